@@ -1,0 +1,191 @@
+"""The public transformations: grad, value_and_grad, ... and srcad.source.
+
+A transformed function is a small dispatcher. On each call it looks at the kinds of its
+arguments (float, int, ndarray of rank k, containers) and of the globals the function reads;
+the first call with a new combination runs the compiler and caches the generated function;
+later calls go straight to it. `inspect.getsource(g)` and `srcad.source(g)` show the
+generated code of the latest specialisation.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from . import runtime
+from .errors import ArgumentError
+from .ir import types as T
+from .pipeline import Spec, build_reverse, free_reads, lowered
+
+stop_gradient = runtime.stop_gradient
+
+
+def _quick_kind(x):
+    t = type(x)
+    if t is float:
+        return "f"
+    if t is np.ndarray:
+        return ("a", x.ndim, x.dtype.kind)
+    if t is int:
+        return "i"
+    if t is bool:
+        return "b"
+    return T.of_value(x)
+
+
+def _reader(prim: str, ext, name: str):
+    if prim == "srcad.cell":
+        cell = ext.obj
+        return lambda: cell.cell_contents
+    obj = ext.obj
+    return lambda: getattr(obj, name)
+
+
+class Transformed:
+    """A derivative of a user function; calling it runs generated code."""
+
+    def __init__(self, fn, spec: Spec, builder=build_reverse):
+        self.fn = fn
+        self.spec = spec
+        self._builder = builder
+        self._cache: dict = {}
+        self._latest = None
+        self._readers = None
+        self._signature = _signature_of(fn)
+        self._nparams = len(self._signature.parameters)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__module__ = getattr(fn, "__module__", None)
+        self.__name__ = f"{spec.prefix}_{getattr(fn, '__name__', 'f')}"
+        self.__qualname__ = self.__name__
+        _check_argnums(spec.argnums, self._nparams, fn)
+
+    # what nested transforms and inlining see
+
+    @property
+    def __srcad_transform__(self):
+        return self
+
+    @property
+    def __wrapped__(self):
+        return self.latest().function
+
+    def latest(self):
+        if self._latest is None:
+            self._latest = self._build_types(tuple(T.UNKNOWN for _ in range(self._nparams)))
+        return self._latest
+
+    def function_for_call(self, args):
+        """The generated function to inline where user code calls this transform."""
+        return self.latest().function
+
+    def source(self, *args, **kwargs) -> str:
+        if args or kwargs:
+            args = self._prepare(args, kwargs)
+            return self._lookup(args).source
+        return self.latest().source
+
+    # calling
+
+    def _prepare(self, args, kwargs):
+        if kwargs or len(args) != self._nparams:
+            try:
+                bound = self._signature.bind(*args, **kwargs)
+            except TypeError as e:
+                raise ArgumentError(f"{self.__name__}: {e}") from None
+            bound.apply_defaults()
+            args = tuple(bound.arguments.values())
+        for i in self.spec.argnums:
+            a = args[i]
+            if type(a) is int or (type(a) is np.ndarray and a.dtype.kind in "iub"):
+                args = args[:i] + (np.asarray(a, dtype=float) if type(a) is np.ndarray else float(a),) + args[i + 1:]
+        return args
+
+    def __call__(self, *args, **kwargs):
+        args = self._prepare(args, kwargs)
+        return self._lookup(args).function(*args)
+
+    def _lookup(self, args):
+        if self._readers is None:
+            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
+        key = tuple(_quick_kind(a) for a in args)
+        if self._readers:
+            key += tuple(_quick_kind(read()) for _, read in self._readers)
+        built = self._cache.get(key)
+        if built is None:
+            free = {(prim, ext.name, name): T.of_value(read()) for (prim, ext, name), read in self._readers}
+            built = self._build_types(tuple(T.of_value(a) for a in args), free)
+            self._cache[key] = built
+        self._latest = built
+        return built
+
+    def _free_reads(self):
+        inner = getattr(self.fn, "__srcad_transform__", None)
+        target = inner.latest().function if inner is not None else self.fn
+        return free_reads(lowered(target))
+
+    def _build_types(self, arg_types, free_types=None):
+        inner = getattr(self.fn, "__srcad_transform__", None)
+        target = inner._function_for_types(arg_types) if inner is not None else self.fn
+        return self._builder(target, self.spec, arg_types, free_types or {})
+
+    def _function_for_types(self, arg_types):
+        key = ("types",) + tuple(arg_types)
+        built = self._cache.get(key)
+        if built is None:
+            built = self._cache[key] = self._build_types(tuple(arg_types))
+        return built.function
+
+    def __repr__(self) -> str:
+        return f"<srcad {self.spec.kind} of {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+
+def _signature_of(fn):
+    inner = getattr(fn, "__srcad_transform__", None)
+    return inner._signature if inner is not None else inspect.signature(fn)
+
+
+def _check_argnums(argnums, nparams: int, fn) -> None:
+    for i in argnums:
+        if not isinstance(i, int) or not -nparams <= i < nparams:
+            raise ArgumentError(f"argnums {i!r} is out of range for {getattr(fn, '__qualname__', fn)}, "
+                                f"which takes {nparams} arguments")
+
+
+def _spec(kind: str, argnums, has_aux: bool, nparams: int) -> Spec:
+    as_tuple = isinstance(argnums, (tuple, list))
+    nums = tuple(argnums) if as_tuple else (argnums,)
+    nums = tuple(i + nparams if isinstance(i, int) and i < 0 else i for i in nums)
+    return Spec(kind, nums, as_tuple, has_aux)
+
+
+def _transform(kind: str, fun, argnums, has_aux: bool):
+    if fun is None:
+        return functools.partial(_transform, kind, argnums=argnums, has_aux=has_aux)
+    if not callable(fun):
+        raise ArgumentError(f"{kind} expects a function, got {fun!r}")
+    nparams = len(_signature_of(fun).parameters)
+    return Transformed(fun, _spec(kind, argnums, has_aux, nparams))
+
+
+def grad(fun=None, argnums=0, has_aux: bool = False):
+    """The gradient of a scalar function: `grad(f)(x)` is df/dx at x.
+
+    Use as `@grad`, `@grad(argnums=1)` or `grad(f, argnums=(0, 1))`. With `has_aux=True`, f
+    returns (output, aux) and the gradient comes back as (gradient, aux).
+    """
+    return _transform("grad", fun, argnums, has_aux)
+
+
+def value_and_grad(fun=None, argnums=0, has_aux: bool = False):
+    """Like grad, but returns (value, gradient) from one call."""
+    return _transform("value_and_grad", fun, argnums, has_aux)
+
+
+def source(g, *args, **kwargs) -> str:
+    """The generated source of a transformed function (for example arguments, if given)."""
+    inner = getattr(g, "__srcad_transform__", None)
+    if inner is None:
+        raise ArgumentError(f"{g!r} is not a function made by srcad")
+    return inner.source(*args, **kwargs)

@@ -1,0 +1,44 @@
+"""Compile generated source into a function whose code `inspect`, tracebacks and pdb can show.
+
+The source is registered in `linecache` under a file name derived from a hash of the source
+(deterministic), so `inspect.getsource(g)` returns the generated lines and a traceback through
+generated code shows them. The source map (generated line -> user file and line) is kept too:
+`user_location` answers "which line of mine did this come from?".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import linecache
+
+from .emit import Rendered
+
+#: generated file name -> {generated line: (user file, user line)}
+SOURCE_MAPS: dict[str, dict] = {}
+
+
+def generated_filename(source: str, name: str) -> str:
+    digest = hashlib.sha1(source.encode()).hexdigest()[:10]
+    return f"<srcad {name} {digest}>"
+
+
+def register_source(filename: str, source: str) -> None:
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
+def compile_function(rendered: Rendered, name: str):
+    """Execute the generated `def` in its namespace and return the function."""
+    filename = generated_filename(rendered.source, name)
+    register_source(filename, rendered.source)
+    SOURCE_MAPS[filename] = rendered.line_map
+    namespace = dict(rendered.namespace)
+    namespace["__name__"] = "srcad.generated"
+    exec(compile(rendered.source, filename, "exec"), namespace)
+    fn = namespace[name]
+    fn.__srcad_source__ = rendered.source
+    return fn
+
+
+def user_location(filename: str, line: int):
+    """(user file, user line) that generated `line` of `filename` came from, or None."""
+    return SOURCE_MAPS.get(filename, {}).get(line)

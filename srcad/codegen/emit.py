@@ -1,0 +1,560 @@
+"""IR -> gast -> Python source (astor), with comments and a source map.
+
+Single-use temporaries are folded back into expressions (`x_bar = g * np.cos(x)` rather than
+three statements); user variables stay statements. Groups of adjoint statements get a comment
+naming the user's line they come from. Every statement records its user line in the source
+map (used by tracebacks and `srcad show`).
+"""
+
+from __future__ import annotations
+
+import binascii
+import builtins
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import astor
+import gast
+import numpy as np
+
+from .. import runtime
+from ..frontend.source import source_line
+from ..ir import types as T
+from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While
+from ..rules import registry
+from ..analysis.aliases import update_base
+from ..analysis.liveness import liveness
+from .names import Naming, assign_names
+
+BINOPS = {
+    "add": gast.Add, "sub": gast.Sub, "mul": gast.Mult, "truediv": gast.Div, "floordiv": gast.FloorDiv,
+    "mod": gast.Mod, "pow": gast.Pow, "matmul": gast.MatMult, "and_": gast.BitAnd, "or_": gast.BitOr,
+    "xor": gast.BitXor, "lshift": gast.LShift, "rshift": gast.RShift,
+}
+INPLACE = {"iadd": "add", "isub": "sub", "imul": "mul", "itruediv": "truediv", "ifloordiv": "floordiv",
+           "imod": "mod", "ipow": "pow", "imatmul": "matmul", "iand": "and_", "ior": "or_",
+           "ixor": "xor", "ilshift": "lshift", "irshift": "rshift"}
+UNARY = {"neg": gast.USub, "pos": gast.UAdd, "not_": gast.Not, "invert": gast.Invert}
+COMPARE = {"lt": gast.Lt, "le": gast.LtE, "gt": gast.Gt, "ge": gast.GtE, "eq": gast.Eq, "ne": gast.NotEq,
+           "is_": gast.Is, "is_not": gast.IsNot}
+ATTRIBUTES = {"T", "shape", "ndim", "size", "dtype", "real", "imag"}
+_MODULE_ALIASES = {"numpy": "np"}
+_MARK = "__srcad__:"
+_PURE_EXCLUDE = {"srcad.list", "srcad.dict", "srcad.zeros_like", "numpy.zeros", "numpy.ones",
+                 "numpy.empty", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like"}
+
+
+def _name(id_: str, ctx=None):
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def _call(func, args, keywords=()):
+    return gast.Call(func=func, args=list(args),
+                     keywords=[gast.keyword(arg=k, value=v) for k, v in keywords])
+
+
+def _attr(value, attr: str):
+    return gast.Attribute(value=value, attr=attr, ctx=gast.Load())
+
+
+def _assign(target, value):
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def _marker(kind: str, payload) -> gast.stmt:
+    text = binascii.hexlify(json.dumps([kind, payload]).encode()).decode()
+    return gast.Expr(value=gast.Constant(value=_MARK + text, kind=None))
+
+
+@dataclass
+class Rendered:
+    """Generated source, the namespace it runs in, and its map back to user lines."""
+
+    source: str
+    namespace: dict
+    line_map: dict = field(default_factory=dict)  # generated line -> (file, line)
+
+
+class Namespace:
+    """The global names generated code refers to, made unique deterministically."""
+
+    def __init__(self):
+        self.names: dict[str, object] = {"np": np, "math": math}
+        self.by_id: dict[int, str] = {id(np): "np", id(math): "math"}
+
+    def ref(self, obj: object, want: str) -> str:
+        if id(obj) in self.by_id:
+            return self.by_id[id(obj)]
+        base = want if want.isidentifier() and not _is_builtin_name(want, obj) else "_" + want.strip("_")
+        name, k = base, 1
+        while name in self.names:
+            name, k = f"{base}_{k}", k + 1
+        self.names[name] = obj
+        self.by_id[id(obj)] = name
+        return name
+
+
+def _is_builtin_name(name: str, obj) -> bool:
+    return hasattr(builtins, name) and getattr(builtins, name) is not obj
+
+
+class CodeEmitter:
+    def __init__(self, fn: Function, comments: bool = True):
+        self.fn = fn
+        self.ns = Namespace()
+        self.comments = comments
+        self.live = liveness(fn)
+        reserved = set(dir(builtins)) | {"np", "math"} | _ext_names(fn) | _helper_names(fn)
+        self.naming: Naming = assign_names(fn, self.live, reserved)
+        self.uses = _use_counts(fn)
+        self.defs: dict[Var, Apply] = {}
+        self.inline: set[Var] = set()
+        self._last_comment = None
+
+    # -- atoms and expressions -----------------------------------------------------------------
+
+    def name(self, v: Var) -> str:
+        return self.naming.names[v]
+
+    def atom(self, a: Atom, index: bool = False):
+        if isinstance(a, Var):
+            if a in self.inline:
+                return self.expr(self.defs[a], index)
+            return _name(self.name(a))
+        return self.const(a.value, index)
+
+    def const(self, value, index: bool = False):
+        if value is UNDEF:
+            raise AssertionError("srcad internal error: undefined value reached code generation")
+        if isinstance(value, Ext):
+            return _name(self.ns.ref(value.obj, value.name))
+        if isinstance(value, bool) or value is None or value is Ellipsis or isinstance(value, str):
+            return gast.Constant(value=value, kind=None)
+        if isinstance(value, (int, float)):
+            if isinstance(value, float) and math.isnan(value):
+                return _attr(_name("math"), "nan")
+            if isinstance(value, float) and math.isinf(value):
+                inf = _attr(_name("math"), "inf")
+                return inf if value > 0 else gast.UnaryOp(op=gast.USub(), operand=inf)
+            if value < 0 or (value == 0 and math.copysign(1, value) < 0):
+                return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
+            return gast.Constant(value=value, kind=None)
+        if isinstance(value, tuple):
+            return gast.Tuple(elts=[self.const(v, index) for v in value], ctx=gast.Load())
+        if isinstance(value, slice):
+            return self._slice([Const(value.start), Const(value.stop), Const(value.step)], index)
+        raise AssertionError(f"cannot emit constant {value!r}")
+
+    def callee(self, rule) -> gast.expr:
+        """The expression naming a primitive's function: np.sin, math.exp, _unbroadcast..."""
+        path = rule.name
+        if path.startswith("builtins."):
+            return _name(path.split(".", 1)[1])
+        if path.startswith("srcad."):
+            return _name(self.ns.ref(rule.fn, "_" + path.split(".", 1)[1]))
+        parts = path.split(".")
+        root = _MODULE_ALIASES.get(parts[0], parts[0])
+        mod = registry.resolve_path(parts[0])
+        node = _name(self.ns.ref(mod, root) if mod is not None else root)
+        for p in parts[1:]:
+            node = _attr(node, p)
+        return node
+
+    def _slice(self, parts, index: bool):
+        lo, hi, step = [None if isinstance(p, Const) and p.value is None else self.atom(p) for p in parts]
+        if index:
+            return gast.Slice(lower=lo, upper=hi, step=step)
+        return _call(_name("slice"), [x if x is not None else gast.Constant(value=None, kind=None)
+                                      for x in (lo, hi, step)])
+
+    def index(self, a: Atom):
+        """An index expression, with slices written as `a:b:c`."""
+        if isinstance(a, Var) and a in self.inline and self.defs[a].prim in ("srcad.slice", "srcad.tuple"):
+            op = self.defs[a]
+            if op.prim == "srcad.slice":
+                return self._slice(op.args, True)
+            return gast.Tuple(elts=[self.index(x) for x in op.args], ctx=gast.Load())
+        if isinstance(a, Const) and isinstance(a.value, tuple):
+            return gast.Tuple(elts=[self.const(v, True) for v in a.value], ctx=gast.Load())
+        return self.atom(a, True)
+
+    def expr(self, op: Apply, index: bool = False) -> gast.expr:
+        p, args, rule = op.prim, op.args, registry.lookup(op.prim)
+        a = [self.atom(x) for x in args]
+        kw = [(k, self.atom(x)) for k, x in op.kw]
+        short = p.split(".", 1)[1] if "." in p else p
+        if p.startswith("operator."):
+            short = INPLACE.get(short, short)
+            if short in BINOPS:
+                return gast.BinOp(left=a[0], op=BINOPS[short](), right=a[1])
+            if short in UNARY:
+                return gast.UnaryOp(op=UNARY[short](), operand=a[0])
+            if short in COMPARE:
+                return gast.Compare(left=a[0], ops=[COMPARE[short]()], comparators=[a[1]])
+            if short == "contains":
+                return gast.Compare(left=a[1], ops=[gast.In()], comparators=[a[0]])
+            if short == "getitem":
+                return gast.Subscript(value=a[0], slice=self.index(args[1]), ctx=gast.Load())
+        if p == "srcad.not_in":
+            return gast.Compare(left=a[0], ops=[gast.NotIn()], comparators=[a[1]])
+        if p == "srcad.tuple":
+            return gast.Tuple(elts=a, ctx=gast.Load())
+        if p == "srcad.list":
+            return gast.List(elts=a, ctx=gast.Load())
+        if p == "srcad.dict":
+            return gast.Dict(keys=a[0::2], values=a[1::2])
+        if p == "srcad.slice":
+            return self._slice(args, index)
+        if p == "srcad.global":
+            return _attr(a[0], args[1].value)
+        if p == "srcad.cell":
+            return _attr(a[0], "cell_contents")
+        if p == "srcad.getattr":
+            return _attr(a[1], args[0].value)
+        if p == "srcad.method":
+            return _call(_attr(a[1], args[0].value), a[2:], kw)
+        if p == "srcad.call":
+            return _call(a[0], a[1:], kw)
+        if p == "srcad.format":
+            return _call(_attr(a[0], "format"), a[1:], kw)
+        if p == "srcad.list_concat":
+            return gast.BinOp(left=a[0], op=gast.Add(), right=a[1])
+        if p == "srcad.list_repeat":
+            return gast.BinOp(left=a[0], op=gast.Mult(), right=a[1])
+        if rule.attr:
+            member = p.rsplit(".", 1)[1]
+            if member in ATTRIBUTES:
+                return _attr(a[0], member)
+            return _call(_attr(a[0], member), a[1:], kw)
+        return _call(self.callee(rule), a, kw)
+
+    # -- statements ------------------------------------------------------------------------------
+
+    def comment(self, loc: Loc | None, out: list) -> None:
+        if not self.comments or loc is None or not loc.adjoint:
+            return
+        key = (loc.file, loc.line)
+        if key == self._last_comment:
+            return
+        self._last_comment = key
+        text = source_line(loc.file, loc.line)
+        out.append(_marker("C", f"adjoint of line {loc.line}: {text}" if text else f"adjoint of line {loc.line}"))
+
+    def mark(self, loc: Loc | None, out: list) -> None:
+        if loc is not None:
+            out.append(_marker("L", [loc.file, loc.line]))
+
+    def block(self, b: Block, extra: list | None = None) -> list:
+        self._plan_inline(b)
+        out: list = []
+        for op in b.ops:
+            if isinstance(op, Apply) and op.outs and op.outs[0] in self.inline:
+                continue
+            self.comment(op.loc, out)
+            self.mark(op.loc, out)
+            out.extend(self.stmt(op))
+        return out + (extra or [])
+
+    def stmt(self, op) -> list:
+        if isinstance(op, If):
+            return self.if_stmt(op)
+        if isinstance(op, For):
+            return self.for_stmt(op)
+        if isinstance(op, While):
+            return self.while_stmt(op)
+        return self.apply_stmt(op)
+
+    def apply_stmt(self, op: Apply) -> list:
+        k = update_base(op)
+        if k is not None:
+            return self.update_stmt(op, k)
+        p = op.prim
+        if p == "srcad.assert":
+            msg = None if isinstance(op.args[1], Const) and op.args[1].value is None else self.atom(op.args[1])
+            return [gast.Assert(test=self.atom(op.args[0]), msg=msg)]
+        if p == "srcad.raise":
+            exc = None if isinstance(op.args[0], Const) and op.args[0].value is None else self.atom(op.args[0])
+            return [gast.Raise(exc=exc, cause=None)]
+        value = self.expr(op)
+        if not op.outs or all(self.uses[o] == 0 for o in op.outs):
+            return [gast.Expr(value=value)]
+        if len(op.outs) == 1:
+            out = self.name(op.out)
+            if isinstance(value, gast.BinOp) and isinstance(value.left, gast.Name) and value.left.id == out \
+                    and isinstance(op.out.type, (T.Float, T.Int)):
+                return [gast.AugAssign(target=_name(out, gast.Store()), op=value.op, value=value.right)]
+            return [_assign(_name(out, gast.Store()), value)]
+        target = gast.Tuple(elts=[_name(self.name(o), gast.Store()) for o in op.outs], ctx=gast.Store())
+        return [_assign(target, value)]
+
+    def update_stmt(self, op: Apply, k: int) -> list:
+        base = op.args[k]
+        out = op.outs[0]
+        pre = []
+        if id(op) not in self.naming.inplace:
+            pre = [_assign(_name(self.name(out), gast.Store()), _call(_attr(self.atom(base), "copy"), []))]
+        target = _name(self.name(out))
+        p = op.prim
+        rest = op.args[k + 1:]
+        if p == "operator.setitem":
+            sub = gast.Subscript(value=target, slice=self.index(rest[0]), ctx=gast.Store())
+            return pre + [_assign(sub, self.atom(rest[1]))]
+        if p == "srcad.scatter_add":
+            return pre + [self.scatter_stmt(out, target, rest[0], rest[1])]
+        if p in ("srcad.list_append", "list.append"):
+            return pre + [gast.Expr(value=_call(_attr(target, "append"), [self.atom(rest[0])]))]
+        if p in ("srcad.list_pop", "list.pop"):
+            call = _call(_attr(target, "pop"), [])
+            if self.uses[op.outs[1]] == 0:
+                return pre + [gast.Expr(value=call)]
+            return pre + [_assign(_name(self.name(op.outs[1]), gast.Store()), call)]
+        short = INPLACE.get(p.split(".", 1)[1])
+        if short in BINOPS:
+            return pre + [gast.AugAssign(target=_name(self.name(out), gast.Store()), op=BINOPS[short](),
+                                         value=self.atom(op.args[1]))]
+        raise AssertionError(f"cannot emit update {p}")
+
+    def scatter_stmt(self, out: Var, target, idx: Atom, value: Atom):
+        t_idx = idx.type if isinstance(idx, Var) else T.of_value(idx.value) if not isinstance(
+            idx.value, Ext) else T.UNKNOWN
+        basic = isinstance(t_idx, (T.Int, T.Bool)) or (isinstance(t_idx, T.Opaque) and t_idx.what == "slice") \
+            or (isinstance(t_idx, T.Tuple) and all(isinstance(e, (T.Int, T.Opaque, T.NoneT)) for e in t_idx.elts))
+        if isinstance(out.type, T.List):
+            sub_load = gast.Subscript(value=_name(self.name(out)), slice=self.index(idx), ctx=gast.Load())
+            sub = gast.Subscript(value=target, slice=self.index(idx), ctx=gast.Store())
+            return _assign(sub, gast.BinOp(left=sub_load, op=gast.Add(), right=self.atom(value)))
+        if basic and isinstance(out.type, T.Array):
+            sub = gast.Subscript(value=target, slice=self.index(idx), ctx=gast.Store())
+            return gast.AugAssign(target=sub, op=gast.Add(), value=self.atom(value))
+        if isinstance(out.type, T.Array):
+            fn = _attr(_attr(_name("np"), "add"), "at")
+            return gast.Expr(value=_call(fn, [target, self.index(idx), self.atom(value)]))
+        helper = _name(self.ns.ref(runtime.scatter_add, "_scatter_add"))
+        return _assign(_name(self.name(out), gast.Store()), _call(helper, [target, self.index(idx), self.atom(value)]))
+
+    def copies(self, pairs) -> list:
+        """Parallel assignment dst <- src for pairs whose names differ."""
+        todo = []
+        for dst, src in pairs:
+            if isinstance(src, Const) and src.value is UNDEF:
+                continue
+            if isinstance(src, Var) and src not in self.inline and self.name(src) == self.name(dst):
+                continue
+            todo.append((dst, src))
+        if not todo:
+            return []
+        dsts = {self.name(d) for d, _ in todo}
+        srcs = set()
+        for _, s in todo:
+            if isinstance(s, Var):
+                srcs |= self._reads(s) if s in self.inline else {self.name(s)}
+        if len(todo) > 1 and dsts & srcs:
+            return [_assign(gast.Tuple(elts=[_name(self.name(d), gast.Store()) for d, _ in todo], ctx=gast.Store()),
+                            gast.Tuple(elts=[self.atom(s) for _, s in todo], ctx=gast.Load()))]
+        return [_assign(_name(self.name(d), gast.Store()), self.atom(s)) for d, s in todo]
+
+    def if_stmt(self, op: If) -> list:
+        test = self.atom(op.cond)
+        then = self.block(op.then, self.copies(zip(op.outs, op.then.yields)))
+        orelse = self.block(op.orelse, self.copies(zip(op.outs, op.orelse.yields)))
+        if not _real(then) and _real(orelse):
+            test, then, orelse = gast.UnaryOp(op=gast.Not(), operand=test), orelse, []
+        return [gast.If(test=test, body=then or [gast.Pass()], orelse=orelse if _real(orelse) else [])]
+
+    def loop_tail(self, op, params) -> list:
+        n = len(op.outs)
+        tail = self.copies(zip(params, op.body.yields[:n]))
+        if op.exits:
+            flag = op.body.yields[n]
+            if not (isinstance(flag, Const) and not flag.value):
+                tail.append(gast.If(test=self.atom(flag), body=[gast.Break()], orelse=[]))
+        return tail
+
+    def for_stmt(self, op: For) -> list:
+        params = op.body.params[1:]
+        pre = self.copies(zip(params, op.init))
+        rng = self.range_expr(op)
+        body = self.block(op.body, self.loop_tail(op, params))
+        target = _name(self.name(op.body.params[0]), gast.Store())
+        return pre + [gast.For(target=target, iter=rng, body=body or [gast.Pass()], orelse=[], type_comment=None)]
+
+    def range_expr(self, op: For):
+        start, stop, step = op.start, op.stop, op.step
+        one = isinstance(step, Const) and step.value == 1
+        zero = isinstance(start, Const) and start.value == 0
+        if one and zero:
+            args = [self.atom(stop)]
+        elif one:
+            args = [self.atom(start), self.atom(stop)]
+        else:
+            args = [self.atom(start), self.atom(stop), self.atom(step)]
+        rng = _call(_name("range"), args)
+        return _call(_name("reversed"), [rng]) if op.reverse else rng
+
+    def while_stmt(self, op: While) -> list:
+        params = op.body.params
+        pre = self.copies(zip(params, op.init))
+        cond_stmts = self.block(op.cond)
+        test = self.atom(op.cond.yields[0])
+        body = self.block(op.body, self.loop_tail(op, params))
+        if _real(cond_stmts):
+            guard = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=test), body=[gast.Break()], orelse=[])
+            return pre + [gast.While(test=gast.Constant(value=True, kind=None),
+                                     body=cond_stmts + [guard] + body, orelse=[])]
+        return pre + [gast.While(test=test, body=body or [gast.Pass()], orelse=[])]
+
+    # -- inlining ----------------------------------------------------------------------------------
+
+    def _plan_inline(self, b: Block) -> None:
+        """Fold single-use temporaries of this block into the expression that uses them."""
+        position = {}
+        for i, op in enumerate(b.ops):
+            if isinstance(op, Apply):
+                for o in op.outs:
+                    self.defs[o] = op
+                    position[o] = i
+        uses_at: dict[Var, int] = {}
+        for i, op in enumerate(b.ops):
+            for a in op.operands():
+                if isinstance(a, Var):
+                    uses_at.setdefault(a, i)
+        n = len(b.ops)
+        for a in b.yields:
+            if isinstance(a, Var):
+                uses_at.setdefault(a, n)
+        barrier = [i for i, op in enumerate(b.ops) if not self._movable(op)]
+        for v, i in position.items():
+            op = b.ops[i]
+            j = uses_at.get(v)
+            if op.prim == "srcad.slice" and all(isinstance(a, Const) for a in op.args):
+                self.inline.add(v)  # constant slices are written where they are used
+                continue
+            if j is None or j <= i or self.uses[v] != 1 or len(op.outs) != 1 or not self._movable(op):
+                continue
+            if v.hint and op.prim not in ("srcad.slice", "srcad.tuple"):
+                continue
+            if j == n and id(b) not in self._cond_ids:
+                continue
+            if any(i < k < j for k in barrier):
+                continue
+            written = {self.name(o) for k in range(i + 1, j) for o in b.ops[k].outs}
+            if written & self._reads(v):
+                continue  # a name the expression reads is reassigned before the use
+            self.inline.add(v)
+
+    def _reads(self, v: Var) -> set:
+        names = set()
+        for a in self.defs[v].operands():
+            if isinstance(a, Var):
+                names |= self._reads(a) if a in self.inline else {self.name(a)}
+        return names
+
+    def _movable(self, op) -> bool:
+        if not isinstance(op, Apply):
+            return False
+        rule = registry.lookup(op.prim)
+        return not (rule.impure or rule.opaque or update_base(op) is not None or op.prim in _PURE_EXCLUDE)
+
+    # -- the function ------------------------------------------------------------------------------
+
+    def function(self, name: str, header: list[str]) -> gast.FunctionDef:
+        self._cond_ids = {id(op.cond) for op in _all_ops(self.fn.body) if isinstance(op, While)}
+        args, defaults, kwonly, kw_defaults = [], [], [], []
+        for param, var in zip(self.fn.signature, self.fn.body.params):
+            node = gast.Name(id=self.name(var), ctx=gast.Param(), annotation=None, type_comment=None)
+            default = None if param.default is None else self.atom(param.default)
+            if param.kind == "kwonly":
+                kwonly.append(node)
+                kw_defaults.append(default)
+            else:
+                args.append(node)
+                if default is not None:
+                    defaults.append(default)
+        body = [_marker("C", line) for line in header]
+        body += self.block(self.fn.body)
+        ret = self.atom(self.fn.body.yields[0]) if len(self.fn.body.yields) == 1 else gast.Tuple(
+            elts=[self.atom(y) for y in self.fn.body.yields], ctx=gast.Load())
+        body.append(gast.Return(value=ret))
+        arguments = gast.arguments(args=args, posonlyargs=[], vararg=None, kwonlyargs=kwonly,
+                                   kw_defaults=kw_defaults, kwarg=None, defaults=defaults)
+        return gast.FunctionDef(name=name, args=arguments, body=body, decorator_list=[], returns=None,
+                                type_comment=None, type_params=[])
+
+
+def _real(stmts) -> bool:
+    return any(not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant)
+                    and isinstance(s.value.value, str) and s.value.value.startswith(_MARK)) for s in stmts)
+
+
+def _all_ops(block: Block):
+    for op in block.ops:
+        yield op
+        if not isinstance(op, Apply):
+            for b in op.blocks():
+                yield from _all_ops(b)
+
+
+def _use_counts(fn: Function) -> Counter:
+    counts: Counter = Counter()
+    for op in _all_ops(fn.body):
+        counts.update(a for a in op.operands() if isinstance(a, Var))
+        if not isinstance(op, Apply):
+            for b in op.blocks():
+                counts.update(a for a in b.yields if isinstance(a, Var))
+    counts.update(a for a in fn.body.yields if isinstance(a, Var))
+    return counts
+
+
+def _ext_names(fn: Function) -> set:
+    out = set()
+    for op in _all_ops(fn.body):
+        for a in op.operands():
+            if isinstance(a, Const) and isinstance(a.value, Ext):
+                out.add(a.value.name)
+    return out
+
+
+def _helper_names(fn: Function) -> set:
+    out = set()
+    for op in _all_ops(fn.body):
+        if isinstance(op, Apply):
+            root = op.prim.split(".")[0]
+            if root not in ("operator", "builtins", "srcad"):
+                out.add(_MODULE_ALIASES.get(root, root))
+            elif root == "srcad":
+                out.add("_" + op.prim.split(".", 1)[1])
+    return out
+
+
+def render(fn: Function, name: str, header: list[str] = (), comments: bool = True) -> Rendered:
+    """Emit `fn` as the source of a Python function called `name`."""
+    em = CodeEmitter(fn, comments)
+    node = em.function(name, list(header))
+    module = gast.Module(body=[node], type_ignores=[])
+    text = astor.to_source(gast.gast_to_ast(module))
+    source, line_map = _apply_markers(text)
+    return Rendered(source, dict(em.ns.names), line_map)
+
+
+_MARK_RE = re.compile(r"^(\s*)(\"\"\"|\'\'\'|\"|\')" + re.escape(_MARK) + r"([0-9a-f]*)\2\s*$")
+
+
+def _apply_markers(text: str) -> tuple[str, dict]:
+    lines, line_map, pending = [], {}, None
+    for raw in text.splitlines():
+        m = _MARK_RE.match(raw)
+        if m:
+            kind, payload = json.loads(binascii.unhexlify(m.group(3)).decode())
+            if kind == "C":
+                lines.append(f"{m.group(1)}# {payload}" if payload else "")
+            else:
+                pending = tuple(payload)
+            continue
+        lines.append(raw)
+        if pending is not None:
+            line_map[len(lines)] = pending
+    return "\n".join(lines) + "\n", line_map
+

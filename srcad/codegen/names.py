@@ -1,0 +1,187 @@
+"""Out of SSA: give every value a Python name, and decide which updates happen in place.
+
+1. Aliasing: values that may share a buffer (a view and its base, a list and what was
+   appended to it, the two sides of a phi) form alias classes. A class is *owned* when no
+   member came from outside the function (arguments, globals, opaque calls).
+2. In place: `y2 = setitem(y1, i, v)` (and list append/pop, scatter-add, `x += y` on arrays)
+   is emitted as `y1[i] = v` when y1's class is owned and nothing in it is still live
+   afterwards; otherwise generated code copies first (`y2 = y1.copy()`).
+3. Coalescing: a loop's parameter, result, initial value and yield, and an `if`'s result and
+   the values its branches yield, share one name unless their live ranges overlap (then a
+   copy is emitted) — this turns phis back into ordinary reassignment.
+4. Names: user names are kept (`x`, then `x_1`, `x_2` for versions that are live at the same
+   time), cotangents are `x_bar`, temporaries `_t0, _t1, ...`, all in program order, so the
+   same input always gives the same names.
+"""
+
+from __future__ import annotations
+
+import keyword
+from dataclasses import dataclass, field
+
+from ..ir import types as T
+from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_ops
+from ..analysis.aliases import Aliases, update_base
+from ..analysis.liveness import Liveness
+
+_UPDATES_INPLACE_TYPES = (T.Array, T.List, T.Unknown, T.Num, T.Dict)
+
+
+class _UnionFind:
+    def __init__(self):
+        self.parent: dict = {}
+
+    def find(self, x):
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+        return ra
+
+
+@dataclass
+class Naming:
+    names: dict = field(default_factory=dict)
+    inplace: set = field(default_factory=set)  # id(op) of updates done in place
+
+
+class _Namer:
+    def __init__(self, fn: Function, live: Liveness, reserved: set):
+        self.fn, self.live = fn, live
+        self.reserved = set(reserved) | set(keyword.kwlist)
+        self.alias = Aliases(fn)
+        self.cls = _UnionFind()
+        self.members: dict = {}
+
+    # in place
+
+    def decide_inplace(self, naming: Naming) -> None:
+        for op in iter_ops(self.fn.body):
+            if not isinstance(op, Apply):
+                continue
+            k = update_base(op)
+            if k is None or not isinstance(op.args[k], Var):
+                continue
+            base = op.args[k]
+            if not isinstance(base.type, _UPDATES_INPLACE_TYPES) or not self.alias.owned(base):
+                continue
+            after = self.live.live_after[id(op)]
+            group = self.alias.group(base)
+            if any(m in after and m not in op.outs for m in group):
+                continue
+            if self.merge(base, op.outs[0], force=False):
+                naming.inplace.add(id(op))
+
+    # name classes
+
+    def _class(self, v: Var) -> list:
+        return self.members.setdefault(self.cls.find(v), [v])
+
+    def merge(self, a, b, force: bool) -> bool:
+        if not (isinstance(a, Var) and isinstance(b, Var)):
+            return False
+        ra, rb = self.cls.find(a), self.cls.find(b)
+        if ra == rb:
+            return True
+        ma, mb = self._class(a), self._class(b)
+        if not force and _user_names(ma) and _user_names(mb) and not _user_names(ma) & _user_names(mb):
+            return False  # keep the user's names: `s = x` stays a copy rather than renaming s
+        if not force and any(self.live.interferes(x, y) for x in ma for y in mb):
+            return False
+        root = self.cls.union(a, b)
+        self.members[root] = ma + mb
+        self.members.pop(rb if root == ra else ra, None)
+        return True
+
+    def coalesce_loops(self) -> None:
+        """A loop's parameter, result (and condition parameter) are one variable."""
+        for op in iter_ops(self.fn.body):
+            if isinstance(op, (For, While)):
+                params = op.body.params[1:] if isinstance(op, For) else op.body.params
+                for i, o in enumerate(op.outs):
+                    self.merge(params[i], o, force=True)
+                    if isinstance(op, While):
+                        self.merge(params[i], op.cond.params[i], force=True)
+
+    def coalesce(self) -> None:
+        for op in iter_ops(self.fn.body):
+            if isinstance(op, If):
+                for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields):
+                    self.merge(o, a, force=False)
+                    self.merge(o, b, force=False)
+            elif isinstance(op, (For, While)):
+                params = op.body.params[1:] if isinstance(op, For) else op.body.params
+                for i, p in enumerate(params):
+                    self.merge(p, op.body.yields[i], force=False)
+                    self.merge(p, op.init[i], force=False)
+
+    def assign(self, naming: Naming) -> None:
+        order = []
+        seen = set()
+        for b in iter_blocks(self.fn.body):
+            for v in b.params:
+                order.append(v)
+            for op in b.ops:
+                order.extend(op.outs)
+        taken: dict[str, list] = {}
+        temps = 0
+        fixed = {p: p.hint for p in self.fn.body.params}
+        for v in order:
+            root = self.cls.find(v)
+            if root in seen:
+                continue
+            seen.add(root)
+            members = self._class(v)
+            hint = next((fixed[m] for m in members if m in fixed), None)
+            if hint is None:
+                hints = [m.hint for m in members if m.hint]
+                hint = _clean(next((h for h in hints if not h.startswith("_")), hints[0] if hints else ""))
+            if not hint:
+                name = f"_t{temps}"
+                temps += 1
+                while name in self.reserved:
+                    name = f"_t{temps}"
+                    temps += 1
+            else:
+                name = self._free_name(hint, members, taken)
+            taken.setdefault(name, []).append(members)
+            for m in members:
+                naming.names[m] = name
+
+    def _free_name(self, hint: str, members, taken) -> str:
+        k = 0
+        while True:
+            name = hint if k == 0 else f"{hint}_{k}"
+            k += 1
+            if name in self.reserved:
+                continue
+            if all(not self.live.interferes(x, y) for other in taken.get(name, ()) for x in members
+                   for y in other):
+                return name
+
+
+def _user_names(members) -> set:
+    return {m.hint for m in members if m.hint and not m.hint.startswith("_")}
+
+
+def _clean(hint: str) -> str:
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in hint)
+    if out and out[0].isdigit():
+        out = "_" + out
+    return out
+
+
+def assign_names(fn: Function, live: Liveness, reserved: set) -> Naming:
+    namer = _Namer(fn, live, reserved)
+    naming = Naming()
+    namer.coalesce_loops()
+    namer.decide_inplace(naming)
+    namer.coalesce()
+    namer.assign(naming)
+    return naming

@@ -1,0 +1,105 @@
+"""User-facing errors. `SrcadError` is the base of all of them.
+
+Errors about the user's code carry one or more `Diagnostic`s, each naming the file, line and
+column in the user's source, quoting the line, and saying what to do instead:
+
+    srcad.errors.UnsupportedSyntaxError: 2 unsupported constructs in loss:
+      model.py:14:4: 'try' statements are not supported
+          try:
+          ^
+        hint: move the error handling outside the differentiated function
+"""
+
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem at one place in the user's source."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+    hint: str = ""
+
+    def render(self) -> str:
+        text = f"{self.file}:{self.line}:{self.col}: {self.message}"
+        src = linecache.getline(self.file, self.line).rstrip("\n") if self.line else ""
+        if src.strip():
+            text += f"\n    {src}\n    {' ' * self.col}^"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class SrcadError(Exception):
+    """Base class of every error srcad raises about the user's code or call."""
+
+    def __init__(self, message: str, diagnostics: tuple[Diagnostic, ...] | list = ()):
+        self.diagnostics = tuple(diagnostics)
+        self.summary = message
+        body = "\n".join(d.render() for d in self.diagnostics)
+        super().__init__(f"{message}\n{body}" if body else message)
+
+    @property
+    def lineno(self) -> int | None:
+        return self.diagnostics[0].line if self.diagnostics else None
+
+    @property
+    def filename(self) -> str | None:
+        return self.diagnostics[0].file if self.diagnostics else None
+
+
+class SourceUnavailableError(SrcadError):
+    """The function's source cannot be read (defined in a REPL, built-in, lambda in eval...)."""
+
+
+class UnsupportedSyntaxError(SrcadError):
+    """The function uses Python constructs srcad does not transform."""
+
+
+class UnboundNameError(SrcadError):
+    """A name in the function refers to nothing srcad can find."""
+
+
+class NoRuleError(SrcadError):
+    """A call on a differentiated value has no derivative rule."""
+
+
+class UnsafeMutationError(SrcadError):
+    """Mutation of an array or list srcad cannot prove safe to differentiate."""
+
+
+class RecursionNotSupportedError(SrcadError):
+    """A user function calls itself (directly or not)."""
+
+
+class NonScalarOutputError(SrcadError):
+    """`grad` of a function whose output is not a scalar."""
+
+
+class ArgumentError(SrcadError):
+    """A transformation was called with arguments that do not fit (argnums, tangents...)."""
+
+
+class TypeSupportError(SrcadError):
+    """A value of a type srcad cannot differentiate (complex numbers, objects...)."""
+
+
+class RuleError(SrcadError):
+    """A derivative rule is malformed (raised when it is registered)."""
+
+
+class CodegenError(SrcadError):
+    """Offline code generation failed (bad FILE:FUNC, unwritable output, ...)."""
+
+
+def diagnostic(loc, message: str, hint: str = "") -> Diagnostic:
+    """A Diagnostic at an IR `Loc` (or anything with file/line/col), or nowhere."""
+    if loc is None:
+        return Diagnostic("<unknown>", 0, 0, message, hint)
+    return Diagnostic(loc.file, loc.line, loc.col, message, hint)

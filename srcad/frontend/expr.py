@@ -1,0 +1,341 @@
+"""Lower gast expressions to IR operations.
+
+`ExprLowerer` is shared by the function frontend (user code) and by the transforms (rule
+templates): subclasses say how a bare name is looked up (`lookup_name`) and how a call to a
+Python function without a rule is handled (`call_function`).
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Union
+
+import gast
+
+from ..errors import Diagnostic, NoRuleError, UnsupportedSyntaxError
+from ..ir.builder import Builder
+from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
+from ..rules import registry
+from .resolve import LiveCell, LiveGlobal, Static, static_attr
+
+Lowered = Union[Var, Const, Static, LiveGlobal, LiveCell]
+
+BINOPS = {
+    gast.Add: "operator.add", gast.Sub: "operator.sub", gast.Mult: "operator.mul",
+    gast.Div: "operator.truediv", gast.FloorDiv: "operator.floordiv", gast.Mod: "operator.mod",
+    gast.Pow: "operator.pow", gast.MatMult: "operator.matmul", gast.BitAnd: "operator.and_",
+    gast.BitOr: "operator.or_", gast.BitXor: "operator.xor", gast.LShift: "operator.lshift",
+    gast.RShift: "operator.rshift",
+}
+INPLACE = {k: v.replace("operator.", "operator.i").replace("_", "") for k, v in BINOPS.items()}
+UNARYOPS = {gast.USub: "operator.neg", gast.UAdd: "operator.pos", gast.Not: "operator.not_",
+            gast.Invert: "operator.invert"}
+CMPOPS = {
+    gast.Lt: "operator.lt", gast.LtE: "operator.le", gast.Gt: "operator.gt", gast.GtE: "operator.ge",
+    gast.Eq: "operator.eq", gast.NotEq: "operator.ne", gast.Is: "operator.is_",
+    gast.IsNot: "operator.is_not", gast.In: "operator.contains", gast.NotIn: "srcad.not_in",
+}
+
+#: Methods that change their receiver in place: name -> number of results (new receiver
+#: first, then what the method returns, when it returns something).
+MUTATING_METHODS = {
+    "append": 1, "extend": 1, "insert": 1, "pop": 2, "sort": 1, "reverse": 1, "fill": 1,
+    "clear": 1, "remove": 1, "update": 1, "setdefault": 2, "popitem": 2, "resize": 1,
+}
+
+_NICE_NAMES = {"numpy": "np", "math": "math"}
+
+
+def ext_name(obj: object) -> str:
+    """The name generated code uses for an object (made unique later by codegen)."""
+    if isinstance(obj, types.ModuleType):
+        return _NICE_NAMES.get(obj.__name__, obj.__name__.split(".")[-1])
+    name = getattr(obj, "__name__", None) or type(obj).__name__.lower()
+    return name if name.isidentifier() else "_obj"
+
+
+def is_literal(obj: object) -> bool:
+    if isinstance(obj, tuple):
+        return all(is_literal(x) for x in obj)
+    return obj is None or obj is Ellipsis or isinstance(obj, (bool, int, float, str))
+
+
+def static_atom(obj: object) -> Const:
+    """A literal, or a reference to an object the generated code will name."""
+    return Const(obj) if is_literal(obj) else Const(Ext(ext_name(obj), obj))
+
+
+class ExprLowerer:
+    """Lower expressions into a Builder. Subclasses provide name lookup."""
+
+    b: Builder
+    file: str = "<srcad>"
+    col_offset: int = 0
+    func_name: str = ""
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    def lookup_name(self, name: str, node: gast.Name) -> Lowered:
+        raise NotImplementedError
+
+    def call_function(self, fn, args, kw, node) -> Atom:
+        """A call to a Python function that has no rule (user code): inline it, or refuse."""
+        raise self.no_rule(fn, node)
+
+    def emit(self, prim: str, args, kw=(), node=None, nouts: int = 1, hint: str = ""):
+        types_ = (registry.T.UNKNOWN,) * nouts
+        return self.b.apply(prim, tuple(args), tuple(kw), self.loc(node), hint, types_)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def loc(self, node) -> Loc | None:
+        if node is None or getattr(node, "lineno", None) is None:
+            return None
+        return Loc(self.file, node.lineno, node.col_offset + self.col_offset, self.func_name)
+
+    def error(self, cls, node, message: str, hint: str = ""):
+        loc = self.loc(node)
+        diag = Diagnostic(loc.file, loc.line, loc.col, message, hint) if loc else Diagnostic(
+            self.file, 0, 0, message, hint)
+        return cls(message, [diag])
+
+    def no_rule(self, fn, node):
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+        mod = getattr(fn, "__module__", None)
+        full = f"{mod}.{name}" if mod else name
+        return self.error(
+            NoRuleError, node, f"no derivative rule for {full}",
+            "register one with srcad.defrule (see docs/rules.md), wrap the function with "
+            "@srcad.custom_vjp, or apply it only to values that are not differentiated",
+        )
+
+    def atom(self, v: Lowered, node=None) -> Atom:
+        """Turn any lowered expression into an IR atom (reading live globals now)."""
+        if isinstance(v, (Var, Const)):
+            return v
+        if isinstance(v, Static):
+            return static_atom(v.obj)
+        if isinstance(v, LiveGlobal):
+            return self.emit("srcad.global", (Const(v.module), Const(v.name)), node=node, hint=v.name)
+        if isinstance(v, LiveCell):
+            return self.emit("srcad.cell", (Const(v.cell),), node=node, hint=v.name)
+        raise TypeError(v)
+
+    @staticmethod
+    def static_of(v: Lowered) -> Static | None:
+        if isinstance(v, Static):
+            return v
+        if isinstance(v, Const) and v.value is not UNDEF:
+            return Static(v.value.obj if isinstance(v.value, Ext) else v.value)
+        return None
+
+    def value(self, node) -> Atom:
+        return self.atom(self.expr(node), node)
+
+    # -- expressions -------------------------------------------------------------------------
+
+    def expr(self, node) -> Lowered:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(UnsupportedSyntaxError, node, f"'{type(node).__name__}' is not supported here")
+        return method(node)
+
+    def expr_Constant(self, node) -> Lowered:
+        return Const(node.value)
+
+    def expr_Name(self, node) -> Lowered:
+        return self.lookup_name(node.id, node)
+
+    def expr_BinOp(self, node) -> Lowered:
+        return self.emit(BINOPS[type(node.op)], (self.value(node.left), self.value(node.right)), node=node)
+
+    def expr_UnaryOp(self, node) -> Lowered:
+        operand = self.expr(node.operand)
+        s = self.static_of(operand)
+        if s is not None and isinstance(node.op, gast.USub) and isinstance(s.obj, (int, float)) \
+                and not isinstance(s.obj, bool):
+            return Const(-s.obj)
+        return self.emit(UNARYOPS[type(node.op)], (self.atom(operand, node),), node=node)
+
+    def expr_Compare(self, node) -> Lowered:
+        left = self.value(node.left)
+        result = None
+        for i, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
+            right = self.value(right_node)
+            if isinstance(op, gast.In):
+                cmp = self.emit("operator.contains", (right, left), node=node)
+            else:
+                cmp = self.emit(CMPOPS[type(op)], (left, right), node=node)
+            result = cmp if result is None else self._and(result, cmp, node)
+            left = right
+        return result
+
+    def _and(self, a: Atom, b: Atom, node) -> Atom:
+        return self.emit("operator.and_", (a, b), node=node)
+
+    def expr_BoolOp(self, node) -> Lowered:
+        # `a and b` is `b if a else a`; `a or b` is `a if a else b` (short-circuit, by value)
+        result = self.value(node.values[0])
+        for value_node in node.values[1:]:
+            self.b.begin_if(result, self.loc(node))
+            if isinstance(node.op, gast.And):
+                y = self.value(value_node)
+                self.b.begin_else((y,))
+                (result,) = self.b.end_if((result,))
+            else:
+                self.b.begin_else((result,))
+                y = self.value(value_node)
+                (result,) = self.b.end_if((y,))
+        return result
+
+    def expr_IfExp(self, node) -> Lowered:
+        cond = self.value(node.test)
+        self.b.begin_if(cond, self.loc(node))
+        a = self.value(node.body)
+        self.b.begin_else((a,))
+        c = self.value(node.orelse)
+        (out,) = self.b.end_if((c,))
+        return out
+
+    def expr_Tuple(self, node) -> Lowered:
+        elts = self._elements(node.elts)
+        if all(isinstance(e, Const) and is_literal(e.value) for e in elts):
+            return Const(tuple(e.value for e in elts))
+        return self.emit("srcad.tuple", elts, node=node)
+
+    def expr_List(self, node) -> Lowered:
+        return self.emit("srcad.list", self._elements(node.elts), node=node)
+
+    def expr_Dict(self, node) -> Lowered:
+        args = []
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                raise self.error(UnsupportedSyntaxError, node, "'**' in dict displays is not supported",
+                                 "write the keys out")
+            key = self.static_of(self.expr(k))
+            if key is None or not is_literal(key.obj):
+                raise self.error(UnsupportedSyntaxError, k, "dict keys must be literals",
+                                 "use constant keys such as 'W' or 0")
+            args += [Const(key.obj), self.value(v)]
+        return self.emit("srcad.dict", args, node=node)
+
+    def _elements(self, elts) -> list[Atom]:
+        out = []
+        for e in elts:
+            if isinstance(e, gast.Starred):
+                out.extend(self._starred(e))
+            else:
+                out.append(self.value(e))
+        return out
+
+    def _starred(self, node) -> list[Atom]:
+        s = self.static_of(self.expr(node.value))
+        if s is not None and isinstance(s.obj, (tuple, list)) and is_literal(tuple(s.obj)):
+            return [Const(x) for x in s.obj]
+        if isinstance(node.value, (gast.Tuple, gast.List)):
+            return self._elements(node.value.elts)
+        raise self.error(UnsupportedSyntaxError, node, "'*' unpacking of a run-time value is not supported",
+                         "pass the elements explicitly")
+
+    def expr_Slice(self, node) -> Lowered:
+        parts = [Const(None) if p is None else self.value(p) for p in (node.lower, node.upper, node.step)]
+        return self.emit("srcad.slice", parts, node=node)
+
+    def index(self, node) -> Atom:
+        if isinstance(node, gast.Tuple):
+            elts = [self.index(e) for e in node.elts]
+            if all(isinstance(e, Const) for e in elts):
+                return Const(tuple(e.value for e in elts))
+            return self.emit("srcad.tuple", elts, node=node)
+        return self.value(node)
+
+    def expr_Subscript(self, node) -> Lowered:
+        base = self.expr(node.value)
+        s = self.static_of(base)
+        if s is not None and isinstance(s.obj, type) and s.obj is not type(None):
+            return base  # typing subscripts such as list[float] in annotations
+        return self.emit("operator.getitem", (self.atom(base, node), self.index(node.slice)), node=node)
+
+    def expr_Attribute(self, node) -> Lowered:
+        base = self.expr(node.value)
+        s = self.static_of(base) if isinstance(base, Static) else None
+        if s is not None:
+            try:
+                found = static_attr(s.obj, node.attr)
+            except AttributeError:
+                raise self.error(UnsupportedSyntaxError, node,
+                                 f"{ext_name(s.obj)} has no attribute {node.attr!r}") from None
+            if found is not None:
+                return found
+            return self.emit("srcad.getattr", (Const(node.attr), self.atom(base, node)), node=node,
+                             hint=node.attr)
+        return self.emit("srcad.getattr", (Const(node.attr), self.atom(base, node)), node=node)
+
+    def expr_JoinedStr(self, node) -> Lowered:
+        fmt, args = [], []
+        for part in node.values:
+            if isinstance(part, gast.Constant):
+                fmt.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+            else:
+                conv = {-1: "", 115: "!s", 114: "!r", 97: "!a"}[part.conversion]
+                spec = ""
+                if part.format_spec is not None:
+                    spec = ":" + "".join(str(v.value) for v in part.format_spec.values
+                                         if isinstance(v, gast.Constant))
+                fmt.append("{" + conv + spec + "}")
+                args.append(self.value(part.value))
+        return self.emit("srcad.format", [Const("".join(fmt))] + args, node=node)
+
+    def expr_ListComp(self, node) -> Lowered:
+        return self.comprehension(node)
+
+    expr_GeneratorExp = expr_ListComp
+
+    def comprehension(self, node) -> Lowered:
+        raise self.error(UnsupportedSyntaxError, node, "comprehensions are not supported here")
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def call_args(self, node) -> tuple[list[Atom], list[tuple[str, Atom]]]:
+        args = self._elements(node.args)
+        kw = []
+        for k in node.keywords:
+            if k.arg is None:
+                raise self.error(UnsupportedSyntaxError, k.value, "'**' arguments are not supported",
+                                 "pass keyword arguments explicitly")
+            kw.append((k.arg, self.value(k.value)))
+        return args, kw
+
+    def expr_Call(self, node) -> Lowered:
+        if isinstance(node.func, gast.Attribute):
+            base = self.expr(node.func.value)
+            if not isinstance(base, Static) and self.static_of(base) is None:
+                return self.method_call(self.atom(base, node), node.func.attr, node)
+        callee = self.expr(node.func)
+        s = self.static_of(callee)
+        args, kw = self.call_args(node)
+        if s is None:
+            return self.emit("srcad.call", [self.atom(callee, node)] + args, kw, node=node)
+        return self.call_static(s.obj, args, kw, node)
+
+    def call_static(self, fn, args, kw, node) -> Atom:
+        rule = registry.rule_for_object(fn)
+        if rule is not None:
+            return self.apply_rule(rule, args, kw, node)
+        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+            self_atom = self.atom(Static(fn.__self__), node)
+            return self.call_function(fn.__func__, [self_atom] + list(args), kw, node)
+        if isinstance(fn, types.FunctionType) or hasattr(fn, "__srcad_transform__"):
+            return self.call_function(fn, args, kw, node)
+        return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
+
+    def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:
+        if rule.nouts == 1:
+            return self.emit(rule.name, args, kw, node=node)
+        outs = self.emit(rule.name, args, kw, node=node, nouts=rule.nouts)
+        return self.emit("srcad.tuple", outs, node=node)
+
+    def method_call(self, recv: Atom, name: str, node) -> Atom:
+        args, kw = self.call_args(node)
+        return self.emit("srcad.method", [Const(name), recv] + args, kw, node=node)
+

@@ -1,0 +1,503 @@
+"""Lower a user function (and the user functions it calls, inlined) to SSA IR.
+
+Statements are lowered in order into a `Builder`, which builds SSA form. Control flow that
+leaves a block early is made structured here:
+
+- `if c: return a` followed by more statements puts those statements in the `else` branch
+  (likewise for `break`, `continue` and `raise`);
+- when a `return`/`break`/`continue` sits deeper (inside a loop, or in one branch of a
+  nested `if`), flag variables record it, the statements after it are guarded by
+  `if not flag`, and the loop leaves after the iteration in which the flag was set.
+
+`for` loops over sequences, `enumerate`, `zip` and `reversed` become loops over a `range`
+that index the sequences; comprehensions become loops that append to a list.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from dataclasses import dataclass, field
+
+import gast
+
+from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError
+from ..ir.builder import Builder
+from ..ir.nodes import Atom, Const, Function, Param, Var
+from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
+from .fence import check
+from .resolve import Scope, Static
+from .source import ParsedFunction, parse_function
+
+RET, RETVAL = "__ret", "__retval"
+
+
+@dataclass
+class LowerContext:
+    """State shared by a function and everything inlined into it."""
+
+    builder: Builder
+    stack: list = field(default_factory=list)  # functions being lowered (recursion check)
+    counter: itertools.count = field(default_factory=lambda: itertools.count(1))
+    functions: list = field(default_factory=list)  # every user function lowered (for caching)
+
+
+def _escapes(stmts) -> bool:
+    """Does control always leave this statement list early (return/break/continue/raise)?"""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (gast.Return, gast.Break, gast.Continue, gast.Raise)):
+        return True
+    if isinstance(last, gast.If):
+        return _escapes(last.body) and _escapes(last.orelse)
+    return False
+
+
+def _jumps(node, loops: bool) -> set[str]:
+    """Which early exits ('ret', 'brk', 'cont') may happen inside `node`."""
+    found = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Return):
+            found.add("ret")
+        elif isinstance(n, gast.Break) and loops:
+            found.add("brk")
+        elif isinstance(n, gast.Continue) and loops:
+            found.add("cont")
+        if isinstance(n, (gast.For, gast.While)) and n is not node:
+            found |= _jumps_in(n.body, loops=False)
+            continue
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not node:
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+    return found
+
+
+def _jumps_in(stmts, loops: bool) -> set[str]:
+    out = set()
+    for s in stmts:
+        out |= _jumps(s, loops)
+    return out
+
+
+class FunctionLowerer(ExprLowerer):
+    """Lower one user function's body; `prefix` separates the variables of inlined calls."""
+
+    def __init__(self, ctx: LowerContext, parsed: ParsedFunction, prefix: int = 0):
+        self.ctx, self.b, self.parsed = ctx, ctx.builder, parsed
+        self.scope = Scope(parsed.fn, parsed.node)
+        self.prefix = prefix
+        self.file, self.col_offset = parsed.file, parsed.col_offset
+        self.func_name = parsed.fn.__qualname__
+        self.renames: list[dict[str, object]] = []  # comprehension scopes
+        self.loops: list[object] = []  # keys of the break/continue flags of open loops
+        self.keys_written: set = set()
+
+    # -- variables ---------------------------------------------------------------------------
+
+    def key(self, name: str):
+        for scope in reversed(self.renames):
+            if name in scope:
+                return scope[name]
+        if not self.prefix:
+            return name
+        k = (self.prefix, name)
+        self.b.var_hints.setdefault(k, name)
+        return k
+
+    def write(self, name: str, value: Atom) -> None:
+        k = self.key(name)
+        self.keys_written.add(k)
+        self.b.write(k, self.b.set_hint(value, name))
+
+    def write_key(self, k, value: Atom) -> None:
+        self.keys_written.add(k)
+        self.b.write(k, value)
+
+    def flag(self, name: str):
+        k = (self.prefix, name)
+        self.b.var_hints.setdefault(k, "_" + name.strip("_"))
+        return k
+
+    def lookup_name(self, name: str, node) -> Lowered:
+        if any(name in s for s in self.renames) or name in self.scope.locals:
+            return self.b.read(self.key(name))
+        found = self.scope.resolve(name)
+        if found is None:
+            raise self.error(UnsupportedSyntaxError, node, f"name {name!r} is not defined",
+                             "define it before calling the function")
+        return found
+
+    # -- functions ---------------------------------------------------------------------------
+
+    def call_function(self, fn, args, kw, node) -> Atom:
+        if fn in self.ctx.stack:
+            names = " -> ".join(f.__qualname__ for f in self.ctx.stack + [fn])
+            raise self.error(
+                RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
+                "rewrite the recursion as a loop (srcad inlines calls to user functions)",
+            )
+        transform = getattr(fn, "__srcad_transform__", None)
+        if transform is not None:
+            fn = transform.function_for_call(args)
+        parsed = parse_function(fn)
+        check(parsed)
+        callee = FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
+        return callee.inline(args, kw, node, self)
+
+    def inline(self, args, kw, node, caller: "FunctionLowerer") -> Atom:
+        fn = self.parsed.fn
+        try:
+            bound = inspect.signature(fn).bind(*args, **dict(kw))
+        except TypeError as e:
+            raise caller.error(UnsupportedSyntaxError, node, f"bad call to {fn.__qualname__}: {e}") from None
+        bound.apply_defaults()
+        self.ctx.stack.append(fn)
+        self.ctx.functions.append(fn)
+        for name, value in bound.arguments.items():
+            self.write(name, value if isinstance(value, (Var, Const)) else self.atom(Static(value)))
+        result = self.body()
+        self.ctx.stack.pop()
+        for k in self.keys_written:
+            self.b.kill(k)
+        return result
+
+    def body(self) -> Atom:
+        """Lower the function body; return the returned value."""
+        self.write_key(self.flag(RET), Const(False))
+        self.write_key(self.flag(RETVAL), Const(None))
+        self.stmts(self.parsed.node.body)
+        return self.b.read(self.flag(RETVAL))
+
+    # -- statements --------------------------------------------------------------------------
+
+    def stmts(self, stmts) -> None:
+        for i, s in enumerate(stmts):
+            rest = stmts[i + 1 :]
+            if isinstance(s, gast.If) and rest and _escapes(s.body) != _escapes(s.orelse):
+                self.stmt_If(s, rest if _escapes(s.orelse) else [], rest if _escapes(s.body) else [])
+                return
+            self.stmt(s)
+            if _escapes([s]):
+                return
+            if rest:
+                jumps = _jumps(s, loops=bool(self.loops))
+                if jumps:
+                    self.guarded(jumps, rest, s)
+                    return
+
+    def guarded(self, jumps: set[str], rest, node) -> None:
+        flags = []
+        if "ret" in jumps:
+            flags.append(self.b.read(self.flag(RET)))
+        if self.loops and {"brk", "cont"} & jumps:
+            brk, cont = self.loops[-1]
+            flags += [self.b.read(brk), self.b.read(cont)]
+        cond = flags[0]
+        for f in flags[1:]:
+            cond = self.emit("operator.or_", (cond, f), node=node)
+        go = self.emit("operator.not_", (cond,), node=node)
+        self.b.begin_if(go, self.loc(node))
+        self.stmts(rest)
+        self.b.begin_else()
+        self.b.end_if()
+
+    def stmt(self, node) -> None:
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(UnsupportedSyntaxError, node, f"'{type(node).__name__}' is not supported")
+        method(node)
+
+    def stmt_Pass(self, node) -> None:
+        pass
+
+    def stmt_Expr(self, node) -> None:
+        if isinstance(node.value, gast.Constant):
+            return  # docstrings and bare literals
+        self.expr(node.value)
+
+    def stmt_Return(self, node) -> None:
+        value = Const(None) if node.value is None else self.value(node.value)
+        self.write_key(self.flag(RETVAL), value)
+        self.write_key(self.flag(RET), Const(True))
+
+    def stmt_Break(self, node) -> None:
+        self.write_key(self.loops[-1][0], Const(True))
+
+    def stmt_Continue(self, node) -> None:
+        self.write_key(self.loops[-1][1], Const(True))
+
+    def stmt_Raise(self, node) -> None:
+        exc = Const(None) if node.exc is None else self.value(node.exc)
+        self.emit("srcad.raise", (exc,), node=node, nouts=0)
+
+    def stmt_Assert(self, node) -> None:
+        test = self.value(node.test)
+        msg = Const(None) if node.msg is None else self.value(node.msg)
+        self.emit("srcad.assert", (test, msg), node=node, nouts=0)
+
+    def stmt_Assign(self, node) -> None:
+        targets = node.targets
+        if len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and isinstance(
+            node.value, (gast.Tuple, gast.List)
+        ) and len(targets[0].elts) == len(node.value.elts) and not any(
+            isinstance(e, gast.Starred) for e in targets[0].elts + node.value.elts
+        ):
+            values = [self.value(v) for v in node.value.elts]  # evaluate all, then bind
+            for t, v in zip(targets[0].elts, values):
+                self.assign(t, v)
+            return
+        value = self.value(node.value)
+        for t in targets:
+            self.assign(t, value)
+
+    def stmt_AnnAssign(self, node) -> None:
+        if node.value is not None:
+            self.assign(node.target, self.value(node.value))
+
+    def stmt_AugAssign(self, node) -> None:
+        target = node.target
+        rhs = self.value(node.value)
+        if isinstance(target, gast.Name):
+            if target.id not in self.scope.locals:
+                raise self.error(UnsafeMutationError, node, f"cannot assign to global {target.id!r}",
+                                 "return the new value instead")
+            old = self.b.read(self.key(target.id))
+            self.write(target.id, self.emit(INPLACE[type(node.op)], (old, rhs), node=node,
+                                            hint=target.id))
+            return
+        if isinstance(target, gast.Subscript):
+            base = self.value(target.value)
+            idx = self.index(target.slice)
+            old = self.emit("operator.getitem", (base, idx), node=node)
+            new = self.emit(INPLACE[type(node.op)].replace(".i", ".", 1), (old, rhs), node=node)
+            self.assign(target, new)
+            return
+        raise self.mutation_error(target, node)
+
+    def mutation_error(self, target, node):
+        return self.error(
+            UnsafeMutationError, node,
+            "srcad can only assign to local variables and to items of local arrays and lists",
+            "build a new value and return it instead of writing into an attribute or a global",
+        )
+
+    def assign(self, target, value: Atom) -> None:
+        if isinstance(target, gast.Name):
+            self.write(target.id, value)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if any(isinstance(e, gast.Starred) for e in target.elts):
+                raise self.error(UnsupportedSyntaxError, target, "starred assignment is not supported",
+                                 "index the sequence explicitly")
+            for i, t in enumerate(target.elts):
+                self.assign(t, self.emit("operator.getitem", (value, Const(i)), node=target))
+        elif isinstance(target, gast.Subscript):
+            self.assign_item(target, value)
+        else:
+            raise self.mutation_error(target, target)
+
+    def assign_item(self, target: gast.Subscript, value: Atom) -> None:
+        base_node = target.value
+        if isinstance(base_node, gast.Name) and base_node.id not in self.scope.locals:
+            raise self.error(UnsafeMutationError, target, f"cannot write into global {base_node.id!r}",
+                             "copy it into a local variable first (x = g.copy())")
+        if not isinstance(base_node, (gast.Name, gast.Subscript)):
+            raise self.mutation_error(target, target)
+        base = self.value(base_node)
+        new = self.emit("operator.setitem", (base, self.index(target.slice), value), node=target,
+                        hint=base_node.id if isinstance(base_node, gast.Name) else "")
+        self.assign(base_node, new)
+
+    def method_call(self, recv: Atom, name: str, node) -> Atom:
+        if name not in MUTATING_METHODS:
+            return super().method_call(recv, name, node)
+        target = node.func.value
+        if not isinstance(target, (gast.Name, gast.Subscript)) or (
+            isinstance(target, gast.Name) and target.id not in self.scope.locals
+        ):
+            raise self.error(
+                UnsafeMutationError, node, f".{name}() changes an object srcad cannot track",
+                "call it on a local variable (xs = []; xs.append(v)) or build a new value",
+            )
+        args, kw = self.call_args(node)
+        nouts = MUTATING_METHODS[name]
+        outs = self.emit("srcad.mutate", [Const(name), recv] + args, kw, node=node, nouts=nouts,
+                         hint=target.id if isinstance(target, gast.Name) else "")
+        new = outs[0] if nouts > 1 else outs
+        self.assign(target, new)
+        return outs[1] if nouts > 1 else Const(None)
+
+    # -- if / loops --------------------------------------------------------------------------
+
+    def stmt_If(self, node, then_extra=(), else_extra=()) -> None:
+        cond = self.value(node.test)
+        self.b.begin_if(cond, self.loc(node))
+        self.stmts(list(node.body) + list(then_extra))
+        self.b.begin_else()
+        self.stmts(list(node.orelse) + list(else_extra))
+        self.b.end_if()
+
+    def stmt_For(self, node) -> None:
+        jumps = _jumps_in(node.body, loops=True) | ({"ret"} if _jumps_in(node.body, False) else set())
+        self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps)
+
+    def stmt_While(self, node) -> None:
+        jumps = _jumps_in(node.body, loops=True)
+        self.b.begin_while(loc=self.loc(node))
+        cond = self.value(node.test)
+        self.b.begin_while_body(cond)
+        exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node)
+        self.b.end_while(exit_flag=exit_flag)
+
+    def loop_body(self, lower, jumps: set[str], node):
+        """Lower a loop body with fresh break/continue flags; return its exit flag or None."""
+        depth = len(self.loops)
+        brk, cont = self.flag(f"brk{depth}"), self.flag(f"cont{depth}")
+        self.loops.append((brk, cont))
+        self.write_key(brk, Const(False))
+        self.write_key(cont, Const(False))
+        lower()
+        self.loops.pop()
+        exit_flag = None
+        if "brk" in jumps:
+            exit_flag = self.b.read(brk)
+        if "ret" in jumps:
+            ret = self.b.read(self.flag(RET))
+            exit_flag = ret if exit_flag is None else self.emit("operator.or_", (exit_flag, ret), node=node)
+        self.b.kill(brk)
+        self.b.kill(cont)
+        return exit_flag
+
+    def iterate(self, iter_node, target, lower_body, node, jumps=frozenset()) -> None:
+        """`for target in iter_node: lower_body()` as a loop over a range."""
+        start, stop, step, element = self.iteration_space(iter_node, node)
+        index_hint = target.id if isinstance(target, gast.Name) and element is None else "_k"
+        index, _ = self.b.begin_for(start, stop, step, index_hint=index_hint, loc=self.loc(node))
+
+        def body():
+            self.assign(target, index if element is None else element(index))
+            lower_body()
+
+        exit_flag = self.loop_body(body, set(jumps), node)
+        self.b.end_for(exit_flag=exit_flag)
+
+    def iteration_space(self, it, node):
+        """(start, stop, step, element) where element(index) gives the loop target."""
+        if isinstance(it, gast.Call) and not it.keywords:
+            callee = self.static_of(self.expr(it.func)) if not isinstance(it.func, gast.Attribute) \
+                or isinstance(self.expr(it.func.value), Static) else None
+            fn = callee.obj if callee is not None else None
+            if fn is range:
+                args = [self.value(a) for a in it.args]
+                if len(args) == 1:
+                    return Const(0), args[0], Const(1), None
+                return args[0], args[1], (args[2] if len(args) > 2 else Const(1)), None
+            if fn is enumerate:
+                return self.enumerate_space(it, node)
+            if fn is zip:
+                seqs = [self.value(a) for a in it.args]
+                n = self.emit("builtins.min", [self.emit("builtins.len", (s,), node=it) for s in seqs], node=it)
+                return Const(0), n, Const(1), lambda i: self.emit(
+                    "srcad.tuple", [self.emit("operator.getitem", (s, i), node=it) for s in seqs], node=it)
+            if fn is reversed and len(it.args) == 1:
+                seq = self.value(it.args[0])
+                n = self.emit("builtins.len", (seq,), node=it)
+                last = self.emit("operator.sub", (n, Const(1)), node=it)
+
+                def rev(i):
+                    j = self.emit("operator.sub", (last, i), node=it)
+                    return self.emit("operator.getitem", (seq, j), node=it)
+                return Const(0), n, Const(1), rev
+        seq = self.value(it)
+        n = self.emit("builtins.len", (seq,), node=it)
+        return Const(0), n, Const(1), lambda i: self.emit("operator.getitem", (seq, i), node=it)
+
+    def enumerate_space(self, it, node):
+        seq = self.value(it.args[0])
+        offset = self.value(it.args[1]) if len(it.args) > 1 else Const(0)
+        n = self.emit("builtins.len", (seq,), node=it)
+
+        def element(i):
+            k = i if offset == Const(0) else self.emit("operator.add", (i, offset), node=it)
+            return self.emit("srcad.tuple", (k, self.emit("operator.getitem", (seq, i), node=it)), node=it)
+        return Const(0), n, Const(1), element
+
+    def comprehension(self, node) -> Atom:
+        scope = {}
+        for gen in node.generators:
+            for t in gast.walk(gen.target):
+                if isinstance(t, gast.Name):
+                    scope[t.id] = ("comp", next(self.ctx.counter), t.id)
+                    self.b.var_hints[scope[t.id]] = t.id
+        acc = ("comp", next(self.ctx.counter), "_list")
+        self.b.var_hints[acc] = "_list"
+        self.write_key(acc, self.emit("srcad.list", (), node=node))
+        self.renames.append(scope)
+
+        def level(gens):
+            if not gens:
+                item = self.value(node.elt)
+                new = self.emit("srcad.mutate", (Const("append"), self.b.read(acc), item), node=node)
+                self.write_key(acc, new)
+                return
+            gen = gens[0]
+
+            def body():
+                for cond in gen.ifs:
+                    c = self.value(cond)
+                    self.b.begin_if(c, self.loc(cond))
+                level_rest = gens[1:]
+                level(level_rest)
+                for _ in gen.ifs:
+                    self.b.begin_else()
+                    self.b.end_if()
+            self.iterate(gen.iter, gen.target, body, node)
+        level(list(node.generators))
+        self.renames.pop()
+        result = self.b.read(acc)
+        self.b.kill(acc)
+        for k in scope.values():
+            self.b.kill(k)
+        return result
+
+
+@dataclass(frozen=True)
+class Lowered_:
+    function: Function
+    functions: tuple  # every user function the result depends on (itself first)
+
+
+def _default_atom(value) -> Atom:
+    return static_atom(value)
+
+
+def lower_function(fn) -> Lowered_:
+    """Parse, check and lower `fn` (inlining the user functions it calls)."""
+    parsed = parse_function(fn)
+    check(parsed)
+    b = Builder()
+    ctx = LowerContext(b, stack=[fn], functions=[fn])
+    low = FunctionLowerer(ctx, parsed)
+    args = parsed.node.args
+    names = [a.id for a in getattr(args, "posonlyargs", [])] + [a.id for a in args.args]
+    kwonly = [a.id for a in args.kwonlyargs]
+    sig = inspect.signature(fn)
+    params, sigs = [], []
+    for name in names + kwonly:
+        p = sig.parameters[name]
+        default = None if p.default is inspect.Parameter.empty else _default_atom(p.default)
+        sigs.append(Param(name, default, "kwonly" if name in kwonly else "pos"))
+        params.append(b.fresh(name))
+    b.begin_function(params)
+    for name, v in zip(names + kwonly, params):
+        low.write(name, v)
+    result = low.body()
+    body = b.end_function((result,))
+    return Lowered_(
+        Function(fn.__name__ if fn.__name__ != "<lambda>" else "lambda_", tuple(sigs), body,
+                 low.loc(parsed.node), False, fn.__qualname__),
+        tuple(ctx.functions),
+    )
+

@@ -1,0 +1,156 @@
+"""Name resolution: what each name in a function refers to, by object rather than spelling.
+
+A name assigned anywhere in the function is local (Python's rule). Any other name is looked
+up, at transform time, in the function's closure cells, then its module globals, then the
+builtins. Modules, functions, classes and module-level constants of libraries (np.pi) are
+*static*: the transform works with the object itself, so `import numpy as onp` and
+`from math import sin` need nothing special. Other globals and closure variables are data
+that may change between calls: generated code reads them when it runs.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import types
+from dataclasses import dataclass
+
+import gast
+
+from ..ir.nodes import Ext
+
+
+@dataclass(frozen=True)
+class Static:
+    """A value known at transform time (a module, a function, a library constant...)."""
+
+    obj: object
+
+
+@dataclass(frozen=True)
+class LiveGlobal:
+    """A data global of a module: read from `module` (an Ext) by attribute `name` at run time."""
+
+    module: Ext
+    name: str
+
+
+@dataclass(frozen=True)
+class LiveCell:
+    """A closure variable: read from the cell at run time."""
+
+    cell: Ext
+    name: str
+
+
+_LIBRARY_PREFIXES = ("numpy", "math", "scipy", "cmath", "builtins", "operator", "srcad")
+_STATIC_TYPES = (
+    types.ModuleType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    type,
+)
+
+
+def local_names(node: gast.FunctionDef) -> set[str]:
+    """Names bound in the function body (params, assignment and loop targets)."""
+    names = {a.id for a in node.args.args + node.args.kwonlyargs + getattr(node.args, "posonlyargs", [])}
+    comps = set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.comprehension):
+            comps.update(t.id for t in gast.walk(n.target) if isinstance(t, gast.Name))
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            names.add(n.id)
+    # comprehension targets are local to the comprehension, not to the function
+    own_targets = set()
+    for n in gast.walk(node):
+        if isinstance(n, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For)):
+            targets = n.targets if isinstance(n, gast.Assign) else [n.target]
+            for t in targets:
+                own_targets.update(x.id for x in gast.walk(t) if isinstance(x, gast.Name))
+    return names - (comps - own_targets)
+
+
+def is_library_object(obj: object) -> bool:
+    mod = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    if isinstance(obj, types.ModuleType):
+        mod = obj.__name__
+    return isinstance(mod, str) and mod.split(".")[0] in _LIBRARY_PREFIXES
+
+
+def is_static(obj: object) -> bool:
+    """Objects the transform may bake into generated code."""
+    if isinstance(obj, _STATIC_TYPES) or callable(obj):
+        return True
+    return False
+
+
+def _is_literal(obj: object) -> bool:
+    return obj is None or obj is Ellipsis or isinstance(obj, (bool, int, float, str))
+
+
+def module_ext(fn) -> Ext:
+    """An Ext for the module whose globals `fn` reads (a proxy when it has no module)."""
+    mod = sys.modules.get(getattr(fn, "__module__", None) or "")
+    if mod is not None and getattr(mod, "__dict__", None) is fn.__globals__:
+        name = mod.__name__.split(".")[-1]
+        return Ext("_m_" + name.replace("-", "_").lstrip("_"), mod)
+    return Ext("_m_" + fn.__name__.strip("<>"), GlobalsProxy(fn.__globals__))
+
+
+class GlobalsProxy:
+    """Attribute access on a globals dict that belongs to no module (exec'd code)."""
+
+    def __init__(self, namespace: dict):
+        object.__setattr__(self, "_ns", namespace)
+
+    def __getattr__(self, name: str):
+        try:
+            return self._ns[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class Scope:
+    """Resolve the free names of one user function."""
+
+    def __init__(self, fn, node: gast.FunctionDef):
+        self.fn = fn
+        self.locals = local_names(node)
+        code = fn.__code__
+        cells = fn.__closure__ or ()
+        self.cells = dict(zip(code.co_freevars, cells))
+        self.module = module_ext(fn)
+
+    def resolve(self, name: str):
+        """Static, LiveGlobal, LiveCell, or None when the name is not found anywhere."""
+        if name in self.cells:
+            cell = self.cells[name]
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                return None
+            if is_static(value) and not isinstance(value, (list, dict)):
+                return Static(value)
+            return LiveCell(Ext(f"_cell_{name}", cell), name)
+        g = self.fn.__globals__
+        if name in g:
+            value = g[name]
+            if is_static(value) and not isinstance(value, (list, dict)):
+                return Static(value)
+            return LiveGlobal(self.module, name)
+        if hasattr(builtins, name):
+            return Static(getattr(builtins, name))
+        return None
+
+
+def static_attr(obj: object, attr: str):
+    """Resolve `obj.attr` for a static `obj`: Static for library constants and callables."""
+    value = getattr(obj, attr)
+    if is_static(value) or (_is_literal(value) and is_library_object(obj)):
+        return Static(value)
+    if isinstance(obj, type) or is_library_object(obj):
+        return Static(value)
+    return None

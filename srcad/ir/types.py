@@ -1,0 +1,248 @@
+"""Abstract types of IR values: a small lattice used to specialise generated code.
+
+A type says what a value is at run time as far as differentiation cares:
+
+    Float            a Python float or NumPy floating scalar
+    Int, Bool        never differentiated
+    Array(ndim, k)   an ndarray of known or unknown rank; k is the dtype kind ('f', 'i', 'b', ...)
+    Num              a float or a float array, we do not know which
+    Tuple, List, Dict  containers (pytrees) of the above
+    NoneT, Str, Opaque  values that carry no derivative
+    Unknown          anything at all
+    Bottom           no value yet (the initial value of a loop variable first bound in the loop)
+
+`join` is the least upper bound used where control flow merges. Types never make code wrong:
+a less precise type only costs a run-time check (say, reducing a broadcast cotangent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Type:
+    """Base class of abstract types; instances are immutable and compare by value."""
+
+    @property
+    def differentiable(self) -> bool:
+        return False
+
+    @property
+    def is_scalar(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class Bottom(Type):
+    def __str__(self) -> str:
+        return "bottom"
+
+
+@dataclass(frozen=True)
+class Unknown(Type):
+    @property
+    def differentiable(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "?"
+
+
+@dataclass(frozen=True)
+class Float(Type):
+    @property
+    def differentiable(self) -> bool:
+        return True
+
+    @property
+    def is_scalar(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "float"
+
+
+@dataclass(frozen=True)
+class Int(Type):
+    @property
+    def is_scalar(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "int"
+
+
+@dataclass(frozen=True)
+class Bool(Type):
+    @property
+    def is_scalar(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "bool"
+
+
+@dataclass(frozen=True)
+class Array(Type):
+    ndim: int | None = None
+    kind: str | None = "f"  # numpy dtype kind, None when unknown
+
+    @property
+    def differentiable(self) -> bool:
+        return self.kind in ("f", None)
+
+    def __str__(self) -> str:
+        nd = "?" if self.ndim is None else str(self.ndim)
+        return f"array{nd}{self.kind or '?'}"
+
+
+@dataclass(frozen=True)
+class Num(Type):
+    """A float or a float array: rank unknown."""
+
+    @property
+    def differentiable(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "num"
+
+
+@dataclass(frozen=True)
+class Tuple(Type):
+    elts: tuple[Type, ...]
+
+    @property
+    def differentiable(self) -> bool:
+        return any(t.differentiable for t in self.elts)
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(map(str, self.elts)) + ("," if len(self.elts) == 1 else "") + ")"
+
+
+@dataclass(frozen=True)
+class List(Type):
+    elt: Type
+
+    @property
+    def differentiable(self) -> bool:
+        return self.elt.differentiable
+
+    def __str__(self) -> str:
+        return f"list[{self.elt}]"
+
+
+@dataclass(frozen=True)
+class Dict(Type):
+    items: tuple[tuple[object, Type], ...]
+
+    @property
+    def differentiable(self) -> bool:
+        return any(t.differentiable for _, t in self.items)
+
+    def get(self, key: object) -> Type | None:
+        for k, t in self.items:
+            if k == key:
+                return t
+        return None
+
+    def __str__(self) -> str:
+        return "{" + ", ".join(f"{k!r}: {t}" for k, t in self.items) + "}"
+
+
+@dataclass(frozen=True)
+class NoneT(Type):
+    def __str__(self) -> str:
+        return "None"
+
+
+@dataclass(frozen=True)
+class Str(Type):
+    def __str__(self) -> str:
+        return "str"
+
+
+@dataclass(frozen=True)
+class Opaque(Type):
+    """A non-numeric object (a module, a function, a range, a slice...)."""
+
+    what: str = "object"
+
+    def __str__(self) -> str:
+        return self.what
+
+
+BOTTOM, UNKNOWN, FLOAT, INT, BOOL, NUM = Bottom(), Unknown(), Float(), Int(), Bool(), Num()
+NONE, STR = NoneT(), Str()
+_INTEGRAL = (Bool, Int)
+
+
+def _join_numeric(a: Type, b: Type) -> Type | None:
+    """Join of two numeric types, or None when either is not numeric."""
+    if isinstance(a, _INTEGRAL) and isinstance(b, _INTEGRAL):
+        return INT
+    if isinstance(a, (Float, Int, Bool)) and isinstance(b, (Float, Int, Bool)):
+        return FLOAT
+    if isinstance(a, Array) and isinstance(b, Array):
+        ndim = a.ndim if a.ndim == b.ndim else None
+        kind = a.kind if a.kind == b.kind else ("f" if "f" in (a.kind, b.kind) else None)
+        return Array(ndim, kind)
+    numeric = (Float, Int, Bool, Array, Num)
+    if isinstance(a, numeric) and isinstance(b, numeric):
+        return NUM
+    return None
+
+
+def join(a: Type, b: Type) -> Type:
+    """Least upper bound of two types."""
+    if a == b or isinstance(b, Bottom):
+        return a
+    if isinstance(a, Bottom):
+        return b
+    num = _join_numeric(a, b)
+    if num is not None:
+        return num
+    if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.elts) == len(b.elts):
+        return Tuple(tuple(join(x, y) for x, y in zip(a.elts, b.elts)))
+    if isinstance(a, List) and isinstance(b, List):
+        return List(join(a.elt, b.elt))
+    if isinstance(a, Dict) and isinstance(b, Dict) and [k for k, _ in a.items] == [
+        k for k, _ in b.items
+    ]:
+        return Dict(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)))
+    return UNKNOWN
+
+
+def is_integral(t: Type) -> bool:
+    """Ints, bools and integer or boolean arrays: values that are never differentiated."""
+    return isinstance(t, _INTEGRAL) or (isinstance(t, Array) and t.kind in ("i", "u", "b"))
+
+
+def of_value(x: object) -> Type:
+    """The abstract type of a concrete Python value (used to specialise on arguments)."""
+    import numpy as np  # local: ir/ must stay importable without touching numpy at import time
+
+    if isinstance(x, bool) or isinstance(x, np.bool_):
+        return BOOL
+    if isinstance(x, (int, np.integer)):
+        return INT
+    if isinstance(x, (float, np.floating)):
+        return FLOAT
+    if isinstance(x, np.ndarray):
+        return Array(x.ndim, x.dtype.kind)
+    if x is None:
+        return NONE
+    if isinstance(x, str):
+        return STR
+    if isinstance(x, tuple):
+        return Tuple(tuple(of_value(e) for e in x))
+    if isinstance(x, list):
+        elt: Type = BOTTOM
+        for e in x:
+            elt = join(elt, of_value(e))
+        return List(elt)
+    if isinstance(x, dict):
+        return Dict(tuple((k, of_value(v)) for k, v in x.items()))
+    if isinstance(x, complex):
+        return Opaque("complex")
+    return Opaque(type(x).__name__)

@@ -1,0 +1,79 @@
+"""Common-subexpression elimination across the forward and backward sweeps.
+
+    %1 = numpy.cos(%x)             %1 = numpy.cos(%x)
+    ...                      ->    ...
+    %7 = numpy.cos(%x)             (%7 replaced by %1)
+
+An operation is reused only from a block that encloses it (so the earlier value is visible),
+and only for pure operations that do not build a new mutable object: two `np.zeros(n)` or
+two `[]` must stay two objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..ir.nodes import Apply, Block, Const, Ext, For, Function, If, While
+from ..ir.rewrite import sub_atom
+from ..rules import registry
+
+_CONSTRUCTORS = {
+    "srcad.list", "srcad.dict", "srcad.zeros_like", "numpy.zeros", "numpy.ones", "numpy.empty",
+    "numpy.full", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like",
+    "numpy.copy", "numpy.array", "numpy.ndarray.copy", "list.copy", "builtins.list",
+}
+
+
+def _key_atom(a):
+    if isinstance(a, Const):
+        v = a.value
+        return ("ext", v.name, id(v.obj)) if isinstance(v, Ext) else ("c", type(v).__name__, repr(v))
+    return ("v", a.id)
+
+
+def _cse_able(op: Apply) -> bool:
+    rule = registry.lookup(op.prim)
+    return not (rule is None or rule.impure or rule.opaque or rule.updates is not None
+                or op.prim in _CONSTRUCTORS or op.prim.startswith("numpy.random"))
+
+
+class _CSE:
+    def __init__(self):
+        self.subst = {}
+
+    def block(self, b: Block, table: dict) -> Block:
+        table = dict(table)
+        ops = []
+        for op in b.ops:
+            op = self.op(op, table)
+            if op is not None:
+                ops.append(op)
+        return Block(b.params, tuple(ops), tuple(sub_atom(a, self.subst) for a in b.yields))
+
+    def op(self, op, table: dict):
+        s = lambda a: sub_atom(a, self.subst)  # noqa: E731
+        if isinstance(op, Apply):
+            op = dataclasses.replace(op, args=tuple(map(s, op.args)), kw=tuple((k, s(a)) for k, a in op.kw))
+            if not _cse_able(op):
+                return op
+            key = (op.prim, tuple(map(_key_atom, op.args)), tuple((k, _key_atom(a)) for k, a in op.kw))
+            if key in table:
+                for o, prev in zip(op.outs, table[key]):
+                    self.subst[o] = prev
+                return None
+            table[key] = op.outs
+            return op
+        if isinstance(op, If):
+            return dataclasses.replace(op, cond=s(op.cond), then=self.block(op.then, table),
+                                       orelse=self.block(op.orelse, table))
+        if isinstance(op, For):
+            return dataclasses.replace(op, start=s(op.start), stop=s(op.stop), step=s(op.step),
+                                       init=tuple(map(s, op.init)), body=self.block(op.body, table))
+        if isinstance(op, While):
+            return dataclasses.replace(op, init=tuple(map(s, op.init)), cond=self.block(op.cond, table),
+                                       body=self.block(op.body, table))
+        raise TypeError(op)
+
+
+def cse(fn: Function) -> Function:
+    return dataclasses.replace(fn, body=_CSE().block(fn.body, {}))

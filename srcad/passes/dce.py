@@ -1,0 +1,119 @@
+"""Dead-code elimination: drop operations and loop-carried values nothing needs.
+
+    %1 = numpy.sin(%x)          (unused: removed)
+    %s = for ... carry(%a = 0.0, %b = 1.0):   (%b's result and parameter unused: removed)
+
+Liveness starts from the function's results and from operations with effects (print,
+raise, assert), and flows backwards; loop-carried values are live if their result is, or if
+something live in the body reads their parameter (a fixed point).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..ir.nodes import Apply, Block, For, Function, If, Var, While
+from ..rules import registry
+
+
+def _effect(op) -> bool:
+    if isinstance(op, Apply):
+        rule = registry.lookup(op.prim)
+        return rule is None or rule.impure
+    return any(_effect(o) for b in op.blocks() for o in b.ops)
+
+
+class _Live:
+    def __init__(self):
+        self.live: set[Var] = set()
+
+    def use(self, atoms) -> bool:
+        before = len(self.live)
+        self.live.update(a for a in atoms if isinstance(a, Var))
+        return len(self.live) != before
+
+    def block(self, b: Block) -> None:
+        """Mark what `b` needs, given which of its yields are live (already in self.live)."""
+        for op in reversed(b.ops):
+            self.op(op)
+
+    def op(self, op) -> None:
+        if isinstance(op, Apply):
+            if _effect(op) or any(o in self.live for o in op.outs):
+                self.use(op.operands())
+            return
+        if isinstance(op, If):
+            needed = [i for i, o in enumerate(op.outs) if o in self.live]
+            if needed or _effect(op):
+                self.use(op.then.yields[i] for i in needed)
+                self.use(op.orelse.yields[i] for i in needed)
+                self.block(op.then)
+                self.block(op.orelse)
+                self.use([op.cond])
+            return
+        self.loop(op)
+
+    def loop(self, op) -> None:
+        offset = 1 if isinstance(op, For) else 0
+        params = op.body.params[offset:]
+        n = len(op.outs)
+        if not any(o in self.live for o in op.outs) and not _effect(op):
+            return
+        extra = op.body.yields[n:]
+        self.use(extra)
+        while True:
+            changed = False
+            for i in range(n):
+                if op.outs[i] in self.live or params[i] in self.live or (
+                        isinstance(op, While) and op.cond.params[i] in self.live):
+                    changed |= self.use([op.body.yields[i], params[i], op.outs[i]])
+            before = len(self.live)
+            self.block(op.body)
+            if isinstance(op, While):
+                self.use(op.cond.yields)
+                self.block(op.cond)
+            if not changed and len(self.live) == before:
+                break
+        self.use(op.operands()[:3] if isinstance(op, For) else ())
+        self.use(op.init[i] for i in range(n) if op.outs[i] in self.live)
+
+
+def _sweep_block(b: Block, live: set) -> Block:
+    ops = []
+    for op in b.ops:
+        if isinstance(op, Apply):
+            if _effect(op) or any(o in live for o in op.outs):
+                ops.append(op)
+        elif isinstance(op, If):
+            keep = [i for i, o in enumerate(op.outs) if o in live]
+            then, orelse = _sweep_block(op.then, live), _sweep_block(op.orelse, live)
+            if keep or then.ops or orelse.ops:
+                ops.append(If(tuple(op.outs[i] for i in keep), op.cond,
+                              Block((), then.ops, tuple(then.yields[i] for i in keep)),
+                              Block((), orelse.ops, tuple(orelse.yields[i] for i in keep)), op.loc))
+        elif any(o in live for o in op.outs) or _effect(op):
+            ops.append(_sweep_loop(op, live))
+    return Block(b.params, tuple(ops), b.yields)
+
+
+def _sweep_loop(op, live: set):
+    offset = 1 if isinstance(op, For) else 0
+    n = len(op.outs)
+    keep = [i for i in range(n) if op.outs[i] in live]
+    body = _sweep_block(op.body, live)
+    new_body = Block(body.params[:offset] + tuple(body.params[offset + i] for i in keep), body.ops,
+                     tuple(body.yields[i] for i in keep) + body.yields[n:])
+    changes = dict(outs=tuple(op.outs[i] for i in keep), init=tuple(op.init[i] for i in keep),
+                   body=new_body)
+    if isinstance(op, While):
+        cond = _sweep_block(op.cond, live)
+        changes["cond"] = Block(tuple(cond.params[i] for i in keep), cond.ops, cond.yields)
+    return dataclasses.replace(op, **changes)
+
+
+def dce(fn: Function) -> Function:
+    """Remove everything that does not contribute to the results or to an effect."""
+    lv = _Live()
+    lv.use(fn.body.yields)
+    lv.block(fn.body)
+    return dataclasses.replace(fn, body=_sweep_block(fn.body, lv.live))

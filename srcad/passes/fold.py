@@ -1,0 +1,109 @@
+"""Evaluate an operation at transform time when its result is already known.
+
+Used by constant folding and while rule templates are instantiated, so that a template
+such as `g * y if np.ndim(y) == 1 else g @ srcad.T(y)` leaves only the branch that applies
+to the argument types at hand.
+
+    fold_apply("numpy.ndim", (x,), ())        with x: array2f   ->  Const(2)
+    fold_apply("operator.is_", (w, None), ())  with w: None      ->  Const(True)
+    fold_apply("math.log", (2.0,), ())                          ->  Const(0.693...)
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ..ir import types as T
+from ..ir.nodes import UNDEF, Atom, Const, Ext, atom_type
+from ..rules import registry
+
+_NUMBER = (bool, int, float)
+_FOLD_FAMILIES = ("operators", "math", "builtins")
+_SAFE_BUILTINS = {"builtins.len", "builtins.abs", "builtins.min", "builtins.max", "builtins.float",
+                  "builtins.int", "builtins.bool", "builtins.round"}
+_CLASSES = {list: T.List, tuple: T.Tuple, dict: T.Dict, float: T.Float, int: T.Int, bool: T.Bool,
+            str: T.Str, np.ndarray: T.Array, type(None): T.NoneT}
+
+
+def _const(a: Atom):
+    return a.value if isinstance(a, Const) and a.value is not UNDEF and not isinstance(
+        a.value, Ext) else NotImplemented
+
+
+def _is_none_type(t: T.Type) -> bool | None:
+    """True if the value is certainly None, False if certainly not, None if unknown."""
+    if isinstance(t, T.NoneT):
+        return True
+    if isinstance(t, (T.Float, T.Int, T.Bool, T.Array, T.Num, T.Tuple, T.List, T.Dict, T.Str)):
+        return False
+    return None
+
+
+def _fold_typed(prim: str, args: tuple[Atom, ...]):
+    """Folds that need only the arguments' types."""
+    types = [atom_type(a) for a in args]
+    if prim == "numpy.ndim" and len(args) == 1:
+        t = types[0]
+        if isinstance(t, T.Array) and t.ndim is not None:
+            return t.ndim
+        if isinstance(t, (T.Float, T.Int, T.Bool)):
+            return 0
+    if prim in ("operator.is_", "operator.is_not") and len(args) == 2:
+        for a, other in ((args[0], types[1]), (args[1], types[0])):
+            if isinstance(a, Const) and a.value is None:
+                known = _is_none_type(other)
+                if known is not None:
+                    return known if prim == "operator.is_" else not known
+    if prim == "builtins.isinstance" and len(args) == 2:
+        cls = args[1].value.obj if isinstance(args[1], Const) and isinstance(args[1].value, Ext) \
+            else _const(args[1])
+        want = _CLASSES.get(cls) if isinstance(cls, type) else None
+        t = types[0]
+        if want is not None and not isinstance(t, (T.Unknown, T.Num, T.Opaque, T.Bottom)):
+            if want is T.Float and isinstance(t, T.Float):
+                return NotImplemented  # np.float64 vs float: leave to run time
+            return isinstance(t, want)
+    if prim == "builtins.len" and isinstance(types[0], T.Tuple):
+        return len(types[0].elts)
+    return NotImplemented
+
+
+def _evaluate(prim: str, values: list, kw: dict):
+    rule = registry.lookup(prim)
+    if rule is None or rule.impure:
+        return NotImplemented
+    if prim.startswith("operator."):
+        fn = getattr(operator, prim.split(".", 1)[1], None)
+    elif rule.family in _FOLD_FAMILIES and (prim.startswith("math.") or prim in _SAFE_BUILTINS):
+        fn = rule.fn
+    else:
+        return NotImplemented
+    if fn is None:
+        return NotImplemented
+    try:
+        out = fn(*values, **kw)
+    except Exception:  # leave errors to run time, where the user will see them
+        return NotImplemented
+    return out if isinstance(out, _NUMBER + (type(None), str)) else NotImplemented
+
+
+def fold_apply(prim: str, args: tuple[Atom, ...], kw: tuple[tuple[str, Atom], ...] = ()) -> Const | None:
+    """The constant result of `prim(*args, **kw)`, or None when it must run."""
+    out = _fold_typed(prim, args)
+    if out is NotImplemented:
+        values = [_const(a) for a in args]
+        kwv = {k: _const(a) for k, a in kw}
+        if NotImplemented in values or NotImplemented in kwv.values():
+            return None
+        if not all(isinstance(v, _NUMBER + (type(None), str, tuple)) for v in values):
+            return None
+        out = _evaluate(prim, values, kwv)
+    if out is NotImplemented:
+        return None
+    if isinstance(out, float) and not math.isfinite(out):
+        return None
+    return Const(out)
+

@@ -1,0 +1,22 @@
+"""The order of the optimisation passes, and the verifier between them."""
+
+from __future__ import annotations
+
+from ..ir.nodes import Function
+from ..ir.verify import verify
+from .cse import cse
+from .dce import dce
+from .simplify import simplify
+
+
+def cleanup(fn: Function) -> Function:
+    """Before a transform: fold what types settle and drop dead code."""
+    return verify(dce(verify(simplify(fn))))
+
+
+def optimize(fn: Function) -> Function:
+    """After a transform: simplify, share common subexpressions, drop dead code."""
+    fn = verify(simplify(fn))
+    fn = verify(cse(fn))
+    fn = verify(simplify(fn))
+    return verify(dce(fn))

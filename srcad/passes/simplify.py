@@ -1,0 +1,186 @@
+"""Constant folding, algebraic simplification and copy propagation, in one walk.
+
+    %1 = operator.mul(%g, 1.0)                  (%1 replaced by %g)
+    %2 = numpy.ndim(%x)        with %x: array2f  (%2 replaced by 2)
+    %3 = if True: yield %a else: yield %b        (%3 replaced by %a)
+    %4 = operator.getitem(%t, 0) with %t = srcad.tuple(%a, %b)    (%4 replaced by %a)
+    %5 = operator.mul(%g, %6) with %6 = operator.truediv(1.0, %y) (%5 = operator.truediv(%g, %y))
+
+Identities that would change a value's type or shape are applied only when types show they
+do not (x * 1 -> x needs x to be a float or float array, not an int).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from ..ir import types as T
+from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks
+from ..ir.rewrite import sub_atom, substitute_block
+from ..rules import registry
+from .fold import fold_apply
+
+
+def _is_num(a: Atom, value: float) -> bool:
+    return isinstance(a, Const) and type(a.value) in (int, float) and a.value == value
+
+
+def _floaty(a: Atom) -> bool:
+    """A number or array whose type an identity like x * 1 -> x keeps (not a bool)."""
+    t = atom_type(a)
+    return isinstance(t, (T.Float, T.Num, T.Int)) or (isinstance(t, T.Array) and t.kind in ("f", "i"))
+
+
+def _uses(fn: Function) -> Counter:
+    counts: Counter = Counter()
+    for b in iter_blocks(fn.body):
+        for op in b.ops:
+            counts.update(a for a in op.operands() if isinstance(a, Var))
+        counts.update(a for a in b.yields if isinstance(a, Var))
+    return counts
+
+
+class Simplifier:
+    def __init__(self, fn: Function):
+        self.subst: dict[Var, Atom] = {}
+        self.defs: dict[Var, Apply] = {}
+        self.uses = _uses(fn)
+
+    def atom(self, a: Atom) -> Atom:
+        return sub_atom(a, self.subst)
+
+    def block(self, b: Block) -> Block:
+        ops: list = []
+        for op in b.ops:
+            ops.extend(self.op(op))
+        return Block(b.params, tuple(ops), tuple(self.atom(a) for a in b.yields))
+
+    def op(self, op) -> list:
+        if isinstance(op, Apply):
+            return self.apply(op)
+        if isinstance(op, If):
+            return self.if_(op)
+        if isinstance(op, For):
+            return self.loop(dataclasses.replace(
+                op, start=self.atom(op.start), stop=self.atom(op.stop), step=self.atom(op.step),
+                init=tuple(map(self.atom, op.init)), body=self.block(op.body)), offset=1)
+        return self.loop(dataclasses.replace(
+            op, init=tuple(map(self.atom, op.init)), cond=self.block(op.cond), body=self.block(op.body)),
+            offset=0)
+
+    def apply(self, op: Apply) -> list:
+        args = tuple(map(self.atom, op.args))
+        kw = tuple((k, self.atom(a)) for k, a in op.kw)
+        op = dataclasses.replace(op, args=args, kw=kw)
+        rule = registry.lookup(op.prim)
+        if len(op.outs) == 1 and not rule.impure and rule.updates is None:
+            folded = fold_apply(op.prim, args, kw)
+            if folded is None and not kw:
+                folded = self.identity(op)
+            if isinstance(folded, Apply):
+                op = folded
+            elif folded is not None:
+                self.subst[op.out] = folded
+                return []
+        if len(op.outs) == 1:
+            self.defs[op.out] = op
+        return [op]
+
+    def identity(self, op: Apply):
+        """An algebraic identity: an equivalent atom, a cheaper Apply, or None."""
+        p, a = op.prim, op.args
+        if len(a) == 2:
+            x, y = a
+            if p == "operator.add":
+                if _is_num(y, 0) and _floaty(x) and atom_type(x) == op.out.type:
+                    return x
+                if _is_num(x, 0) and _floaty(y) and atom_type(y) == op.out.type:
+                    return y
+            if p == "operator.sub" and _is_num(y, 0) and _floaty(x) and atom_type(x) == op.out.type:
+                return x
+            if p == "operator.mul":
+                if _is_num(y, 1) and _floaty(x) and atom_type(x) == op.out.type:
+                    return x
+                if _is_num(x, 1) and _floaty(y) and atom_type(y) == op.out.type:
+                    return y
+                for u, v in ((x, y), (y, x)):
+                    d = self.defs.get(v) if isinstance(v, Var) else None
+                    if d and d.prim == "operator.truediv" and _is_num(d.args[0], 1) and self.uses[v] == 1:
+                        return dataclasses.replace(op, prim="operator.truediv", args=(u, d.args[1]))
+            if p in ("operator.truediv", "operator.pow") and _is_num(y, 1) and _floaty(x) \
+                    and atom_type(x) == op.out.type:
+                return x
+            if p == "operator.getitem" and isinstance(y, Const) and isinstance(x, Var):
+                d = self.defs.get(x)
+                if d and d.prim in ("srcad.tuple", "srcad.list") and isinstance(y.value, int) \
+                        and -len(d.args) <= y.value < len(d.args):
+                    return d.args[y.value]
+        if p == "operator.neg" and isinstance(a[0], Var):
+            d = self.defs.get(a[0])
+            if d and d.prim == "operator.neg":
+                return d.args[0]
+        return None
+
+    def if_(self, op: If) -> list:
+        cond = self.atom(op.cond)
+        if isinstance(cond, Const):
+            taken = self.block(op.then if cond.value else op.orelse)
+            for o, y in zip(op.outs, taken.yields):
+                self.subst[o] = y
+            return list(taken.ops)
+        then, orelse = self.block(op.then), self.block(op.orelse)
+        keep, pre = [], []
+        for i, (o, a, b) in enumerate(zip(op.outs, then.yields, orelse.yields)):
+            if a == b:
+                self.subst[o] = a
+            elif a == Const(True) and b == Const(False) and isinstance(atom_type(cond), T.Bool):
+                self.subst[o] = cond  # `flag = True if c else False` is `c`
+            elif a == Const(False) and b == Const(True) and isinstance(atom_type(cond), T.Bool):
+                pre.append(Apply((o,), "operator.not_", (cond,), (), op.loc))
+            else:
+                keep.append(i)
+        if not then.ops and not orelse.ops and not keep:
+            return pre
+        return pre + [If(tuple(op.outs[i] for i in keep), cond,
+                   Block((), then.ops, tuple(then.yields[i] for i in keep)),
+                   Block((), orelse.ops, tuple(orelse.yields[i] for i in keep)), op.loc)]
+
+    def loop(self, op, offset: int) -> list:
+        """Drop carried values that never change (yield is the parameter or the init)."""
+        params = op.body.params[offset:]
+        n = len(op.outs)
+        keep = []
+        for i in range(n):
+            y = op.body.yields[i]
+            if y == params[i] or y == op.init[i]:
+                self.subst[params[i]] = op.init[i]
+                self.subst[op.outs[i]] = op.init[i]
+                if isinstance(op, While):
+                    self.subst[op.cond.params[i]] = op.init[i]
+            else:
+                keep.append(i)
+        if len(keep) == n:
+            return [op]
+        # apply the new substitutions inside the body, then rebuild with fewer carried values
+        body = substitute_block(op.body, self.subst)
+        extra = body.yields[n:]
+        new_body = Block(body.params[:offset] + tuple(params[i] for i in keep), body.ops,
+                         tuple(body.yields[i] for i in keep) + extra)
+        changes = dict(outs=tuple(op.outs[i] for i in keep), init=tuple(op.init[i] for i in keep),
+                       body=new_body)
+        if isinstance(op, While):
+            cond = substitute_block(op.cond, self.subst)
+            changes["cond"] = Block(tuple(cond.params[i] for i in keep), cond.ops, cond.yields)
+        return [dataclasses.replace(op, **changes)]
+
+
+def simplify(fn: Function) -> Function:
+    """Fold constants, apply identities and forward copies; run to a fixed point."""
+    for _ in range(4):
+        s = Simplifier(fn)
+        new = dataclasses.replace(fn, body=s.block(fn.body))
+        if not s.subst and new == fn:
+            return new
+        fn = new
+    return fn

@@ -1,0 +1,163 @@
+"""The compiler pipeline, one function per stage, data flowing one way:
+
+    source -> gast -> fence -> SSA IR (lower) -> types (specialize) -> cleanup
+           -> transform (reverse / forward) -> optimize -> gast -> source -> compiled function
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from dataclasses import dataclass
+
+from . import __version__
+from .errors import NonScalarOutputError, diagnostic
+from .codegen.compile import compile_function
+from .codegen.emit import render
+from .frontend.lower import Lowered_, lower_function
+from .ir import types as T
+from .ir.nodes import Apply, Const, Function, Param, iter_ops
+from .ir.verify import verify
+from .passes.pipeline import cleanup, optimize
+from .transforms.activity import analyze
+from .transforms.reverse import reverse, saved_report
+from .transforms.safety import check_mutations
+from .transforms.specialize import specialize
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What to generate: the transformation and its options."""
+
+    kind: str  # 'grad' or 'value_and_grad'
+    argnums: tuple[int, ...] = (0,)
+    argnums_tuple: bool = False
+    has_aux: bool = False
+
+    @property
+    def prefix(self) -> str:
+        return self.kind
+
+
+@dataclass
+class Built:
+    function: object  # the compiled generated function
+    source: str
+    ir: Function
+    saved: list
+    name: str
+
+
+_LOWERED: "weakref.WeakKeyDictionary[object, Lowered_]" = weakref.WeakKeyDictionary()
+
+
+def lowered(fn) -> Lowered_:
+    """The untyped IR of `fn` (cached per function object; a redefinition is a new object)."""
+    got = _LOWERED.get(fn)
+    if got is None:
+        got = lower_function(fn)
+        _LOWERED[fn] = got
+    return got
+
+
+def free_reads(low: Lowered_) -> tuple:
+    """The globals and closure cells the function reads at run time: (prim, ext, name)."""
+    out = []
+    for op in iter_ops(low.function.body):
+        if isinstance(op, Apply) and op.prim in ("srcad.global", "srcad.cell"):
+            ext = op.args[0].value
+            name = op.args[1].value if op.prim == "srcad.global" else ""
+            key = (op.prim, ext, name)
+            if key not in out:
+                out.append(key)
+    return tuple(out)
+
+
+def typed(fn, arg_types, free_types) -> Function:
+    """Lowered, specialised to argument types, cleaned up and checked."""
+    low = lowered(fn)
+    f = verify(specialize(low.function, tuple(arg_types), free_types))
+    f = cleanup(f)
+    check_mutations(f)
+    return f
+
+
+def _split_aux(fn: Function, spec: Spec) -> Function:
+    """With has_aux the function returns (output, aux): make those two separate results."""
+    out = fn.body.yields[0]
+    if not spec.has_aux:
+        return fn
+    from .ir.builder import Builder  # small local rewrite of the body's tail
+
+    b = Builder(first_id=_max_id(fn) + 1)
+    t = out.type if not isinstance(out, Const) else T.UNKNOWN
+    elts = t.elts if isinstance(t, T.Tuple) and len(t.elts) == 2 else (T.UNKNOWN, T.UNKNOWN)
+    v0 = b.fresh("value", elts[0])
+    v1 = b.fresh("aux", elts[1])
+    ops = fn.body.ops + (Apply((v0,), "operator.getitem", (out, Const(0)), (), fn.loc),
+                         Apply((v1,), "operator.getitem", (out, Const(1)), (), fn.loc))
+    body = dataclasses.replace(fn.body, ops=ops, yields=(v0, v1))
+    return cleanup(dataclasses.replace(fn, body=body))
+
+
+def _max_id(fn: Function) -> int:
+    from .ir.nodes import max_var_id
+
+    return max_var_id(fn)
+
+
+def _check_scalar(fn: Function, spec: Spec) -> None:
+    out = fn.body.yields[0]
+    t = out.type if not isinstance(out, Const) else T.FLOAT
+    bad = (isinstance(t, T.Array) and t.ndim not in (0, None)) or isinstance(t, (T.Tuple, T.List, T.Dict))
+    if bad:
+        what = f"an array of rank {t.ndim}" if isinstance(t, T.Array) else f"a {t}"
+        hint = ("grad needs a scalar output; use srcad.jacrev or srcad.vjp for other outputs, or "
+                "has_aux=True to return extra values")
+        raise NonScalarOutputError(f"{spec.kind} of a function whose output is {what}",
+                                   [diagnostic(fn.loc, f"{fn.name} returns {what}", hint)])
+
+
+def _describe(arg_types, fn: Function) -> str:
+    return ", ".join(f"{p.name}: {t}" for p, t in zip(fn.signature, arg_types))
+
+
+def build_reverse(fn, spec: Spec, arg_types, free_types) -> Built:
+    f = _split_aux(typed(fn, arg_types, free_types), spec)
+    _check_scalar(f, spec)
+    params = f.body.params
+    outputs = (f.body.yields[0],)
+    act = analyze(f.body, tuple(params[i] for i in spec.argnums), outputs)
+    em, new_params, value, aux, grads, plan = reverse(f, act, spec.argnums)
+    g = grads[0] if not spec.argnums_tuple else em.apply("srcad.tuple", grads)
+    if spec.kind == "value_and_grad":
+        v = em.apply("srcad.tuple", (value, aux)) if spec.has_aux else value
+        result = em.apply("srcad.tuple", (v, g))
+    elif spec.has_aux:
+        result = em.apply("srcad.tuple", (g, aux))
+    else:
+        result = g
+    body = em.b.end_function((result,))
+    name = f"{spec.prefix}_{f.name}"
+    out = optimize(Function(name, f.signature, body, f.loc, False, f.doc))
+    saved = saved_report(f, plan)
+    header = _header(fn, spec, arg_types, f, saved)
+    rendered = render(out, name, header)
+    return Built(compile_function(rendered, name), rendered.source, out, saved, name)
+
+
+def _header(fn, spec: Spec, arg_types, f: Function, saved) -> list[str]:
+    code = fn.__code__
+    argnums = spec.argnums if spec.argnums_tuple else spec.argnums[0]
+    lines = [
+        f"srcad {__version__}: {spec.kind} of {fn.__qualname__} ({code.co_filename}:{code.co_firstlineno})",
+        f"argnums={argnums}; specialised for {_describe(arg_types, f) or 'no arguments'}",
+    ]
+    if saved:
+        lines.append("saved per loop iteration (value, line, bytes):")
+        for s in saved:
+            lines.append(f"  {s.name} (line {s.line}, {s.type}): {s.bytes_per_iteration}")
+    return lines
+
+
+_ = Param

@@ -1,0 +1,95 @@
+"""srcad's own primitives: containers, run-time helpers, and the operations the frontend
+emits for things it resolves later (globals, attributes, methods of values of unknown type).
+"""
+
+from .. import runtime as rt
+from ..ir import types as T
+from . import typefns as ty
+from .registry import defobject, defrule, family, nondiff
+
+family("internal")
+
+
+def _tuple_type(sig):
+    return T.Tuple(tuple(sig.types[k] for k in sorted(sig.types, key=int)))
+
+
+def _list_type(sig):
+    elt = T.BOTTOM
+    for t in sig.types.values():
+        elt = T.join(elt, t)
+    return T.List(elt)
+
+
+# containers are handled structurally by the transforms (a tuple's cotangent is a tuple)
+nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True)
+nondiff("srcad.list", "*args", out=_list_type, structural=True)
+nondiff("srcad.dict", "*args", out=ty.unknown, structural=True)
+nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"))
+
+# resolved while types are inferred, or opaque (no derivative) when they cannot be
+nondiff("srcad.global", "module, name", out=ty.unknown)
+nondiff("srcad.cell", "cell", out=ty.unknown)
+nondiff("srcad.call", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.method", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.format", "*args", out=lambda sig: T.STR)
+nondiff("srcad.assert", "test, msg", out=ty.none, impure=True, nouts=0)
+nondiff("srcad.raise", "exc", out=ty.none, impure=True, nouts=0)
+
+nondiff("srcad.stop_gradient", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh=False)
+nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like)
+nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x"), fn=rt.clip_mask)
+nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
+
+defrule("srcad.unbroadcast", "c, x", jvp={"c": "srcad.unbroadcast(t, x)"},
+        vjp={"c": "srcad.broadcast_like(g, c)"}, out=ty.same("x"), fn=rt.unbroadcast,
+        fresh=False, linear=("c",))
+defrule("srcad.broadcast_like", "v, like", jvp={"v": "srcad.broadcast_like(t, like)"},
+        vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,
+        linear=("v",))
+defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), fn=rt.add,
+        linear=("x", "y"))
+defrule("srcad.scatter_add", "acc, idx, v", jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
+        vjp={"acc": "g", "v": "g[idx]"}, jvp_all="srcad.scatter_add(t_acc, idx, t_v)",
+        out=ty.same("acc"), fn=rt.scatter_add, updates=0, broadcasts=("v",), linear=("acc", "v"))
+defrule("srcad.T", "x", jvp="srcad.T(t)", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
+        fresh=False, linear=("x",))
+defrule("srcad.sum_adjoint", "v, x", jvp={"v": "srcad.sum_adjoint(t, x)"}, vjp={"v": "sum(g)"},
+        out=ty.unknown, fn=rt.sum_adjoint, fresh=False, linear=("v",))
+defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
+        jvp={"v": "srcad.expand_reduced(t, x, axis, keepdims)"},
+        vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
+        out=ty.same("x"), fn=rt.expand_reduced, fresh=False, linear=("v",))
+
+# lists as values: append and pop are each other's adjoint
+def _appended(sig):
+    xs = sig.type("xs")
+    return T.List(T.join(xs.elt if isinstance(xs, T.List) else T.BOTTOM, sig.type("v")))
+
+
+defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
+        vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
+        updates=0)
+defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
+        vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
+        out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
+        fn=rt.list_pop, updates=0)
+defobject(rt.setitem, "operator.setitem")
+defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
+        vjp={"v": "np.array(g)"}, out=ty.unknown, fn=rt.array_adjoint, fresh=False, linear=("v",))
+
+# list methods (the receiver is the first parameter)
+from .registry import alias  # noqa: E402
+
+alias("list.append", "srcad.list_append", attr=True, fn=None)
+alias("list.pop", "srcad.list_pop", attr=True, fn=None)
+defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",))
+nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True)
+nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True)
+defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.array_adjoint(g, x) if isinstance(x, list) else np.array(g)",
+        out=ty.unknown, linear=("x",))
+defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
+        vjp=("g[:len(x)]", "g[len(x):]"), out=ty.same("x"), linear=("x", "y"))
+defrule("srcad.list_repeat", "x, n", out=ty.same("x"))  # no derivative rule: an error if active

@@ -1,0 +1,55 @@
+"""The math module. Derivatives use math functions too, so scalar code stays scalar."""
+
+from . import typefns as ty
+from .registry import defrule, elementwise, elementwise2, family, nondiff
+
+family("math")
+
+F = ty.scalar_float
+for _name, _d in {
+    "sin": "math.cos(x)",
+    "cos": "-math.sin(x)",
+    "tan": "1.0 + ans * ans",
+    "asin": "1.0 / math.sqrt(1.0 - x * x)",
+    "acos": "-1.0 / math.sqrt(1.0 - x * x)",
+    "atan": "1.0 / (1.0 + x * x)",
+    "sinh": "math.cosh(x)",
+    "cosh": "math.sinh(x)",
+    "tanh": "1.0 - ans * ans",
+    "asinh": "1.0 / math.sqrt(x * x + 1.0)",
+    "acosh": "1.0 / math.sqrt(x * x - 1.0)",
+    "atanh": "1.0 / (1.0 - x * x)",
+    "exp": "ans",
+    "expm1": "ans + 1.0",
+    "log1p": "1.0 / (1.0 + x)",
+    "log2": "1.0 / (x * math.log(2.0))",
+    "log10": "1.0 / (x * math.log(10.0))",
+    "sqrt": "0.5 / ans",
+    "fabs": "np.sign(x)",
+    "erf": "1.1283791670955126 * math.exp(-x * x)",
+    "erfc": "-1.1283791670955126 * math.exp(-x * x)",
+    "degrees": "57.29577951308232",
+    "radians": "0.017453292519943295",
+}.items():
+    elementwise(f"math.{_name}", _d, out=F)
+
+defrule("math.log", "x, base=None",
+        jvp={"x": "t / x if base is None else t / (x * math.log(base))",
+             "base": "-t * ans / (base * math.log(base))"},
+        vjp={"x": "g / x if base is None else g / (x * math.log(base))",
+             "base": "-g * ans / (base * math.log(base))"},
+        out=F)
+elementwise2("math.pow", "y * x ** (y - 1.0)", "ans * math.log(x)", out=F)
+elementwise2("math.atan2", "x / (x * x + y * y)", "-y / (x * x + y * y)", params="y, x", out=F)
+elementwise2("math.hypot", "x / ans", "y / ans", out=F)
+elementwise2("math.copysign", "math.copysign(1.0, x) * math.copysign(1.0, y)", None, out=F)
+elementwise2("math.fmod", "1.0", "-math.trunc(x / y)", out=F)
+
+for _name in ("floor", "ceil", "trunc"):
+    nondiff(f"math.{_name}", "x", out=ty.scalar_int)
+for _name in ("isnan", "isinf", "isfinite"):
+    nondiff(f"math.{_name}", "x", out=ty.scalar_bool)
+nondiff("math.isclose", "a, b, rel_tol=1e-09, abs_tol=0.0", out=ty.scalar_bool)
+nondiff("math.factorial", "x", out=ty.scalar_int)
+nondiff("math.comb", "n, k", out=ty.scalar_int)
+nondiff("math.gcd", "*args", out=ty.scalar_int)

@@ -1,0 +1,99 @@
+"""NumPy elementwise functions (ufuncs and friends).
+
+Non-smooth points: abs and sign-like kinks take derivative sign(x) (0 at 0); maximum,
+minimum, fmax and fmin split the derivative equally on ties; clip passes the derivative
+where lo <= x <= hi (boundaries included); where() selects, so a NaN or inf in the
+unselected branch never reaches the gradient.
+"""
+
+from . import typefns as ty
+from .registry import alias, defrule, elementwise, elementwise2, family, nondiff
+
+family("numpy elementwise")
+
+_UNARY = {
+    "sin": "np.cos(x)",
+    "cos": "-np.sin(x)",
+    "tan": "1.0 + ans * ans",
+    "arcsin": "1.0 / np.sqrt(1.0 - x * x)",
+    "arccos": "-1.0 / np.sqrt(1.0 - x * x)",
+    "arctan": "1.0 / (1.0 + x * x)",
+    "sinh": "np.cosh(x)",
+    "cosh": "np.sinh(x)",
+    "tanh": "1.0 - ans * ans",
+    "arcsinh": "1.0 / np.sqrt(x * x + 1.0)",
+    "arccosh": "1.0 / np.sqrt(x * x - 1.0)",
+    "arctanh": "1.0 / (1.0 - x * x)",
+    "exp": "ans",
+    "exp2": "ans * 0.6931471805599453",
+    "expm1": "ans + 1.0",
+    "log": "1.0 / x",
+    "log2": "1.0 / (x * 0.6931471805599453)",
+    "log10": "1.0 / (x * 2.302585092994046)",
+    "log1p": "1.0 / (1.0 + x)",
+    "sqrt": "0.5 / ans",
+    "cbrt": "1.0 / (3.0 * ans * ans)",
+    "square": "2.0 * x",
+    "reciprocal": "-(ans * ans)",
+    "absolute": "np.sign(x)",
+    "fabs": "np.sign(x)",
+    "deg2rad": "0.017453292519943295",
+    "rad2deg": "57.29577951308232",
+    "sinc": "np.where(x == 0.0, 0.0, (np.cos(np.pi * x) - ans) / np.where(x == 0.0, 1.0, x))",
+}
+FLOATING = ty.floating("x")
+for _name, _d in _UNARY.items():
+    elementwise(f"numpy.{_name}", _d, out=FLOATING)
+alias("numpy.abs", "numpy.absolute")
+alias("numpy.degrees", "numpy.rad2deg")
+alias("numpy.radians", "numpy.deg2rad")
+defrule("numpy.negative", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",))
+defrule("numpy.positive", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",))
+
+B2 = ty.floating("x", "y")
+_TIE_X = "(x > y) + 0.5 * (x == y)"
+_TIE_Y = "(y > x) + 0.5 * (x == y)"
+for _name, (_dx, _dy) in {
+    "hypot": ("x / ans", "y / ans"),
+    "power": ("y * x ** (y - 1)", "ans * np.log(x)"),
+    "float_power": ("y * x ** (y - 1)", "ans * np.log(x)"),
+    "logaddexp": ("np.exp(x - ans)", "np.exp(y - ans)"),
+    "logaddexp2": ("2.0 ** (x - ans)", "2.0 ** (y - ans)"),
+    "maximum": (_TIE_X, _TIE_Y),
+    "minimum": (_TIE_Y, _TIE_X),
+    "fmax": (_TIE_X, _TIE_Y),
+    "fmin": (_TIE_Y, _TIE_X),
+    "copysign": ("np.sign(x) * np.sign(ans)", None),
+    "fmod": ("1.0", "-np.trunc(x / y)"),
+    "remainder": ("1.0", "-np.floor(x / y)"),
+}.items():
+    elementwise2(f"numpy.{_name}", _dx, _dy, out=B2)
+alias("numpy.mod", "numpy.remainder")
+# numpy.arctan2(x1, x2) is the angle of the point (x2, x1)
+elementwise2("numpy.arctan2", "x2 / (x1 * x1 + x2 * x2)", "-x1 / (x1 * x1 + x2 * x2)",
+             params="x1, x2", out=ty.floating("x1", "x2"))
+
+for _name, _target in {"add": "operator.add", "subtract": "operator.sub",
+                       "multiply": "operator.mul", "divide": "operator.truediv",
+                       "true_divide": "operator.truediv"}.items():
+    alias(f"numpy.{_name}", _target)
+
+defrule("numpy.where", "condition, x, y",
+        jvp={"x": "np.where(condition, t, 0.0)", "y": "np.where(condition, 0.0, t)"},
+        vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
+        out=ty.floating("x", "y"), broadcasts=("x", "y"), linear=("x", "y"))
+defrule("numpy.clip", "a, a_min=None, a_max=None",
+        jvp={"a": "t * srcad.clip_mask(a, a_min, a_max)", "a_min": "t * (a < a_min)",
+             "a_max": "t * (a > a_max)"},
+        vjp={"a": "g * srcad.clip_mask(a, a_min, a_max)", "a_min": "g * (a < a_min)",
+             "a_max": "g * (a > a_max)"},
+        out=ty.floating("a", "a_min", "a_max"), broadcasts=("a", "a_min", "a_max"))
+
+for _name in ("sign", "floor", "ceil", "trunc", "rint", "round", "around", "fix"):
+    nondiff(f"numpy.{_name}", "x, decimals=0" if "round" in _name else "x", out=ty.same("x"))
+for _name in ("isnan", "isinf", "isfinite", "signbit", "logical_not"):
+    nondiff(f"numpy.{_name}", "x", out=ty.compare("x"))
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+              "logical_and", "logical_or", "logical_xor", "isclose"):
+    nondiff(f"numpy.{_name}", "x, y", out=ty.compare("x", "y"))
+nondiff("numpy.floor_divide", "x, y", out=ty.arith("x", "y"))

@@ -1,0 +1,65 @@
+"""Python operators: + - * / ** @ unary -, comparisons, indexing.
+
+Ties and kinks: `%` is differentiable where it is continuous (d(x % y)/dx = 1); `//`,
+comparisons and logical operators carry no derivative.
+"""
+
+from . import typefns as ty
+from .registry import alias, defrule, family, nondiff
+
+family("operators")
+
+BOTH = ("x", "y")
+
+defrule("operator.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.arith(*BOTH),
+        broadcasts=BOTH, linear=BOTH)
+defrule("operator.sub", "x, y", jvp=("t", "-t"), vjp=("g", "-g"), out=ty.arith(*BOTH),
+        broadcasts=BOTH, linear=BOTH)
+defrule("operator.mul", "x, y", jvp=("t * y", "x * t"), vjp=("g * y", "x * g"),
+        out=ty.arith(*BOTH), broadcasts=BOTH)
+defrule("operator.truediv", "x, y", jvp=("t / y", "-(t * ans) / y"), vjp=("g / y", "-(g * ans) / y"),
+        out=ty.true_div(*BOTH), broadcasts=BOTH)
+defrule("operator.pow", "x, y",
+        jvp=("t * (y * x ** (y - 1))", "t * (ans * np.log(x))"),
+        vjp=("g * (y * x ** (y - 1))", "g * (ans * np.log(x))"),
+        out=ty.arith(*BOTH), broadcasts=BOTH)
+defrule("operator.mod", "x, y", jvp=("t", "-t * ((x - ans) / y)"), vjp=("g", "-g * ((x - ans) / y)"),
+        out=ty.arith(*BOTH), broadcasts=BOTH)
+defrule("operator.neg", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",))
+defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",))
+
+# matrix products follow numpy's rules for 1-d operands (vectors), >2-d operands broadcast
+_MATMUL_X = ("(g * y if np.ndim(y) == 1 else np.dot(y, g)) if np.ndim(x) == 1 else "
+             "(np.outer(g, y) if np.ndim(y) == 1 else g @ srcad.T(y))")
+_MATMUL_Y = ("(g * x if np.ndim(x) == 1 else srcad.T(x) @ g) if np.ndim(y) == 1 else "
+             "(np.outer(x, g) if np.ndim(x) == 1 else srcad.T(x) @ g)")
+defrule("operator.matmul", "x, y", jvp=("t @ y", "x @ t"), vjp=(_MATMUL_X, _MATMUL_Y),
+        out=ty.unknown, broadcasts=BOTH)
+
+for _name in ("floordiv",):
+    nondiff(f"operator.{_name}", "x, y", out=ty.arith(*BOTH))
+for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH))
+for _name in ("and_", "or_", "xor", "lshift", "rshift"):
+    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH))
+nondiff("operator.is_", "x, y", out=ty.scalar_bool)
+nondiff("operator.is_not", "x, y", out=ty.scalar_bool)
+nondiff("operator.contains", "x, y", out=ty.scalar_bool)
+nondiff("srcad.not_in", "x, y", out=ty.scalar_bool)
+nondiff("operator.not_", "x", out=ty.scalar_bool)
+nondiff("operator.invert", "x", out=ty.same("x"))
+
+# augmented assignment: the same math; codegen writes `x += y` in place when that is safe
+for _op in ("add", "sub", "mul", "truediv", "pow", "mod", "matmul", "floordiv", "and_", "or_",
+            "xor", "lshift", "rshift"):
+    alias(f"operator.i{_op.rstrip('_')}", f"operator.{_op}")
+
+# indexing: x[idx] and its functional update x[idx] = v
+defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
+        fresh=False, linear=("x",))
+defrule("operator.setitem", "x, idx, v",
+        jvp={"x": "srcad.setitem(t, idx, 0.0)",
+             "v": "srcad.setitem(srcad.zeros_like(x), idx, t)"},
+        vjp={"x": "srcad.setitem(g, idx, 0.0)", "v": "g[idx]"},
+        jvp_all="srcad.setitem(t_x, idx, t_v)",
+        out=ty.same("x"), updates=0, broadcasts=("v",), linear=("x", "v"))

@@ -1,0 +1,317 @@
+"""The rule registry: one entry per primitive, with its tangent and adjoint rules side by side.
+
+A rule states math only. For a primitive `ans = f(x, y)` it gives, per differentiable
+parameter, a Python expression template:
+
+    jvp  the tangent contribution of that parameter, in terms of `t` (its tangent),
+         the parameters and `ans`;
+    vjp  the cotangent contribution to that parameter, in terms of `g` (the cotangent of
+         `ans`), the parameters and `ans`.
+
+    defrule("numpy.sin", "x", jvp="t * np.cos(x)", vjp="g * np.cos(x)")
+
+Templates are parsed and checked when registered, then lowered into IR by the transforms,
+which also do all the bookkeeping: summing contributions, symbolic zeros, reducing a
+cotangent to the shape of a broadcast input, loop stacks. Templates use only primitives
+that have rules themselves, so derivative code can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import gast
+
+from ..errors import RuleError
+from ..ir import types as T
+
+#: Names every template may use besides its parameters.
+TEMPLATE_GLOBALS = ("np", "math", "srcad")
+_SPECIAL_NAMES = ("ans", "g", "t")
+_NO_DEFAULT = object()
+
+
+@dataclass
+class Template:
+    """A parsed template expression with the free names it reads."""
+
+    source: str
+    node: gast.expr
+    names: frozenset[str]
+
+
+@dataclass
+class Rule:
+    """Everything srcad knows about one primitive."""
+
+    name: str  # qualified name: 'numpy.sin', 'operator.add', 'numpy.ndarray.sum'
+    params: tuple[str, ...]
+    defaults: dict[str, object]
+    fn: object | None = None  # the Python callable, when there is one
+    jvp: dict[str, Template] = field(default_factory=dict)
+    vjp: dict[str, Template] = field(default_factory=dict)
+    let: dict[str, Template] = field(default_factory=dict)
+    jvp_all: Template | None = None  # joint tangent rule in t_<param> names (optional)
+    vjp_all: Template | None = None  # joint adjoint rule: a tuple, one entry per vjp param
+    out: Callable | None = None  # type function: (Sig) -> Type or tuple of Types
+    nouts: int = 1
+    differentiable: bool = True
+    broadcasts: tuple[str, ...] = ()  # parameters that may be broadcast against the others
+    fresh: bool = True  # the result never aliases an input buffer
+    updates: int | None = None  # index of the argument this op updates (x[i] = v style)
+    scatter: tuple[str, str] | None = None  # vjp of arg 0 is scatter-add of (index, g)
+    linear: tuple[str, ...] = ()  # parameters in which the primitive is linear
+    impure: bool = False  # has effects beyond its result (print...)
+    diff: tuple[str, ...] = ()  # differentiable parameters of jvp_all/vjp_all rules
+    structural: bool = False  # containers: the transforms handle them element by element
+    opaque: bool = False  # stands for a call srcad could not resolve (no derivative)
+    attr: bool = False  # a method or attribute of its first argument (x.sum(), x.T)
+    doc: str = ""
+    family: str = ""
+
+    @property
+    def modes(self) -> str:
+        if not self.differentiable:
+            return "non-differentiable"
+        modes = []
+        if self.jvp or self.jvp_all or self.scatter or not self.diff_params:
+            modes.append("forward")
+        if self.vjp or self.vjp_all or self.scatter or not self.diff_params:
+            modes.append("reverse")
+        return " ".join(modes)
+
+    @property
+    def diff_params(self) -> tuple[str, ...]:
+        """The parameters derivatives flow through, in signature order."""
+        keys = set(self.jvp) | set(self.vjp) | set(self.diff)
+        if self.scatter:
+            keys.add(self.params[0])
+        return tuple(p for p in self.params if p in keys)
+
+
+class Sig:
+    """What a type function sees: the types (and literal values) of a call's arguments."""
+
+    def __init__(self, rule: Rule, types: dict[str, T.Type], consts: dict[str, object]):
+        self.rule, self.types, self.consts = rule, types, consts
+
+    def type(self, name: str) -> T.Type:
+        return self.types.get(name, T.NONE)
+
+    def const(self, name: str, default=None):
+        """The literal value of an argument, `default` when it is not a literal."""
+        if name in self.consts:
+            return self.consts[name]
+        if name not in self.types and name in self.rule.defaults:
+            return self.rule.defaults[name]
+        return default
+
+    def is_const(self, name: str) -> bool:
+        return name in self.consts or (name not in self.types and name in self.rule.defaults)
+
+
+# -- the registry ------------------------------------------------------------------------------
+
+RULES: dict[str, Rule] = {}
+_BY_ID: dict[int, str] = {}
+_KEEP: list[object] = []
+_FAMILY = [""]
+
+
+def family(name: str) -> None:
+    """Set the family recorded on the rules registered next (the module that defines them)."""
+    _FAMILY[0] = name
+
+
+def resolve_path(path: str) -> object | None:
+    """Import `a.b.c` -> the object, or None when its module is not installed."""
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for p in parts[cut:]:
+                obj = getattr(obj, p)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def lookup(name: str) -> Rule | None:
+    return RULES.get(name)
+
+
+def rule_for_object(obj: object) -> Rule | None:
+    name = _BY_ID.get(id(obj))
+    return RULES.get(name) if name else None
+
+
+def _parse_params(params: str) -> tuple[tuple[str, ...], dict[str, object]]:
+    fn = ast.parse(f"def _({params}): pass").body[0]
+    names = tuple(a.arg for a in fn.args.args)
+    defaults = {}
+    for name, node in zip(names[len(names) - len(fn.args.defaults) :], fn.args.defaults):
+        defaults[name] = ast.literal_eval(node)
+    return names, defaults
+
+
+def parse_template(src: str, allowed: set[str], where: str) -> Template:
+    """Parse and check one template expression."""
+    try:
+        node = gast.parse(src.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise RuleError(f"{where}: template {src!r} is not a Python expression: {e}") from None
+    names = frozenset(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+    unknown = sorted(n for n in names - allowed - set(TEMPLATE_GLOBALS) if not hasattr(builtins, n))
+    if unknown:
+        raise RuleError(f"{where}: template {src!r} uses unknown names {unknown}")
+    return Template(src.strip(), node, names)
+
+
+def _by_param(spec, params: tuple[str, ...], where: str) -> dict[str, str]:
+    if spec is None:
+        return {}
+    if isinstance(spec, str):
+        spec = (spec,)
+    if isinstance(spec, (tuple, list)):
+        if len(spec) > len(params):
+            raise RuleError(f"{where}: {len(spec)} templates for {len(params)} parameters")
+        return {p: s for p, s in zip(params, spec) if s is not None}
+    unknown = set(spec) - set(params)
+    if unknown:
+        raise RuleError(f"{where}: templates for unknown parameters {sorted(unknown)}")
+    return {p: s for p, s in spec.items() if s is not None}
+
+
+def defrule(
+    path: str,
+    params: str = "x",
+    *,
+    jvp=None,
+    vjp=None,
+    let: dict[str, str] | None = None,
+    out: Callable | None = None,
+    fn: object | None = None,
+    jvp_all: str | None = None,
+    vjp_all: str | None = None,
+    **flags,
+) -> Rule | None:
+    """Register a primitive. Returns None (and registers nothing) if its module is missing.
+
+    `jvp` and `vjp` are a template, a tuple of templates for the first parameters, or a
+    dict by parameter name; `let` names shared sub-expressions the templates may use.
+    """
+    if fn is None and not path.startswith(("operator.", "srcad.")):
+        fn = resolve_path(path)
+        if fn is None:
+            return None
+    names, defaults = _parse_params(params)
+    where = f"rule {path}"
+    lets = dict(let or {})
+    allowed = set(names) | set(_SPECIAL_NAMES) | set(lets)
+    nouts = flags.get("nouts", 1)
+    if nouts > 1:
+        allowed |= {f"g{i}" for i in range(nouts)} | {f"ans{i}" for i in range(nouts)}
+    rule = Rule(path, names, defaults, fn=fn, out=out, family=_FAMILY[0], **flags)
+    rule.let = {k: parse_template(v, allowed, where) for k, v in lets.items()}
+    rule.jvp = {k: parse_template(v, allowed, where) for k, v in _by_param(jvp, names, where).items()}
+    rule.vjp = {k: parse_template(v, allowed, where) for k, v in _by_param(vjp, names, where).items()}
+    if jvp_all is not None:
+        rule.jvp_all = parse_template(jvp_all, allowed | {f"t_{n}" for n in names}, where)
+    if vjp_all is not None:
+        rule.vjp_all = parse_template(vjp_all, allowed, where)
+    for kind, templates in (("jvp", rule.jvp), ("vjp", rule.vjp)):
+        for p, tpl in templates.items():
+            bad = {"g"} if kind == "jvp" else {"t"}
+            if tpl.names & bad:
+                raise RuleError(f"{where}: {kind} template for {p} uses {sorted(tpl.names & bad)}")
+    register(rule)
+    return rule
+
+
+def register(rule: Rule) -> Rule:
+    RULES[rule.name] = rule
+    if rule.fn is not None:
+        _BY_ID.setdefault(id(rule.fn), rule.name)
+        _KEEP.append(rule.fn)
+    return rule
+
+
+def defobject(obj: object, name: str) -> None:
+    """Make calls to `obj` mean the primitive `name` (for runtime helpers of syntax ops)."""
+    _BY_ID[id(obj)] = name
+    _KEEP.append(obj)
+
+
+def alias(path: str, target: str, **changes) -> Rule | None:
+    """Register `path` with the rules of `target` (a method that mirrors a function)."""
+    base = RULES.get(target)
+    if base is None:
+        return None
+    fn = changes.pop("fn", None)
+    if fn is None and not path.startswith(("operator.", "srcad.", "numpy.ndarray.")):
+        fn = resolve_path(path)
+    rule = Rule(**{**base.__dict__, "name": path, "fn": fn, "family": _FAMILY[0], **changes})
+    return register(rule)
+
+
+def nondiff(path: str, params: str = "*args", out: Callable | None = None, **flags) -> Rule | None:
+    """Register a primitive whose result carries no derivative (shape queries, argmax...)."""
+    if params.startswith("*"):
+        names, defaults = (), {}
+    else:
+        names, defaults = _parse_params(params)
+    fn = flags.pop("fn", None)
+    if fn is None and not path.startswith(("operator.", "srcad.", "numpy.ndarray.")):
+        fn = resolve_path(path)
+        if fn is None:
+            return None
+    rule = Rule(path, names, defaults, fn=fn, out=out, differentiable=False, family=_FAMILY[0], **flags)
+    return register(rule)
+
+
+def elementwise(path: str, d: str, params: str = "x", out=None, **flags) -> Rule | None:
+    """A unary elementwise function with derivative `d` (an expression in x and ans)."""
+    return defrule(path, params, jvp=f"t * ({d})", vjp=f"g * ({d})", out=out, **flags)
+
+
+def elementwise2(path: str, dx: str | None, dy: str | None, params: str = "x, y", out=None, **flags):
+    """A binary broadcasting function with partial derivatives `dx` and `dy`."""
+    jvp = {}
+    vjp = {}
+    names = _parse_params(params)[0]
+    for name, d in zip(names, (dx, dy)):
+        if d is not None:
+            jvp[name] = f"t * ({d})"
+            vjp[name] = f"g * ({d})"
+    return defrule(path, params, jvp=jvp, vjp=vjp, out=out, broadcasts=tuple(names), **flags)
+
+
+def bind(rule: Rule, args: tuple, kw: tuple[tuple[str, object], ...]) -> dict[str, object]:
+    """Match a call's arguments to the rule's parameter names (extra ones are dropped)."""
+    bound = dict(zip(rule.params, args))
+    for k, v in kw:
+        if k in rule.params:
+            bound[k] = v
+    return bound
+
+
+def call_types(rule: Rule, args, kw, type_of, const_of) -> Sig:
+    bound = bind(rule, args, kw)
+    types = {k: type_of(v) for k, v in bound.items()}
+    consts = {}
+    for k, v in bound.items():
+        c = const_of(v)
+        if c is not _NO_DEFAULT:
+            consts[k] = c
+    return Sig(rule, types, consts)
+
+
+NOT_CONST = _NO_DEFAULT

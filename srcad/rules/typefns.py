@@ -1,0 +1,208 @@
+"""Type functions: the abstract result type of a primitive from its arguments' types.
+
+Each takes a `Sig` (argument types and literal values by parameter name) and returns a Type,
+or a tuple of Types for primitives with several results. Imprecision is always safe: an
+unknown rank only costs a run-time shape check in generated code.
+"""
+
+from __future__ import annotations
+
+from ..ir import types as T
+
+_NUMERIC = (T.Float, T.Int, T.Bool, T.Array, T.Num)
+
+
+def _arith(types, true_div: bool = False) -> T.Type:
+    """NumPy/Python promotion of the operands of an arithmetic operation."""
+    arrays = [t for t in types if isinstance(t, T.Array)]
+    if any(isinstance(t, (T.Unknown,)) for t in types):
+        return T.UNKNOWN if not arrays else T.Array(None, None)
+    if any(not isinstance(t, _NUMERIC) for t in types):
+        return T.UNKNOWN
+    if any(isinstance(t, T.Num) for t in types):
+        return T.NUM
+    if arrays:
+        ndims = [t.ndim for t in arrays]
+        ndim = None if None in ndims else max(ndims)
+        kinds = {t.kind for t in arrays}
+        floats = any(isinstance(t, T.Float) for t in types) or "f" in kinds or None in kinds or true_div
+        kind = "f" if floats else ("i" if kinds - {"b"} or any(isinstance(t, T.Int) for t in types) else "b")
+        return T.Array(ndim, kind)
+    if true_div or any(isinstance(t, T.Float) for t in types):
+        return T.FLOAT
+    return T.INT
+
+
+def arith(*names: str):
+    def out(sig) -> T.Type:
+        return _arith([sig.type(n) for n in names])
+    return out
+
+
+def true_div(*names: str):
+    def out(sig) -> T.Type:
+        return _arith([sig.type(n) for n in names], true_div=True)
+    return out
+
+
+def floating(*names: str):
+    """A NumPy ufunc with float results: the arguments' shape, float kind."""
+    def out(sig) -> T.Type:
+        t = _arith([sig.type(n) for n in names], true_div=True)
+        return t
+    return out
+
+
+def scalar_float(sig) -> T.Type:
+    return T.FLOAT
+
+
+def scalar_int(sig) -> T.Type:
+    return T.INT
+
+
+def scalar_bool(sig) -> T.Type:
+    return T.BOOL
+
+
+def same(name: str = "x"):
+    def out(sig) -> T.Type:
+        return sig.type(name)
+    return out
+
+
+def compare(*names: str):
+    def out(sig) -> T.Type:
+        types = [sig.type(n) for n in names]
+        arrays = [t for t in types if isinstance(t, T.Array)]
+        if arrays:
+            ndims = [t.ndim for t in arrays]
+            return T.Array(None if None in ndims else max(ndims), "b")
+        if all(isinstance(t, (T.Float, T.Int, T.Bool, T.Str, T.NoneT)) for t in types):
+            return T.BOOL
+        return T.UNKNOWN
+    return out
+
+
+def _axis_count(axis, ndim):
+    if axis is None:
+        return ndim
+    return len(axis) if isinstance(axis, tuple) else 1
+
+
+def reduce_(name: str = "x", axis: str = "axis", keepdims: str = "keepdims"):
+    """A reduction: a scalar when axis is None, else one rank less (or equal with keepdims)."""
+    def out(sig) -> T.Type:
+        t = sig.type(name)
+        if isinstance(t, (T.Float, T.Int, T.Bool)):
+            return T.FLOAT
+        ax = sig.const(axis, "?") if axis in sig.rule.params else None
+        keep = sig.const(keepdims, False) if keepdims in sig.rule.params else False
+        if not isinstance(t, T.Array):
+            return T.NUM if ax is None and not keep else T.Array(None, "f")
+        if keep is True:
+            return T.Array(t.ndim, "f")
+        if ax is None:
+            return T.FLOAT
+        if ax == "?" or t.ndim is None:
+            return T.Array(None, "f")
+        nd = t.ndim - _axis_count(ax, t.ndim)
+        return T.FLOAT if nd == 0 else T.Array(nd, "f")
+    return out
+
+
+def array(ndim=None, kind="f"):
+    def out(sig) -> T.Type:
+        return T.Array(ndim, kind)
+    return out
+
+
+def from_shape(name: str = "shape", kind: str | None = "f"):
+    """An array whose rank is the length of a shape argument (an int means rank 1)."""
+    def out(sig) -> T.Type:
+        t = sig.type(name)
+        if isinstance(t, (T.Int, T.Bool)):
+            return T.Array(1, kind)
+        if isinstance(t, T.Tuple):
+            return T.Array(len(t.elts), kind)
+        return T.Array(None, kind)
+    return out
+
+
+def array_like(name: str = "x", kind: str | None = "f"):
+    """An array of the same rank as `name` (a scalar for a scalar)."""
+    def out(sig) -> T.Type:
+        t = sig.type(name)
+        if isinstance(t, T.Array):
+            return T.Array(t.ndim, kind or t.kind)
+        if isinstance(t, (T.Float, T.Int, T.Bool)):
+            return T.Array(0, kind) if kind else t
+        return T.Array(None, kind)
+    return out
+
+
+def unknown(sig) -> T.Type:
+    return T.UNKNOWN
+
+
+def num(sig) -> T.Type:
+    return T.NUM
+
+
+def none(sig) -> T.Type:
+    return T.NONE
+
+
+def opaque(what: str = "object"):
+    def out(sig) -> T.Type:
+        return T.Opaque(what)
+    return out
+
+
+def getitem(sig) -> T.Type:
+    """x[idx] for arrays, tuples, lists and dicts."""
+    x, idx = sig.type("x"), sig.type("idx")
+    key = sig.const("idx", NotImplemented)
+    if isinstance(x, T.Tuple):
+        if isinstance(key, int) and -len(x.elts) <= key < len(x.elts):
+            return x.elts[key]
+        if isinstance(idx, T.Opaque) and idx.what == "slice":
+            return T.UNKNOWN
+        elts = [e for e in x.elts]
+        out = T.BOTTOM
+        for e in elts:
+            out = T.join(out, e)
+        return out
+    if isinstance(x, T.List):
+        return x.elt if not (isinstance(idx, T.Opaque) and idx.what == "slice") else x
+    if isinstance(x, T.Dict):
+        got = x.get(key) if key is not NotImplemented else None
+        return got if got is not None else T.UNKNOWN
+    if isinstance(x, T.Array):
+        return _array_index(x, idx, key)
+    if isinstance(x, T.Num):
+        return T.NUM
+    return T.UNKNOWN
+
+
+def _array_index(x: T.Array, idx: T.Type, key) -> T.Type:
+    kind = x.kind
+    parts = idx.elts if isinstance(idx, T.Tuple) else (idx,)
+    if any(isinstance(p, T.Array) for p in parts) or any(isinstance(p, (T.Unknown, T.List)) for p in parts):
+        return T.Array(None, kind)
+    if x.ndim is None:
+        return T.Array(None, kind) if any(not isinstance(p, (T.Int, T.Bool)) for p in parts) else T.NUM
+    consumed = sum(1 for p in parts if isinstance(p, (T.Int, T.Opaque)) and not _is_none(p))
+    added = sum(1 for p in parts if isinstance(p, T.NoneT))
+    if any(isinstance(p, T.Opaque) and p.what == "ellipsis" for p in parts):
+        consumed -= 1
+    ints = sum(1 for p in parts if isinstance(p, (T.Int, T.Bool)))
+    del consumed
+    nd = x.ndim - ints + added
+    if nd <= 0:
+        return T.FLOAT if kind in ("f", None) else (T.INT if kind in ("i", "u") else T.BOOL)
+    return T.Array(nd, kind)
+
+
+def _is_none(t: T.Type) -> bool:
+    return isinstance(t, T.NoneT)

@@ -1,0 +1,106 @@
+"""Typed emission for the transforms: operations get result types from the rule table,
+constant operations fold on the spot, and rule templates are instantiated into IR.
+
+    em = Emitter(builder)
+    c = em.instantiate(rule.vjp["x"], {"x": x1, "y": y1, "ans": z1, "g": z_bar}, loc)
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import gast
+import numpy as np
+
+from .. import runtime
+from ..errors import NoRuleError, diagnostic
+from ..frontend.expr import ExprLowerer
+from ..frontend.resolve import Static
+from ..ir import types as T
+from ..ir.builder import Builder
+from ..ir.nodes import Atom, Const, Loc, Var, atom_type
+from ..passes.fold import fold_apply
+from ..rules import registry
+from ..rules.registry import Template
+from .specialize import out_types
+
+TEMPLATE_NAMESPACE = {"np": np, "math": math, "srcad": runtime}
+
+
+class Emitter:
+    """Emit typed operations into a Builder."""
+
+    def __init__(self, builder: Builder):
+        self.b = builder
+
+    def apply(self, prim: str, args, kw=(), loc: Loc | None = None, hint: str = "", nouts: int = 1):
+        rule = registry.lookup(prim)
+        if rule is None:
+            raise NoRuleError(f"no rule named {prim}", [diagnostic(loc, f"no rule named {prim}")])
+        args, kw = tuple(args), tuple(kw)
+        if nouts == 1 and not rule.impure and rule.updates is None:
+            folded = fold_apply(prim, args, kw)
+            if folded is not None:
+                return folded
+        types = out_types(rule, args, kw, nouts)
+        return self.b.apply(prim, args, kw, loc, hint, types)
+
+    def instantiate(self, tpl: Template, bindings: dict, loc: Loc | None, hint: str = "") -> Atom:
+        """Lower a template expression with its names bound to atoms (or thunks)."""
+        return TemplateLowerer(self, bindings, loc, hint).value(tpl.node)
+
+    def zeros(self, like: Atom, loc: Loc | None = None) -> Atom:
+        """A zero derivative for a value like `like` (0.0 for floats, zeros for arrays)."""
+        t = atom_type(like)
+        if isinstance(t, (T.Float, T.Int, T.Bool)) or isinstance(like, Const):
+            return Const(0.0)
+        if isinstance(t, T.Array):
+            return self.apply("numpy.zeros_like", (like,), (), loc, "_zeros")
+        return self.apply("srcad.zeros_like", (like,), (), loc, "_zeros")
+
+    def add(self, a: Atom, b: Atom, loc: Loc | None = None, hint: str = "") -> Atom:
+        """The sum of two derivatives of the same value."""
+        t = atom_type(a)
+        if isinstance(t, (T.List, T.Tuple, T.Dict)):
+            return self.apply("srcad.add", (a, b), (), loc, hint)
+        return self.apply("operator.add", (a, b), (), loc, hint)
+
+
+class TemplateLowerer(ExprLowerer):
+    """Lower a rule template: names are the rule's bindings or template globals."""
+
+    def __init__(self, em: Emitter, bindings: dict, loc: Loc | None, hint: str):
+        self.em, self.b, self.bindings, self.op_loc, self.hint = em, em.b, bindings, loc, hint
+        self.file = loc.file if loc else "<rule>"
+
+    def loc(self, node) -> Loc | None:
+        return self.op_loc
+
+    def lookup_name(self, name: str, node):
+        if name in self.bindings:
+            v = self.bindings[name]
+            if callable(v) and not isinstance(v, (Var, Const)):
+                v = self.bindings[name] = v()
+            return v
+        if name in TEMPLATE_NAMESPACE:
+            return Static(TEMPLATE_NAMESPACE[name])
+        return Static(getattr(builtins, name))
+
+    def emit(self, prim, args, kw=(), node=None, nouts: int = 1, hint: str = ""):
+        return self.em.apply(prim, args, kw, self.op_loc, hint, nouts)
+
+    def expr_IfExp(self, node):
+        cond = self.value(node.test)
+        if isinstance(cond, Const):
+            return self.expr(node.body if cond.value else node.orelse)
+        return super().expr_IfExp(node)
+
+    def expr_BoolOp(self, node):
+        first = self.value(node.values[0])
+        if isinstance(first, Const) and len(node.values) == 2:
+            is_and = isinstance(node.op, gast.And)
+            if bool(first.value) == is_and:
+                return self.expr(node.values[1])
+            return first
+        return super().expr_BoolOp(node)

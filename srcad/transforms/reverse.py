@@ -1,0 +1,667 @@
+"""Reverse mode: a forward sweep that computes the primal values, then a backward sweep that
+propagates cotangents from the output to the inputs, both emitted as one SSA function.
+
+The transform runs twice. A *dry run* emits only the backward sweep, into a scratch
+builder, and records which forward values each adjoint region reads and which cotangents
+it writes. From that record (the "plan"):
+
+- a value defined inside a loop body and read by the body's adjoint is pushed onto a stack
+  (a plain local list) at the end of each forward iteration and popped at the start of each
+  backward iteration — only those, nothing else is saved (to-be-recorded analysis);
+- a value defined inside an `if` branch and read by its adjoint becomes an extra result of
+  the forward `if` (no stack needed outside loops);
+- cotangents that an adjoint region adds to, for values defined outside it, are made
+  explicit zeros before loops and in the branch of an `if` that does not touch them (this
+  set is computed statically, so both runs make the same decisions).
+
+The *real run* then emits the forward sweep with those pushes and the backward sweep for
+real. Rules only state math; all the bookkeeping above lives here.
+
+    def f(x, n):                    def grad_f(x, n):
+        s = 0.0                         _stack_s = []
+        for i in range(n):              s = 0.0
+            s = s * x + 1.0             for i in range(n):
+        return s                            _stack_s.append(s)
+                                            s = s * x + 1.0
+                                        s_bar, x_bar = 1.0, 0.0
+                                        for i in reversed(range(n)):
+                                            s = _stack_s.pop()
+                                            x_bar = x_bar + s * s_bar
+                                            s_bar = s_bar * x
+                                        return x_bar
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from ..errors import NoRuleError, diagnostic
+from ..ir import types as T
+from ..ir.builder import Builder
+from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_ops
+from ..rules import registry
+from .activity import Activity, operand_params
+from .emitter import Emitter
+
+_SCALARS = (T.Float, T.Int, T.Bool)
+
+
+def aloc(loc):
+    """The location of adjoint code for a user line (codegen comments those groups)."""
+    return dataclasses.replace(loc, adjoint=True) if loc is not None else None
+
+
+@dataclass
+class Plan:
+    """What the dry run learned: pushes per loop, lifted values per if, cotangent writes."""
+
+    push: dict = field(default_factory=dict)  # id(loop) -> tuple[Var]
+    lift: dict = field(default_factory=dict)  # id(if) -> tuple[Var]
+    loops: dict = field(default_factory=dict)  # id(loop) -> loop op (for reports)
+
+
+def defs_visible(block: Block) -> set:
+    """Values defined in `block` or in `if` branches inside it (not inside nested loops)."""
+    out = set(block.params)
+    for op in block.ops:
+        out.update(op.outs)
+        if isinstance(op, If):
+            out |= defs_visible(op.then) | defs_visible(op.orelse)
+    return out
+
+
+def _is_scalar(a: Atom) -> bool:
+    if isinstance(a, Const):
+        return isinstance(a.value, (bool, int, float))
+    return isinstance(a.type, _SCALARS)
+
+
+class Reverse:
+    """One run of the reverse transform (dry or real) over a typed, simplified function."""
+
+    def __init__(self, fn: Function, act: Activity, plan: Plan, dry: bool):
+        self.fn, self.act, self.plan, self.dry = fn, act, plan, dry
+        self.b = Builder()
+        self.em = Emitter(self.b)
+        self.layers: list[dict] = [{}]
+        self.reads: list[set] = [set()]  # dry run: forward values read, per adjoint region
+        self.cts: list[set] = [set()]  # dry run: cotangents written, per adjoint region
+        self.loop_depth = 0
+        loops = [op for op in iter_ops(fn.body) if isinstance(op, (For, While))]
+        self.trips = {id(op): Var(-1 - k, "_trips", T.INT) for k, op in enumerate(loops)}
+        self.loop_of: dict[Var, object] = {}  # values defined directly in a loop body -> loop
+        self.def_op: dict[Var, Apply] = {}
+        for loop in loops:
+            for op in loop.body.ops:
+                for o in op.outs:
+                    self.loop_of[o] = loop
+        for op in iter_ops(fn.body):
+            if isinstance(op, Apply):
+                for o in op.outs:
+                    self.def_op[o] = op
+        self._remat: dict[Var, bool] = {}
+        self._writes: dict[int, set] = {}
+
+    # -- forward values ------------------------------------------------------------------------
+
+    def primal(self, a: Atom) -> Atom:
+        """The forward-sweep value of a primal atom, as seen from the backward sweep."""
+        if not isinstance(a, Var):
+            return a
+        for layer in reversed(self.layers):
+            if a in layer:
+                return layer[a]
+        if self.rematerializable(a):
+            return self.recompute(a)
+        if self.dry:
+            self.reads[-1].add(a)
+            return a
+        raise AssertionError(f"srcad internal error: forward value {a!r} is not available")
+
+    # values cheaper to recompute in the backward sweep than to store per iteration
+
+    def rematerializable(self, v: Var) -> bool:
+        if v not in self._remat:
+            self._remat[v] = False  # (guards against cycles while deciding)
+            self._remat[v] = self._cheap(v)
+        return self._remat[v]
+
+    def _cheap(self, v: Var) -> bool:
+        loop, op = self.loop_of.get(v), self.def_op.get(v)
+        if loop is None or op is None or len(op.outs) != 1 or not isinstance(v.type, _SCALARS):
+            return False
+        rule = registry.lookup(op.prim)
+        if rule.impure or rule.opaque or rule.updates is not None or rule.structural:
+            return False
+        if op.prim != "operator.getitem" and rule.family not in ("operators", "math", "builtins"):
+            return False
+        # operands must be available in the backward iteration without storing anything new:
+        # the loop index, loop-carried values (stored anyway), or values from outside the loop
+        params = set(loop.body.params)
+        body = {o for x in loop.body.ops for o in x.outs}
+        for w in op.operands():
+            if isinstance(w, Var) and w not in params and w in body and not self.rematerializable(w):
+                return False
+        return True
+
+    def recompute(self, v: Var) -> Atom:
+        op = self.def_op[v]
+        args = tuple(self.primal(a) for a in op.args)
+        kw = tuple((k, self.primal(a)) for k, a in op.kw)
+        if self.dry:
+            return v
+        out = self.b.apply(op.prim, args, kw, op.loc, v.hint, (v.type,))
+        self.layers[-1][v] = out
+        return out
+
+    def fwd(self, a: Atom) -> Atom:
+        if not isinstance(a, Var):
+            return a
+        for layer in reversed(self.layers):
+            if a in layer:
+                return layer[a]
+        raise AssertionError(f"srcad internal error: {a!r} used before its definition")
+
+    def trip_var(self, op) -> Var:
+        return self.trips[id(op)]
+
+    def local(self, block: Block) -> set:
+        """Values defined in `block` as the adjoint sees them, trip counts included."""
+        out = defs_visible(block)
+        stack = [block]
+        while stack:
+            b = stack.pop()
+            for op in b.ops:
+                if isinstance(op, (For, While)):
+                    out.add(self.trips[id(op)])
+                elif isinstance(op, If):
+                    stack += [op.then, op.orelse]
+        return out
+
+    # -- cotangents ----------------------------------------------------------------------------
+
+    @staticmethod
+    def key(v: Var):
+        return ("ct", v.id)
+
+    def has_ct(self, v: Var) -> bool:
+        return self.b.is_bound(self.key(v))
+
+    def take_ct(self, v: Atom) -> Atom | None:
+        if not isinstance(v, Var) or not self.b.is_bound(self.key(v)):
+            return None
+        return self.b.read(self.key(v))
+
+    def accumulate(self, v: Atom, c: Atom, loc=None) -> None:
+        if not self.act.active(v):
+            return
+        k = self.key(v)
+        self.b.var_hints.setdefault(k, (v.hint + "_bar") if v.hint else "")
+        self.b.var_types.setdefault(k, v.type)
+        self.cts[-1].add(v)
+        if self.b.is_bound(k):
+            self.b.write(k, self.em.add(self.b.read(k), c, loc, self.b.var_hints[k]))
+        else:
+            self.b.write(k, c)
+
+    def zeros_for(self, v: Atom, loc=None) -> Atom:
+        t = atom_type(v)
+        if isinstance(t, _SCALARS) or isinstance(v, Const):
+            return Const(0.0)
+        return self.em.zeros(self.primal(v), loc)
+
+    def materialize(self, vs, loc=None) -> None:
+        """Give each of `vs` an explicit zero cotangent if it has none yet."""
+        for v in sorted(vs, key=lambda v: v.id):
+            if not self.has_ct(v):
+                k = self.key(v)
+                self.b.var_hints.setdefault(k, (v.hint + "_bar") if v.hint else "")
+                self.b.write(k, self.zeros_for(v, loc))
+
+    def kill_local(self, block: Block) -> None:
+        for v in defs_visible(block):
+            self.b.kill(self.key(v))
+
+    # -- adjoint regions (dry-run bookkeeping) ---------------------------------------------------
+
+    def open_region(self) -> None:
+        self.reads.append(set())
+        self.cts.append(set())
+
+    def close_region(self, local: set) -> tuple[set, set]:
+        """Pop a region: its reads/writes of outer values go to the parent region."""
+        reads, cts = self.reads.pop(), self.cts.pop()
+        self.reads[-1] |= reads - local
+        self.cts[-1] |= cts - local
+        return reads & local, cts - local
+
+    # -- driver ---------------------------------------------------------------------------------
+
+    def run(self, wrt: tuple[int, ...], seed: Atom | None, extra_params: int = 0):
+        """Emit the whole function; returns (params, value, gradients, builder)."""
+        fn = self.fn
+        params = [self.b.fresh(p.hint, p.type) for p in fn.body.params]
+        seeds = [self.b.fresh("g", T.UNKNOWN) for _ in range(extra_params)]
+        self.b.begin_function(params + seeds)
+        self.layers[0].update(zip(fn.body.params, params))
+        if not self.dry:
+            self.make_stacks()
+            self.fwd_block(fn.body)
+        out = fn.body.yields[0]
+        value = self.primal(out) if not self.dry else out
+        seed_atom = seeds[0] if seeds else (seed if seed is not None else Const(1.0))
+        self.accumulate(out, seed_atom)
+        self.bwd_block(fn.body)
+        grads = []
+        for i in wrt:
+            p = fn.body.params[i]
+            c = self.take_ct(p)
+            grads.append(c if c is not None else self.zeros_for(p))
+        return params + seeds, value, grads
+
+    def make_stacks(self) -> None:
+        for loop_id, values in sorted(self.plan.push.items(), key=lambda kv: min(v.id for v in kv[1]) if kv[1] else 0):
+            for v in values:
+                k = ("stack", v.id)
+                self.b.var_hints[k] = "_stack_" + (v.hint or "t")
+                self.b.var_types[k] = T.List(v.type)
+                self.b.write(k, self.b.apply("srcad.list", (), hint=self.b.var_hints[k], types=(T.List(v.type),)))
+
+    # -- forward sweep --------------------------------------------------------------------------
+
+    def fwd_block(self, block: Block) -> None:
+        for op in block.ops:
+            if isinstance(op, Apply):
+                args = tuple(self.fwd(a) for a in op.args)
+                kw = tuple((k, self.fwd(a)) for k, a in op.kw)
+                outs = tuple(self.b.fresh(o.hint, o.type) for o in op.outs)
+                self.b.emit(Apply(outs, op.prim, args, kw, op.loc))
+                self.layers[-1].update(zip(op.outs, outs))
+            elif isinstance(op, If):
+                self.fwd_if(op)
+            elif isinstance(op, For):
+                self.fwd_for(op)
+            else:
+                self.fwd_while(op)
+
+    def fwd_if(self, op: If) -> None:
+        lifted = tuple(sorted(self.plan.lift.get(id(op), ()), key=lambda v: v.id))
+        filler = Const(None) if self.loop_depth else Const(UNDEF)
+        self.b.begin_if(self.fwd(op.cond), op.loc)
+        then_y = self._fwd_branch(op.then, lifted, filler)
+        self.b.begin_else(then_y)
+        else_y = self._fwd_branch(op.orelse, lifted, filler)
+        hints = tuple(o.hint for o in op.outs) + tuple(v.hint for v in lifted)
+        types = tuple(o.type for o in op.outs) + tuple(v.type for v in lifted)
+        outs = self.b.end_if(else_y, hints, types)
+        self.layers[-1].update(zip(op.outs + lifted, outs))
+
+    def _fwd_branch(self, block: Block, lifted, filler) -> tuple:
+        self.layers.append({})
+        self.fwd_block(block)
+        layer = self.layers.pop()
+        ys = tuple(self.fwd_in(layer, y) for y in block.yields)
+        return ys + tuple(layer.get(v, filler) for v in lifted)
+
+    def fwd_in(self, layer: dict, a: Atom) -> Atom:
+        if isinstance(a, Var) and a in layer:
+            return layer[a]
+        return self.fwd(a)
+
+    def _push_all(self, op, params: bool) -> None:
+        """Push what the backward sweep reads: loop parameters first thing in the body (so
+        they can be reassigned in place), other values at the end."""
+        start = set(op.body.params)
+        for v in self.plan.push.get(id(op), ()):
+            if (v in start) != params:
+                continue
+            k = ("stack", v.id)
+            s = self.b.read(k)
+            s2 = self.b.apply("srcad.list_append", (s, self.fwd(v)), hint=self.b.var_hints.get(k, ""),
+                              types=(T.List(v.type),))
+            self.b.write(k, s2)
+
+    def _count_trip(self, op) -> None:
+        k = ("trip", id(op))
+        self.b.write(k, self.em.apply("operator.add", (self.b.read(k), Const(1))))
+
+    def _counts_trips(self, op) -> bool:
+        return id(op) in self.plan.loops and (isinstance(op, While) or op.exits)
+
+    def fwd_for(self, op: For) -> None:
+        n = len(op.init)
+        counting = self._counts_trips(op)
+        if counting:
+            self.b.var_hints[("trip", id(op))] = "_trips"
+            self.b.write(("trip", id(op)), Const(0))
+        index, params = self.b.begin_for(
+            self.fwd(op.start), self.fwd(op.stop), self.fwd(op.step), tuple(self.fwd(a) for a in op.init),
+            index_hint=op.body.params[0].hint or "i", hints=tuple(p.hint for p in op.body.params[1:]),
+            types=tuple(p.type for p in op.body.params[1:]), loc=op.loc)
+        self.layers.append(dict(zip(op.body.params, (index,) + params)))
+        self.loop_depth += 1
+        self._push_all(op, params=True)
+        self.fwd_block(op.body)
+        if counting:
+            self._count_trip(op)
+        self._push_all(op, params=False)
+        ys = tuple(self.fwd(y) for y in op.body.yields)
+        self.loop_depth -= 1
+        self.layers.pop()
+        outs = self.b.end_for(ys[:n], ys[n] if op.exits else None)
+        self.layers[-1].update(zip(op.outs, outs))
+        if counting:
+            self.layers[-1][self.trip_var(op)] = self.b.read(("trip", id(op)))
+
+    def fwd_while(self, op: While) -> None:
+        n = len(op.init)
+        counting = self._counts_trips(op)
+        if counting:
+            self.b.var_hints[("trip", id(op))] = "_trips"
+            self.b.write(("trip", id(op)), Const(0))
+        hints = tuple(p.hint for p in op.body.params)
+        types = tuple(p.type for p in op.body.params)
+        cparams = self.b.begin_while(tuple(self.fwd(a) for a in op.init), hints, types, op.loc)
+        self.layers.append(dict(zip(op.cond.params, cparams)))
+        self.fwd_block(op.cond)
+        cond = self.fwd(op.cond.yields[0])
+        self.layers.pop()
+        bparams = self.b.begin_while_body(cond)
+        self.layers.append(dict(zip(op.body.params, bparams)))
+        self.loop_depth += 1
+        self._push_all(op, params=True)
+        self.fwd_block(op.body)
+        if counting:
+            self._count_trip(op)
+        self._push_all(op, params=False)
+        ys = tuple(self.fwd(y) for y in op.body.yields)
+        self.loop_depth -= 1
+        self.layers.pop()
+        outs = self.b.end_while(ys[:n], ys[n] if op.exits else None)
+        self.layers[-1].update(zip(op.outs, outs))
+        if counting:
+            self.layers[-1][self.trip_var(op)] = self.b.read(("trip", id(op)))
+
+    # -- backward sweep -------------------------------------------------------------------------
+
+    def bwd_block(self, block: Block) -> None:
+        for op in reversed(block.ops):
+            if isinstance(op, Apply):
+                self.bwd_apply(op)
+            elif isinstance(op, If):
+                self.bwd_if(op)
+            else:
+                self.bwd_loop(op)
+
+    def no_rule(self, op: Apply, rule, what: str = ""):
+        name = rule.name
+        if rule.opaque and op.args and isinstance(op.args[0], Const):
+            target = op.args[0].value
+            name = getattr(target, "name", None) or str(target)
+            if rule.name == "srcad.method":
+                name = f"method .{target}()"
+            elif rule.name == "srcad.getattr":
+                name = f"attribute .{target}"
+        msg = f"no derivative rule for {name}{what}"
+        return NoRuleError(msg, [diagnostic(aloc(op.loc), msg, "register one with srcad.defrule (docs/rules.md), "
+                                            "wrap the function with @srcad.custom_vjp, or use "
+                                            "srcad.stop_gradient if no derivative should flow")])
+
+    def bwd_apply(self, op: Apply) -> None:
+        cts = [self.take_ct(o) if self.act.active(o) else None for o in op.outs]
+        if all(c is None for c in cts):
+            return
+        rule = registry.lookup(op.prim)
+        pairs = [(p, a) for p, a in operand_params(op, rule) if self.act.active(a)]
+        if not pairs:
+            return
+        if rule.structural:
+            return self.bwd_structural(op, rule, cts[0])
+        if rule.opaque:
+            raise self.no_rule(op, rule)
+        bindings = self.bindings(op, rule, cts)
+        if rule.updates is not None:  # read the cotangent before updating it in place
+            updated = rule.params[rule.updates]
+            pairs = [pa for pa in pairs if pa[0] != updated] + [pa for pa in pairs if pa[0] == updated]
+        if rule.vjp_all is not None:
+            return self.bwd_joint(op, rule, bindings, pairs)
+        for p, a in pairs:
+            if rule.scatter and p == rule.params[0]:
+                self.scatter(a, bindings, rule, op)
+                continue
+            tpl = rule.vjp.get(p)
+            if tpl is None:
+                raise self.no_rule(op, rule, f" with respect to its argument {p!r}")
+            c = self.em.instantiate(tpl, bindings, aloc(op.loc), (a.hint + "_bar") if a.hint else "")
+            if p in rule.broadcasts and self.needs_unbroadcast(op, rule, p, bindings, c):
+                c = self.em.apply("srcad.unbroadcast", (c, self.primal(a)), (), aloc(op.loc))
+            self.accumulate(a, c, aloc(op.loc))
+
+    def bindings(self, op: Apply, rule, cts) -> dict:
+        bound = registry.bind(rule, op.args, op.kw)
+        bindings: dict = {}
+        for name in rule.params:
+            if name in bound:
+                bindings[name] = (lambda a=bound[name]: self.primal(a))
+            elif name in rule.defaults:
+                bindings[name] = Const(rule.defaults[name])
+        if len(op.outs) == 1:
+            bindings["ans"] = lambda: self.primal(op.outs[0])
+            bindings["g"] = cts[0]
+        else:
+            for i, o in enumerate(op.outs):
+                bindings[f"ans{i}"] = (lambda o=o: self.primal(o))
+                bindings[f"g{i}"] = cts[i] if cts[i] is not None else (lambda o=o: self.zeros_for(o, aloc(op.loc)))
+        for name, tpl in rule.let.items():
+            bindings[name] = (lambda tpl=tpl: self.em.instantiate(tpl, bindings, aloc(op.loc)))
+        bindings["_bound"] = bound
+        return bindings
+
+    def needs_unbroadcast(self, op: Apply, rule, p: str, bindings: dict, c: Atom) -> bool:
+        bound = bindings["_bound"]
+        x, ans = bound[p], op.outs[0]
+        if _is_scalar(x) and (isinstance(ans.type, _SCALARS) or _is_scalar(c)):
+            return False
+        others = [bound[q] for q in rule.broadcasts if q != p and q in bound]
+        return not (all(_is_scalar(o) for o in others) and not _is_scalar(x))
+
+    def scatter(self, x: Atom, bindings: dict, rule, op: Apply) -> None:
+        idx_name, g_name = rule.scatter
+        idx = bindings[idx_name]
+        idx = idx() if callable(idx) else idx
+        g = bindings[g_name]
+        acc = self.take_ct(x)
+        if acc is None:
+            acc = self.zeros_for(x, aloc(op.loc))
+        k = self.key(x)
+        self.b.var_hints.setdefault(k, (x.hint + "_bar") if x.hint else "")
+        self.cts[-1].add(x)
+        new = self.em.apply("srcad.scatter_add", (acc, idx, g), (), aloc(op.loc), self.b.var_hints[k])
+        self.b.write(k, new)
+
+    def bwd_joint(self, op: Apply, rule, bindings: dict, pairs) -> None:
+        tup = self.em.instantiate(rule.vjp_all, bindings, aloc(op.loc))
+        active = dict(pairs)
+        for i, p in enumerate(rule.diff):
+            if p in active:
+                c = self.em.apply("operator.getitem", (tup, Const(i)), (), aloc(op.loc))
+                self.accumulate(active[p], c, aloc(op.loc))
+
+    def bwd_structural(self, op: Apply, rule, g: Atom) -> None:
+        args = op.args
+        if rule.name == "srcad.dict":
+            items = [(args[i].value, args[i + 1]) for i in range(0, len(args), 2)]
+        else:
+            items = list(enumerate(args))
+        for key, a in items:
+            if self.act.active(a):
+                c = self.em.apply("operator.getitem", (g, Const(key)), (), aloc(op.loc), (a.hint + "_bar") if a.hint else "")
+                self.accumulate(a, c, aloc(op.loc))
+
+    def bwd_if(self, op: If) -> None:
+        seeds = [(i, self.take_ct(o)) for i, o in enumerate(op.outs) if self.act.active(o)]
+        seeds = [(i, c) for i, c in seeds if c is not None]
+        if not seeds:
+            return
+        candidates = [v for v in sorted(self.region_writes(op), key=lambda v: v.id) if not self.has_ct(v)]
+        self.b.begin_if(self.primal(op.cond), aloc(op.loc))
+        lift_then = self._bwd_branch(op.then, seeds, candidates)
+        self.b.begin_else()
+        lift_else = self._bwd_branch(op.orelse, seeds, candidates)
+        self.b.end_if()
+        if self.dry:
+            self.plan.lift[id(op)] = lift_then | lift_else
+
+    def _bwd_branch(self, block: Block, seeds, candidates) -> set:
+        self.open_region()
+        self.layers.append({})
+        for i, c in seeds:
+            self.accumulate(block.yields[i], c)
+        self.bwd_block(block)
+        self.materialize(candidates)
+        self.kill_local(block)
+        self.layers.pop()
+        lifted, _ = self.close_region(self.local(block))
+        self.reads[-1] |= lifted  # the enclosing region sees them as results of the `if`
+        return lifted
+
+    # static: which outer cotangents an adjoint region may add to
+
+    def region_writes(self, op) -> set:
+        if id(op) not in self._writes:
+            if isinstance(op, If):
+                w = (self.block_writes(op.then) - defs_visible(op.then)) | (
+                    self.block_writes(op.orelse) - defs_visible(op.orelse))
+            else:
+                w = self.block_writes(op.body) - defs_visible(op.body)
+            self._writes[id(op)] = w
+        return self._writes[id(op)]
+
+    def block_writes(self, block: Block) -> set:
+        act = self.act.active
+        out = {y for y in block.yields if act(y)}
+        for op in block.ops:
+            if isinstance(op, Apply):
+                if any(act(o) for o in op.outs):
+                    rule = registry.lookup(op.prim)
+                    out.update(a for _, a in operand_params(op, rule) if act(a))
+            elif isinstance(op, If):
+                out |= self.region_writes(op)
+            else:
+                out |= self.region_writes(op)
+                out.update(a for a in op.init if act(a))
+        return out
+
+    def bwd_loop(self, op) -> None:
+        is_for = isinstance(op, For)
+        params = op.body.params[1:] if is_for else op.body.params
+        n = len(op.outs)
+        carried = [i for i in range(n) if self.act.active(params[i]) or self.act.active(op.outs[i])]
+        if not carried:
+            return
+        if self.dry:
+            self.plan.loops[id(op)] = op
+        keys = [("carry", id(op), i) for i in carried]
+        for k, i in zip(keys, carried):
+            self.b.var_hints[k] = (params[i].hint + "_bar") if params[i].hint else ""
+            self.b.var_types[k] = params[i].type
+            c = self.take_ct(op.outs[i])
+            self.b.write(k, c if c is not None else self.zeros_for(op.outs[i], aloc(op.loc)))
+        self.materialize(self.region_writes(op), aloc(op.loc))
+        index = self._open_reverse_loop(op, is_for)
+        self.layers.append({op.body.params[0]: index} if is_for else {})
+        self.open_region()
+        for v in reversed(self.plan.push.get(id(op), ())):
+            self.layers[-1][v] = self.pop(v)
+        for k, i in zip(keys, carried):
+            self.accumulate(op.body.yields[i], self.b.read(k))
+        self.bwd_block(op.body)
+        for k, i in zip(keys, carried):
+            c = self.take_ct(params[i])
+            self.b.write(k, c if c is not None else self.zeros_for(params[i], aloc(op.loc)))
+        self.kill_local(op.body)
+        local = self.local(op.body)
+        saved, _ = self.close_region(local)
+        self.layers.pop()
+        self.b.end_for()
+        if self.dry:
+            self.plan.push[id(op)] = tuple(sorted(saved - {op.body.params[0]} if is_for else saved,
+                                                  key=lambda v: v.id))
+        for k, i in zip(keys, carried):
+            self.accumulate(op.init[i], self.b.read(k), aloc(op.loc))
+            self.b.kill(k)
+
+    def _open_reverse_loop(self, op, is_for: bool) -> Var:
+        if is_for and not op.exits:
+            index, _ = self.b.begin_for(self.primal(op.start), self.primal(op.stop), self.primal(op.step),
+                                        index_hint=op.body.params[0].hint or "i", reverse=True, loc=aloc(op.loc))
+            return index
+        trips = self.primal(self.trip_var(op))
+        if is_for:
+            start, step = self.primal(op.start), self.primal(op.step)
+            span = self.em.apply("operator.mul", (trips, step), (), aloc(op.loc))
+            stop = self.em.apply("operator.add", (start, span), (), aloc(op.loc))
+            index, _ = self.b.begin_for(start, stop, step, index_hint=op.body.params[0].hint or "i",
+                                        reverse=True, loc=aloc(op.loc))
+            return index
+        index, _ = self.b.begin_for(Const(0), trips, Const(1), index_hint="_", loc=aloc(op.loc))
+        return index
+
+    def pop(self, v: Var) -> Atom:
+        if self.dry:
+            return v
+        k = ("stack", v.id)
+        s = self.b.read(k)
+        hints = (self.b.var_hints.get(k, ""), v.hint)
+        s2, val = self.b.apply("srcad.list_pop", (s,), hint=hints, types=(T.List(v.type), v.type))
+        self.b.write(k, s2)
+        return val
+
+
+@dataclass(frozen=True)
+class SavedValue:
+    """One value the forward sweep stores per loop iteration (see srcad.saved_values)."""
+
+    name: str
+    type: T.Type
+    line: int
+    file: str
+    loop_line: int
+
+    @property
+    def bytes_per_iteration(self) -> str:
+        if isinstance(self.type, (T.Float, T.Int, T.Bool)):
+            return "8 (+ a Python float object, 24)"
+        if isinstance(self.type, T.Array):
+            return "8 * size"
+        return "one reference"
+
+
+def saved_report(fn: Function, plan: Plan) -> list[SavedValue]:
+    defs = {}
+    for op in iter_ops(fn.body):
+        for o in op.outs:
+            defs[o] = op.loc
+    out = []
+    for loop_id, values in plan.push.items():
+        loop = plan.loops.get(loop_id)
+        for v in values:
+            loc = defs.get(v) or (loop.loc if loop else None)
+            out.append(SavedValue(v.hint or f"%{v.id}", v.type, loc.line if loc else 0,
+                                  loc.file if loc else "", loop.loc.line if loop and loop.loc else 0))
+    return sorted(out, key=lambda s: (s.loop_line, s.line, s.name))
+
+
+def reverse(fn: Function, act: Activity, wrt: tuple[int, ...], *, seed_param: bool = False):
+    """Reverse-mode derivative of `fn` (whose first yield is the output) w.r.t. params `wrt`.
+
+    Returns (builder, params, value, aux, grads, plan): the caller decides what the generated
+    function returns and closes the builder with `builder.end_function`.
+    """
+    plan = Plan()
+    Reverse(fn, act, plan, dry=True).run(wrt, None, int(seed_param))
+    r = Reverse(fn, act, plan, dry=False)
+    params, value, grads = r.run(wrt, None, int(seed_param))
+    aux = r.fwd(fn.body.yields[1]) if len(fn.body.yields) > 1 else None
+    return r.em, params, value, aux, grads, plan

@@ -1,0 +1,54 @@
+"""Refuse mutation srcad cannot prove safe, before it can become a wrong derivative.
+
+The IR treats `y[i] = v`, `xs.append(v)` and `x += y` (on arrays) as producing a new version
+of the container. That matches Python only if nothing can observe the old version afterwards:
+
+- the container must belong to the function (not an argument, a global, or a view of one);
+- no other reference to it (an older version, a view taken before, another name bound to the
+  same object) may be used after the write.
+
+Anything else raises `UnsafeMutationError` naming the line, with what to do instead.
+"""
+
+from __future__ import annotations
+
+from ..analysis.aliases import Aliases, update_base
+from ..analysis.liveness import liveness
+from ..errors import UnsafeMutationError, diagnostic
+from ..ir import types as T
+from ..ir.nodes import Apply, Function, Var, iter_ops
+
+_SCALAR = (T.Float, T.Int, T.Bool)
+
+
+def _describe(v: Var) -> str:
+    return repr(v.hint) if v.hint else "this value"
+
+
+def check_mutations(fn: Function) -> None:
+    updates = [op for op in iter_ops(fn.body) if isinstance(op, Apply) and update_base(op) is not None]
+    updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
+               and not isinstance(op.args[update_base(op)].type, _SCALAR)]
+    if not updates:
+        return
+    aliases, live = Aliases(fn), liveness(fn)
+    problems = []
+    for op in updates:
+        base = op.args[update_base(op)]
+        if not aliases.owned(base):
+            problems.append(diagnostic(
+                op.loc, f"this writes into {_describe(base)}, which belongs to the caller "
+                "(an argument, a global, or a view of one)",
+                "work on a copy: x = x.copy() (or list(xs)) before changing it"))
+            continue
+        after = live.live_after[id(op)]
+        stale = sorted({m.hint or "a view" for m in aliases.group(base) if m in after and m not in op.outs})
+        if stale:
+            problems.append(diagnostic(
+                op.loc, f"this changes {_describe(base)} while another reference to the same "
+                f"object ({', '.join(stale)}) is used afterwards",
+                "copy before changing it (y = x.copy()), or stop using the other reference"))
+    if problems:
+        raise UnsafeMutationError(
+            f"{len(problems)} unsafe mutation{'s' if len(problems) > 1 else ''} in {fn.doc or fn.name}",
+            problems)

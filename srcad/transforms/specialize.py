@@ -1,0 +1,233 @@
+"""Type inference: specialise a lowered function to the types of its arguments.
+
+Every value gets an abstract type (see ir/types.py). Operations whose meaning depends on
+types are resolved here: `x.sum()` on an array becomes `numpy.ndarray.sum`, `xs.append(v)`
+on a list becomes `srcad.list_append`, a global read gets the type of the global's current
+value. Calls to primitives are checked against the rule's parameters, so an argument srcad
+does not understand (say `np.sum(x, where=m)`) is an error rather than silently ignored.
+
+Loops are iterated to a fixed point: a loop variable's type is the join of its initial value
+and what the body yields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..errors import NoRuleError, UnsafeMutationError, diagnostic
+from ..ir import types as T
+from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
+from ..rules import registry
+
+#: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
+_VARARG_METHODS = {"reshape", "transpose"}
+_MUTATORS = {"append": "srcad.list_append", "pop": "srcad.list_pop"}
+_MAX_ROUNDS = 8
+
+
+def _receiver_family(t: T.Type) -> str | None:
+    if isinstance(t, (T.Array, T.Num, T.Unknown, T.Float)):
+        return "numpy.ndarray"
+    if isinstance(t, T.List):
+        return "list"
+    if isinstance(t, T.Dict):
+        return "dict"
+    return None
+
+
+class Specializer:
+    def __init__(self, fn: Function, free_types: dict):
+        self.fn = fn
+        self.free_types = free_types
+        self.next_id = max_var_id(fn) + 1
+        self.env: dict[Var, Atom] = {}
+
+    # values
+
+    def typed(self, v: Var, t: T.Type) -> Var:
+        nv = Var(v.id, v.hint, t)
+        self.env[v] = nv
+        return nv
+
+    def atom(self, a: Atom) -> Atom:
+        return self.env.get(a, a) if isinstance(a, Var) else a
+
+    def fresh(self, hint: str, t: T.Type) -> Var:
+        v = Var(self.next_id, hint, t)
+        self.next_id += 1
+        return v
+
+    # blocks
+
+    def block(self, b: Block, param_types: tuple[T.Type, ...]) -> Block:
+        params = tuple(self.typed(p, t) for p, t in zip(b.params, param_types))
+        ops = []
+        for op in b.ops:
+            ops.extend(self.op(op))
+        return Block(params, tuple(ops), tuple(self.atom(a) for a in b.yields))
+
+    def op(self, op) -> list:
+        if isinstance(op, Apply):
+            return self.apply(op)
+        if isinstance(op, If):
+            then = self.block(op.then, ())
+            orelse = self.block(op.orelse, ())
+            outs = tuple(
+                self.typed(o, T.join(atom_type(a), atom_type(b)))
+                for o, a, b in zip(op.outs, then.yields, orelse.yields)
+            )
+            return [If(outs, self.atom(op.cond), then, orelse, op.loc)]
+        if isinstance(op, For):
+            return [self.loop_for(op)]
+        if isinstance(op, While):
+            return [self.loop_while(op)]
+        raise TypeError(op)
+
+    def _fixpoint(self, init: tuple[Atom, ...], run):
+        types = tuple(atom_type(a) for a in init)
+        for _ in range(_MAX_ROUNDS):
+            result, yields = run(types)
+            new = tuple(T.join(t, atom_type(y)) for t, y in zip(types, yields))
+            if new == types:
+                return result, types
+            types = new
+        types = tuple(T.UNKNOWN if t.differentiable else t for t in types)
+        result, _ = run(types)
+        return result, types
+
+    def loop_for(self, op: For):
+        init = tuple(self.atom(a) for a in op.init)
+        n = len(init)
+
+        def run(types):
+            body = self.block(op.body, (T.INT,) + types)
+            return body, body.yields[:n]
+
+        body, types = self._fixpoint(init, run)
+        outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
+        return dataclasses.replace(
+            op, outs=outs, start=self.atom(op.start), stop=self.atom(op.stop),
+            step=self.atom(op.step), init=init, body=body,
+        )
+
+    def loop_while(self, op: While):
+        init = tuple(self.atom(a) for a in op.init)
+        n = len(init)
+
+        def run(types):
+            cond = self.block(op.cond, types)
+            body = self.block(op.body, types)
+            return (cond, body), body.yields[:n]
+
+        (cond, body), types = self._fixpoint(init, run)
+        outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
+        return dataclasses.replace(op, outs=outs, init=init, cond=cond, body=body)
+
+    # operations
+
+    def apply(self, op: Apply) -> list:
+        args = tuple(self.atom(a) for a in op.args)
+        kw = tuple((k, self.atom(a)) for k, a in op.kw)
+        pre: list = []
+        prim, args, kw = self.resolve(op, args, kw, pre)
+        rule = registry.lookup(prim)
+        if rule is None:
+            raise NoRuleError(f"no rule named {prim}", [diagnostic(op.loc, f"no rule named {prim}")])
+        self.check_call(rule, args, kw, op)
+        types = out_types(rule, args, kw, len(op.outs), self.free_types)
+        outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
+        return pre + [Apply(outs, prim, args, kw, op.loc)]
+
+    def check_call(self, rule, args, kw, op: Apply) -> None:
+        if not rule.params:
+            return  # variadic
+        problems = []
+        if len(args) > len(rule.params):
+            problems.append(f"{rule.name} takes at most {len(rule.params)} positional arguments here")
+        for k, a in kw:
+            if k not in rule.params:
+                problems.append(f"argument {k!r} of {rule.name} is not supported by its derivative rule")
+        bound = registry.bind(rule, args, kw)
+        if "out" in bound and not (isinstance(bound["out"], Const) and bound["out"].value is None):
+            problems.append(f"out= is not supported in differentiated code ({rule.name})")
+        if problems:
+            raise NoRuleError(
+                problems[0],
+                [diagnostic(op.loc, p, "call it without that argument, or register a rule that "
+                            "supports it (docs/rules.md)") for p in problems],
+            )
+
+    def resolve(self, op: Apply, args, kw, pre: list):
+        prim = op.prim
+        if prim == "srcad.method":
+            name, recv, rest = args[0].value, args[1], list(args[2:])
+            fam = _receiver_family(atom_type(recv))
+            cand = f"{fam}.{name}" if fam else None
+            if cand and registry.lookup(cand):
+                if name in _VARARG_METHODS and len(rest) > 1:
+                    rest = [self.pack(rest, op, pre)]
+                return cand, (recv, *rest), kw
+            return prim, args, kw
+        if prim == "srcad.getattr":
+            name, obj = args[0].value, args[1]
+            fam = _receiver_family(atom_type(obj))
+            cand = f"{fam}.{name}" if fam else None
+            if cand and registry.lookup(cand):
+                return cand, (obj,), kw
+            return prim, args, kw
+        if prim == "srcad.mutate":
+            name, recv = args[0].value, args[1]
+            t = atom_type(recv)
+            if isinstance(t, T.List) and name in _MUTATORS and (name != "pop" or len(args) == 2):
+                return _MUTATORS[name], (recv, *args[2:]), kw
+            raise UnsafeMutationError(
+                f".{name}() on a {t} is not supported",
+                [diagnostic(op.loc, f".{name}() on a value of type {t} is not supported",
+                            "use xs.append(v) / xs.pop() on local lists, or build a new value")],
+            )
+        if prim in ("operator.add", "operator.iadd") and any(
+                isinstance(atom_type(a), T.List) for a in args):
+            return "srcad.list_concat", args, kw
+        if prim in ("operator.mul", "operator.imul") and any(
+                isinstance(atom_type(a), T.List) for a in args):
+            return "srcad.list_repeat", args, kw
+        return prim, args, kw
+
+    def pack(self, atoms, op: Apply, pre: list) -> Atom:
+        if all(isinstance(a, Const) for a in atoms):
+            return Const(tuple(a.value for a in atoms))
+        v = self.fresh("", T.Tuple(tuple(atom_type(a) for a in atoms)))
+        pre.append(Apply((v,), "srcad.tuple", tuple(atoms), (), op.loc))
+        return v
+
+
+def out_types(rule, args, kw, nouts: int, free_types: dict | None = None) -> tuple[T.Type, ...]:
+    """The types of the results of `rule` applied to typed arguments."""
+    if rule.name in ("srcad.global", "srcad.cell"):
+        key = (rule.name, args[0].value.name, args[-1].value if rule.name == "srcad.global" else "")
+        return ((free_types or {}).get(key, T.UNKNOWN),)
+    if rule.name in ("srcad.tuple", "srcad.list"):
+        sig = registry.Sig(rule, {str(i): atom_type(a) for i, a in enumerate(args)}, {})
+    elif rule.name == "srcad.dict":
+        pairs = tuple((args[i].value, atom_type(args[i + 1])) for i in range(0, len(args), 2))
+        return (T.Dict(pairs),)
+    else:
+        sig = registry.call_types(rule, args, kw, atom_type, _const_value)
+    if rule.out is None or nouts == 0:
+        return (T.UNKNOWN,) * nouts
+    out = rule.out(sig)
+    out = out if isinstance(out, tuple) else (out,)
+    return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
+
+
+def _const_value(a: Atom):
+    if isinstance(a, Const) and not isinstance(a.value, Ext):
+        return a.value
+    return registry.NOT_CONST
+
+
+def specialize(fn: Function, arg_types: tuple[T.Type, ...], free_types: dict | None = None) -> Function:
+    """`fn` with every value typed for arguments of `arg_types`."""
+    s = Specializer(fn, dict(free_types or {}))
+    body = s.block(fn.body, tuple(arg_types))
+    return dataclasses.replace(fn, body=body)

@@ -1,0 +1,57 @@
+"""Calls to other user functions: defaults, keywords, nested calls, tuples returned."""
+
+import math
+
+import numpy as np
+
+from . import helpers
+
+
+def helper(a, b=2.0):
+    return a * b + math.tanh(a)
+
+
+def two_calls(x, y):
+    return helper(x) + helper(y, b=x)
+
+
+def keyword_only(x, *, scale=3.0):
+    return scale * x * x
+
+
+def calls_keyword_only(x):
+    return keyword_only(x, scale=0.5) + keyword_only(x)
+
+
+def pair(x, y):
+    return x + y, x * y
+
+
+def returns_tuple(x, y):
+    s, p = pair(x, y)
+    return s * p
+
+
+def other_module(x):
+    return helpers.softplus(x) + helpers.scaled_norm(np.array([x, 2.0 * x]))
+
+
+def deep(x):
+    return helper(helper(helper(x)))
+
+
+def call_in_loop(x):
+    s = 0.0
+    for k in range(3):
+        s = s + helper(x, b=k * 0.5)
+    return s
+
+
+CASES = [
+    (two_calls, (0.3, 0.5)),
+    (calls_keyword_only, (0.7,)),
+    (returns_tuple, (0.4, 1.1)),
+    (other_module, (0.6,)),
+    (deep, (0.2,)),
+    (call_in_loop, (0.8,)),
+]

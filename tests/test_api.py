@@ -1,0 +1,192 @@
+"""The public API: decorator forms, argnums, value_and_grad, has_aux, caching, inspection."""
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+from oracle import fd_grad
+
+
+def f2(x, y):
+    return x * x * y + math.sin(y)
+
+
+def test_grad_as_bare_decorator():
+    @srcad.grad
+    def g(x):
+        return x ** 3
+
+    assert g(2.0) == pytest.approx(12.0)
+
+
+def test_grad_with_argnums_decorator_and_call_forms():
+    dy = srcad.grad(argnums=1)(f2)
+    assert dy(1.5, 0.3) == pytest.approx(1.5 * 1.5 + math.cos(0.3))
+    both = srcad.grad(f2, argnums=(0, 1))(1.5, 0.3)
+    assert isinstance(both, tuple) and len(both) == 2
+    assert both[0] == pytest.approx(2 * 1.5 * 0.3)
+    assert both[1] == pytest.approx(1.5 * 1.5 + math.cos(0.3))
+    assert srcad.grad(f2, argnums=-1)(1.5, 0.3) == pytest.approx(both[1])
+
+
+def test_keyword_arguments_and_defaults_at_call():
+    def h(x, scale=2.0):
+        return scale * x * x
+
+    g = srcad.grad(h)
+    assert g(3.0) == pytest.approx(12.0)
+    assert g(3.0, scale=1.0) == pytest.approx(6.0)
+    assert g(x=3.0, scale=0.5) == pytest.approx(3.0)
+
+
+def test_value_and_grad_and_has_aux():
+    def h(x):
+        return x * x, {"twice": 2.0 * x}
+
+    value, grad = srcad.value_and_grad(f2)(1.5, 0.3)
+    assert value == pytest.approx(f2(1.5, 0.3))
+    assert grad == pytest.approx(2 * 1.5 * 0.3)
+    g, aux = srcad.grad(h, has_aux=True)(3.0)
+    assert g == pytest.approx(6.0) and aux["twice"] == pytest.approx(6.0)
+    (v, aux), g = srcad.value_and_grad(h, has_aux=True)(3.0)
+    assert v == pytest.approx(9.0) and g == pytest.approx(6.0) and aux["twice"] == 6.0
+
+
+def test_float_gets_float_and_array_gets_same_shape():
+    def h(x, w):
+        return np.sum(np.tanh(w @ x)) * 1.0
+
+    x, w = np.ones(3), np.ones((2, 3)) * 0.1
+    gx, gw = srcad.grad(h, argnums=(0, 1))(x, w)
+    assert gx.shape == (3,) and gw.shape == (2, 3)
+    g = srcad.grad(lambda x: x * 2.0)(1.0)
+    assert type(g) is float
+
+
+def test_int_argument_is_differentiated_as_float():
+    assert srcad.grad(lambda x: x ** 3)(2) == pytest.approx(12.0)
+
+
+def test_stop_gradient_hand_derived():
+    def h(x):
+        return x * srcad.stop_gradient(x * x) + x
+
+    # d/dx [x * c + x] with c = x*x held constant = c + 1
+    assert srcad.grad(h)(1.7) == pytest.approx(1.7 * 1.7 + 1.0)
+
+
+def test_nonscalar_output_is_an_error():
+    def h(x):
+        return x * 2.0
+
+    with pytest.raises(srcad.NonScalarOutputError, match="scalar"):
+        srcad.grad(h)(np.ones(3))
+
+
+def test_source_and_inspect_show_generated_code():
+    g = srcad.grad(f2)
+    g(1.0, 2.0)
+    text = srcad.source(g)
+    assert text.startswith("def grad_f2(x, y):")
+    assert inspect.getsource(g) == text
+    assert "# adjoint of line" in text
+
+
+def test_generated_code_is_deterministic():
+    a = srcad.grad(f2)
+    b = srcad.grad(f2)
+    a(1.0, 2.0)
+    b(1.0, 2.0)
+    assert srcad.source(a) == srcad.source(b)
+
+
+def test_same_function_reuses_code_and_redefinition_retransforms(tmp_path, monkeypatch):
+    from srcad import pipeline
+
+    calls = []
+    original = pipeline.lower_function
+
+    def counting(fn):
+        calls.append(fn)
+        return original(fn)
+
+    monkeypatch.setattr(pipeline, "lower_function", counting)
+    mod = tmp_path / "redef_mod.py"
+    mod.write_text("def f(x):\n    return x * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    m = importlib.import_module("redef_mod")
+    g = srcad.grad(m.f)
+    assert g(3.0) == pytest.approx(6.0)
+    assert g(4.0) == pytest.approx(8.0)
+    assert len(calls) == 1
+    mod.write_text("def f(x):\n    return x * x * x\n")
+    import linecache
+    linecache.checkcache(str(mod))
+    m = importlib.reload(m)
+    assert srcad.grad(m.f)(2.0) == pytest.approx(12.0)
+    assert len(calls) == 2
+
+
+def test_specialises_per_argument_kind():
+    def h(x):
+        return np.sum(x * x) * 1.0
+
+    g = srcad.grad(h)
+    assert g(3.0) == pytest.approx(6.0)
+    np.testing.assert_allclose(g(np.array([1.0, 2.0])), [2.0, 4.0])
+    assert "array1f" in srcad.source(g)
+
+
+def test_globals_are_read_at_call_time():
+    import corpus.straight as s
+
+    g = srcad.grad(s.global_data)
+    before = g(0.4)
+    old = s.SCALE
+    try:
+        s.SCALE = 10.0
+        assert g(0.4) == pytest.approx(before + 7.5)
+    finally:
+        s.SCALE = old
+
+
+def test_closures_are_read_at_call_time():
+    def make(scale):
+        def h(x):
+            return scale * x * x
+        return h
+
+    h2, h3 = make(2.0), make(3.0)
+    assert srcad.grad(h2)(1.0) == pytest.approx(4.0)
+    assert srcad.grad(h3)(1.0) == pytest.approx(6.0)
+
+
+def test_tracebacks_show_generated_lines():
+    def h(x):
+        return math.sqrt(x)  # the derivative 0.5 / sqrt(x) needs sqrt(x)
+
+    g = srcad.grad(h)
+    with pytest.raises(ValueError) as info:
+        g(-1.0)
+    text = "".join(__import__("traceback").format_exception(info.value))
+    assert "<srcad grad_h" in text
+
+
+def test_bad_argnums():
+    with pytest.raises(srcad.ArgumentError):
+        srcad.grad(f2, argnums=5)
+
+
+def test_grad_of_grad_and_fd():
+    def h(x):
+        return x ** 4 + math.sin(x)
+
+    g2 = srcad.grad(srcad.grad(h))
+    assert g2(0.7) == pytest.approx(12 * 0.7 ** 2 - math.sin(0.7))
+    assert g2(0.7) == pytest.approx(fd_grad(srcad.grad(h), (0.7,)), rel=1e-6)
+
