@@ -13,7 +13,7 @@
 __version__ = "0.1.0"
 
 from . import rules as _rules  # noqa: E402,F401  (registers the rule tables)
-from .api import grad, source, stop_gradient, value_and_grad  # noqa: E402
+from .api import grad, jvp, source, stop_gradient, value_and_grad  # noqa: E402
 from .errors import (  # noqa: E402
     ArgumentError,
     NoRuleError,
@@ -26,7 +26,7 @@ from .errors import (  # noqa: E402
 )
 
 __all__ = [
-    "grad", "value_and_grad", "stop_gradient", "source",
+    "grad", "value_and_grad", "jvp", "stop_gradient", "source",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError",
     "RecursionNotSupportedError", "SourceUnavailableError", "UnsafeMutationError",
     "UnsupportedSyntaxError",

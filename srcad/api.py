@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 
 import numpy as np
 
 from . import runtime
 from .errors import ArgumentError
 from .ir import types as T
-from .pipeline import Spec, build_reverse, free_reads, lowered
+from .pipeline import Spec, build_forward, build_reverse, differentiable_positions, free_reads, lowered
 
 stop_gradient = runtime.stop_gradient
 
@@ -125,10 +126,10 @@ class Transformed:
         target = inner.latest().function if inner is not None else self.fn
         return free_reads(lowered(target))
 
-    def _build_types(self, arg_types, free_types=None):
+    def _build_types(self, arg_types, free_types=None, spec=None):
         inner = getattr(self.fn, "__srcad_transform__", None)
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
-        return self._builder(target, self.spec, arg_types, free_types or {})
+        return self._builder(target, spec or self.spec, arg_types, free_types or {})
 
     def _function_for_types(self, arg_types):
         key = ("types",) + tuple(arg_types)
@@ -139,6 +140,63 @@ class Transformed:
 
     def __repr__(self) -> str:
         return f"<srcad {self.spec.kind} of {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+
+class JvpTransformed(Transformed):
+    """`jvp(f, primals, tangents)`: forward mode, specialised per argument kinds."""
+
+    def __init__(self, fn):
+        super().__init__(fn, Spec("jvp", (), True, False), build_forward)
+
+    def __call__(self, primals, tangents):
+        primals, tangents = tuple(primals), tuple(tangents)
+        if len(primals) != len(tangents):
+            raise ArgumentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+        if len(primals) != self._nparams:
+            primals = self._prepare(primals, {})
+        if self._readers is None:
+            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
+        kinds = tuple(_quick_kind(a) for a in primals)
+        present = tuple(t is not None for t in tangents)
+        key = kinds + present + tuple(_quick_kind(read()) for _, read in self._readers)
+        built = self._cache.get(key)
+        if built is None:
+            arg_types = tuple(T.of_value(a) for a in primals)
+            wrt = tuple(i for i in differentiable_positions(arg_types) if present[i])
+            free = {(prim, ext.name, name): T.of_value(read()) for (prim, ext, name), read in self._readers}
+            built = self._build_types(arg_types, free, Spec("jvp", wrt, True, False))
+            built.wrt = wrt
+            self._cache[key] = built
+        self._latest = built
+        return built.function(*primals, *(_as_tangent(tangents[i]) for i in built.wrt))
+
+    def latest(self):
+        if self._latest is None:
+            raise ArgumentError("call srcad.jvp once (or pass example arguments) before asking for its source")
+        return self._latest
+
+
+def _as_tangent(t):
+    return float(t) if type(t) is int else t
+
+
+_JVPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _jvp_of(fun) -> JvpTransformed:
+    t = _JVPS.get(fun)
+    if t is None:
+        t = _JVPS[fun] = JvpTransformed(fun)
+    return t
+
+
+def jvp(fun, primals, tangents):
+    """Forward mode: `(f(*primals), J @ tangents)` from one pass of generated code.
+
+    Int and bool arguments are not differentiated: their tangents may be 0, 0.0 or None and
+    are ignored. A tangent of None means zero.
+    """
+    return _jvp_of(fun)(primals, tangents)
 
 
 def _signature_of(fn):

@@ -20,6 +20,7 @@ from .ir.nodes import Apply, Const, Function, Param, iter_ops
 from .ir.verify import verify
 from .passes.pipeline import cleanup, optimize
 from .transforms.activity import analyze
+from .transforms.forward import forward
 from .transforms.reverse import reverse, saved_report
 from .transforms.safety import check_mutations
 from .transforms.specialize import specialize
@@ -160,4 +161,22 @@ def _header(fn, spec: Spec, arg_types, f: Function, saved) -> list[str]:
     return lines
 
 
-_ = Param
+
+def differentiable_positions(arg_types) -> tuple[int, ...]:
+    return tuple(i for i, t in enumerate(arg_types) if t.differentiable and not T.is_integral(t))
+
+
+def build_forward(fn, spec: Spec, arg_types, free_types) -> Built:
+    """`jvp_f(*args, *tangents) -> (out, out_dot)` for the differentiable arguments in spec.argnums."""
+    f = typed(fn, arg_types, free_types)
+    wrt = spec.argnums
+    act = analyze(f.body, tuple(f.body.params[i] for i in wrt), (f.body.yields[0],))
+    em, params, tangents, out, out_dot = forward(f, act, wrt)
+    result = em.apply("srcad.tuple", (out, out_dot))
+    body = em.b.end_function((result,))
+    name = f"{spec.prefix}_{f.name}"
+    sig = f.signature + tuple(Param(f"{f.signature[i].name}_dot") for i in wrt)
+    out_fn = optimize(Function(name, sig, body, f.loc, False, f.doc))
+    header = _header(fn, spec, arg_types, f, [])
+    rendered = render(out_fn, name, header)
+    return Built(compile_function(rendered, name), rendered.source, out_fn, [], name)

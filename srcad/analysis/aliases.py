@@ -14,7 +14,10 @@ from ..ir.nodes import Apply, Const, Ext, For, Function, If, Var, While, iter_op
 from ..rules import registry
 
 _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
-_STORES = ("srcad.list_append", "list.append", "operator.setitem", "srcad.scatter_add")
+_STORES = ("srcad.list_append", "list.append", "operator.setitem", "srcad.setitem", "srcad.scatter_add")
+INPLACE_OPERATORS = frozenset(f"operator.i{op}" for op in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
+    "rshift"))
 
 
 def update_base(op: Apply):
@@ -24,7 +27,7 @@ def update_base(op: Apply):
         return None
     if rule.updates is not None:
         return rule.updates
-    if op.prim.startswith("operator.i") and op.args and isinstance(op.args[0], Var) and isinstance(
+    if op.prim in INPLACE_OPERATORS and op.args and isinstance(op.args[0], Var) and isinstance(
             op.args[0].type, T.Array):
         return 0  # x += y on an array
     return None

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import astor
+from astor.source_repr import split_lines
 import gast
 import numpy as np
 
@@ -184,7 +185,7 @@ class CodeEmitter:
     def expr(self, op: Apply, index: bool = False) -> gast.expr:
         p, args, rule = op.prim, op.args, registry.lookup(op.prim)
         a = [self.atom(x) for x in args]
-        kw = [(k, self.atom(x)) for k, x in op.kw]
+        kw = [(k, self.atom(x)) for k, x in op.kw if not _is_default(rule, k, x)]
         short = p.split(".", 1)[1] if "." in p else p
         if p.startswith("operator."):
             short = INPLACE.get(short, short)
@@ -299,7 +300,7 @@ class CodeEmitter:
         target = _name(self.name(out))
         p = op.prim
         rest = op.args[k + 1:]
-        if p == "operator.setitem":
+        if p in ("operator.setitem", "srcad.setitem"):
             sub = gast.Subscript(value=target, slice=self.index(rest[0]), ctx=gast.Store())
             return pre + [_assign(sub, self.atom(rest[1]))]
         if p == "srcad.scatter_add":
@@ -426,6 +427,7 @@ class CodeEmitter:
             if isinstance(a, Var):
                 uses_at.setdefault(a, n)
         barrier = [i for i, op in enumerate(b.ops) if not self._movable(op)]
+        bases = {op.args[update_base(op)] for op in b.ops if isinstance(op, Apply) and update_base(op) is not None}
         for v, i in position.items():
             op = b.ops[i]
             j = uses_at.get(v)
@@ -434,9 +436,11 @@ class CodeEmitter:
                 continue
             if j is None or j <= i or self.uses[v] != 1 or len(op.outs) != 1 or not self._movable(op):
                 continue
+            if v in bases:
+                continue  # an update writes into it: it must be a variable
             if v.hint and op.prim not in ("srcad.slice", "srcad.tuple"):
                 continue
-            if j == n and id(b) not in self._cond_ids:
+            if j == n and id(b) not in self._cond_ids and b is not self.fn.body:
                 continue
             if any(i < k < j for k in barrier):
                 continue
@@ -482,6 +486,13 @@ class CodeEmitter:
                                    kw_defaults=kw_defaults, kwarg=None, defaults=defaults)
         return gast.FunctionDef(name=name, args=arguments, body=body, decorator_list=[], returns=None,
                                 type_comment=None, type_params=[])
+
+
+def _is_default(rule, name: str, a: Atom) -> bool:
+    if not isinstance(a, Const) or name not in rule.defaults:
+        return False
+    d = rule.defaults[name]
+    return type(d) is type(a.value) and d == a.value
 
 
 def _real(stmts) -> bool:
@@ -534,9 +545,15 @@ def render(fn: Function, name: str, header: list[str] = (), comments: bool = Tru
     em = CodeEmitter(fn, comments)
     node = em.function(name, list(header))
     module = gast.Module(body=[node], type_ignores=[])
-    text = astor.to_source(gast.gast_to_ast(module))
+    text = astor.to_source(gast.gast_to_ast(module), pretty_source=_pretty)
     source, line_map = _apply_markers(text)
     return Rendered(source, dict(em.ns.names), line_map)
+
+
+def _pretty(source) -> str:
+    """astor's line splitting, at 99 characters, without trailing spaces."""
+    text = "".join(split_lines(source, maxline=99))
+    return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 _MARK_RE = re.compile(r"^(\s*)(\"\"\"|\'\'\'|\"|\')" + re.escape(_MARK) + r"([0-9a-f]*)\2\s*$")

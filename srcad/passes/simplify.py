@@ -29,7 +29,8 @@ def _is_num(a: Atom, value: float) -> bool:
 def _floaty(a: Atom) -> bool:
     """A number or array whose type an identity like x * 1 -> x keeps (not a bool)."""
     t = atom_type(a)
-    return isinstance(t, (T.Float, T.Num, T.Int)) or (isinstance(t, T.Array) and t.kind in ("f", "i"))
+    return isinstance(t, (T.Float, T.Num, T.Int, T.Unknown)) or (
+        isinstance(t, T.Array) and t.kind in ("f", "i", None))
 
 
 def _uses(fn: Function) -> Counter:

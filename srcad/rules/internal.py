@@ -5,7 +5,7 @@ emits for things it resolves later (globals, attributes, methods of values of un
 from .. import runtime as rt
 from ..ir import types as T
 from . import typefns as ty
-from .registry import defobject, defrule, family, nondiff
+from .registry import alias, defrule, family, nondiff
 
 family("internal")
 
@@ -76,13 +76,11 @@ defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
         fn=rt.list_pop, updates=0)
-defobject(rt.setitem, "operator.setitem")
+alias("srcad.setitem", "operator.setitem", fn=rt.setitem)
 defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
         vjp={"v": "np.array(g)"}, out=ty.unknown, fn=rt.array_adjoint, fresh=False, linear=("v",))
 
 # list methods (the receiver is the first parameter)
-from .registry import alias  # noqa: E402
-
 alias("list.append", "srcad.list_append", attr=True, fn=None)
 alias("list.pop", "srcad.list_pop", attr=True, fn=None)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",))

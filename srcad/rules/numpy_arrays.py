@@ -33,7 +33,7 @@ _DOT_B = ("g * a if np.ndim(a) == 0 else (np.sum(g * a) if np.ndim(b) == 0 else 
           "((g * a if np.ndim(a) == 1 else np.dot(srcad.T(a), g)) if np.ndim(b) == 1 else "
           "(np.outer(a, g) if np.ndim(a) == 1 else np.dot(srcad.T(a), g))))")
 defrule("numpy.dot", "a, b", jvp=("np.dot(t, b)", "np.dot(a, t)"), vjp=(_DOT_A, _DOT_B),
-        out=ty.unknown, linear=("a", "b"))
+        out=ty.matmul("a", "b", dot=True), linear=("a", "b"))
 alias("numpy.matmul", "operator.matmul")
 
 defrule("numpy.transpose", "a, axes=None", jvp={"a": "np.transpose(t, axes)"},

@@ -34,7 +34,7 @@ _MATMUL_X = ("(g * y if np.ndim(y) == 1 else np.dot(y, g)) if np.ndim(x) == 1 el
 _MATMUL_Y = ("(g * x if np.ndim(x) == 1 else srcad.T(x) @ g) if np.ndim(y) == 1 else "
              "(np.outer(x, g) if np.ndim(x) == 1 else srcad.T(x) @ g)")
 defrule("operator.matmul", "x, y", jvp=("t @ y", "x @ t"), vjp=(_MATMUL_X, _MATMUL_Y),
-        out=ty.unknown, broadcasts=BOTH)
+        out=ty.matmul(), broadcasts=BOTH)
 
 for _name in ("floordiv",):
     nondiff(f"operator.{_name}", "x, y", out=ty.arith(*BOTH))

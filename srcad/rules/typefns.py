@@ -206,3 +206,27 @@ def _array_index(x: T.Array, idx: T.Type, key) -> T.Type:
 
 def _is_none(t: T.Type) -> bool:
     return isinstance(t, T.NoneT)
+
+
+def matmul(x: str = "x", y: str = "y", dot: bool = False):
+    """numpy.matmul / numpy.dot result rank from the operands' ranks."""
+    def out(sig) -> T.Type:
+        a, b = sig.type(x), sig.type(y)
+        nd = []
+        for t in (a, b):
+            if isinstance(t, T.Array) and t.ndim is not None:
+                nd.append(t.ndim)
+            elif isinstance(t, (T.Float, T.Int, T.Bool)):
+                nd.append(0)
+            else:
+                return T.UNKNOWN
+        if 0 in nd:
+            return _arith([a, b]) if dot else T.UNKNOWN
+        if nd == [1, 1]:
+            return T.FLOAT
+        if 1 in nd:
+            return T.Array(max(nd) - 1, "f")
+        if dot:
+            return T.Array(nd[0] + nd[1] - 2, "f")
+        return T.Array(max(nd), "f")
+    return out

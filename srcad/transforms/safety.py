@@ -12,13 +12,16 @@ Anything else raises `UnsafeMutationError` naming the line, with what to do inst
 
 from __future__ import annotations
 
-from ..analysis.aliases import Aliases, update_base
+from ..analysis.aliases import INPLACE_OPERATORS, Aliases, update_base
 from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Function, Var, iter_ops
 
 _SCALAR = (T.Float, T.Int, T.Bool)
+#: operations that come from the user's own syntax (x[i] = v, xs.append(v), x += y); srcad's
+#: functional helpers (srcad.setitem, srcad.list_append) copy when needed and need no check
+USER_MUTATIONS = frozenset({"operator.setitem", "list.append", "list.pop"}) | INPLACE_OPERATORS
 
 
 def _describe(v: Var) -> str:
@@ -26,7 +29,8 @@ def _describe(v: Var) -> str:
 
 
 def check_mutations(fn: Function) -> None:
-    updates = [op for op in iter_ops(fn.body) if isinstance(op, Apply) and update_base(op) is not None]
+    updates = [op for op in iter_ops(fn.body) if isinstance(op, Apply) and op.prim in USER_MUTATIONS
+               and update_base(op) is not None]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
                and not isinstance(op.args[update_base(op)].type, _SCALAR)]
     if not updates:

@@ -21,7 +21,7 @@ from ..rules import registry
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
 _VARARG_METHODS = {"reshape", "transpose"}
-_MUTATORS = {"append": "srcad.list_append", "pop": "srcad.list_pop"}
+_MUTATORS = {"append": "list.append", "pop": "list.pop"}
 _MAX_ROUNDS = 8
 
 
