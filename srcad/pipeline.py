@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import weakref
 from dataclasses import dataclass
 
@@ -78,9 +79,8 @@ def typed(fn, arg_types, free_types) -> Function:
     """Lowered, specialised to argument types, cleaned up and checked."""
     low = lowered(fn)
     f = verify(specialize(low.function, tuple(arg_types), free_types))
-    f = cleanup(f)
-    check_mutations(f)
-    return f
+    check_mutations(f)  # on the code as written, before dead code is dropped
+    return cleanup(f)
 
 
 def _split_aux(fn: Function, spec: Spec) -> Function:
@@ -151,7 +151,8 @@ def _header(fn, spec: Spec, arg_types, f: Function, saved) -> list[str]:
     code = fn.__code__
     argnums = spec.argnums if spec.argnums_tuple else spec.argnums[0]
     lines = [
-        f"srcad {__version__}: {spec.kind} of {fn.__qualname__} ({code.co_filename}:{code.co_firstlineno})",
+        f"srcad {__version__}: {spec.kind} of {fn.__qualname__} "
+        f"({os.path.basename(code.co_filename)}:{code.co_firstlineno})",
         f"argnums={argnums}; specialised for {_describe(arg_types, f) or 'no arguments'}",
     ]
     if saved:

@@ -84,6 +84,9 @@ REJECTED: dict[str, tuple[str, str]] = {
     "type_param": ("type parameters are not supported", "remove the type parameters"),
     "type_ignore": ("type-ignore comments are not supported here", "remove them"),
     "TypeIgnore": ("type-ignore comments are not supported here", "remove them"),
+    **{name: ("'match' statements are not supported", "use if/elif/else") for name in (
+        "MatchAs", "MatchClass", "MatchMapping", "MatchOr", "MatchSequence", "MatchSingleton",
+        "MatchStar", "MatchValue")},
     "slice": ("old-style slices are not supported", "use plain slices"),
     "excepthandler": ("'except' clauses are not supported", "move the error handling outside"),
 }
@@ -126,6 +129,8 @@ def problems(parsed: ParsedFunction) -> list[Diagnostic]:
             out.append(_diag(parsed, node, "nested function definitions are not supported",
                              "define the helper at module level; srcad differentiates through calls to it"))
         elif name in REJECTED:
+            if getattr(node, "lineno", None) is None:
+                continue  # a part of a rejected statement (withitem, alias...): reported with it
             msg, hint = REJECTED[name]
             out.append(_diag(parsed, node, msg, hint))
         elif name not in HANDLED:

@@ -1,0 +1,77 @@
+"""Functions srcad must refuse, each with the line of the problem marked."""
+
+import numpy as np
+
+
+def many_problems(x):
+    try:
+        y = x * 2
+    except ValueError:
+        y = x
+    with open("f") as fh:
+        pass
+    global G
+    G = x
+    return y
+
+
+def lambda_inside(x):
+    f = lambda t: t * 2  # noqa: E731
+    return f(x)
+
+
+def yields(x):
+    yield x * 2
+
+
+def opaque(x):
+    return CustomThing()(x)
+
+
+class CustomThing:
+    def __call__(self, x):
+        return x
+
+
+def mutates_arg(x):
+    x[0] = 1.0
+    return np.sum(x)
+
+
+def alias_after_write(x):
+    y = np.zeros(3)
+    z = y  # an alias
+    y[0] = x
+    return np.sum(z) * x
+
+
+def appends_to_arg(xs, x):
+    xs.append(x)
+    return x
+
+
+def recursive(x, n):
+    if n == 0:
+        return x
+    return recursive(x * 2.0, n - 1)
+
+
+def view_then_write(x):
+    y = x * 1.0
+    v = y[0:2]
+    y[0] = 5.0
+    return np.sum(v) * np.sum(y)
+
+
+def unknown_kwarg(x):
+    return np.sum(x, where=x > 0)
+
+
+def nested_def(x):
+    def inner(t):
+        return t * 2
+    return inner(x)
+
+
+def random_in_loss(x):
+    return x * np.random.rand()  # inactive call: fine, no error

@@ -1,0 +1,103 @@
+"""Bad input never gives a silently wrong derivative: it raises a SrcadError naming the
+file, line and column of the user's source and saying what to do instead."""
+
+import numpy as np
+import pytest
+
+import srcad
+from errors_src import bad
+
+
+def _lines(err):
+    return [d.line for d in err.value.diagnostics]
+
+
+def line_of(text):
+    """The line of tests/errors_src/bad.py that contains `text` (1-based)."""
+    with open(bad.__file__) as f:
+        for i, line in enumerate(f, 1):
+            if text in line:
+                return i
+    raise AssertionError(text)
+
+
+def test_every_unsupported_construct_reported_at_once():
+    with pytest.raises(srcad.UnsupportedSyntaxError) as err:
+        srcad.grad(bad.many_problems)(1.0)
+    lines = _lines(err)
+    assert lines == [line_of("try:"), line_of("except ValueError"), line_of('with open("f")'),
+                     line_of("global G")]
+    text = str(err.value)
+    assert f"bad.py:{line_of('try:')}:4:" in text and "try" in text and "hint:" in text
+    assert all(d.file.endswith("bad.py") for d in err.value.diagnostics)
+
+
+@pytest.mark.parametrize("fn,text", [(bad.lambda_inside, "lambda t"), (bad.yields, "yield x"),
+                                     (bad.nested_def, "def inner")])
+def test_unsupported_syntax(fn, text):
+    with pytest.raises(srcad.UnsupportedSyntaxError) as err:
+        srcad.grad(fn)(1.0)
+    assert line_of(text) in _lines(err)
+
+
+def test_call_without_rule_on_active_value():
+    with pytest.raises(srcad.NoRuleError) as err:
+        srcad.grad(bad.opaque)(1.0)
+    assert _lines(err) == [line_of("CustomThing()(x)")]
+    assert "defrule" in str(err.value) or "custom_vjp" in str(err.value)
+
+
+def test_unknown_keyword_is_refused_not_ignored():
+    with pytest.raises(srcad.NoRuleError) as err:
+        srcad.grad(bad.unknown_kwarg)(np.ones(3))
+    assert _lines(err) == [line_of("where=x > 0")]
+    assert "where" in str(err.value)
+
+
+@pytest.mark.parametrize("fn,args,text", [
+    (bad.mutates_arg, (np.ones(3),), "x[0] = 1.0"),
+    (bad.alias_after_write, (1.0,), "y[0] = x"),
+    (bad.appends_to_arg, ([1.0], 2.0), "xs.append(x)"),
+    (bad.view_then_write, (np.ones(3),), "y[0] = 5.0"),
+])
+def test_unsafe_mutation(fn, args, text):
+    with pytest.raises(srcad.UnsafeMutationError) as err:
+        srcad.grad(fn, argnums=len(args) - 1)(*args)
+    assert line_of(text) in _lines(err)
+    assert "copy" in str(err.value)
+
+
+def test_recursion_is_a_clear_error():
+    with pytest.raises(srcad.RecursionNotSupportedError) as err:
+        srcad.grad(bad.recursive)(1.0, 3)
+    assert line_of("return recursive(") in _lines(err)
+
+
+def test_inactive_unknown_call_is_fine():
+    np.random.seed(0)
+    g = srcad.grad(bad.random_in_loss)(1.0)
+    assert 0.0 <= g <= 1.0
+
+
+def test_function_without_source():
+    namespace = {}
+    exec("def f(x):\n    return x * x\n", namespace)
+    with pytest.raises(srcad.SourceUnavailableError, match="source"):
+        srcad.grad(namespace["f"])(1.0)
+
+
+def test_errors_are_srcad_errors():
+    for cls in (srcad.UnsupportedSyntaxError, srcad.NoRuleError, srcad.UnsafeMutationError,
+                srcad.NonScalarOutputError, srcad.SourceUnavailableError):
+        assert issubclass(cls, srcad.SrcadError)
+
+
+def test_fence_lists_every_gast_node():
+    import inspect
+
+    import gast
+
+    from srcad.frontend.fence import HANDLED, REJECTED
+    names = {n for n, c in vars(gast).items() if inspect.isclass(c) and issubclass(c, gast.AST)}
+    missing = sorted(names - HANDLED - set(REJECTED) - {"AST"})
+    assert not missing, f"gast node types neither handled nor rejected: {missing}"
