@@ -12,7 +12,7 @@
 
 __version__ = "0.1.0"
 
-from . import rules as _rules  # noqa: E402,F401  (registers the rule tables)
+from . import rules  # noqa: E402  (importing registers the rule tables)
 from .api import grad, jvp, source, stop_gradient, value_and_grad  # noqa: E402
 from .errors import (  # noqa: E402
     ArgumentError,
@@ -26,6 +26,7 @@ from .errors import (  # noqa: E402
 )
 
 __all__ = [
+    "rules",
     "grad", "value_and_grad", "jvp", "stop_gradient", "source",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError",
     "RecursionNotSupportedError", "SourceUnavailableError", "UnsafeMutationError",

@@ -58,8 +58,13 @@ def add(a, b):
 
 
 def scatter_add(acc, idx, g):
-    """acc[idx] += g, accumulating repeated indices; returns acc (changed in place)."""
-    if isinstance(acc, list):
+    """acc[idx] += g, accumulating repeated indices; returns acc (changed in place; a new
+    tuple for tuples)."""
+    if isinstance(acc, tuple):
+        items = list(acc)
+        items[idx] = add(items[idx], g)
+        return tuple(items)
+    if isinstance(acc, (list, dict)):
         acc[idx] = add(acc[idx], g)
         return acc
     np.add.at(acc, idx, g)
@@ -129,3 +134,10 @@ def array_adjoint(g, x):
     if isinstance(x, (list, tuple)):
         return [array_adjoint(gi, xi) for gi, xi in zip(g, x)]
     return g
+
+
+def copy_value(x):
+    """A shallow copy of a mutable container (arrays, lists, dicts); tuples and numbers as is."""
+    if isinstance(x, (np.ndarray, list, dict)):
+        return x.copy()
+    return x

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import srcad
-from corpus import branches, calls, straight
+from corpus import branches, calls, loops, straight
 from oracle import assert_tree_close, fd_grad
 
-FAMILIES = [straight, branches, calls]
+FAMILIES = [straight, branches, calls, loops]
 
 
 def _differentiable_positions(args):

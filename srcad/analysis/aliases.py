@@ -1,10 +1,17 @@
-"""Which values may share a buffer, and which buffers belong to the function.
+"""Which values may be the same object, which objects hold others, and which belong to the
+function.
 
-Values that may refer to the same array or list form an alias class: a view and its base
-(`x[1:]`, `x.T`, `x.reshape(...)`), a list and what was appended to it, an update's input
-and result, the values a phi joins. A class is *owned* when none of its members came from
-outside the function: arguments, globals, closure cells, opaque calls, default values.
-Writing in place into an owned class is invisible to the caller.
+Two relations are tracked:
+
+- *alias* (the same object or buffer): an update's input and result, a view and its base
+  (`x[1:]`, `x.T`, `x.reshape(...)`), the values a phi joins;
+- *contains* (a container refers to an element): a list, tuple or dict and its items,
+  including what was appended, and what indexing a list returns.
+
+An object is *owned* when it does not come from outside the function (arguments, globals,
+closure cells, opaque calls, default values) and is not held by such an object. Writing into
+an owned object in place is invisible to the caller; the other references that can see the
+write are its aliases and the containers that hold it (its *observers*).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from ..rules import registry
 
 _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
 _STORES = ("srcad.list_append", "list.append", "operator.setitem", "srcad.setitem", "srcad.scatter_add")
+_CONTAINERS = (T.List, T.Tuple, T.Dict)
 INPLACE_OPERATORS = frozenset(f"operator.i{op}" for op in (
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
     "rshift"))
@@ -33,12 +41,18 @@ def update_base(op: Apply):
     return None
 
 
+def _ref(a) -> bool:
+    """Can this value be (or hold) a mutable object?"""
+    return isinstance(a, Var) and not isinstance(a.type, _SCALAR)
+
+
 class Aliases:
     def __init__(self, fn: Function):
         self.parent: dict = {}
-        self.foreign: set = set()
+        self.foreign_vars: set = set()
+        self.edges: list = []  # (container, element) pairs of Vars
         for p in fn.body.params:
-            self.foreign.add(self.find(p))
+            self.foreign_vars.add(p)
         for op in iter_ops(fn.body):
             if isinstance(op, Apply):
                 self._apply(op)
@@ -53,9 +67,9 @@ class Aliases:
                         self.union(o, other)
                     if isinstance(op, While):
                         self.union(o, op.cond.params[i])
-        self.groups: dict = {}
-        for v in list(self.parent):
-            self.groups.setdefault(self.find(v), []).append(v)
+        self._finish()
+
+    # building
 
     def find(self, x):
         self.parent.setdefault(x, x)
@@ -67,49 +81,85 @@ class Aliases:
     def union(self, a, b) -> None:
         if isinstance(b, Const):
             if isinstance(b.value, Ext):
-                self.foreign.add(self.find(a))
+                self.foreign_vars.add(a)
             return
         ra, rb = self.find(a), self.find(b)
-        if ra == rb:
-            return
-        self.parent[rb] = ra
-        if rb in self.foreign:
-            self.foreign.add(ra)
+        if ra != rb:
+            self.parent[rb] = ra
+
+    def contain(self, container, element) -> None:
+        if _ref(element):
+            self.edges.append((container, element))
+        elif isinstance(element, Const) and isinstance(element.value, Ext):
+            self.foreign_vars.add(container)
 
     def _apply(self, op: Apply) -> None:
         if not op.outs:
             return
         rule = registry.lookup(op.prim)
         if rule is None or rule.opaque or op.prim in ("srcad.global", "srcad.cell"):
-            for o in op.outs:
-                self.foreign.add(self.find(o))
-                for a in op.operands():
-                    if isinstance(a, Var):
-                        self.union(o, a)
+            self.foreign_vars.update(op.outs)  # an object from outside
             return
         base = update_base(op)
         if base is not None:
-            for o in op.outs:
+            for o in op.outs[:1]:
                 self.union(o, op.args[base])
             container = op.args[base].type
             if op.prim in _STORES and not isinstance(container, T.Array):
                 for a in op.args[base + 1:]:
-                    if isinstance(a, Var) and not isinstance(a.type, _SCALAR):
-                        self.union(op.outs[0], a)  # a list now refers to the stored value
+                    self.contain(op.outs[0], a)
+            for o in op.outs[1:]:
+                self.contain(op.outs[0], o)  # list.pop: the element came from the list
             return
         if rule.structural:
             for a in op.args:
-                if isinstance(a, Var) and not isinstance(a.type, _SCALAR):
-                    self.union(op.outs[0], a)
-        elif not rule.fresh:
-            first = next((a for a in op.args if isinstance(a, Var)), None)
-            if first is not None and not isinstance(first.type, _SCALAR) and not all(
-                    isinstance(o.type, _SCALAR) for o in op.outs):
-                for o in op.outs:
-                    self.union(o, first)  # a view of its first argument
+                self.contain(op.outs[0], a)
+            return
+        first = next((a for a in op.args if isinstance(a, Var)), None)
+        if first is None or all(isinstance(o.type, _SCALAR) for o in op.outs):
+            return
+        if op.prim == "operator.getitem" and isinstance(first.type, _CONTAINERS + (T.Unknown,)):
+            self.contain(first, op.outs[0])  # an element of a list/tuple/dict
+            if not isinstance(first.type, T.Unknown):
+                return
+        if not rule.fresh and _ref(first):
+            for o in op.outs:
+                self.union(o, first)  # a view of its first argument
+
+    def _finish(self) -> None:
+        self.groups: dict = {}
+        for v in list(self.parent):
+            self.groups.setdefault(self.find(v), []).append(v)
+        self.holds: dict = {}  # root -> roots of elements
+        self.held_by: dict = {}
+        for c, e in self.edges:
+            rc, re_ = self.find(c), self.find(e)
+            self.holds.setdefault(rc, set()).add(re_)
+            self.held_by.setdefault(re_, set()).add(rc)
+        self.foreign = set()
+        stack = [self.find(v) for v in self.foreign_vars]
+        while stack:  # what foreign objects hold is foreign too
+            r = stack.pop()
+            if r in self.foreign:
+                continue
+            self.foreign.add(r)
+            stack.extend(self.holds.get(r, ()))
+
+    # queries
 
     def owned(self, v: Var) -> bool:
         return self.find(v) not in self.foreign
 
     def group(self, v: Var) -> list:
         return self.groups.get(self.find(v), [v])
+
+    def observers(self, v: Var) -> list:
+        """Every value through which a write into `v`'s object can be seen."""
+        roots, stack = set(), [self.find(v)]
+        while stack:
+            r = stack.pop()
+            if r in roots:
+                continue
+            roots.add(r)
+            stack.extend(self.held_by.get(r, ()))
+        return [m for r in roots for m in self.groups.get(r, [r])]

@@ -294,6 +294,12 @@ class CodeEmitter:
     def update_stmt(self, op: Apply, k: int) -> list:
         base = op.args[k]
         out = op.outs[0]
+        if isinstance(base.type, (T.Tuple, T.Unknown, T.Num, T.Float)) and op.prim == "srcad.scatter_add":
+            helper = _name(self.ns.ref(runtime.scatter_add, "_scatter_add"))
+            copy = self.atom(base) if id(op) in self.naming.inplace else _call(
+                _name(self.ns.ref(runtime.copy_value, "_copy")), [self.atom(base)])
+            call = _call(helper, [copy, self.index(op.args[k + 1]), self.atom(op.args[k + 2])])
+            return [_assign(_name(self.name(out), gast.Store()), call)]
         pre = []
         if id(op) not in self.naming.inplace:
             pre = [_assign(_name(self.name(out), gast.Store()), _call(_attr(self.atom(base), "copy"), []))]

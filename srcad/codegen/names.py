@@ -72,7 +72,7 @@ class _Namer:
             if not isinstance(base.type, _UPDATES_INPLACE_TYPES) or not self.alias.owned(base):
                 continue
             after = self.live.live_after[id(op)]
-            group = self.alias.group(base)
+            group = self.alias.observers(base)
             if any(m in after and m not in op.outs for m in group):
                 continue
             if self.merge(base, op.outs[0], force=False):

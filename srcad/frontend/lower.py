@@ -385,44 +385,50 @@ class FunctionLowerer(ExprLowerer):
 
     def iteration_space(self, it, node):
         """(start, stop, step, element) where element(index) gives the loop target."""
-        if isinstance(it, gast.Call) and not it.keywords:
-            callee = self.static_of(self.expr(it.func)) if not isinstance(it.func, gast.Attribute) \
-                or isinstance(self.expr(it.func.value), Static) else None
-            fn = callee.obj if callee is not None else None
-            if fn is range:
-                args = [self.value(a) for a in it.args]
-                if len(args) == 1:
-                    return Const(0), args[0], Const(1), None
-                return args[0], args[1], (args[2] if len(args) > 2 else Const(1)), None
-            if fn is enumerate:
-                return self.enumerate_space(it, node)
-            if fn is zip:
-                seqs = [self.value(a) for a in it.args]
-                n = self.emit("builtins.min", [self.emit("builtins.len", (s,), node=it) for s in seqs], node=it)
-                return Const(0), n, Const(1), lambda i: self.emit(
-                    "srcad.tuple", [self.emit("operator.getitem", (s, i), node=it) for s in seqs], node=it)
-            if fn is reversed and len(it.args) == 1:
-                seq = self.value(it.args[0])
-                n = self.emit("builtins.len", (seq,), node=it)
-                last = self.emit("operator.sub", (n, Const(1)), node=it)
-
-                def rev(i):
-                    j = self.emit("operator.sub", (last, i), node=it)
-                    return self.emit("operator.getitem", (seq, j), node=it)
-                return Const(0), n, Const(1), rev
-        seq = self.value(it)
-        n = self.emit("builtins.len", (seq,), node=it)
-        return Const(0), n, Const(1), lambda i: self.emit("operator.getitem", (seq, i), node=it)
-
-    def enumerate_space(self, it, node):
-        seq = self.value(it.args[0])
-        offset = self.value(it.args[1]) if len(it.args) > 1 else Const(0)
-        n = self.emit("builtins.len", (seq,), node=it)
-
-        def element(i):
-            k = i if offset == Const(0) else self.emit("operator.add", (i, offset), node=it)
-            return self.emit("srcad.tuple", (k, self.emit("operator.getitem", (seq, i), node=it)), node=it)
+        fn = self._static_callee(it)
+        if fn is range and not it.keywords:
+            args = [self.value(a) for a in it.args]
+            if len(args) == 1:
+                return Const(0), args[0], Const(1), None
+            return args[0], args[1], (args[2] if len(args) > 2 else Const(1)), None
+        n, element = self.sequence(it)
         return Const(0), n, Const(1), element
+
+    def _static_callee(self, node):
+        if not isinstance(node, gast.Call):
+            return None
+        if isinstance(node.func, gast.Attribute) and not isinstance(self.expr(node.func.value), Static):
+            return None
+        s = self.static_of(self.expr(node.func))
+        return s.obj if s is not None else None
+
+    def sequence(self, node):
+        """(length, element(index)) for something iterated: enumerate/zip/reversed nest."""
+        fn = self._static_callee(node)
+        if fn in (enumerate, zip, reversed) and node.keywords:
+            raise self.error(UnsupportedSyntaxError, node, f"keyword arguments to {fn.__name__}() in a "
+                             "for loop are not supported", "pass them positionally")
+        if fn is enumerate:
+            n, inner = self.sequence(node.args[0])
+            offset = self.value(node.args[1]) if len(node.args) > 1 else Const(0)
+
+            def element(i):
+                k = i if offset == Const(0) else self.emit("operator.add", (i, offset), node=node)
+                return self.emit("srcad.tuple", (k, inner(i)), node=node)
+            return n, element
+        if fn is zip:
+            parts = [self.sequence(a) for a in node.args]
+            n = parts[0][0]
+            for m, _ in parts[1:]:
+                n = self.emit("builtins.min", (n, m), node=node)
+            return n, lambda i: self.emit("srcad.tuple", [el(i) for _, el in parts], node=node)
+        if fn is reversed and len(node.args) == 1:
+            n, inner = self.sequence(node.args[0])
+            last = self.emit("operator.sub", (n, Const(1)), node=node)
+            return n, lambda i: inner(self.emit("operator.sub", (last, i), node=node))
+        seq = self.value(node)
+        n = self.emit("builtins.len", (seq,), node=node)
+        return n, lambda i: self.emit("operator.getitem", (seq, i), node=node)
 
     def comprehension(self, node) -> Atom:
         scope = {}

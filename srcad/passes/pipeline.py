@@ -6,12 +6,16 @@ from ..ir.nodes import Function
 from ..ir.verify import verify
 from .cse import cse
 from .dce import dce
+from .scalarize import scalarize
 from .simplify import simplify
 
 
 def cleanup(fn: Function) -> Function:
-    """Before a transform: fold what types settle and drop dead code."""
-    return verify(dce(verify(simplify(fn))))
+    """Before a transform: fold what types settle, split tuples, drop dead code."""
+    fn = verify(simplify(fn))
+    fn = verify(scalarize(fn))
+    fn = verify(simplify(fn))
+    return verify(dce(fn))
 
 
 def optimize(fn: Function) -> Function:

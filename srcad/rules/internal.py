@@ -91,3 +91,5 @@ defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.array_adjoint(g, x) i
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=ty.same("x"), linear=("x", "y"))
 defrule("srcad.list_repeat", "x, n", out=ty.same("x"))  # no derivative rule: an error if active
+defrule("srcad.copy_value", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("x"),
+        fn=rt.copy_value, linear=("x",))

@@ -13,13 +13,13 @@ paths meet (one branch of an `if`, a loop's first iteration) and the other side 
 
 from __future__ import annotations
 
-from ..errors import NoRuleError, diagnostic
 from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var
 from ..rules import registry
 from .activity import Activity, operand_params
 from .emitter import Emitter
+from .reverse import no_rule_error
 
 _SCALARS = (T.Float, T.Int, T.Bool)
 
@@ -164,8 +164,7 @@ class Forward:
         self.tan[op.outs[0]] = self.em.apply(rule.name, args, (), op.loc, self.hint(op.outs[0]))
 
     def no_rule(self, op: Apply, rule, what: str = ""):
-        msg = f"no tangent (forward-mode) rule for {rule.name}{what}"
-        return NoRuleError(msg, [diagnostic(op.loc, msg, "register one with srcad.defrule (docs/rules.md)")])
+        return no_rule_error(op, rule, what, "tangent (forward-mode)")
 
     # regions
 

@@ -47,6 +47,22 @@ from .emitter import Emitter
 _SCALARS = (T.Float, T.Int, T.Bool)
 
 
+def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
+    """The error for a differentiated value reaching a call srcad has no rule for."""
+    name = rule.name
+    if rule.opaque and op.args and isinstance(op.args[0], Const):
+        target = op.args[0].value
+        name = getattr(target, "name", None) or str(target)
+        if rule.name == "srcad.method":
+            name = f"method .{target}()"
+        elif rule.name == "srcad.getattr":
+            name = f"attribute .{target}"
+    msg = f"no {kind} rule for {name}{what}"
+    return NoRuleError(msg, [diagnostic(op.loc, msg, "register one with srcad.defrule (docs/rules.md), "
+                                        "wrap the function with @srcad.custom_vjp, or use "
+                                        "srcad.stop_gradient if no derivative should flow")])
+
+
 def aloc(loc):
     """The location of adjoint code for a user line (codegen comments those groups)."""
     return dataclasses.replace(loc, adjoint=True) if loc is not None else None
@@ -395,18 +411,7 @@ class Reverse:
                 self.bwd_loop(op)
 
     def no_rule(self, op: Apply, rule, what: str = ""):
-        name = rule.name
-        if rule.opaque and op.args and isinstance(op.args[0], Const):
-            target = op.args[0].value
-            name = getattr(target, "name", None) or str(target)
-            if rule.name == "srcad.method":
-                name = f"method .{target}()"
-            elif rule.name == "srcad.getattr":
-                name = f"attribute .{target}"
-        msg = f"no derivative rule for {name}{what}"
-        return NoRuleError(msg, [diagnostic(aloc(op.loc), msg, "register one with srcad.defrule (docs/rules.md), "
-                                            "wrap the function with @srcad.custom_vjp, or use "
-                                            "srcad.stop_gradient if no derivative should flow")])
+        return no_rule_error(op, rule, what, "derivative")
 
     def bwd_apply(self, op: Apply) -> None:
         cts = [self.take_ct(o) if self.act.active(o) else None for o in op.outs]

@@ -46,7 +46,7 @@ def check_mutations(fn: Function) -> None:
                 "work on a copy: x = x.copy() (or list(xs)) before changing it"))
             continue
         after = live.live_after[id(op)]
-        stale = sorted({m.hint or "a view" for m in aliases.group(base) if m in after and m not in op.outs})
+        stale = sorted({m.hint or "a view" for m in aliases.observers(base) if m in after and m not in op.outs})
         if stale:
             problems.append(diagnostic(
                 op.loc, f"this changes {_describe(base)} while another reference to the same "

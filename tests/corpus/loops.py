@@ -1,0 +1,212 @@
+"""Loops, indexing, mutation of local arrays, and local lists."""
+
+import math
+
+import numpy as np
+
+
+def range_args(x, n, k):
+    s = 0.0
+    for i in range(k, n + k, 2):
+        s = s + math.sin(x * i)
+    for j in range(n - 1, -1, -1):
+        s = s * 0.9 + x / (j + 1)
+    return s
+
+
+def rows(X, w):
+    total = 0.0
+    for row in X:
+        total = total + np.tanh(np.dot(row, w))
+    return total
+
+
+def over_list_and_tuple(x):
+    s = 0.0
+    for c in [1.0, 2.0, 3.0]:
+        s = s + c * x
+    for a, b in ((1.0, 2.0), (3.0, 4.0)):
+        s = s * a + b * math.cos(x)
+    return s
+
+
+def enumerate_zip(x, y):
+    s = 0.0
+    for i, (a, b) in enumerate(zip(x, y)):
+        s = s + (i + 1) * a * b
+    for k, v in enumerate(x, 1):
+        s = s + k * v ** 2
+    return s
+
+
+def newton_sqrt(a):
+    # x converges to sqrt(a): a while loop whose condition reads differentiated values
+    x = a
+    while abs(x * x - a) > 1e-12:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def break_continue(x):
+    s = 0.0
+    for i in range(20):
+        if i % 3 == 0:
+            continue
+        s = s + math.sin(x * i)
+        if s > 1.5:
+            break
+    return s
+
+
+def return_in_loop(x):
+    s = x
+    for i in range(10):
+        s = s * 1.2 + 0.1
+        if s > 3.0:
+            return s * x
+    return -s
+
+
+def nested(x, n):
+    s = 0.0
+    for i in range(n):
+        t = x * i
+        for j in range(i):
+            t = t * 0.5 + math.cos(x + j)
+        s = s + t
+    return s
+
+
+def carried_array(x):
+    h = np.zeros(3)
+    for k in range(4):
+        h = np.tanh(h * 0.5 + x * (k + 1))
+    return np.sum(h)
+
+
+def carried_tuple(x):
+    state = (x, 0.0)
+    for _ in range(5):
+        p, v = state
+        state = (p + 0.1 * v, v - 0.1 * math.sin(p))
+    return state[0] * state[1]
+
+
+def swap_loop(a, b):
+    for _ in range(3):
+        a, b = b, a * b + 1.0
+    return a + 2.0 * b
+
+
+def indexing(x, M):
+    return (x[0] * x[-1] + np.sum(x[::2]) + np.sum(x[1:-1] ** 2) + M[1, 2] * M[0, 0]
+            + np.sum(M[:, 0]) + np.sum(M[1]) + np.sum(x[np.array([0, 0, 2])]) + np.sum(x[x > 0.0]))
+
+
+def fill_loop(x):
+    y = np.zeros(len(x))
+    for i in range(len(x)):
+        y[i] = x[i] ** 2 + x[i - 1]
+    return np.sum(y * x)
+
+
+def slice_updates(x):
+    z = x.copy()
+    z[0] = z[1] * 3.0
+    z[1:3] += x[2:4] * 2.0
+    z[-1] *= z[0]
+    return np.sum(z * z)
+
+
+def row_writes(x):
+    out = np.zeros((3, len(x)))
+    for k in range(3):
+        out[k] = x * (k + 1.0) + out[k - 1]
+        out[k, 0] = out[k, 0] * 2.0
+    return np.sum(out ** 2)
+
+
+def local_lists(x):
+    xs = []
+    for i in range(4):
+        xs.append(x * i + math.sin(x))
+    total = sum(xs) + xs[2] * len(xs) + xs[-1]
+    ys = [v * v for v in xs if v > 0.0]
+    return total + sum(ys)
+
+
+def list_of_arrays(x):
+    rows = []
+    for k in range(3):
+        rows.append(np.sin(x * (k + 1)))
+    m = np.stack(rows)
+    c = np.concatenate([x, rows[1]])
+    a = np.array(rows)
+    return np.sum(m * m) + np.sum(c) + np.sum(a[2])
+
+
+def pair(a, b):
+    return a * b, a + b
+
+
+def tuple_helper_in_loop(x):
+    s, t = x, 1.0
+    for _ in range(3):
+        s, t = pair(s, t)
+    return s + t
+
+
+def recursion_by_depth(x, depth):
+    s = x
+    for _ in range(depth):
+        s = math.tanh(s) + x
+    return s
+
+
+def while_counter(x):
+    i = 0
+    s = x
+    while i < 5:
+        s = s * s * 0.5 + 0.1
+        i += 1
+    return s
+
+
+def ode_euler(k, y0):
+    y = y0
+    t = 0.0
+    dt = 0.01
+    for _ in range(200):
+        y = y + dt * (-k * y + math.sin(t) * math.exp(-0.1 * t))
+        t += dt
+    return y
+
+
+rng = np.random.default_rng(2)
+V = rng.normal(size=4)
+
+CASES = [
+    (range_args, (0.3, 4, 1)),
+    (rows, (rng.normal(size=(3, 2)), rng.normal(size=2))),
+    (over_list_and_tuple, (0.4,)),
+    (enumerate_zip, (V, rng.normal(size=4))),
+    (newton_sqrt, (2.0,)),
+    (break_continue, (0.4,)),
+    (break_continue, (0.05,)),
+    (return_in_loop, (0.5,)),
+    (return_in_loop, (-0.5,)),
+    (nested, (0.3, 4)),
+    (carried_array, (rng.normal(size=3),)),
+    (carried_tuple, (0.7,)),
+    (swap_loop, (0.5, 0.3)),
+    (indexing, (V, rng.normal(size=(2, 3)))),
+    (fill_loop, (V,)),
+    (slice_updates, (V,)),
+    (row_writes, (rng.normal(size=3),)),
+    (local_lists, (0.6,)),
+    (list_of_arrays, (rng.normal(size=3),)),
+    (tuple_helper_in_loop, (0.4,)),
+    (recursion_by_depth, (0.3, 3)),
+    (while_counter, (0.9,)),
+    (ode_euler, (0.7, 1.3)),
+]
