@@ -18,7 +18,8 @@ import numpy as np
 from . import runtime
 from .errors import ArgumentError
 from .ir import types as T
-from .pipeline import Spec, build_forward, build_reverse, differentiable_positions, free_reads, lowered
+from .pipeline import (Spec, build_forward, build_reverse, build_vjp, differentiable_positions,
+                       free_reads, lowered)
 
 stop_gradient = runtime.stop_gradient
 
@@ -115,7 +116,7 @@ class Transformed:
             key += tuple(_quick_kind(read()) for _, read in self._readers)
         built = self._cache.get(key)
         if built is None:
-            free = {(prim, ext.name, name): T.of_value(read()) for (prim, ext, name), read in self._readers}
+            free = self._free_types()
             built = self._build_types(tuple(T.of_value(a) for a in args), free)
             self._cache[key] = built
         self._latest = built
@@ -123,8 +124,12 @@ class Transformed:
 
     def _free_reads(self):
         inner = getattr(self.fn, "__srcad_transform__", None)
-        target = inner.latest().function if inner is not None else self.fn
-        return free_reads(lowered(target))
+        if inner is not None:  # a transform of a transform reads what the user function reads
+            return inner._free_reads()
+        return free_reads(lowered(self.fn))
+
+    def _free_types(self) -> dict:
+        return {(prim, id(ext.obj), name): T.of_value(read()) for (prim, ext, name), read in self._readers}
 
     def _build_types(self, arg_types, free_types=None, spec=None):
         inner = getattr(self.fn, "__srcad_transform__", None)
@@ -163,7 +168,7 @@ class JvpTransformed(Transformed):
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
             wrt = tuple(i for i in differentiable_positions(arg_types) if present[i])
-            free = {(prim, ext.name, name): T.of_value(read()) for (prim, ext, name), read in self._readers}
+            free = self._free_types()
             built = self._build_types(arg_types, free, Spec("jvp", wrt, True, False))
             built.wrt = wrt
             self._cache[key] = built
@@ -176,18 +181,78 @@ class JvpTransformed(Transformed):
         return self._latest
 
 
+class VjpTransformed(Transformed):
+    """`vjp(f, *primals)`: a generated forward function that returns residuals, and a
+    generated backward function that maps an output cotangent to input cotangents."""
+
+    def __init__(self, fn, has_aux: bool):
+        super().__init__(fn, Spec("vjp", (), True, has_aux), build_vjp)
+
+    def __call__(self, *primals):
+        if len(primals) != self._nparams:
+            primals = self._prepare(primals, {})
+        if self._readers is None:
+            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
+        key = tuple(_quick_kind(a) for a in primals) + tuple(_quick_kind(read()) for _, read in self._readers)
+        built = self._cache.get(key)
+        if built is None:
+            arg_types = tuple(T.of_value(a) for a in primals)
+            wrt = differentiable_positions(arg_types)
+            free = self._free_types()
+            built = self._build_types(arg_types, free, Spec("vjp", wrt, True, self.spec.has_aux))
+            built.wrt = wrt
+            self._cache[key] = built
+        self._latest = built
+        out, aux, residuals = built.function(*primals)
+        backward, wrt, n = built.backward, built.wrt, len(primals)
+
+        def vjp_fn(cotangent):
+            cts = backward(*residuals, cotangent)
+            full = [None] * n
+            for i, c in zip(wrt, cts):
+                full[i] = c
+            return tuple(full)
+
+        return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)
+
+    def latest(self):
+        if self._latest is None:
+            raise ArgumentError("call srcad.vjp once before asking for its source")
+        return self._latest
+
+
+def vjp(fun, *primals, has_aux: bool = False):
+    """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
+    cotangent per primal (None for arguments that are not differentiated, like ints)."""
+    key = ("vjp", has_aux)
+    cache = _cached(fun)
+    if key not in cache:
+        cache[key] = VjpTransformed(fun, has_aux)
+    return cache[key](*primals)
+
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _cached(fun) -> dict:
+    try:
+        got = _CACHE.get(fun)
+        if got is None:
+            got = _CACHE[fun] = {}
+        return got
+    except TypeError:  # not weak-referenceable: no caching
+        return {}
+
+
 def _as_tangent(t):
     return float(t) if type(t) is int else t
 
 
-_JVPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def _jvp_of(fun) -> JvpTransformed:
-    t = _JVPS.get(fun)
-    if t is None:
-        t = _JVPS[fun] = JvpTransformed(fun)
-    return t
+    cache = _cached(fun)
+    if "jvp" not in cache:
+        cache["jvp"] = JvpTransformed(fun)
+    return cache["jvp"]
 
 
 def jvp(fun, primals, tangents):
@@ -224,7 +289,11 @@ def _transform(kind: str, fun, argnums, has_aux: bool):
     if not callable(fun):
         raise ArgumentError(f"{kind} expects a function, got {fun!r}")
     nparams = len(_signature_of(fun).parameters)
-    return Transformed(fun, _spec(kind, argnums, has_aux, nparams))
+    spec = _spec(kind, argnums, has_aux, nparams)
+    cache = _cached(fun)
+    if spec not in cache:
+        cache[spec] = Transformed(fun, spec)
+    return cache[spec]
 
 
 def grad(fun=None, argnums=0, has_aux: bool = False):

@@ -22,7 +22,7 @@ from .ir.verify import verify
 from .passes.pipeline import cleanup, optimize
 from .transforms.activity import analyze
 from .transforms.forward import forward
-from .transforms.reverse import reverse, saved_report
+from .transforms.reverse import reverse, reverse_split, saved_report
 from .transforms.safety import check_mutations
 from .transforms.specialize import specialize
 
@@ -181,3 +181,30 @@ def build_forward(fn, spec: Spec, arg_types, free_types) -> Built:
     header = _header(fn, spec, arg_types, f, [])
     rendered = render(out_fn, name, header)
     return Built(compile_function(rendered, name), rendered.source, out_fn, [], name)
+
+
+def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
+    """Two generated functions: `vjp_fwd_f(*args) -> (out, aux, residuals)` and
+    `vjp_bwd_f(*residuals, g) -> cotangents` (one per differentiable argument in argnums)."""
+    f = _split_aux(typed(fn, arg_types, free_types), spec)
+    params = f.body.params
+    act = analyze(f.body, tuple(params[i] for i in spec.argnums), (f.body.yields[0],))
+    (fwd_b, (out, aux, res), bwd_b, bwd_params, grads, names), plan = reverse_split(f, act, spec.argnums)
+    fwd_em = fwd_b
+    from .transforms.emitter import Emitter
+
+    em = Emitter(fwd_em)
+    result = em.apply("srcad.tuple", (out, aux if aux is not None else Const(None), res))
+    fwd_name, bwd_name = f"vjp_fwd_{f.name}", f"vjp_bwd_{f.name}"
+    fwd_fn = optimize(Function(fwd_name, f.signature, fwd_b.end_function((result,)), f.loc, False, f.doc))
+    bem = Emitter(bwd_b)
+    g_out = bem.apply("srcad.tuple", grads)
+    sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
+    bwd_fn = optimize(Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, False, f.doc))
+    header = _header(fn, spec, arg_types, f, saved_report(f, plan))
+    r1 = render(fwd_fn, fwd_name, header)
+    r2 = render(bwd_fn, bwd_name, header)
+    built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source, fwd_fn,
+                  saved_report(f, plan), fwd_name)
+    built.backward = compile_function(r2, bwd_name)
+    return built

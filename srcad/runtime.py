@@ -141,3 +141,254 @@ def copy_value(x):
     if isinstance(x, (np.ndarray, list, dict)):
         return x.copy()
     return x
+
+
+# -- helpers of the numpy rule families (srcad/rules/numpy_*.py) -------------------------------
+# Each is a primitive with rules of its own; most are the adjoint of a numpy function and
+# that function is their adjoint in turn. They use only numpy, so they can be copied into
+# generated modules.
+
+
+def split_like(g, arrays, axis=0, ndmin=1):
+    """Split g, the cotangent of joining `arrays` along `axis`, into pieces shaped like them.
+
+    ndmin says how the arrays were promoted before joining: 1, 2 or 3 as np.atleast_1d/2d/3d,
+    -2 for np.column_stack (1-d arrays become columns); axis None means flattened."""
+    if axis is None:
+        sizes = [np.size(x) for x in arrays]
+        pieces = np.split(np.ravel(g), np.cumsum(sizes)[:-1])
+    else:
+        shapes = [np.shape(x) for x in arrays]
+        if ndmin == -2:
+            shapes = [s + (1,) if len(s) < 2 else s for s in shapes]
+            shapes = [(1,) * (2 - len(s)) + s for s in shapes]
+        else:
+            promote = (np.atleast_1d, np.atleast_2d, np.atleast_3d)[ndmin - 1]
+            shapes = [promote(np.empty(s, dtype=bool)).shape for s in shapes]
+        sizes = [s[axis] for s in shapes]
+        pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    return [float(np.reshape(p, ())) if isinstance(x, float) else np.reshape(p, np.shape(x))
+            for p, x in zip(pieces, arrays)]
+
+
+def join_like(pieces, arrays, axis=0, ndmin=1):
+    """The adjoint of split_like: join pieces shaped like `arrays` as split_like cut them."""
+    if axis is None:
+        return np.concatenate([np.ravel(p) for p in pieces])
+    out = []
+    for p in pieces:
+        s = np.shape(p)
+        if ndmin == -2:
+            s = s + (1,) if len(s) < 2 else s
+            s = (1,) * (2 - len(s)) + s
+        else:
+            s = (np.atleast_1d, np.atleast_2d, np.atleast_3d)[ndmin - 1](np.empty(s, dtype=bool)).shape
+        out.append(np.reshape(p, s))
+    return np.concatenate(out, axis=axis)
+
+
+def unstack(x, axis=0):
+    """The slices of x along `axis`, as a list (the adjoint of np.stack)."""
+    return list(np.moveaxis(np.asarray(x), axis, 0))
+
+
+def untile(g, a, reps):
+    """The adjoint of np.tile(a, reps): sum the tiles of g into the shape of a."""
+    shape = np.shape(a)
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(reps)
+    n = max(len(shape), len(reps))
+    full = (1,) * (n - len(shape)) + tuple(shape)
+    reps = (1,) * (n - len(reps)) + reps
+    paired = [d for pair in zip(reps, full) for d in pair]
+    return np.reshape(np.sum(np.reshape(g, paired), axis=tuple(range(0, 2 * n, 2))), shape)
+
+
+def unrepeat(g, a, repeats, axis=None):
+    """The adjoint of np.repeat(a, repeats, axis): sum the copies of each element."""
+    shape = np.shape(a)
+    out = np.zeros(shape)
+    if axis is None:
+        flat = out.reshape(-1)
+        np.add.at(flat, np.repeat(np.arange(flat.size), repeats), np.ravel(g))
+        return out
+    axis = axis % len(shape)
+    src = np.repeat(np.arange(shape[axis]), repeats)
+    np.add.at(np.moveaxis(out, axis, 0), src, np.moveaxis(g, axis, 0))
+    return out
+
+
+def pad_adjoint(g, array, pad_width, mode="constant"):
+    """The adjoint of np.pad(array, pad_width, mode) for the index-based modes (constant,
+    edge, reflect, symmetric, wrap): every padded element sends its cotangent to its source."""
+    shape = np.shape(array)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(shape), 2))
+    if mode == "constant":
+        return np.array(g[tuple(slice(lo, lo + n) for (lo, _), n in zip(widths, shape))])
+    if mode not in ("edge", "reflect", "symmetric", "wrap"):
+        raise ValueError(f"srcad: no derivative for np.pad with mode={mode!r} "
+                         "(supported: constant, edge, reflect, symmetric, wrap)")
+    src = np.pad(np.arange(int(np.prod(shape))).reshape(shape), widths, mode=mode)
+    out = np.zeros(int(np.prod(shape)))
+    np.add.at(out, np.ravel(src), np.ravel(g))
+    return out.reshape(shape)
+
+
+def take_adjoint(g, a, indices, axis=None):
+    """The adjoint of np.take(a, indices, axis): scatter-add g back (repeats accumulate)."""
+    shape = np.shape(a)
+    out = np.zeros(shape)
+    if axis is None:
+        np.add.at(out.reshape(-1), indices, g)
+        return out
+    axis = axis % len(shape)
+    k = np.ndim(indices)
+    np.add.at(np.moveaxis(out, axis, 0), indices,
+              np.moveaxis(g, tuple(range(axis, axis + k)), tuple(range(k))))
+    return out
+
+
+def take_along_adjoint(g, arr, indices, axis=-1):
+    """The adjoint of np.take_along_axis(arr, indices, axis) (repeats accumulate)."""
+    shape = np.shape(arr)
+    out = np.zeros(shape)
+    if axis is None:
+        np.add.at(out.reshape(-1), np.ravel(indices), np.ravel(g))
+        return out
+    axis = axis % len(shape)
+    index = list(np.indices(np.shape(g), sparse=True))
+    for d, n in enumerate(shape):
+        if n == 1 and d != axis:
+            index[d] = 0
+    index[axis] = indices
+    np.add.at(out, tuple(index), g)
+    return out
+
+
+def diag_adjoint(g, v, k=0):
+    """The adjoint of np.diag(v, k): the k-th diagonal of g when v is a vector, else a
+    matrix shaped like v holding g on its k-th diagonal."""
+    if np.ndim(v) == 1:
+        return np.diag(g, k)
+    out = np.zeros(np.shape(v))
+    i = np.arange(np.shape(g)[0])
+    if k >= 0:
+        out[i, i + k] = g
+    else:
+        out[i - k, i] = g
+    return out
+
+
+def diagonal_adjoint(g, a, offset=0, axis1=0, axis2=1):
+    """The adjoint of np.diagonal(a, offset, axis1, axis2): g written on that diagonal of
+    an array of zeros shaped like a."""
+    shape = np.shape(a)
+    out = np.zeros(shape)
+    view = np.moveaxis(out, (axis1 % len(shape), axis2 % len(shape)), (-2, -1))
+    i = np.arange(np.shape(g)[-1])
+    if offset >= 0:
+        view[..., i, i + offset] = g
+    else:
+        view[..., i - offset, i] = g
+    return out
+
+
+def diff_adjoint(g, n=1, axis=-1):
+    """The adjoint of np.diff(a, n, axis)."""
+    for _ in range(n):
+        g = -np.diff(g, axis=axis, prepend=0.0, append=0.0)
+    return g
+
+
+def average_weights(w, a, axis=None):
+    """The weights of np.average(a, axis, weights=w) broadcast to the shape of a."""
+    shape = np.shape(a)
+    if np.shape(w) == shape:
+        return w
+    axis = axis % len(shape)
+    return np.broadcast_to(np.reshape(w, [-1 if d == axis else 1 for d in range(len(shape))]), shape)
+
+
+def average_weights_adjoint(g, w, axis=None):
+    """The adjoint of average_weights: sum g down to the shape of the weights w."""
+    if np.shape(g) == np.shape(w):
+        return g
+    axis = axis % np.ndim(g)
+    return np.sum(g, axis=tuple(d for d in range(np.ndim(g)) if d != axis))
+
+
+def tensordot_adjoint(c, x, shape, axes, which):
+    """The adjoint of np.tensordot(a, b, axes) with respect to a (which=0; x is b) or to b
+    (which=1; x is a), for the cotangent c of the result; `shape` is the shape of the
+    operand whose adjoint this is."""
+    nds = (len(shape), np.ndim(x)) if which == 0 else (np.ndim(x), len(shape))
+    if np.ndim(axes) == 0:
+        ax_a, ax_b = list(range(nds[0] - axes, nds[0])), list(range(axes))
+    else:
+        ax_a, ax_b = ([int(v)] if np.ndim(v) == 0 else [int(u) for u in v] for v in axes)
+        ax_a, ax_b = [v % nds[0] for v in ax_a], [v % nds[1] for v in ax_b]
+    free_a = [d for d in range(nds[0]) if d not in ax_a]
+    free_b = [d for d in range(nds[1]) if d not in ax_b]
+    if which == 0:
+        r = np.tensordot(c, x, axes=(list(range(len(free_a), len(free_a) + len(free_b))), free_b))
+        order = free_a + [ax_a[ax_b.index(d)] for d in sorted(ax_b)]
+    else:
+        r = np.tensordot(x, c, axes=(free_a, list(range(len(free_a)))))
+        order = [ax_b[ax_a.index(d)] for d in sorted(ax_a)] + free_b
+    return np.transpose(r, np.argsort(order)) if order else r
+
+
+def einsum_call(subscripts, a, b=None, c=None):
+    """np.einsum with one, two or three operands (None means absent)."""
+    return np.einsum(subscripts, *[x for x in (a, b, c) if x is not None])
+
+
+def einsum_vjp(subscripts, k, h, a, b=None, c=None):
+    """The adjoint of np.einsum(subscripts, a, b, c) with respect to operand k, for the
+    cotangent h of the result. Operand k is passed as its shape (a tuple)."""
+    ops = [x for x in (a, b, c) if x is not None]
+    shapes = [tuple(x) if i == k else np.shape(x) for i, x in enumerate(ops)]
+    spec = subscripts.replace(" ", "")
+    ins, _, out = spec.partition("->")
+    ins = ins.split(",")
+    letters = sorted(set("".join(ins).replace(".", "")))
+    if "->" not in spec:
+        out = "".join(ch for ch in letters if "".join(ins).count(ch) == 1)
+        out = ("..." if "..." in spec else "") + out
+    spare = [ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if ch not in letters]
+    nell = max([len(s) - len(t.replace("...", "")) for t, s in zip(ins, shapes) if "..." in t] or [0])
+    ell = "".join(spare[:nell])
+    ins = [t.replace("...", ell[nell - (len(s) - len(t.replace("...", ""))):]) for t, s in zip(ins, shapes)]
+    out = out.replace("...", ell)
+    target = ins[k]
+    unique = "".join(dict.fromkeys(target))
+    others = [t for i, t in enumerate(ins) if i != k]
+    present = set(out).union(*others)
+    kept = "".join(ch for ch in unique if ch in present)
+    r = np.einsum(",".join([out] + others) + "->" + kept, h, *[x for i, x in enumerate(ops) if i != k])
+    dims = dict(zip(target, shapes[k]))
+    r = np.broadcast_to(np.reshape(r, [dims[ch] if ch in present else 1 for ch in unique]),
+                        [dims[ch] for ch in unique])
+    if len(unique) == len(target):
+        return np.transpose(r, [unique.index(ch) for ch in target]) if unique != target else np.array(r)
+    result = np.zeros(shapes[k])
+    grid = np.indices([dims[ch] for ch in unique], sparse=True)
+    result[tuple(grid[unique.index(ch)] for ch in target)] = r
+    return result
+
+
+def svd_rank(a, full_matrices=True):
+    """min(m, n) for the SVD of a. Raises for full_matrices=True on a non-square matrix: its
+    extra singular vectors are not unique, so they have no derivative."""
+    m, n = np.shape(a)[-2:]
+    if full_matrices and m != n:
+        raise ValueError("srcad: differentiating np.linalg.svd of a non-square matrix needs "
+                         "full_matrices=False")
+    return min(m, n)
+
+
+def custom_cotangents(cts, args):
+    """Check a custom backward rule's result and turn None entries into zeros."""
+    if not isinstance(cts, (tuple, list)) or len(cts) != len(args):
+        raise ValueError(f"a custom backward rule must return a tuple of {len(args)} cotangents "
+                         f"(one per argument; None for zero), got {cts!r}")
+    return tuple(zeros_like(a) if c is None else c for c, a in zip(cts, args))

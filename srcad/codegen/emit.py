@@ -221,6 +221,11 @@ class CodeEmitter:
             return _call(a[0], a[1:], kw)
         if p == "srcad.format":
             return _call(_attr(a[0], "format"), a[1:], kw)
+        if p == "srcad.custom":
+            custom = args[0].value.obj
+            use_fwd = len(op.outs) > 1 and self.uses[op.outs[1]] > 0
+            fn = custom.fwd if use_fwd else custom.fun
+            return _call(_name(self.ns.ref(fn, fn.__name__)), a[1:], kw)
         if p == "srcad.list_concat":
             return gast.BinOp(left=a[0], op=gast.Add(), right=a[1])
         if p == "srcad.list_repeat":
@@ -282,6 +287,8 @@ class CodeEmitter:
         value = self.expr(op)
         if not op.outs or all(self.uses[o] == 0 for o in op.outs):
             return [gast.Expr(value=value)]
+        if p == "srcad.custom" and self.uses[op.outs[1]] == 0:
+            return [_assign(_name(self.name(op.outs[0]), gast.Store()), value)]
         if len(op.outs) == 1:
             out = self.name(op.out)
             if isinstance(value, gast.BinOp) and isinstance(value.left, gast.Name) and value.left.id == out \
@@ -296,9 +303,10 @@ class CodeEmitter:
         out = op.outs[0]
         if isinstance(base.type, (T.Tuple, T.Unknown, T.Num, T.Float)) and op.prim == "srcad.scatter_add":
             helper = _name(self.ns.ref(runtime.scatter_add, "_scatter_add"))
-            copy = self.atom(base) if id(op) in self.naming.inplace else _call(
+            functional = isinstance(base.type, T.Tuple)  # the helper builds a new tuple
+            copy = self.atom(base) if functional or id(op) in self.naming.inplace else _call(
                 _name(self.ns.ref(runtime.copy_value, "_copy")), [self.atom(base)])
-            call = _call(helper, [copy, self.index(op.args[k + 1]), self.atom(op.args[k + 2])])
+            call = _call(helper, [copy, self.atom(op.args[k + 1]), self.atom(op.args[k + 2])])
             return [_assign(_name(self.name(out), gast.Store()), call)]
         pre = []
         if id(op) not in self.naming.inplace:
@@ -332,15 +340,17 @@ class CodeEmitter:
         if isinstance(out.type, T.List):
             sub_load = gast.Subscript(value=_name(self.name(out)), slice=self.index(idx), ctx=gast.Load())
             sub = gast.Subscript(value=target, slice=self.index(idx), ctx=gast.Store())
-            return _assign(sub, gast.BinOp(left=sub_load, op=gast.Add(), right=self.atom(value)))
+            if isinstance(out.type.elt, (T.Float, T.Array, T.Num)):
+                return _assign(sub, gast.BinOp(left=sub_load, op=gast.Add(), right=self.atom(value)))
+            add = _name(self.ns.ref(runtime.add, "_add"))  # elements are containers: add leaves
+            return _assign(sub, _call(add, [sub_load, self.atom(value)]))
         if basic and isinstance(out.type, T.Array):
             sub = gast.Subscript(value=target, slice=self.index(idx), ctx=gast.Store())
             return gast.AugAssign(target=sub, op=gast.Add(), value=self.atom(value))
-        if isinstance(out.type, T.Array):
-            fn = _attr(_attr(_name("np"), "add"), "at")
-            return gast.Expr(value=_call(fn, [target, self.index(idx), self.atom(value)]))
+        # repeated integer indices accumulate: the helper uses np.add.at (and has rules of its
+        # own, so this code can be differentiated again)
         helper = _name(self.ns.ref(runtime.scatter_add, "_scatter_add"))
-        return _assign(_name(self.name(out), gast.Store()), _call(helper, [target, self.index(idx), self.atom(value)]))
+        return _assign(_name(self.name(out), gast.Store()), _call(helper, [target, self.atom(idx), self.atom(value)]))
 
     def copies(self, pairs) -> list:
         """Parallel assignment dst <- src for pairs whose names differ."""

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import keyword
+import re
 from dataclasses import dataclass, field
 
 from ..ir import types as T
@@ -131,21 +132,33 @@ class _Namer:
                 order.extend(op.outs)
         taken: dict[str, list] = {}
         temps = 0
-        fixed = {p: p.hint for p in self.fn.body.params}
+        fixed, used = {}, set()
+        for p in self.fn.body.params:  # parameters keep their names, made distinct
+            name, k = _clean(p.hint) or "arg", 1
+            base = name
+            while name in used or name in self.reserved:
+                name, k = f"{base}_{k}", k + 1
+            used.add(name)
+            fixed[p] = name
+        for p in self.fn.body.params:
+            taken.setdefault(fixed[p], []).append(self._class(p))
         for v in order:
             root = self.cls.find(v)
             if root in seen:
                 continue
             seen.add(root)
             members = self._class(v)
-            hint = next((fixed[m] for m in members if m in fixed), None)
-            if hint is None:
-                hints = [m.hint for m in members if m.hint]
-                hint = _clean(next((h for h in hints if not h.startswith("_")), hints[0] if hints else ""))
+            param = next((m for m in members if m in fixed), None)
+            if param is not None:
+                for m in members:
+                    naming.names[m] = fixed[param]
+                continue
+            hints = [m.hint for m in members if m.hint and not _TEMP.match(m.hint)]
+            hint = _clean(next((h for h in hints if not h.startswith("_")), hints[0] if hints else ""))
             if not hint:
                 name = f"_t{temps}"
                 temps += 1
-                while name in self.reserved:
+                while name in self.reserved or name in taken:
                     name = f"_t{temps}"
                     temps += 1
             else:
@@ -164,6 +177,9 @@ class _Namer:
             if all(not self.live.interferes(x, y) for other in taken.get(name, ()) for x in members
                    for y in other):
                 return name
+
+
+_TEMP = re.compile(r"^_t\d+$")  # temporaries of generated code being transformed again
 
 
 def _user_names(members) -> set:

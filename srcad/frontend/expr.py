@@ -7,6 +7,7 @@ Python function without a rule is handled (`call_function`).
 
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Union
 
@@ -15,6 +16,7 @@ import gast
 from ..errors import Diagnostic, NoRuleError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
+from ..custom import CustomRule
 from ..rules import registry
 from .resolve import LiveCell, LiveGlobal, Static, static_attr
 
@@ -267,6 +269,8 @@ class ExprLowerer:
                                  f"{ext_name(s.obj)} has no attribute {node.attr!r}") from None
             if found is not None:
                 return found
+            if isinstance(s.obj, types.ModuleType):  # data in a module: read when the code runs
+                return LiveGlobal(Ext(ext_name(s.obj), s.obj), node.attr)
             return self.emit("srcad.getattr", (Const(node.attr), self.atom(base, node)), node=node,
                              hint=node.attr)
         return self.emit("srcad.getattr", (Const(node.attr), self.atom(base, node)), node=node)
@@ -322,12 +326,25 @@ class ExprLowerer:
         rule = registry.rule_for_object(fn)
         if rule is not None:
             return self.apply_rule(rule, args, kw, node)
+        if isinstance(fn, CustomRule):
+            return self.call_custom(fn, args, kw, node)
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             self_atom = self.atom(Static(fn.__self__), node)
             return self.call_function(fn.__func__, [self_atom] + list(args), kw, node)
         if isinstance(fn, types.FunctionType) or hasattr(fn, "__srcad_transform__"):
             return self.call_function(fn, args, kw, node)
         return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
+
+    def call_custom(self, fn: CustomRule, args, kw, node) -> Atom:
+        """A function with user-given derivative rules: outs are (result, residuals)."""
+        try:
+            bound = inspect.signature(fn.fun).bind(*args, **dict(kw))
+        except TypeError as e:
+            raise self.error(UnsupportedSyntaxError, node, f"bad call to {fn.__name__}: {e}") from None
+        bound.apply_defaults()
+        values = [v if isinstance(v, (Var, Const)) else static_atom(v) for v in bound.arguments.values()]
+        out, _ = self.emit("srcad.custom", [static_atom(fn)] + values, node=node, nouts=2)
+        return out
 
     def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:
         if rule.nouts == 1:

@@ -372,9 +372,10 @@ class FunctionLowerer(ExprLowerer):
 
     def iterate(self, iter_node, target, lower_body, node, jumps=frozenset()) -> None:
         """`for target in iter_node: lower_body()` as a loop over a range."""
-        start, stop, step, element = self.iteration_space(iter_node, node)
+        start, stop, step, element, reverse = self.iteration_space(iter_node, node)
         index_hint = target.id if isinstance(target, gast.Name) and element is None else "_k"
-        index, _ = self.b.begin_for(start, stop, step, index_hint=index_hint, loc=self.loc(node))
+        index, _ = self.b.begin_for(start, stop, step, index_hint=index_hint, reverse=reverse,
+                                    loc=self.loc(node))
 
         def body():
             self.assign(target, index if element is None else element(index))
@@ -384,15 +385,18 @@ class FunctionLowerer(ExprLowerer):
         self.b.end_for(exit_flag=exit_flag)
 
     def iteration_space(self, it, node):
-        """(start, stop, step, element) where element(index) gives the loop target."""
+        """(start, stop, step, element, reverse): element(index) gives the loop target."""
         fn = self._static_callee(it)
+        reverse = False
+        if fn is reversed and len(it.args) == 1 and self._static_callee(it.args[0]) is range:
+            it, fn, reverse = it.args[0], range, True
         if fn is range and not it.keywords:
             args = [self.value(a) for a in it.args]
             if len(args) == 1:
-                return Const(0), args[0], Const(1), None
-            return args[0], args[1], (args[2] if len(args) > 2 else Const(1)), None
+                return Const(0), args[0], Const(1), None, reverse
+            return args[0], args[1], (args[2] if len(args) > 2 else Const(1)), None, reverse
         n, element = self.sequence(it)
-        return Const(0), n, Const(1), element
+        return Const(0), n, Const(1), element, False
 
     def _static_callee(self, node):
         if not isinstance(node, gast.Call):

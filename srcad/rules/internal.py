@@ -93,3 +93,8 @@ defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zero
 defrule("srcad.list_repeat", "x, n", out=ty.same("x"))  # no derivative rule: an error if active
 defrule("srcad.copy_value", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("x"),
         fn=rt.copy_value, linear=("x",))
+
+# a call to a function with user-given rules (srcad.custom_vjp / custom_jvp): the transforms
+# call its fwd/bwd/jvp functions; results are (output, residuals)
+nondiff("srcad.custom", "*args", out=ty.unknown, nouts=2, differentiable=True, custom=True)
+nondiff("srcad.custom_cotangents", "cts, args", out=ty.unknown, fn=rt.custom_cotangents)

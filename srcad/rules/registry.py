@@ -70,6 +70,7 @@ class Rule:
     structural: bool = False  # containers: the transforms handle them element by element
     opaque: bool = False  # stands for a call srcad could not resolve (no derivative)
     attr: bool = False  # a method or attribute of its first argument (x.sum(), x.T)
+    custom: bool = False  # a user function with srcad.custom_vjp / custom_jvp rules
     doc: str = ""
     family: str = ""
 
@@ -273,7 +274,8 @@ def nondiff(path: str, params: str = "*args", out: Callable | None = None, **fla
         fn = resolve_path(path)
         if fn is None:
             return None
-    rule = Rule(path, names, defaults, fn=fn, out=out, differentiable=False, family=_FAMILY[0], **flags)
+    flags.setdefault("differentiable", False)
+    rule = Rule(path, names, defaults, fn=fn, out=out, family=_FAMILY[0], **flags)
     return register(rule)
 
 

@@ -182,6 +182,8 @@ def getitem(sig) -> T.Type:
         return _array_index(x, idx, key)
     if isinstance(x, T.Num):
         return T.NUM
+    if isinstance(x, T.Opaque) and x.what == "range" and isinstance(idx, (T.Int, T.Bool)):
+        return T.INT
     return T.UNKNOWN
 
 
@@ -229,4 +231,62 @@ def matmul(x: str = "x", y: str = "y", dot: bool = False):
         if dot:
             return T.Array(nd[0] + nd[1] - 2, "f")
         return T.Array(max(nd), "f")
+    return out
+
+
+# -- shapes of the numpy array families (numpy_shape, numpy_products, numpy_linalg) ----------
+
+def _ndim_of(t: T.Type) -> int | None:
+    """The rank of a numeric value's type: 0 for scalars, None when not known."""
+    if isinstance(t, T.Array):
+        return t.ndim
+    if isinstance(t, (T.Float, T.Int, T.Bool)):
+        return 0
+    return None
+
+
+def rank(name: str = "x", delta: int = 0, at_least: int = 0, kind: str | None = "f"):
+    """An array of the rank of `name` plus `delta` (never below `at_least`)."""
+    def out(sig) -> T.Type:
+        nd = _ndim_of(sig.type(name))
+        return T.Array(None if nd is None else max(nd + delta, at_least), kind)
+    return out
+
+
+def _elements(t: T.Type) -> T.Type:
+    if isinstance(t, T.List):
+        return t.elt
+    if isinstance(t, T.Tuple):
+        elt = T.BOTTOM
+        for e in t.elts:
+            elt = T.join(elt, e)
+        return elt
+    if isinstance(t, T.Array) and t.ndim:
+        return T.Array(t.ndim - 1, t.kind)
+    return T.UNKNOWN
+
+
+def joined(name: str = "arrays", delta: int = 0, at_least: int = 1, flat_axis: str | None = "axis"):
+    """Joining a sequence of arrays (concatenate, stack, hstack...): the elements' rank plus
+    `delta`, at least `at_least`; rank 1 when `flat_axis` is None (concatenate(axis=None))."""
+    def out(sig) -> T.Type:
+        if flat_axis is not None and flat_axis in sig.rule.params and sig.is_const(flat_axis) \
+                and sig.const(flat_axis) is None:
+            return T.Array(1, "f")
+        nd = _ndim_of(_elements(sig.type(name)))
+        return T.Array(None if nd is None else max(nd + delta, at_least), "f")
+    return out
+
+
+def pieces(name: str = "ary"):
+    """Splitting an array: a list of arrays of its rank."""
+    def out(sig) -> T.Type:
+        return T.List(T.Array(_ndim_of(sig.type(name)), "f"))
+    return out
+
+
+def results(*types):
+    """Several results of fixed types (multi-output primitives)."""
+    def out(sig):
+        return tuple(types)
     return out

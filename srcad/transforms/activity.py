@@ -28,6 +28,8 @@ def operand_params(op: Apply, rule: registry.Rule) -> list[tuple[str, Atom]]:
         return [(str(i), a) for i, a in enumerate(op.args)]
     if rule.opaque:
         return [(str(i), a) for i, a in enumerate(op.operands())]
+    if rule.custom:
+        return [(str(i), a) for i, a in enumerate(op.args[1:])]
     if not rule.differentiable:
         return []
     bound = registry.bind(rule, op.args, op.kw)
@@ -49,7 +51,7 @@ def _varied_block(block: Block, V: set) -> None:
         if isinstance(op, Apply):
             rule = registry.lookup(op.prim)
             if any(isinstance(a, Var) and a in V for _, a in operand_params(op, rule)):
-                V.update(o for o in op.outs if _can_carry(o))
+                V.update(o for o in op.outs[:1 if rule.custom else None] if _can_carry(o))
         elif isinstance(op, If):
             _varied_block(op.then, V)
             _varied_block(op.orelse, V)

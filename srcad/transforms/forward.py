@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var
+from ..errors import NoRuleError, diagnostic
+from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var
 from ..rules import registry
 from .activity import Activity, operand_params
 from .emitter import Emitter
@@ -85,6 +86,9 @@ class Forward:
     # operations
 
     def apply(self, op: Apply) -> None:
+        rule = registry.lookup(op.prim)
+        if rule.custom and self.act.active(op.outs[0]):
+            return self.custom(op)
         args = tuple(self.v(a) for a in op.args)
         kw = tuple((k, self.v(a)) for k, a in op.kw)
         outs = tuple(self.b.fresh(o.hint, o.type) for o in op.outs)
@@ -113,6 +117,22 @@ class Forward:
         if self.needs_broadcast(op, rule, [p for p, _ in pairs], bindings):
             total = self.em.apply("srcad.broadcast_like", (total, self.val[op.outs[0]]), (), op.loc)
         self.tan[op.outs[0]] = total
+
+    def custom(self, op: Apply) -> None:
+        """Call the user's jvp rule: (out, tangent_out) from (primals, tangents)."""
+        custom = op.args[0].value.obj
+        if custom.jvp is None:
+            raise NoRuleError(f"{custom.__name__} has no forward-mode rule", [diagnostic(
+                op.loc, f"{custom.__name__} has no forward-mode rule",
+                "give it one with .defjvp(jvp) (a custom_vjp alone serves reverse mode)")])
+        primals = self.em.apply("srcad.tuple", tuple(self.v(a) for a in op.args[1:]), (), op.loc)
+        tangents = self.em.apply("srcad.tuple", tuple(self.t_or_zero(a, op.loc) for a in op.args[1:]), (), op.loc)
+        pair = self.em.apply("srcad.call", (Const(Ext(custom.jvp.__name__, custom.jvp)), primals, tangents),
+                             (), op.loc)
+        out = self.em.apply("operator.getitem", (pair, Const(0)), (), op.loc, op.outs[0].hint)
+        self.val[op.outs[0]] = out
+        self.tan[op.outs[0]] = self.em.apply("operator.getitem", (pair, Const(1)), (), op.loc,
+                                             self.hint(op.outs[0]))
 
     def bindings(self, op: Apply, rule) -> dict:
         bound = registry.bind(rule, op.args, op.kw)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from ..errors import NoRuleError, diagnostic
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_ops
+from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, iter_ops
 from ..rules import registry
 from .activity import Activity, operand_params
 from .emitter import Emitter
@@ -63,6 +63,10 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
                                         "srcad.stop_gradient if no derivative should flow")])
 
 
+def _stack_keys(b: Builder):
+    return [k for k in b.var_hints if isinstance(k, tuple) and k and k[0] == "stack"]
+
+
 def aloc(loc):
     """The location of adjoint code for a user line (codegen comments those groups)."""
     return dataclasses.replace(loc, adjoint=True) if loc is not None else None
@@ -74,6 +78,7 @@ class Plan:
 
     push: dict = field(default_factory=dict)  # id(loop) -> tuple[Var]
     lift: dict = field(default_factory=dict)  # id(if) -> tuple[Var]
+    top: set = field(default_factory=set)  # forward values the backward sweep reads at top level
     loops: dict = field(default_factory=dict)  # id(loop) -> loop op (for reports)
 
 
@@ -125,14 +130,16 @@ class Reverse:
         """The forward-sweep value of a primal atom, as seen from the backward sweep."""
         if not isinstance(a, Var):
             return a
+        if self.dry:  # record what the backward sweep reads, region by region
+            if self.rematerializable(a):
+                return self.recompute(a)
+            self.reads[-1].add(a)
+            return a
         for layer in reversed(self.layers):
             if a in layer:
                 return layer[a]
         if self.rematerializable(a):
             return self.recompute(a)
-        if self.dry:
-            self.reads[-1].add(a)
-            return a
         raise AssertionError(f"srcad internal error: forward value {a!r} is not available")
 
     # values cheaper to recompute in the backward sweep than to store per iteration
@@ -145,8 +152,11 @@ class Reverse:
 
     def _cheap(self, v: Var) -> bool:
         loop, op = self.loop_of.get(v), self.def_op.get(v)
-        if loop is None or op is None or len(op.outs) != 1 or not isinstance(v.type, _SCALARS):
+        if loop is None or op is None or len(op.outs) != 1:
             return False
+        if not isinstance(v.type, _SCALARS) and not (
+                op.prim == "operator.getitem" and isinstance(atom_type(op.args[0]), (T.List, T.Tuple, T.Dict))):
+            return False  # recompute scalars, and elements of lists/tuples (a reference, O(1))
         rule = registry.lookup(op.prim)
         if rule.impure or rule.opaque or rule.updates is not None or rule.structural:
             return False
@@ -269,12 +279,56 @@ class Reverse:
         seed_atom = seeds[0] if seeds else (seed if seed is not None else Const(1.0))
         self.accumulate(out, seed_atom)
         self.bwd_block(fn.body)
+        if self.dry:
+            self.plan.top = set(self.reads[0])
         grads = []
         for i in wrt:
             p = fn.body.params[i]
             c = self.take_ct(p)
             grads.append(c if c is not None else self.zeros_for(p))
         return params + seeds, value, grads
+
+    def run_split(self, wrt: tuple[int, ...]):
+        """Two functions: forward (primals -> out, aux, residuals) and backward
+        (residuals, cotangent -> gradients). Returns (fwd_builder, fwd_result, bwd_builder,
+        bwd_params, grads, residual_names)."""
+        fn = self.fn
+        params = [self.b.fresh(p.hint, p.type) for p in fn.body.params]
+        self.b.begin_function(params)
+        self.layers[0].update(zip(fn.body.params, params))
+        self.make_stacks()
+        self.fwd_block(fn.body)
+        residuals = sorted(self.plan.top, key=lambda v: v.id)
+        stacks = sorted(k for k in _stack_keys(self.b))
+        res_atoms = [self.fwd(v) for v in residuals] + [self.b.read(k) for k in stacks]
+        out = self.fwd(fn.body.yields[0])
+        aux = self.fwd(fn.body.yields[1]) if len(fn.body.yields) > 1 else None
+        fwd_b, fwd_em = self.b, self.em
+        res_tuple = fwd_em.apply("srcad.tuple", res_atoms)
+        fwd_result = (out, aux, res_tuple)
+        # the backward function starts from the residuals alone
+        self.b = Builder()
+        self.em = Emitter(self.b)
+        names = [v.hint or f"_r{k}" for k, v in enumerate(residuals)] + [fwd_b.var_hints.get(k, "")
+                                                                          for k in stacks]
+        res_params = [self.b.fresh(n, v.type) for n, v in zip(names, residuals)]
+        stack_params = [self.b.fresh(fwd_b.var_hints.get(k, ""), fwd_b.var_types.get(k, T.UNKNOWN))
+                        for k in stacks]
+        g = self.b.fresh("g", out.type if isinstance(out, Var) else T.UNKNOWN)
+        self.b.begin_function(res_params + stack_params + [g])
+        self.layers = [dict(zip(residuals, res_params))]
+        for k, p in zip(stacks, stack_params):
+            self.b.var_hints[k] = fwd_b.var_hints.get(k, "")
+            # a copy, so that the backward function can run more than once (jacrev does)
+            self.b.write(k, self.em.apply("srcad.copy_value", (p,), (), None, self.b.var_hints[k]))
+        self.accumulate(fn.body.yields[0], g)
+        self.bwd_block(fn.body)
+        grads = []
+        for i in wrt:
+            p = fn.body.params[i]
+            c = self.take_ct(p)
+            grads.append(c if c is not None else self.zeros_for(p))
+        return fwd_b, fwd_result, self.b, res_params + stack_params + [g], grads, names
 
     def make_stacks(self) -> None:
         for loop_id, values in sorted(self.plan.push.items(), key=lambda kv: min(v.id for v in kv[1]) if kv[1] else 0):
@@ -425,6 +479,8 @@ class Reverse:
             return self.bwd_structural(op, rule, cts[0])
         if rule.opaque:
             raise self.no_rule(op, rule)
+        if rule.custom:
+            return self.bwd_custom(op, cts[0], pairs)
         bindings = self.bindings(op, rule, cts)
         if rule.updates is not None:  # read the cotangent before updating it in place
             updated = rule.params[rule.updates]
@@ -442,6 +498,22 @@ class Reverse:
             if p in rule.broadcasts and self.needs_unbroadcast(op, rule, p, bindings, c):
                 c = self.em.apply("srcad.unbroadcast", (c, self.primal(a)), (), aloc(op.loc))
             self.accumulate(a, c, aloc(op.loc))
+
+    def bwd_custom(self, op: Apply, g: Atom, pairs) -> None:
+        """Call the user's backward rule with the residuals its forward rule returned."""
+        custom = op.args[0].value.obj
+        if custom.bwd is None:
+            raise NoRuleError(f"{custom.__name__} has no reverse-mode rule", [diagnostic(
+                op.loc, f"{custom.__name__} has no reverse-mode rule",
+                "give it one with .defvjp(fwd, bwd) (a custom_jvp alone serves forward mode)")])
+        loc = aloc(op.loc)
+        res = self.primal(op.outs[1])
+        raw = self.em.apply("srcad.call", (Const(Ext(custom.bwd.__name__, custom.bwd)), res, g), (), loc)
+        args = self.em.apply("srcad.tuple", tuple(self.primal(a) for a in op.args[1:]), (), loc)
+        cts = self.em.apply("srcad.custom_cotangents", (raw, args), (), loc)
+        for p, a in pairs:
+            c = self.em.apply("operator.getitem", (cts, Const(int(p))), (), loc, (a.hint + "_bar") if a.hint else "")
+            self.accumulate(a, c, loc)
 
     def bindings(self, op: Apply, rule, cts) -> dict:
         bound = registry.bind(rule, op.args, op.kw)
@@ -670,3 +742,11 @@ def reverse(fn: Function, act: Activity, wrt: tuple[int, ...], *, seed_param: bo
     params, value, grads = r.run(wrt, None, int(seed_param))
     aux = r.fwd(fn.body.yields[1]) if len(fn.body.yields) > 1 else None
     return r.em, params, value, aux, grads, plan
+
+
+def reverse_split(fn: Function, act: Activity, wrt: tuple[int, ...]):
+    """Reverse mode as two functions (for vjp): see Reverse.run_split."""
+    plan = Plan()
+    Reverse(fn, act, plan, dry=True).run(wrt, None, 1)
+    r = Reverse(fn, act, plan, dry=False)
+    return r.run_split(wrt), plan

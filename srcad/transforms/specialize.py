@@ -134,7 +134,10 @@ class Specializer:
         if rule is None:
             raise NoRuleError(f"no rule named {prim}", [diagnostic(op.loc, f"no rule named {prim}")])
         self.check_call(rule, args, kw, op)
-        types = out_types(rule, args, kw, len(op.outs), self.free_types)
+        if rule.custom:
+            types = (_custom_result_type(args[0].value.obj, tuple(atom_type(a) for a in args[1:])), T.UNKNOWN)
+        else:
+            types = out_types(rule, args, kw, len(op.outs), self.free_types)
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         return pre + [Apply(outs, prim, args, kw, op.loc)]
 
@@ -204,7 +207,7 @@ class Specializer:
 def out_types(rule, args, kw, nouts: int, free_types: dict | None = None) -> tuple[T.Type, ...]:
     """The types of the results of `rule` applied to typed arguments."""
     if rule.name in ("srcad.global", "srcad.cell"):
-        key = (rule.name, args[0].value.name, args[-1].value if rule.name == "srcad.global" else "")
+        key = (rule.name, id(args[0].value.obj), args[-1].value if rule.name == "srcad.global" else "")
         return ((free_types or {}).get(key, T.UNKNOWN),)
     if rule.name in ("srcad.tuple", "srcad.list"):
         sig = registry.Sig(rule, {str(i): atom_type(a) for i, a in enumerate(args)}, {})
@@ -218,6 +221,25 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None) -> tup
     out = rule.out(sig)
     out = out if isinstance(out, tuple) else (out,)
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
+
+
+_CUSTOM_TYPES: dict = {}
+
+
+def _custom_result_type(custom, arg_types) -> T.Type:
+    """The result type of a custom-rule function, from its own body when srcad can read it."""
+    key = (id(custom), arg_types)
+    if key not in _CUSTOM_TYPES:
+        from ..errors import SrcadError
+        from ..frontend.lower import lower_function
+
+        try:
+            f = specialize(lower_function(custom.fun).function, arg_types)
+            y = f.body.yields[0]
+            _CUSTOM_TYPES[key] = atom_type(y)
+        except SrcadError:
+            _CUSTOM_TYPES[key] = T.UNKNOWN
+    return _CUSTOM_TYPES[key]
 
 
 def _const_value(a: Atom):

@@ -1,0 +1,77 @@
+"""Custom derivative rules for a user's own function, in plain Python.
+
+    @srcad.custom_vjp
+    def clip_gradient(x, lo, hi):
+        return x
+
+    def clip_gradient_fwd(x, lo, hi):
+        return x, (lo, hi)                  # the output, and residuals for the backward rule
+
+    def clip_gradient_bwd(res, g):
+        lo, hi = res
+        return (np.clip(g, lo, hi), None, None)   # one cotangent per argument (None: zero)
+
+    clip_gradient.defvjp(clip_gradient_fwd, clip_gradient_bwd)
+
+Generated code calls these functions directly: the forward sweep calls `fwd` and keeps its
+residuals (on loop stacks when inside loops), the backward sweep calls `bwd`.
+
+    @srcad.custom_jvp
+    def f(x): ...
+    @f.defjvp
+    def f_jvp(primals, tangents):           # tangents of non-float arguments are 0.0
+        (x,) = primals
+        (t,) = tangents
+        return f(x), 2.0 * t
+
+A function can have both; forward mode needs a jvp rule and reverse mode a vjp rule.
+"""
+
+from __future__ import annotations
+
+import functools
+
+
+class CustomRule:
+    """A user function with its own derivative rules (base of custom_vjp and custom_jvp)."""
+
+    def __init__(self, fun):
+        self.fun = fun
+        self.fwd = None
+        self.bwd = None
+        self.jvp = None
+        functools.update_wrapper(self, fun)
+
+    def __call__(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+    def defvjp(self, fwd, bwd):
+        """fwd(*args) -> (out, residuals); bwd(residuals, g) -> tuple, one entry per argument."""
+        self.fwd, self.bwd = fwd, bwd
+        return self
+
+    def defjvp(self, jvp):
+        """jvp(primals, tangents) -> (out, tangent_out); usable as a decorator."""
+        self.jvp = jvp
+        return jvp
+
+    def __repr__(self) -> str:
+        return f"<srcad custom rule for {getattr(self.fun, '__qualname__', self.fun)!r}>"
+
+
+def custom_vjp(fun):
+    """Decorate a function whose reverse-mode derivative you give with `.defvjp(fwd, bwd)`."""
+    return CustomRule(fun)
+
+
+def custom_jvp(fun):
+    """Decorate a function whose forward-mode derivative you give with `.defjvp(jvp)`."""
+    return CustomRule(fun)
+
+
+def expand_cotangents(cts, n: int):
+    """Check a backward rule's result: a tuple with one entry per argument."""
+    if not isinstance(cts, (tuple, list)) or len(cts) != n:
+        raise ValueError(f"a custom backward rule must return a tuple of {n} cotangents "
+                         f"(one per argument; None for zero), got {cts!r}")
+    return tuple(cts)
