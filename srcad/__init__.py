@@ -16,6 +16,7 @@ from . import rules  # noqa: E402  (importing registers the rule tables)
 from .api import grad, jvp, source, stop_gradient, value_and_grad, vjp  # noqa: E402
 from .compose import hessian, hvp, jacfwd, jacrev  # noqa: E402
 from .custom import custom_jvp, custom_vjp  # noqa: E402
+from .rules.registry import public_defrule as defrule  # noqa: E402
 from .errors import (  # noqa: E402
     ArgumentError,
     NoRuleError,
@@ -30,7 +31,7 @@ from .errors import (  # noqa: E402
 __all__ = [
     "rules",
     "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp",
-    "stop_gradient", "source", "custom_vjp", "custom_jvp",
+    "stop_gradient", "source", "custom_vjp", "custom_jvp", "defrule",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError",
     "RecursionNotSupportedError", "SourceUnavailableError", "UnsafeMutationError",
     "UnsupportedSyntaxError",

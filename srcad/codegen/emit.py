@@ -157,6 +157,8 @@ class CodeEmitter:
         if path.startswith("srcad."):
             return _name(self.ns.ref(rule.fn, "_" + path.split(".", 1)[1]))
         parts = path.split(".")
+        if rule.fn is not None and (parts[0] not in ("numpy", "math") or registry.resolve_path(path) is not rule.fn):
+            return _name(self.ns.ref(rule.fn, parts[-1]))  # other libraries: the object itself
         root = _MODULE_ALIASES.get(parts[0], parts[0])
         mod = registry.resolve_path(parts[0])
         node = _name(self.ns.ref(mod, root) if mod is not None else root)

@@ -42,6 +42,7 @@ class Template:
     source: str
     node: gast.expr
     names: frozenset[str]
+    namespace: dict = field(default_factory=dict)  # extra names the template may use
 
 
 @dataclass
@@ -163,17 +164,18 @@ def _parse_params(params: str) -> tuple[tuple[str, ...], dict[str, object]]:
     return names, defaults
 
 
-def parse_template(src: str, allowed: set[str], where: str) -> Template:
+def parse_template(src: str, allowed: set[str], where: str, namespace: dict | None = None) -> Template:
     """Parse and check one template expression."""
     try:
         node = gast.parse(src.strip(), mode="eval").body
     except SyntaxError as e:
         raise RuleError(f"{where}: template {src!r} is not a Python expression: {e}") from None
     names = frozenset(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
-    unknown = sorted(n for n in names - allowed - set(TEMPLATE_GLOBALS) if not hasattr(builtins, n))
+    known = allowed | set(TEMPLATE_GLOBALS) | set(namespace or ())
+    unknown = sorted(n for n in names - known if not hasattr(builtins, n))
     if unknown:
         raise RuleError(f"{where}: template {src!r} uses unknown names {unknown}")
-    return Template(src.strip(), node, names)
+    return Template(src.strip(), node, names, dict(namespace or {}))
 
 
 def _by_param(spec, params: tuple[str, ...], where: str) -> dict[str, str]:
@@ -202,6 +204,7 @@ def defrule(
     fn: object | None = None,
     jvp_all: str | None = None,
     vjp_all: str | None = None,
+    namespace: dict | None = None,
     **flags,
 ) -> Rule | None:
     """Register a primitive. Returns None (and registers nothing) if its module is missing.
@@ -221,19 +224,45 @@ def defrule(
     if nouts > 1:
         allowed |= {f"g{i}" for i in range(nouts)} | {f"ans{i}" for i in range(nouts)}
     rule = Rule(path, names, defaults, fn=fn, out=out, family=_FAMILY[0], **flags)
-    rule.let = {k: parse_template(v, allowed, where) for k, v in lets.items()}
-    rule.jvp = {k: parse_template(v, allowed, where) for k, v in _by_param(jvp, names, where).items()}
-    rule.vjp = {k: parse_template(v, allowed, where) for k, v in _by_param(vjp, names, where).items()}
+    ns = namespace
+    rule.let = {k: parse_template(v, allowed, where, ns) for k, v in lets.items()}
+    rule.jvp = {k: parse_template(v, allowed, where, ns) for k, v in _by_param(jvp, names, where).items()}
+    rule.vjp = {k: parse_template(v, allowed, where, ns) for k, v in _by_param(vjp, names, where).items()}
     if jvp_all is not None:
-        rule.jvp_all = parse_template(jvp_all, allowed | {f"t_{n}" for n in names}, where)
+        rule.jvp_all = parse_template(jvp_all, allowed | {f"t_{n}" for n in names}, where, ns)
     if vjp_all is not None:
-        rule.vjp_all = parse_template(vjp_all, allowed, where)
+        rule.vjp_all = parse_template(vjp_all, allowed, where, ns)
     for kind, templates in (("jvp", rule.jvp), ("vjp", rule.vjp)):
         for p, tpl in templates.items():
             bad = {"g"} if kind == "jvp" else {"t"}
             if tpl.names & bad:
                 raise RuleError(f"{where}: {kind} template for {p} uses {sorted(tpl.names & bad)}")
     register(rule)
+    return rule
+
+
+def public_defrule(fn, params: str = "x", *, jvp=None, vjp=None, namespace: dict | None = None,
+                   out=None, **flags) -> Rule:
+    """Register derivative rules for a function (the object, or its dotted path).
+
+    Unlike the internal `defrule`, this raises when the function cannot be found, and it
+    accepts any callable: generated code calls the object itself.
+    """
+    if isinstance(fn, str):
+        path, obj = fn, resolve_path(fn)
+        if obj is None:
+            raise RuleError(f"cannot import {fn!r} to register a rule for it")
+    else:
+        obj = fn
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "fn")
+        mod = getattr(fn, "__module__", None) or type(fn).__module__
+        path = f"{mod}.{name}"
+        if resolve_path(path) is not obj:  # e.g. scipy's ufuncs say they live in numpy
+            path = f"user.{name}"
+    if not callable(obj):
+        raise RuleError(f"{path} is not callable")
+    rule = defrule(path, params, jvp=jvp, vjp=vjp, namespace=namespace, out=out, fn=obj, **flags)
+    _BY_ID[id(obj)] = rule.name  # a user rule takes precedence over an earlier one
     return rule
 
 

@@ -48,7 +48,7 @@ class Emitter:
 
     def instantiate(self, tpl: Template, bindings: dict, loc: Loc | None, hint: str = "") -> Atom:
         """Lower a template expression with its names bound to atoms (or thunks)."""
-        return TemplateLowerer(self, bindings, loc, hint).value(tpl.node)
+        return TemplateLowerer(self, bindings, loc, hint, tpl.namespace).value(tpl.node)
 
     def zeros(self, like: Atom, loc: Loc | None = None) -> Atom:
         """A zero derivative for a value like `like` (0.0 for floats, zeros for arrays)."""
@@ -70,8 +70,9 @@ class Emitter:
 class TemplateLowerer(ExprLowerer):
     """Lower a rule template: names are the rule's bindings or template globals."""
 
-    def __init__(self, em: Emitter, bindings: dict, loc: Loc | None, hint: str):
+    def __init__(self, em: Emitter, bindings: dict, loc: Loc | None, hint: str, namespace=None):
         self.em, self.b, self.bindings, self.op_loc, self.hint = em, em.b, bindings, loc, hint
+        self.namespace = namespace or {}
         self.file = loc.file if loc else "<rule>"
 
     def loc(self, node) -> Loc | None:
@@ -83,6 +84,8 @@ class TemplateLowerer(ExprLowerer):
             if callable(v) and not isinstance(v, (Var, Const)):
                 v = self.bindings[name] = v()
             return v
+        if name in self.namespace:
+            return Static(self.namespace[name])
         if name in TEMPLATE_NAMESPACE:
             return Static(TEMPLATE_NAMESPACE[name])
         return Static(getattr(builtins, name))
