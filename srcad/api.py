@@ -24,17 +24,28 @@ from .pipeline import (Spec, build_forward, build_reverse, build_vjp, differenti
 stop_gradient = runtime.stop_gradient
 
 
+_SHAPE_VARIANTS = 8  # distinct shapes per rank signature before falling back to rank-only code
+
+
 def _quick_kind(x):
     t = type(x)
     if t is float:
         return "f"
     if t is np.ndarray:
-        return ("a", x.ndim, x.dtype.kind)
+        return ("a", x.shape, x.dtype.kind)
     if t is int:
         return "i"
     if t is bool:
         return "b"
     return T.of_value(x)
+
+
+def _rank_kind(k):
+    if isinstance(k, tuple) and k and k[0] == "a":
+        return ("a", len(k[1]), k[2])
+    if isinstance(k, T.Type):
+        return T.without_shapes(k)
+    return k
 
 
 def _reader(prim: str, ext, name: str):
@@ -53,6 +64,7 @@ class Transformed:
         self.spec = spec
         self._builder = builder
         self._cache: dict = {}
+        self._variants: dict = {}
         self._latest = None
         self._readers = None
         self._signature = _signature_of(fn)
@@ -116,10 +128,25 @@ class Transformed:
             key += tuple(_quick_kind(read()) for _, read in self._readers)
         built = self._cache.get(key)
         if built is None:
-            free = self._free_types()
-            built = self._build_types(tuple(T.of_value(a) for a in args), free)
-            self._cache[key] = built
+            built = self._build_for(key, tuple(T.of_value(a) for a in args), self._free_types())
         self._latest = built
+        return built
+
+    def _build_for(self, key, arg_types, free, spec=None):
+        """Build code specialised on exact shapes; after a few shapes of the same ranks, build
+        (once) rank-only code that serves every shape."""
+        rank_key = ("ranks",) + tuple(_rank_kind(k) for k in key)
+        built = self._cache.get(rank_key)
+        if built is None:
+            variants = self._variants.get(rank_key, 0) + 1
+            self._variants[rank_key] = variants
+            if variants > _SHAPE_VARIANTS:
+                arg_types = tuple(T.without_shapes(t) for t in arg_types)
+                free = {k: T.without_shapes(t) for k, t in free.items()}
+                built = self._cache[rank_key] = self._build_types(arg_types, free, spec)
+            else:
+                built = self._build_types(arg_types, free, spec)
+        self._cache[key] = built
         return built
 
     def _free_reads(self):
@@ -168,10 +195,8 @@ class JvpTransformed(Transformed):
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
             wrt = tuple(i for i in differentiable_positions(arg_types) if present[i])
-            free = self._free_types()
-            built = self._build_types(arg_types, free, Spec("jvp", wrt, True, False))
+            built = self._build_for(key, arg_types, self._free_types(), Spec("jvp", wrt, True, False))
             built.wrt = wrt
-            self._cache[key] = built
         self._latest = built
         return built.function(*primals, *(_as_tangent(tangents[i]) for i in built.wrt))
 
@@ -198,10 +223,8 @@ class VjpTransformed(Transformed):
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
             wrt = differentiable_positions(arg_types)
-            free = self._free_types()
-            built = self._build_types(arg_types, free, Spec("vjp", wrt, True, self.spec.has_aux))
+            built = self._build_for(key, arg_types, self._free_types(), Spec("vjp", wrt, True, self.spec.has_aux))
             built.wrt = wrt
-            self._cache[key] = built
         self._latest = built
         out, aux, residuals = built.function(*primals)
         backward, wrt, n = built.backward, built.wrt, len(primals)

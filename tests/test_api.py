@@ -139,7 +139,7 @@ def test_specialises_per_argument_kind():
     g = srcad.grad(h)
     assert g(3.0) == pytest.approx(6.0)
     np.testing.assert_allclose(g(np.array([1.0, 2.0])), [2.0, 4.0])
-    assert "array1f" in srcad.source(g)
+    assert "x: float[2]" in srcad.source(g)
 
 
 def test_globals_are_read_at_call_time():

@@ -241,6 +241,8 @@ class ExprLowerer:
 
     def expr_Slice(self, node) -> Lowered:
         parts = [Const(None) if p is None else self.value(p) for p in (node.lower, node.upper, node.step)]
+        if all(isinstance(p, Const) and (p.value is None or type(p.value) is int) for p in parts):
+            return Const(slice(*(p.value for p in parts)))
         return self.emit("srcad.slice", parts, node=node)
 
     def index(self, node) -> Atom:

@@ -76,11 +76,21 @@ class Ext:
         return f"@{self.name}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Const:
-    """A literal: int, float, bool, str, None, Ellipsis, a tuple of literals, UNDEF or an Ext."""
+    """A literal: int, float, bool, str, None, Ellipsis, a slice or tuple of literals, UNDEF
+    or an Ext."""
 
     value: object
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Const) and type(other.value) is type(self.value) and other.value == self.value
+
+    def __hash__(self) -> int:
+        try:
+            return hash((type(self.value).__name__, self.value))
+        except TypeError:  # slices (before Python 3.12) and tuples holding them
+            return hash((type(self.value).__name__, repr(self.value)))
 
     def __repr__(self) -> str:
         return repr(self.value)

@@ -86,14 +86,24 @@ class Bool(Type):
 class Array(Type):
     ndim: int | None = None
     kind: str | None = "f"  # numpy dtype kind, None when unknown
+    shape: tuple[int, ...] | None = None  # known when specialised on argument shapes
+
+    def __post_init__(self):
+        if self.shape is not None and self.ndim is None:
+            object.__setattr__(self, "ndim", len(self.shape))
 
     @property
     def differentiable(self) -> bool:
         return self.kind in ("f", None)
 
     def __str__(self) -> str:
+        if self.shape is not None:
+            return f"{_KIND_NAMES.get(self.kind, 'array')}[{', '.join(map(str, self.shape))}]"
         nd = "?" if self.ndim is None else str(self.ndim)
         return f"array{nd}{self.kind or '?'}"
+
+
+_KIND_NAMES = {"f": "float", "i": "int", "u": "uint", "b": "bool"}
 
 
 @dataclass(frozen=True)
@@ -186,7 +196,7 @@ def _join_numeric(a: Type, b: Type) -> Type | None:
     if isinstance(a, Array) and isinstance(b, Array):
         ndim = a.ndim if a.ndim == b.ndim else None
         kind = a.kind if a.kind == b.kind else ("f" if "f" in (a.kind, b.kind) else None)
-        return Array(ndim, kind)
+        return Array(ndim, kind, a.shape if a.shape == b.shape else None)
     numeric = (Float, Int, Bool, Array, Num)
     if isinstance(a, numeric) and isinstance(b, numeric):
         return NUM
@@ -213,6 +223,28 @@ def join(a: Type, b: Type) -> Type:
     return UNKNOWN
 
 
+def without_shapes(t: Type) -> Type:
+    """The same type with array shapes forgotten (ranks kept)."""
+    if isinstance(t, Array):
+        return Array(t.ndim, t.kind)
+    if isinstance(t, Tuple):
+        return Tuple(tuple(without_shapes(e) for e in t.elts))
+    if isinstance(t, List):
+        return List(without_shapes(t.elt))
+    if isinstance(t, Dict):
+        return Dict(tuple((k, without_shapes(v)) for k, v in t.items))
+    return t
+
+
+def shape_of(t: Type) -> tuple[int, ...] | None:
+    """The exact shape of a value of type t: () for scalars, None when unknown."""
+    if isinstance(t, (Float, Int, Bool)):
+        return ()
+    if isinstance(t, Array):
+        return t.shape
+    return None
+
+
 def is_integral(t: Type) -> bool:
     """Ints, bools and integer or boolean arrays: values that are never differentiated."""
     return isinstance(t, _INTEGRAL) or (isinstance(t, Array) and t.kind in ("i", "u", "b"))
@@ -229,7 +261,7 @@ def of_value(x: object) -> Type:
     if isinstance(x, (float, np.floating)):
         return FLOAT
     if isinstance(x, np.ndarray):
-        return Array(x.ndim, x.dtype.kind)
+        return Array(x.ndim, x.dtype.kind, x.shape)
     if x is None:
         return NONE
     if isinstance(x, str):

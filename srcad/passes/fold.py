@@ -92,6 +92,13 @@ def _evaluate(prim: str, values: list, kw: dict):
 
 def fold_apply(prim: str, args: tuple[Atom, ...], kw: tuple[tuple[str, Atom], ...] = ()) -> Const | None:
     """The constant result of `prim(*args, **kw)`, or None when it must run."""
+    if prim == "srcad.slice" and all(isinstance(a, Const) and isinstance(a.value, (int, type(None)))
+                                     and not isinstance(a.value, bool) for a in args):
+        return Const(slice(*(a.value for a in args)))
+    if prim == "srcad.tuple" and all(isinstance(a, Const) and isinstance(a.value, slice) or (
+            isinstance(a, Const) and isinstance(a.value, (int, type(None))) and not isinstance(a.value, bool))
+            for a in args) and args:
+        return Const(tuple(a.value for a in args))
     out = _fold_typed(prim, args)
     if out is NotImplemented:
         values = [_const(a) for a in args]

@@ -33,6 +33,9 @@ def _floaty(a: Atom) -> bool:
         isinstance(t, T.Array) and t.kind in ("f", "i", None))
 
 
+_ELEMENTWISE = {"operator.add", "operator.sub", "operator.mul", "operator.truediv"}
+
+
 def _uses(fn: Function) -> Counter:
     counts: Counter = Counter()
     for b in iter_blocks(fn.body):
@@ -121,6 +124,58 @@ class Simplifier:
             d = self.defs.get(a[0])
             if d and d.prim == "operator.neg":
                 return d.args[0]
+        return self.shaped(op)
+
+    # identities that need exact shapes (code specialised on argument shapes)
+
+    def shaped(self, op: Apply):
+        """Drop shape-only work: reductions to a shape a cotangent already has, operands
+        used only for their shape, and broadcasts of scalars that the next elementwise
+        operation would do anyway."""
+        p, a = op.prim, op.args
+        shape = lambda x: T.shape_of(atom_type(x))  # noqa: E731
+        if p == "srcad.unbroadcast" and len(a) == 2:
+            c, x = a
+            sc, sx = shape(c), shape(x)
+            if sx is not None and sc == sx:
+                return c
+            if sx is not None and sc is not None:
+                return dataclasses.replace(op, prim="srcad.sum_to_shape", args=(c, Const(sx)))
+        if p == "srcad.broadcast_like" and len(a) == 2 and shape(a[1]) is not None:
+            if shape(a[0]) == shape(a[1]):
+                return a[0]
+            return dataclasses.replace(op, prim="srcad.broadcast_to", args=(a[0], Const(shape(a[1]))))
+        if p == "srcad.expand_reduced" and len(a) >= 2 and shape(a[1]) is not None:
+            axis = a[2] if len(a) > 2 else Const(None)
+            if axis == Const(None) and shape(a[0]) == ():
+                return dataclasses.replace(op, prim="srcad.broadcast_to", args=(a[0], Const(shape(a[1]))),
+                                           kw=())
+        if p in ("srcad.zeros_like", "numpy.zeros_like") and shape(a[0]) is not None and \
+                isinstance(atom_type(a[0]), T.Array) and atom_type(a[0]).kind in ("f", None):
+            return dataclasses.replace(op, prim="numpy.zeros", args=(Const(shape(a[0])),), kw=())
+        if p == "numpy.shape" and len(a) == 1 and shape(a[0]) is not None:
+            return Const(shape(a[0]))
+        if p in _ELEMENTWISE and len(a) == 2:
+            return self.unbroadcast_scalar(op)
+        return None
+
+    def unbroadcast_scalar(self, op: Apply):
+        """`broadcast_to(c, S) * y` with y of shape S is `c * y`."""
+        out_shape = T.shape_of(op.out.type)
+        args = list(op.args)
+        for i, x in enumerate(args):
+            d = self.defs.get(x) if isinstance(x, Var) else None
+            if d is None or d.prim != "srcad.broadcast_to" or T.shape_of(atom_type(d.args[0])) != ():
+                continue
+            other = args[1 - i]
+            if out_shape is not None and T.shape_of(atom_type(other)) == out_shape:
+                args[i] = d.args[0]
+                return dataclasses.replace(op, args=tuple(args))
+            if isinstance(other, Const) and isinstance(d.args[0], Const):
+                args[i] = d.args[0]  # a constant times a broadcast constant stays a broadcast
+                folded = fold_apply(op.prim, tuple(args))
+                if folded is not None:
+                    return dataclasses.replace(op, prim="srcad.broadcast_to", args=(folded, d.args[1]), kw=())
         return None
 
     def if_(self, op: If) -> list:

@@ -17,6 +17,7 @@ import dataclasses
 from ..errors import NoRuleError, UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
+from ..analysis.shapes import refine
 from ..rules import registry
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
@@ -220,6 +221,11 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None) -> tup
         return (T.UNKNOWN,) * nouts
     out = rule.out(sig)
     out = out if isinstance(out, tuple) else (out,)
+    # shapes come only from analysis/shapes.py: a type function passing an input's type
+    # through (x.T, transpose...) must not carry its shape along
+    containers = (T.Tuple, T.List, T.Dict)
+    keep = rule.structural or (args and isinstance(atom_type(args[0]), containers))
+    out = tuple(t if keep else refine(rule, sig, T.without_shapes(t)) for t in out)
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
 
 
