@@ -59,10 +59,11 @@ class Emitter:
             return self.apply("numpy.zeros_like", (like,), (), loc, "_zeros")
         return self.apply("srcad.zeros_like", (like,), (), loc, "_zeros")
 
-    def add(self, a: Atom, b: Atom, loc: Loc | None = None, hint: str = "") -> Atom:
-        """The sum of two derivatives of the same value."""
-        t = atom_type(a)
-        if isinstance(t, (T.List, T.Tuple, T.Dict)):
+    def add(self, a: Atom, b: Atom, loc: Loc | None = None, hint: str = "", like: T.Type | None = None) -> Atom:
+        """The sum of two derivatives of the same value (of type `like`, the primal's type):
+        elementwise for containers, where `+` would concatenate."""
+        t = like if like is not None else atom_type(a)
+        if isinstance(t, (T.List, T.Tuple, T.Dict, T.Unknown)):
             return self.apply("srcad.add", (a, b), (), loc, hint)
         return self.apply("operator.add", (a, b), (), loc, hint)
 

@@ -113,7 +113,8 @@ class Forward:
             if tpl is None:
                 raise self.no_rule(op, rule, f" with respect to its argument {p!r}")
             c = self.em.instantiate(tpl, {**bindings, "t": self.t(a)}, op.loc, self.hint(op.outs[0]))
-            total = c if total is None else self.em.add(total, c, op.loc, self.hint(op.outs[0]))
+            total = c if total is None else self.em.add(total, c, op.loc, self.hint(op.outs[0]),
+                                                        like=op.outs[0].type)
         if self.needs_broadcast(op, rule, [p for p, _ in pairs], bindings):
             total = self.em.apply("srcad.broadcast_like", (total, self.val[op.outs[0]]), (), op.loc)
         self.tan[op.outs[0]] = total

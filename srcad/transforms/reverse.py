@@ -227,7 +227,7 @@ class Reverse:
         self.b.var_types.setdefault(k, v.type)
         self.cts[-1].add(v)
         if self.b.is_bound(k):
-            self.b.write(k, self.em.add(self.b.read(k), c, loc, self.b.var_hints[k]))
+            self.b.write(k, self.em.add(self.b.read(k), c, loc, self.b.var_hints[k], like=v.type))
         else:
             self.b.write(k, c)
 
