@@ -57,7 +57,7 @@ defrule("srcad.scatter_add", "acc, idx, v", jvp={"acc": "t", "v": "srcad.scatter
 defrule("srcad.T", "x", jvp="srcad.T(t)", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
         fresh=False, linear=("x",))
 defrule("srcad.sum_adjoint", "v, x", jvp={"v": "srcad.sum_adjoint(t, x)"}, vjp={"v": "sum(g)"},
-        out=ty.unknown, fn=rt.sum_adjoint, fresh=False, linear=("v",))
+        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",))
 defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
         jvp={"v": "srcad.expand_reduced(t, x, axis, keepdims)"},
         vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
@@ -78,7 +78,7 @@ defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         fn=rt.list_pop, updates=0)
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem)
 defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
-        vjp={"v": "np.array(g)"}, out=ty.unknown, fn=rt.array_adjoint, fresh=False, linear=("v",))
+        vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",))
 
 # list methods (the receiver is the first parameter)
 alias("list.append", "srcad.list_append", attr=True, fn=None)

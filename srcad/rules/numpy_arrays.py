@@ -1,11 +1,13 @@
-"""NumPy reductions, products and shape functions, and the matching ndarray methods.
+"""The core NumPy array functions: sum, mean, prod, max/min, dot, matmul, outer, transpose,
+reshape, ravel, copy, array/asarray. (More in numpy_reductions, numpy_shape,
+numpy_products, numpy_linalg; ndarray methods in numpy_methods.)
 
-max/min reductions split the derivative equally among tied maxima (as JAX does).
+max/min reductions split the derivative equally among tied maxima (as JAX does); prod
+uses ans / a, exact wherever a != 0 (NaN where an element is 0).
 """
 
-from ..ir import types as T
 from . import typefns as ty
-from .registry import alias, defrule, family, nondiff
+from .registry import alias, defrule, family
 
 family("numpy arrays")
 
@@ -26,12 +28,16 @@ for _name in ("max", "min", "amax", "amin"):
             jvp={"a": "np.sum(" + _SHARE.format(v="t") + ", axis=axis, keepdims=keepdims)"},
             vjp={"a": _SHARE.format(v=_EXPAND.format(v="g"))}, out=ty.reduce_("a"))
 
+# dot of >2-d operands contracts the last axis of a with the second-to-last of b
+_DOT_ND = "srcad.tensordot_adjoint(g, {o}, np.shape({s}), (-1, 0 if np.ndim(b) == 1 else -2), {w})"
 _DOT_A = ("g * b if np.ndim(b) == 0 else (np.sum(g * b) if np.ndim(a) == 0 else "
-          "((g * b if np.ndim(b) == 1 else np.dot(b, g)) if np.ndim(a) == 1 else "
-          "(np.outer(g, b) if np.ndim(b) == 1 else np.dot(g, srcad.T(b)))))")
+          "(((g * b if np.ndim(b) == 1 else np.dot(b, g)) if np.ndim(a) == 1 else "
+          "(np.outer(g, b) if np.ndim(b) == 1 else np.dot(g, srcad.T(b)))) if np.ndim(a) <= 2 and np.ndim(b) <= 2 "
+          "else " + _DOT_ND.format(o="b", s="a", w=0) + "))")
 _DOT_B = ("g * a if np.ndim(a) == 0 else (np.sum(g * a) if np.ndim(b) == 0 else "
-          "((g * a if np.ndim(a) == 1 else np.dot(srcad.T(a), g)) if np.ndim(b) == 1 else "
-          "(np.outer(a, g) if np.ndim(a) == 1 else np.dot(srcad.T(a), g))))")
+          "(((g * a if np.ndim(a) == 1 else np.dot(srcad.T(a), g)) if np.ndim(b) == 1 else "
+          "(np.outer(a, g) if np.ndim(a) == 1 else np.dot(srcad.T(a), g))) if np.ndim(a) <= 2 and np.ndim(b) <= 2 "
+          "else " + _DOT_ND.format(o="a", s="b", w=1) + "))")
 defrule("numpy.dot", "a, b", jvp=("np.dot(t, b)", "np.dot(a, t)"), vjp=(_DOT_A, _DOT_B),
         out=ty.matmul("a", "b", dot=True), linear=("a", "b"))
 alias("numpy.matmul", "operator.matmul")
@@ -54,38 +60,3 @@ defrule("numpy.outer", "a, b", jvp=("np.outer(t, b)", "np.outer(a, t)"),
         vjp=("np.reshape(np.dot(g, np.ravel(b)), np.shape(a))",
              "np.reshape(np.dot(np.ravel(a), g), np.shape(b))"),
         out=ty.array(2), linear=("a", "b"))
-
-# shape queries and constructors carry no derivative
-nondiff("numpy.shape", "a", out=ty.unknown)
-nondiff("numpy.ndim", "a", out=ty.scalar_int)
-nondiff("numpy.size", "a, axis=None", out=ty.scalar_int)
-for _name in ("zeros", "ones", "empty"):
-    nondiff(f"numpy.{_name}", "shape, dtype=None, order='C'", out=ty.from_shape())
-nondiff("numpy.full", "shape, fill_value, dtype=None, order='C'", out=ty.from_shape())
-for _name in ("zeros_like", "ones_like", "empty_like"):
-    nondiff(f"numpy.{_name}", "a, dtype=None", out=ty.array_like("a", kind=None))
-nondiff("numpy.full_like", "a, fill_value, dtype=None", out=ty.array_like("a", kind=None))
-nondiff("numpy.arange", "*args", out=ty.array(1, None))
-nondiff("numpy.linspace", "start, stop, num=50, endpoint=True", out=ty.array(1))
-nondiff("numpy.eye", "N, M=None, k=0, dtype=None", out=ty.array(2))
-nondiff("numpy.identity", "n, dtype=None", out=ty.array(2))
-for _name in ("argmax", "argmin"):
-    nondiff(f"numpy.{_name}", "a, axis=None", out=ty.unknown)
-nondiff("numpy.argsort", "a, axis=-1", out=ty.array(None, "i"))
-for _name in ("any", "all"):
-    nondiff(f"numpy.{_name}", "a, axis=None", out=ty.unknown)
-nondiff("numpy.count_nonzero", "a, axis=None", out=ty.unknown)
-
-# ndarray methods and attributes mirror the functions (the receiver is the first parameter)
-for _name in ("sum", "mean", "prod", "max", "min", "dot", "transpose", "copy", "clip", "ravel"):
-    alias(f"numpy.ndarray.{_name}", f"numpy.{_name}", attr=True)
-alias("numpy.ndarray.reshape", "numpy.reshape", attr=True)
-alias("numpy.ndarray.flatten", "numpy.ravel", attr=True, fresh=True)
-defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", out=ty.same("a"),
-        fresh=False, attr=True, linear=("a",))
-nondiff("numpy.ndarray.shape", "a", out=lambda sig: T.UNKNOWN, attr=True)
-nondiff("numpy.ndarray.ndim", "a", out=ty.scalar_int, attr=True)
-nondiff("numpy.ndarray.size", "a", out=ty.scalar_int, attr=True)
-nondiff("numpy.ndarray.dtype", "a", out=ty.opaque("dtype"), attr=True)
-for _name in ("argmax", "argmin"):
-    alias(f"numpy.ndarray.{_name}", f"numpy.{_name}", attr=True)

@@ -89,11 +89,17 @@ defrule("numpy.clip", "a, a_min=None, a_max=None",
              "a_max": "g * (a > a_max)"},
         out=ty.floating("a", "a_min", "a_max"), broadcasts=("a", "a_min", "a_max"))
 
+defrule("numpy.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
+        jvp={"x": "t * np.isfinite(x)"}, vjp={"x": "g * np.isfinite(x)"}, out=ty.same("x"))
+elementwise2("numpy.ldexp", "np.exp2(x2)", None, params="x1, x2", out=ty.floating("x1"))
+defrule("numpy.float64", "x=0.0", jvp="np.float64(t)", vjp="g", out=ty.floating("x"), linear=("x",))
+
 for _name in ("sign", "floor", "ceil", "trunc", "rint", "round", "around", "fix"):
     nondiff(f"numpy.{_name}", "x, decimals=0" if "round" in _name else "x", out=ty.same("x"))
-for _name in ("isnan", "isinf", "isfinite", "signbit", "logical_not"):
+for _name in ("isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "logical_not"):
     nondiff(f"numpy.{_name}", "x", out=ty.compare("x"))
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
               "logical_and", "logical_or", "logical_xor", "isclose"):
     nondiff(f"numpy.{_name}", "x, y", out=ty.compare("x", "y"))
 nondiff("numpy.floor_divide", "x, y", out=ty.arith("x", "y"))
+nondiff("numpy.heaviside", "x1, x2", out=ty.floating("x1", "x2"))

@@ -29,10 +29,12 @@ defrule("operator.neg", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",)
 defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",))
 
 # matrix products follow numpy's rules for 1-d operands (vectors), >2-d operands broadcast
-_MATMUL_X = ("(g * y if np.ndim(y) == 1 else np.dot(y, g)) if np.ndim(x) == 1 else "
-             "(np.outer(g, y) if np.ndim(y) == 1 else g @ srcad.T(y))")
-_MATMUL_Y = ("(g * x if np.ndim(x) == 1 else srcad.T(x) @ g) if np.ndim(y) == 1 else "
-             "(np.outer(x, g) if np.ndim(x) == 1 else srcad.T(x) @ g)")
+_MATMUL_X = ("(g * y if np.ndim(y) == 1 else (np.dot(y, g) if np.ndim(y) == 2 else "
+             "np.squeeze(y @ np.expand_dims(g, -1), -1))) if np.ndim(x) == 1 else "
+             "(np.expand_dims(g, -1) * y if np.ndim(y) == 1 else g @ srcad.T(y))")
+_MATMUL_Y = ("(g * x if np.ndim(x) == 1 else (srcad.T(x) @ g if np.ndim(x) == 2 else "
+             "np.squeeze(srcad.T(x) @ np.expand_dims(g, -1), -1))) if np.ndim(y) == 1 else "
+             "(np.expand_dims(x, -1) * np.expand_dims(g, -2) if np.ndim(x) == 1 else srcad.T(x) @ g)")
 defrule("operator.matmul", "x, y", jvp=("t @ y", "x @ t"), vjp=(_MATMUL_X, _MATMUL_Y),
         out=ty.matmul(), broadcasts=BOTH)
 

@@ -290,3 +290,14 @@ def results(*types):
     def out(sig):
         return tuple(types)
     return out
+
+
+def list_cotangent(name: str = "x", elt: str | None = None):
+    """The cotangent of a list or tuple argument `name`: a list (of `elt`'s type, or of
+    name's element type); unknown when the argument is not a list or tuple."""
+    def out(sig) -> T.Type:
+        t = sig.type(name)
+        if isinstance(t, (T.List, T.Tuple)):
+            return T.List(sig.type(elt) if elt else _elements(t))
+        return T.UNKNOWN
+    return out

@@ -1,0 +1,103 @@
+"""Rules of the run-time helpers that the numpy families' templates call (srcad/runtime.py).
+
+Most helpers are the adjoint of a numpy function, and that numpy function is their adjoint
+in turn (split_like/join_like, untile/np.tile, take_adjoint/np.take...), so derivative code
+can be differentiated again to any order. Parameters named like the operand whose adjoint
+a helper computes (`a`, `arr`, `shape`) only give shapes: no derivative flows through them.
+"""
+
+from .. import runtime as rt
+from ..ir import types as T
+from . import typefns as ty
+from .registry import defrule, family, nondiff
+
+family("internal")
+
+
+def _pieces(sig) -> T.Type:
+    elt = ty._elements(sig.type("arrays"))
+    if isinstance(elt, T.Array):
+        return T.List(T.Array(elt.ndim, "f"))
+    return T.List(T.FLOAT if isinstance(elt, T.Float) else T.NUM)
+
+
+def linear(name, params, adjoint, out, fresh=True):
+    """A helper linear in its first parameter `c` with the given adjoint template."""
+    fn = getattr(rt, name)
+    rest = ", ".join(p.split("=")[0].strip() for p in params.split(",")[1:])
+    return defrule(f"srcad.{name}", params, jvp={"c": f"srcad.{name}(t, {rest})"}, vjp={"c": adjoint},
+                   out=out, fn=fn, fresh=fresh, linear=("c",))
+
+
+linear("split_like", "c, arrays, axis=0, ndmin=1", "srcad.join_like(g, arrays, axis, ndmin)", _pieces,
+       fresh=False)
+linear("join_like", "c, arrays, axis=0, ndmin=1", "srcad.split_like(g, arrays, axis, ndmin)",
+       ty.array(None))
+defrule("srcad.unstack", "x, axis=0", jvp="srcad.unstack(t, axis)", vjp="np.stack(g, axis=axis)",
+        out=lambda sig: T.List(ty.rank("x", -1)(sig)), fn=rt.unstack, fresh=False, linear=("x",))
+linear("untile", "c, a, reps", "np.tile(g, reps)", ty.array_like("a"))
+linear("unrepeat", "c, a, repeats, axis=None", "np.repeat(g, repeats, axis)", ty.array_like("a"))
+linear("pad_adjoint", "c, array, pad_width, mode='constant'", "np.pad(g, pad_width, mode=mode)",
+       ty.array_like("array"))
+linear("take_adjoint", "c, a, indices, axis=None", "np.take(g, indices, axis)", ty.array_like("a"))
+linear("take_along_adjoint", "c, arr, indices, axis=-1", "np.take_along_axis(g, indices, axis)",
+       ty.array_like("arr"))
+linear("diag_adjoint", "c, v, k=0", "np.diag(g, k)", ty.array_like("v"))
+linear("diagonal_adjoint", "c, a, offset=0, axis1=0, axis2=1", "np.diagonal(g, offset, axis1, axis2)",
+       ty.array_like("a"))
+linear("diff_adjoint", "c, n=1, axis=-1", "np.diff(g, n, axis)", ty.same("c"))
+linear("average_weights", "c, a, axis=None", "srcad.average_weights_adjoint(g, c, axis)",
+       ty.array_like("a"), fresh=False)
+linear("average_weights_adjoint", "c, w, axis=None", "srcad.average_weights(g, c, axis)",
+       ty.array_like("w"), fresh=False)
+
+# bilinear helpers: the adjoints of tensordot and einsum (see runtime.py)
+defrule("srcad.tensordot_adjoint", "c, x, shape, axes, which",
+        jvp={"c": "srcad.tensordot_adjoint(t, x, shape, axes, which)",
+             "x": "srcad.tensordot_adjoint(c, t, shape, axes, which)"},
+        vjp={"c": "np.tensordot(g, x, axes) if which == 0 else np.tensordot(x, g, axes)",
+             "x": "srcad.tensordot_adjoint(c, g, np.shape(x), axes, 1 - which)"},
+        out=ty.from_shape("shape"), fn=rt.tensordot_adjoint, linear=("c", "x"))
+
+# einsum with up to three operands; einsum_vjp gets operand k as its shape
+_EINSUM_JVP = {
+    "a": "srcad.einsum_call(subscripts, t, b, c)",
+    "b": "srcad.einsum_call(subscripts, a, t, c)",
+    "c": "srcad.einsum_call(subscripts, a, b, t)",
+}
+_EINSUM_VJP = {
+    "a": "srcad.einsum_vjp(subscripts, 0, g, np.shape(a), b, c)",
+    "b": "srcad.einsum_vjp(subscripts, 1, g, a, np.shape(b), c)",
+    "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
+}
+defrule("srcad.einsum_call", "subscripts, a, b=None, c=None", jvp=_EINSUM_JVP, vjp=_EINSUM_VJP,
+        out=ty.num, fn=rt.einsum_call, linear=("a", "b", "c"))
+# <g, einsum_vjp_k(h, ops)> = <h, einsum(ops with g at k)>: linear in h and in each operand
+# j != k, whose adjoint is einsum_vjp_j with g in place of operand k.
+_OPS = ("a", "b", "c")
+
+
+def _with(j: int, value: str, k: str) -> list[str]:
+    """The operand list for operand j's adjoint: operand j as its shape, operand k (a run-time
+    index) replaced by `value`."""
+    out = []
+    for i, name in enumerate(_OPS):
+        if i == j:
+            out.append(f"np.shape({name})")
+        else:
+            out.append(f"({value} if {k} == {i} else {name})")
+    return out
+
+
+defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None",
+        jvp={"h": "srcad.einsum_vjp(subscripts, k, t, a, b, c)",
+             "a": "srcad.einsum_vjp(subscripts, k, h, t, b, c)",
+             "b": "srcad.einsum_vjp(subscripts, k, h, a, t, c)",
+             "c": "srcad.einsum_vjp(subscripts, k, h, a, b, t)"},
+        vjp={"h": ("srcad.einsum_call(subscripts, g, b, c) if k == 0 else "
+                   "(srcad.einsum_call(subscripts, a, g, c) if k == 1 else srcad.einsum_call(subscripts, a, b, g))"),
+             **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
+                for j, name in enumerate(_OPS)}},
+        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, linear=("h", "a", "b", "c"))
+
+nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)

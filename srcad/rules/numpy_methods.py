@@ -1,0 +1,29 @@
+"""ndarray methods and attributes. Each mirrors the numpy function of the same name (the
+receiver is the first parameter), so it shares that function's rules and semantics."""
+
+from ..ir import types as T
+from . import typefns as ty
+from .registry import alias, defrule, family, nondiff
+
+family("numpy methods")
+
+for _name in ("sum", "mean", "prod", "max", "min", "std", "var", "cumsum", "cumprod", "dot",
+              "transpose", "copy", "clip", "ravel", "reshape", "squeeze", "swapaxes", "take",
+              "repeat", "diagonal", "trace", "conjugate"):
+    alias(f"numpy.ndarray.{_name}", f"numpy.{_name}", attr=True)
+alias("numpy.ndarray.conj", "numpy.conjugate", attr=True)
+alias("numpy.ndarray.flatten", "numpy.ravel", attr=True, fresh=True)
+defrule("numpy.ndarray.astype", "a, dtype", jvp="np.asarray(t, dtype=dtype)", vjp="g",
+        out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), None), attr=True, linear=("a",))
+defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", out=ty.same("a"),
+        fresh=False, attr=True, linear=("a",))
+defrule("numpy.ndarray.real", "a", jvp="np.real(t)", vjp="g", out=ty.same("a"), fresh=False,
+        attr=True, linear=("a",))
+
+nondiff("numpy.ndarray.shape", "a", out=lambda sig: T.UNKNOWN, attr=True)
+nondiff("numpy.ndarray.ndim", "a", out=ty.scalar_int, attr=True)
+nondiff("numpy.ndarray.size", "a", out=ty.scalar_int, attr=True)
+nondiff("numpy.ndarray.dtype", "a", out=ty.opaque("dtype"), attr=True)
+for _name in ("argmax", "argmin", "argsort", "nonzero", "any", "all"):
+    alias(f"numpy.ndarray.{_name}", f"numpy.{_name}", attr=True)
+alias("numpy.ndarray.round", "numpy.round", attr=True)

@@ -1,0 +1,81 @@
+"""NumPy functions whose results carry no derivative: shape queries, constructors, index
+and search functions, tests, and random numbers.
+
+Their results are constants for differentiation (derivative zero), never errors. Random
+number functions are impure: they are never merged, dropped or moved by the optimiser.
+Rounding, comparisons and logical functions are in numpy_elementwise.
+"""
+
+from ..ir import types as T
+from . import typefns as ty
+from .registry import defrule, family, nondiff
+
+family("numpy non-differentiable")
+
+# shape queries
+nondiff("numpy.shape", "a", out=ty.unknown)
+nondiff("numpy.ndim", "a", out=ty.scalar_int)
+nondiff("numpy.size", "a, axis=None", out=ty.scalar_int)
+nondiff("numpy.isscalar", "element", out=ty.scalar_bool)
+nondiff("numpy.iscomplexobj", "x", out=ty.scalar_bool)
+nondiff("numpy.result_type", "*args", out=ty.opaque("dtype"))
+
+# constructors
+for _name in ("zeros", "ones", "empty"):
+    nondiff(f"numpy.{_name}", "shape, dtype=None, order='C'", out=ty.from_shape())
+nondiff("numpy.full", "shape, fill_value, dtype=None, order='C'", out=ty.from_shape())
+for _name in ("zeros_like", "ones_like", "empty_like"):
+    nondiff(f"numpy.{_name}", "a, dtype=None", out=ty.array_like("a", kind=None))
+nondiff("numpy.full_like", "a, fill_value, dtype=None", out=ty.array_like("a", kind=None))
+nondiff("numpy.arange", "*args", out=ty.array(1, None))
+nondiff("numpy.linspace", "start, stop, num=50, endpoint=True", out=ty.array(1))
+nondiff("numpy.logspace", "start, stop, num=50, endpoint=True, base=10.0", out=ty.array(1))
+nondiff("numpy.geomspace", "start, stop, num=50, endpoint=True", out=ty.array(1))
+nondiff("numpy.eye", "N, M=None, k=0, dtype=None", out=ty.array(2))
+nondiff("numpy.identity", "n, dtype=None", out=ty.array(2))
+nondiff("numpy.tri", "N, M=None, k=0, dtype=None", out=ty.array(2))
+nondiff("numpy.indices", "dimensions, dtype=None", out=ty.array(None, "i"))
+for _name in ("triu_indices", "tril_indices"):
+    nondiff(f"numpy.{_name}", "n, k=0, m=None", out=ty.unknown)
+nondiff("numpy.diag_indices", "n, ndim=2", out=ty.unknown)
+
+# indices of elements, searching, counting
+for _name in ("argmax", "argmin", "nanargmax", "nanargmin"):
+    nondiff(f"numpy.{_name}", "a, axis=None", out=ty.unknown)
+nondiff("numpy.argsort", "a, axis=-1, kind=None", out=ty.array(None, "i"))
+nondiff("numpy.lexsort", "keys, axis=-1", out=ty.array(None, "i"))
+nondiff("numpy.nonzero", "a", out=ty.unknown)
+nondiff("numpy.flatnonzero", "a", out=ty.array(1, "i"))
+nondiff("numpy.argwhere", "a", out=ty.array(2, "i"))
+nondiff("numpy.searchsorted", "a, v, side='left', sorter=None", out=ty.unknown)
+nondiff("numpy.digitize", "x, bins, right=False", out=ty.unknown)
+nondiff("numpy.unique", "ar", out=ty.array(1, None))
+nondiff("numpy.isin", "element, test_elements", out=ty.array(None, "b"))
+for _name in ("any", "all"):
+    nondiff(f"numpy.{_name}", "a, axis=None", out=ty.unknown)
+nondiff("numpy.count_nonzero", "a, axis=None", out=ty.unknown)
+nondiff("numpy.allclose", "a, b, rtol=1e-05, atol=1e-08", out=ty.scalar_bool)
+nondiff("numpy.array_equal", "a1, a2", out=ty.scalar_bool)
+
+# bincount is linear in its weights: the weight of element i goes to bin x[i]
+defrule("numpy.bincount", "x, weights=None, minlength=0",
+        jvp={"weights": "np.bincount(x, t, minlength)"}, vjp={"weights": "g[x]"},
+        out=lambda sig: T.Array(1, "f" if not isinstance(sig.type("weights"), T.NoneT) else "i"),
+        linear=("weights",))
+
+# random numbers (numpy.random module functions; Generator methods are opaque calls)
+_RANDOM = {
+    "random": "size=None", "rand": "*args", "randn": "*args", "random_sample": "size=None",
+    "standard_normal": "size=None", "normal": "loc=0.0, scale=1.0, size=None",
+    "uniform": "low=0.0, high=1.0, size=None", "exponential": "scale=1.0, size=None",
+    "gamma": "shape, scale=1.0, size=None", "beta": "a, b, size=None",
+}
+for _name, _params in _RANDOM.items():
+    nondiff(f"numpy.random.{_name}", _params, out=ty.num, impure=True)
+for _name, _params in {"randint": "low, high=None, size=None, dtype=None",
+                       "choice": "a, size=None, replace=True, p=None",
+                       "permutation": "x", "poisson": "lam=1.0, size=None",
+                       "binomial": "n, p, size=None"}.items():
+    nondiff(f"numpy.random.{_name}", _params, out=ty.unknown, impure=True)
+nondiff("numpy.random.seed", "seed=None", out=ty.none, impure=True)
+nondiff("numpy.random.default_rng", "seed=None", out=ty.opaque("Generator"), impure=True)

@@ -1,0 +1,110 @@
+"""NumPy products beyond dot/matmul/outer: vdot, inner, tensordot, einsum, kron, cross,
+vecdot, and their numpy.linalg (array API) versions.
+
+Each product is linear in each operand; adjoints are products of the cotangent with the
+other operand. Limits: einsum takes at most three operands (subscripts, a, b=None, c=None;
+ellipsis dimensions must match exactly, no size-1 broadcasting) and no `optimize=`; kron
+takes two 1-d or two 2-d operands; cross takes 3-vectors (2-vectors are deprecated in
+NumPy 2).
+"""
+
+import re
+
+from ..ir import types as T
+from . import typefns as ty
+from .operators import _MATMUL_X, _MATMUL_Y
+from .registry import defrule, family
+
+family("numpy products")
+
+
+def _tensordot_type(x: str, y: str):
+    def out(sig) -> T.Type:
+        na, nb = ty._ndim_of(sig.type(x)), ty._ndim_of(sig.type(y))
+        axes = sig.const("axes", "?")
+        if na is None or nb is None or axes == "?":
+            return T.Array(None, "f")
+        n = axes if isinstance(axes, int) else len(axes[0]) if isinstance(axes[0], (tuple, list)) else 1
+        return T.Array(na + nb - 2 * n, "f")
+    return out
+
+
+def _contract_type(x: str, y: str):
+    """inner/vecdot: the last axis of both is contracted (scalars multiply)."""
+    def out(sig) -> T.Type:
+        na, nb = ty._ndim_of(sig.type(x)), ty._ndim_of(sig.type(y))
+        if na is None or nb is None:
+            return T.NUM
+        if 0 in (na, nb):
+            return ty._arith([sig.type(x), sig.type(y)])
+        nd = na + nb - 2
+        return T.FLOAT if nd == 0 else T.Array(nd, "f")
+    return out
+
+
+def _vecdot_type(sig) -> T.Type:
+    na, nb = ty._ndim_of(sig.type("x1")), ty._ndim_of(sig.type("x2"))
+    if na is None or nb is None:
+        return T.NUM
+    nd = max(na, nb) - 1
+    return T.FLOAT if nd == 0 else T.Array(nd, "f")
+
+
+for _path, (_a, _b) in {"numpy.tensordot": ("a", "b"), "numpy.linalg.tensordot": ("x1", "x2")}.items():
+    _call = "np.tensordot" if _path == "numpy.tensordot" else "np.linalg.tensordot"
+    defrule(_path, f"{_a}, {_b}, axes=2",
+            jvp={_a: f"{_call}(t, {_b}, axes=axes)", _b: f"{_call}({_a}, t, axes=axes)"},
+            vjp={_a: f"srcad.tensordot_adjoint(g, {_b}, np.shape({_a}), axes, 0)",
+                 _b: f"srcad.tensordot_adjoint(g, {_a}, np.shape({_b}), axes, 1)"},
+            out=_tensordot_type(_a, _b), linear=(_a, _b))
+
+defrule("numpy.vdot", "a, b", jvp=("np.vdot(t, b)", "np.vdot(a, t)"),
+        vjp=("np.reshape(g * b, np.shape(a))", "np.reshape(g * a, np.shape(b))"),
+        out=ty.scalar_float, linear=("a", "b"))
+defrule("numpy.inner", "a, b", jvp=("np.inner(t, b)", "np.inner(a, t)"),
+        vjp=("np.sum(g * b) if np.ndim(a) == 0 else (g * b if np.ndim(b) == 0 else "
+             "srcad.tensordot_adjoint(g, b, np.shape(a), (-1, -1), 0))",
+             "np.sum(g * a) if np.ndim(b) == 0 else (g * a if np.ndim(a) == 0 else "
+             "srcad.tensordot_adjoint(g, a, np.shape(b), (-1, -1), 1))"),
+        out=_contract_type("a", "b"), linear=("a", "b"))
+for _path in ("numpy.vecdot", "numpy.linalg.vecdot"):
+    _call = _path.replace("numpy.", "np.")
+    defrule(_path, "x1, x2, axis=-1",
+            jvp=(f"{_call}(t, x2, axis=axis)", f"{_call}(x1, t, axis=axis)"),
+            vjp=("np.expand_dims(g, axis) * x2", "x1 * np.expand_dims(g, axis)"),
+            out=_vecdot_type, broadcasts=("x1", "x2"), linear=("x1", "x2"))
+defrule("numpy.linalg.outer", "x1, x2", jvp=("np.linalg.outer(t, x2)", "np.linalg.outer(x1, t)"),
+        vjp=("np.dot(g, x2)", "np.dot(x1, g)"), out=ty.array(2), linear=("x1", "x2"))
+defrule("numpy.linalg.matmul", "x1, x2", jvp=("np.linalg.matmul(t, x2)", "np.linalg.matmul(x1, t)"),
+        vjp=tuple(re.sub(r"\b[xy]\b", lambda m: {"x": "x1", "y": "x2"}[m.group()], v)
+                  for v in (_MATMUL_X, _MATMUL_Y)),
+        out=ty.matmul("x1", "x2"), broadcasts=("x1", "x2"), linear=("x1", "x2"))
+
+# einsum: srcad.einsum_call drops absent operands; srcad.einsum_vjp is the adjoint for one
+# operand (given as its shape), itself differentiable (rules in helpers.py)
+defrule("numpy.einsum", "subscripts, a, b=None, c=None",
+        jvp={"a": "srcad.einsum_call(subscripts, t, b, c)",
+             "b": "srcad.einsum_call(subscripts, a, t, c)",
+             "c": "srcad.einsum_call(subscripts, a, b, t)"},
+        vjp={"a": "srcad.einsum_vjp(subscripts, 0, g, np.shape(a), b, c)",
+             "b": "srcad.einsum_vjp(subscripts, 1, g, a, np.shape(b), c)",
+             "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))"},
+        out=ty.num, linear=("a", "b", "c"))
+
+# kron of two vectors or two matrices: g viewed as (a-index, b-index) pairs
+_G1 = "np.reshape(g, (np.size(a), np.size(b)))"
+_G2 = "np.reshape(g, (np.shape(a)[0], np.shape(b)[0], np.shape(a)[1], np.shape(b)[1]))"
+defrule("numpy.kron", "a, b", jvp=("np.kron(t, b)", "np.kron(a, t)"),
+        vjp=(f"np.dot({_G1}, b) if np.ndim(a) == 1 else np.einsum('ipjq,pq->ij', {_G2}, b)",
+             f"np.dot(a, {_G1}) if np.ndim(a) == 1 else np.einsum('ipjq,ij->pq', {_G2}, a)"),
+        out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), "f"), linear=("a", "b"))
+
+# cross products of 3-vectors: <g, a x b> = <a, b x g> = <b, g x a>
+defrule("numpy.cross", "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
+        jvp=("np.cross(t, b, axisa, axisb, axisc, axis)", "np.cross(a, t, axisa, axisb, axisc, axis)"),
+        vjp=("np.cross(b, g, axisb, axisc, axisa, axis)", "np.cross(g, a, axisc, axisa, axisb, axis)"),
+        out=lambda sig: T.Array(None, "f"), broadcasts=("a", "b"), linear=("a", "b"))
+defrule("numpy.linalg.cross", "x1, x2, axis=-1",
+        jvp=("np.linalg.cross(t, x2, axis=axis)", "np.linalg.cross(x1, t, axis=axis)"),
+        vjp=("np.linalg.cross(x2, g, axis=axis)", "np.linalg.cross(g, x1, axis=axis)"),
+        out=lambda sig: T.Array(None, "f"), broadcasts=("x1", "x2"), linear=("x1", "x2"))

@@ -1,0 +1,124 @@
+"""NumPy reductions beyond sum/mean/prod/max/min: statistics, cumulative sums and products,
+NaN-ignoring variants, weighted averages, differences.
+
+Non-smooth and singular points (the same choice in both modes):
+- std at a point where it is 0 (all elements equal): the derivative divides by 0 (inf/NaN),
+  like the derivative of sqrt at 0; var is smooth.
+- ptp (max - min) and nanmax/nanmin split the derivative equally among tied extrema, as
+  max/min do; a constant array gets derivative 0 from ptp.
+- cumprod and nanprod use ans / a, so they are exact wherever a != 0 and NaN where an
+  element is 0 (prod does the same).
+- NaN-ignoring functions (nansum, nanmean, nanmax, nanmin, nanprod, nanvar, nanstd,
+  nancumsum) give derivative 0 to NaN elements and never turn them into NaN gradients.
+- average(weights=w): w must have the shape of a, or be 1-d along an integer axis.
+"""
+
+from ..ir import types as T
+from . import typefns as ty
+from .registry import defrule, family
+
+family("numpy reductions")
+
+
+def _E(v: str, a: str = "a") -> str:
+    """Broadcast v, a reduction of `a` over axis (keepdims or not), back to the shape of a."""
+    return f"srcad.expand_reduced({v}, {a}, axis, keepdims)"
+
+
+def _S(v: str) -> str:
+    """Sum v over the reduced axes, like the reduction itself."""
+    return f"np.sum({v}, axis=axis, keepdims=keepdims)"
+
+
+RED = "a, axis=None, dtype=None, out=None, keepdims=False"
+STAT = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+NAN = "np.isnan(a)"
+
+# var and std: c = a - mean(a) over the reduced axes, n = elements per result - ddof
+_STAT_LET = {"c": "a - np.mean(a, axis=axis, keepdims=True)", "n": "np.size(a) / np.size(ans) - ddof"}
+defrule("numpy.var", STAT, let=_STAT_LET,
+        jvp={"a": "(2.0 / n) * " + _S("t * c")}, vjp={"a": _E("g") + " * ((2.0 / n) * c)"},
+        out=ty.reduce_("a"))
+defrule("numpy.std", STAT, let=_STAT_LET,
+        jvp={"a": _S("t * c") + " / (n * ans)"}, vjp={"a": _E("g / ans") + " * (c / n)"},
+        out=ty.reduce_("a"))
+_NANSTAT_LET = {
+    "c": f"np.where({NAN}, 0.0, a - np.nanmean(a, axis=axis, keepdims=True))",
+    "n": f"np.sum(np.logical_not({NAN}), axis=axis, keepdims=True) - ddof",
+}
+defrule("numpy.nanvar", STAT, let=_NANSTAT_LET,
+        jvp={"a": _S("(2.0 / n) * (t * c)")}, vjp={"a": _E("g") + " * ((2.0 / n) * c)"},
+        out=ty.reduce_("a"))
+defrule("numpy.nanstd", STAT, let=_NANSTAT_LET,
+        jvp={"a": _S("t * c / n") + " / ans"}, vjp={"a": _E("g / ans") + " * (c / n)"},
+        out=ty.reduce_("a"))
+
+# NaN-ignoring sums, means and products
+defrule("numpy.nansum", RED, jvp={"a": _S(f"np.where({NAN}, 0.0, t)")},
+        vjp={"a": f"np.where({NAN}, 0.0, {_E('g')})"}, out=ty.reduce_("a"), linear=("a",))
+_COUNT = f"np.sum(np.logical_not({NAN}), axis=axis, keepdims=keepdims)"
+defrule("numpy.nanmean", RED, let={"count": _COUNT},
+        jvp={"a": _S(f"np.where({NAN}, 0.0, t)") + " / count"},
+        vjp={"a": f"np.where({NAN}, 0.0, {_E('g / count')})"}, out=ty.reduce_("a"), linear=("a",))
+defrule("numpy.nanprod", RED,
+        jvp={"a": _S(f"np.where({NAN}, 0.0, t * {_E('ans')} / a)")},
+        vjp={"a": f"np.where({NAN}, 0.0, {_E('g * ans')} / a)"}, out=ty.reduce_("a"))
+
+# nanmax/nanmin/ptp: the derivative is shared equally among tied extrema (NaN never ties)
+_MASK = "(a == " + _E("ans") + ")"
+_SHARE = "{v} * " + _MASK + " / " + _E("np.sum(" + _MASK + ", axis=axis, keepdims=keepdims)")
+for _name in ("nanmax", "nanmin"):
+    defrule(f"numpy.{_name}", "a, axis=None, out=None, keepdims=False",
+            jvp={"a": "np.sum(" + _SHARE.format(v="t") + ", axis=axis, keepdims=keepdims)"},
+            vjp={"a": _SHARE.format(v=_E("g"))}, out=ty.reduce_("a"))
+_PTP_LET = {
+    "hi": "a == np.max(a, axis=axis, keepdims=True)",
+    "lo": "a == np.min(a, axis=axis, keepdims=True)",
+    "d": "hi / np.sum(hi, axis=axis, keepdims=True) - lo / np.sum(lo, axis=axis, keepdims=True)",
+}
+defrule("numpy.ptp", "a, axis=None, out=None, keepdims=False", let=_PTP_LET,
+        jvp={"a": _S("t * d")}, vjp={"a": _E("g") + " * d"}, out=ty.reduce_("a"))
+
+# weighted average: W is the weights broadcast to the shape of a (spliced in as text, not
+# a let: the vjp uses it inside a branch on `weights is None`)
+_W = "srcad.average_weights(weights, a, axis)"
+_WSUM = f"np.sum({_W}, axis=axis, keepdims=keepdims)"
+defrule("numpy.average", "a, axis=None, weights=None, keepdims=False",
+        jvp={"a": "np.average(t, axis=axis, weights=weights, keepdims=keepdims)",
+             "weights": _S(f"srcad.average_weights(t, a, axis) * (a - {_E('ans')})") + f" / {_WSUM}"},
+        vjp={"a": (f"{_E('g')} * (np.size(ans) / np.size(a)) if weights is None else "
+                   f"{_E(f'g / {_WSUM}')} * {_W}"),
+             "weights": f"srcad.average_weights_adjoint({_E(f'g / {_WSUM}')} * (a - {_E('ans')}), weights, axis)"},
+        out=ty.reduce_("a"))
+
+
+# cumulative sums and products; rcs(v) sums v from the end (the adjoint of cumsum)
+def _rcs(v: str, a: str = "a") -> str:
+    return (f"(np.reshape(np.flip(np.cumsum(np.flip(np.ravel({v})))), np.shape({a})) if axis is None "
+            f"else np.flip(np.cumsum(np.flip({v}, axis), axis=axis), axis))")
+
+
+def _cum_type(sig) -> T.Type:
+    if sig.is_const("axis") and sig.const("axis") is None:
+        return T.Array(1, "f")
+    return ty.rank("a", at_least=1)(sig)
+
+
+CUM = "a, axis=None, dtype=None, out=None"
+defrule("numpy.cumsum", CUM, jvp={"a": "np.cumsum(t, axis=axis)"}, vjp={"a": _rcs("g")},
+        out=_cum_type, linear=("a",))
+defrule("numpy.cumprod", CUM, jvp={"a": "ans * np.cumsum(t / a, axis=axis)"},
+        vjp={"a": _rcs("g * ans") + " / a"}, out=_cum_type)
+defrule("numpy.nancumsum", CUM, jvp={"a": f"np.cumsum(np.where({NAN}, 0.0, t), axis=axis)"},
+        vjp={"a": f"np.where({NAN}, 0.0, {_rcs('g')})"}, out=_cum_type, linear=("a",))
+# numpy >= 2.1 (array API): axis may be None only for 1-d x; include_initial is not supported
+_RCS1 = "np.flip(np.cumsum(np.flip({v}, axis), axis=axis), axis)"
+defrule("numpy.cumulative_sum", "x, axis=None, dtype=None, out=None",
+        jvp={"x": "np.cumulative_sum(t, axis=axis)"}, vjp={"x": _RCS1.format(v="g")},
+        out=ty.rank("x", at_least=1), linear=("x",))
+defrule("numpy.cumulative_prod", "x, axis=None, dtype=None, out=None",
+        jvp={"x": "ans * np.cumsum(t / x, axis=axis)"}, vjp={"x": _RCS1.format(v="g * ans") + " / x"},
+        out=ty.rank("x", at_least=1))
+
+defrule("numpy.diff", "a, n=1, axis=-1", jvp={"a": "np.diff(t, n, axis)"},
+        vjp={"a": "srcad.diff_adjoint(g, n, axis)"}, out=ty.rank("a"), linear=("a",))

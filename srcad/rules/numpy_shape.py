@@ -1,0 +1,164 @@
+"""NumPy shape, joining, splitting and indexing functions.
+
+All of these move elements around, so they are linear and their adjoints put cotangents
+back where the elements came from (summing where an element was used several times:
+tile, repeat, take, take_along_axis, broadcast_to, pad's edge/reflect/symmetric/wrap modes).
+
+Choices at special points:
+- sort: the derivative follows the permutation of a stable argsort; tied elements are equal,
+  so any choice among them is a valid one, and both modes use the same.
+- pad: derivatives for the modes constant, edge, reflect, symmetric and wrap; other modes
+  raise at run time. With mode='constant', a scalar constant_values is differentiable.
+- Functions taking a list or tuple of arrays (concatenate, stack, hstack, vstack, dstack,
+  column_stack) give that argument a list of cotangents, one per array.
+"""
+
+from ..ir import types as T
+from . import typefns as ty
+from .registry import defrule, family
+
+family("numpy shape")
+
+
+def view(path, params, jvp, vjp, out, first, **flags):
+    """A linear function whose result may be a view of its first argument."""
+    return defrule(path, params, jvp={first: jvp}, vjp={first: vjp}, out=out, fresh=False,
+                   linear=(first,), **flags)
+
+
+def move(path, params, jvp, vjp, out, first, **flags):
+    """A linear function that builds a new array."""
+    return defrule(path, params, jvp={first: jvp}, vjp={first: vjp}, out=out, linear=(first,), **flags)
+
+
+def _expand_dims_type(sig) -> T.Type:
+    axis = sig.const("axis", "?")
+    n = len(axis) if isinstance(axis, tuple) else (1 if axis != "?" else None)
+    base = ty._ndim_of(sig.type("a"))
+    return T.Array(None if n is None or base is None else base + n, "f")
+
+
+def _diag_type(sig) -> T.Type:
+    nd = ty._ndim_of(sig.type("v"))
+    return T.Array({1: 2, 2: 1}.get(nd), "f")
+
+
+def _trace_type(name):
+    def out(sig) -> T.Type:
+        nd = ty._ndim_of(sig.type(name))
+        if nd == 2:
+            return T.FLOAT
+        return T.Array(nd - 2, "f") if nd is not None else T.NUM
+    return out
+
+
+def _repeat_type(sig) -> T.Type:
+    if sig.is_const("axis") and sig.const("axis") is None:
+        return T.Array(1, "f")
+    return ty.rank("a", at_least=1)(sig)
+
+
+SAME = ty.rank("a")
+
+# axes
+view("numpy.moveaxis", "a, source, destination", "np.moveaxis(t, source, destination)",
+     "np.moveaxis(g, destination, source)", SAME, "a")
+view("numpy.swapaxes", "a, axis1, axis2", "np.swapaxes(t, axis1, axis2)", "np.swapaxes(g, axis1, axis2)",
+     SAME, "a")
+view("numpy.expand_dims", "a, axis", "np.expand_dims(t, axis)", "np.reshape(g, np.shape(a))",
+     _expand_dims_type, "a")
+view("numpy.squeeze", "a, axis=None", "np.squeeze(t, axis)", "np.reshape(g, np.shape(a))",
+     ty.array(None), "a")
+view("numpy.broadcast_to", "array, shape", "np.broadcast_to(t, shape)", "srcad.unbroadcast(g, array)",
+     ty.from_shape("shape"), "array")
+view("numpy.matrix_transpose", "x", "srcad.T(t)", "srcad.T(g)", ty.rank("x"), "x")
+view("numpy.linalg.matrix_transpose", "x", "srcad.T(t)", "srcad.T(g)", ty.rank("x"), "x")
+for _n in (1, 2, 3):
+    view(f"numpy.atleast_{_n}d", "arys", f"np.atleast_{_n}d(t)", "np.reshape(g, np.shape(arys))",
+         ty.rank("arys", at_least=_n), "arys")
+view("numpy.real", "val", "np.real(t)", "g", ty.rank("val"), "val")
+move("numpy.conjugate", "x", "np.conjugate(t)", "g", ty.same("x"), "x")
+for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
+    view(f"numpy.{_name}", "a, dtype=None", f"np.{_name}(t, dtype=dtype)", "srcad.array_adjoint(g, a)",
+         ty.array(None), "a")
+
+# joining a list or tuple of arrays (its cotangent is a list, one cotangent per array)
+move("numpy.concatenate", "arrays, axis=0", "np.concatenate(t, axis=axis)",
+     "srcad.split_like(g, arrays, axis)", ty.joined("arrays"), "arrays")
+move("numpy.stack", "arrays, axis=0", "np.stack(t, axis=axis)", "srcad.unstack(g, axis)",
+     ty.joined("arrays", delta=1, flat_axis=None), "arrays")
+move("numpy.hstack", "tup", "np.hstack(t)", "srcad.split_like(g, tup, 0 if np.ndim(tup[0]) <= 1 else 1)",
+     ty.joined("tup", flat_axis=None), "tup")
+move("numpy.vstack", "tup", "np.vstack(t)", "srcad.split_like(g, tup, 0, 2)",
+     ty.joined("tup", at_least=2, flat_axis=None), "tup")
+move("numpy.dstack", "tup", "np.dstack(t)", "srcad.split_like(g, tup, 2, 3)",
+     ty.joined("tup", at_least=3, flat_axis=None), "tup")
+move("numpy.column_stack", "tup", "np.column_stack(t)", "srcad.split_like(g, tup, 1, -2)",
+     ty.joined("tup", at_least=2, flat_axis=None), "tup")
+defrule("numpy.append", "arr, values, axis=None", jvp_all="np.append(t_arr, t_values, axis=axis)",
+        vjp={"arr": "srcad.split_like(g, [arr, values], axis)[0]",
+             "values": "srcad.split_like(g, [arr, values], axis)[1]"},
+        out=lambda sig: T.Array(1, "f") if sig.const("axis", "?") is None else ty.rank("arr")(sig),
+        linear=("arr", "values"))
+
+# splitting into a list of arrays (the cotangent of the list is a list)
+view("numpy.split", "ary, indices_or_sections, axis=0", "np.split(t, indices_or_sections, axis)",
+     "np.concatenate(g, axis=axis)", ty.pieces("ary"), "ary")
+view("numpy.array_split", "ary, indices_or_sections, axis=0", "np.array_split(t, indices_or_sections, axis)",
+     "np.concatenate(g, axis=axis)", ty.pieces("ary"), "ary")
+view("numpy.hsplit", "ary, indices_or_sections", "np.hsplit(t, indices_or_sections)",
+     "np.concatenate(g, axis=1 if np.ndim(ary) > 1 else 0)", ty.pieces("ary"), "ary")
+view("numpy.vsplit", "ary, indices_or_sections", "np.vsplit(t, indices_or_sections)",
+     "np.concatenate(g, axis=0)", ty.pieces("ary"), "ary")
+view("numpy.dsplit", "ary, indices_or_sections", "np.dsplit(t, indices_or_sections)",
+     "np.concatenate(g, axis=2)", ty.pieces("ary"), "ary")
+view("numpy.unstack", "x, axis=0", "np.unstack(t, axis=axis)", "np.stack(g, axis=axis)",
+     ty.unknown, "x")
+
+# copies, reversals, rotations
+move("numpy.tile", "A, reps", "np.tile(t, reps)", "srcad.untile(g, A, reps)", ty.array(None), "A")
+move("numpy.repeat", "a, repeats, axis=None", "np.repeat(t, repeats, axis)",
+     "srcad.unrepeat(g, a, repeats, axis)", _repeat_type, "a")
+view("numpy.flip", "m, axis=None", "np.flip(t, axis)", "np.flip(g, axis)", ty.rank("m"), "m")
+view("numpy.fliplr", "m", "np.fliplr(t)", "np.fliplr(g)", ty.rank("m"), "m")
+view("numpy.flipud", "m", "np.flipud(t)", "np.flipud(g)", ty.rank("m"), "m")
+move("numpy.roll", "a, shift, axis=None", "np.roll(t, shift, axis)", "np.roll(g, np.negative(shift), axis)",
+     SAME, "a")
+view("numpy.rot90", "m, k=1, axes=(0, 1)", "np.rot90(t, k, axes)", "np.rot90(g, -k, axes)", ty.rank("m"), "m")
+defrule("numpy.pad", "array, pad_width, mode='constant', constant_values=0",
+        jvp={"array": "np.pad(t, pad_width, mode=mode)",
+             "constant_values": "np.pad(np.zeros(np.shape(array)), pad_width, mode=mode, constant_values=t)"},
+        vjp={"array": "srcad.pad_adjoint(g, array, pad_width, mode)",
+             "constant_values": "np.sum(g) - np.sum(srcad.pad_adjoint(g, array, pad_width, mode))"},
+        out=ty.rank("array"), linear=("array", "constant_values"))
+
+# indexing
+move("numpy.take", "a, indices, axis=None", "np.take(t, indices, axis)",
+     "srcad.take_adjoint(g, a, indices, axis)", ty.num, "a")
+move("numpy.take_along_axis", "arr, indices, axis=-1", "np.take_along_axis(t, indices, axis)",
+     "srcad.take_along_adjoint(g, arr, indices, axis)", ty.rank("arr"), "arr")
+move("numpy.diag", "v, k=0", "np.diag(t, k)", "srcad.diag_adjoint(g, v, k)", _diag_type, "v")
+move("numpy.diagflat", "v, k=0", "np.diagflat(t, k)", "np.reshape(np.diag(g, k), np.shape(v))",
+     ty.array(2), "v")
+view("numpy.diagonal", "a, offset=0, axis1=0, axis2=1", "np.diagonal(t, offset, axis1, axis2)",
+     "srcad.diagonal_adjoint(g, a, offset, axis1, axis2)", ty.rank("a", -1), "a")
+move("numpy.tril", "m, k=0", "np.tril(t, k)", "np.tril(g, k)", ty.rank("m"), "m")
+move("numpy.triu", "m, k=0", "np.triu(t, k)", "np.triu(g, k)", ty.rank("m"), "m")
+move("numpy.trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
+     "np.trace(t, offset, axis1, axis2)",
+     "srcad.diagonal_adjoint(np.broadcast_to(np.expand_dims(g, -1), "
+     "np.shape(np.diagonal(a, offset, axis1, axis2))), a, offset, axis1, axis2)", _trace_type("a"), "a")
+# the array API versions work on the last two axes
+view("numpy.linalg.diagonal", "x, offset=0", "np.linalg.diagonal(t, offset=offset)",
+     "srcad.diagonal_adjoint(g, x, offset, -2, -1)", ty.rank("x", -1), "x")
+move("numpy.linalg.trace", "x, offset=0, dtype=None", "np.linalg.trace(t, offset=offset)",
+     "srcad.diagonal_adjoint(np.broadcast_to(np.expand_dims(g, -1), "
+     "np.shape(np.diagonal(x, offset, -2, -1))), x, offset, -2, -1)",
+     _trace_type("x"), "x")
+
+# sorting: the derivative follows the (stable) sorting permutation
+defrule("numpy.sort", "a, axis=-1, kind=None", let={"perm": "np.argsort(a, axis=axis, kind='stable')"},
+        jvp={"a": "np.take_along_axis(t, perm, axis)"},
+        vjp={"a": "srcad.take_along_adjoint(g, a, perm, axis)"},
+        out=lambda sig: T.Array(1, "f") if sig.is_const("axis") and sig.const("axis") is None
+        else ty.rank("a", at_least=1)(sig), linear=("a",))

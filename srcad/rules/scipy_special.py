@@ -1,0 +1,1 @@
+"""scipy.special (registered only when scipy is installed)."""
