@@ -16,6 +16,7 @@ import weakref
 import numpy as np
 
 from . import runtime
+from .codegen.compile import add_source_notes
 from .errors import ArgumentError
 from .ir import types as T
 from .pipeline import (Spec, build_forward, build_reverse, build_vjp, differentiable_positions,
@@ -118,7 +119,12 @@ class Transformed:
 
     def __call__(self, *args, **kwargs):
         args = self._prepare(args, kwargs)
-        return self._lookup(args).function(*args)
+        fn = self._lookup(args).function
+        try:
+            return fn(*args)
+        except Exception as e:  # name the user's line behind the failing generated line
+            add_source_notes(e)
+            raise
 
     def _lookup(self, args):
         if self._readers is None:

@@ -48,6 +48,7 @@ class Built:
     ir: Function
     saved: list
     name: str
+    rendered: list = dataclasses.field(default_factory=list)  # (Rendered, name) per function
 
 
 _LOWERED: "weakref.WeakKeyDictionary[object, Lowered_]" = weakref.WeakKeyDictionary()
@@ -81,6 +82,12 @@ def typed(fn, arg_types, free_types) -> Function:
     f = verify(specialize(low.function, tuple(arg_types), free_types))
     check_mutations(f)  # on the code as written, before dead code is dropped
     return cleanup(f)
+
+
+def _record(trace: dict | None, stage: str, fn: Function) -> Function:
+    if trace is not None:
+        trace[stage] = fn
+    return fn
 
 
 def _split_aux(fn: Function, spec: Spec) -> Function:
@@ -123,8 +130,9 @@ def _describe(arg_types, fn: Function) -> str:
     return ", ".join(f"{p.name}: {t}" for p, t in zip(fn.signature, arg_types))
 
 
-def build_reverse(fn, spec: Spec, arg_types, free_types) -> Built:
+def build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
     f = _split_aux(typed(fn, arg_types, free_types), spec)
+    _record(trace, "typed", f)
     _check_scalar(f, spec)
     params = f.body.params
     outputs = (f.body.yields[0],)
@@ -140,11 +148,12 @@ def build_reverse(fn, spec: Spec, arg_types, free_types) -> Built:
         result = g
     body = em.b.end_function((result,))
     name = f"{spec.prefix}_{f.name}"
-    out = optimize(Function(name, f.signature, body, f.loc, False, f.doc))
+    out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, False, f.doc))
+    out = _record(trace, "optimized", optimize(out))
     saved = saved_report(f, plan)
     header = _header(fn, spec, arg_types, f, saved)
     rendered = render(out, name, header)
-    return Built(compile_function(rendered, name), rendered.source, out, saved, name)
+    return Built(compile_function(rendered, name), rendered.source, out, saved, name, [(rendered, name)])
 
 
 def _header(fn, spec: Spec, arg_types, f: Function, saved) -> list[str]:
@@ -167,9 +176,9 @@ def differentiable_positions(arg_types) -> tuple[int, ...]:
     return tuple(i for i, t in enumerate(arg_types) if t.differentiable and not T.is_integral(t))
 
 
-def build_forward(fn, spec: Spec, arg_types, free_types) -> Built:
+def build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
     """`jvp_f(*args, *tangents) -> (out, out_dot)` for the differentiable arguments in spec.argnums."""
-    f = typed(fn, arg_types, free_types)
+    f = _record(trace, "typed", typed(fn, arg_types, free_types))
     wrt = spec.argnums
     act = analyze(f.body, tuple(f.body.params[i] for i in wrt), (f.body.yields[0],))
     em, params, tangents, out, out_dot = forward(f, act, wrt)
@@ -177,10 +186,11 @@ def build_forward(fn, spec: Spec, arg_types, free_types) -> Built:
     body = em.b.end_function((result,))
     name = f"{spec.prefix}_{f.name}"
     sig = f.signature + tuple(Param(f"{f.signature[i].name}_dot") for i in wrt)
-    out_fn = optimize(Function(name, sig, body, f.loc, False, f.doc))
+    out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, False, f.doc))
+    out_fn = _record(trace, "optimized", optimize(out_fn))
     header = _header(fn, spec, arg_types, f, [])
     rendered = render(out_fn, name, header)
-    return Built(compile_function(rendered, name), rendered.source, out_fn, [], name)
+    return Built(compile_function(rendered, name), rendered.source, out_fn, [], name, [(rendered, name)])
 
 
 def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
@@ -205,6 +215,6 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     r1 = render(fwd_fn, fwd_name, header)
     r2 = render(bwd_fn, bwd_name, header)
     built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source, fwd_fn,
-                  saved_report(f, plan), fwd_name)
+                  saved_report(f, plan), fwd_name, [(r1, fwd_name), (r2, bwd_name)])
     built.backward = compile_function(r2, bwd_name)
     return built

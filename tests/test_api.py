@@ -175,6 +175,8 @@ def test_tracebacks_show_generated_lines():
         g(-1.0)
     text = "".join(__import__("traceback").format_exception(info.value))
     assert "<srcad grad_h" in text
+    # the exception also names the user's line the failing generated line came from
+    assert "test_api.py" in text and "return math.sqrt(x)" in text
 
 
 def test_bad_argnums():

@@ -42,3 +42,26 @@ def compile_function(rendered: Rendered, name: str):
 def user_location(filename: str, line: int):
     """(user file, user line) that generated `line` of `filename` came from, or None."""
     return SOURCE_MAPS.get(filename, {}).get(line)
+
+
+def add_source_notes(exc: BaseException) -> None:
+    """Name the user's lines behind the generated lines in an exception's traceback."""
+    if not hasattr(exc, "add_note") or getattr(exc, "__srcad_noted__", False):
+        return
+    tb = exc.__traceback__
+    notes = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        where = user_location(code.co_filename, tb.tb_lineno)
+        if where is not None:
+            file, line = where
+            text = linecache.getline(file, line).strip()
+            notes.append(f"srcad: line {tb.tb_lineno} of generated {code.co_name} comes from "
+                         f"{file}:{line}: {text}")
+        tb = tb.tb_next
+    for note in notes:
+        exc.add_note(note)
+    try:
+        exc.__srcad_noted__ = True
+    except AttributeError:
+        pass

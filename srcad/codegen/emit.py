@@ -114,6 +114,7 @@ class CodeEmitter:
         self.defs: dict[Var, Apply] = {}
         self.inline: set[Var] = set()
         self._last_comment = None
+        self.depth = 0  # indentation level of the block being emitted
 
     # -- atoms and expressions -----------------------------------------------------------------
 
@@ -249,7 +250,11 @@ class CodeEmitter:
             return
         self._last_comment = key
         text = source_line(loc.file, loc.line)
-        out.append(_marker("C", f"adjoint of line {loc.line}: {text}" if text else f"adjoint of line {loc.line}"))
+        comment = f"adjoint of line {loc.line}: {text}" if text else f"adjoint of line {loc.line}"
+        room = 96 - 4 * self.depth - 2
+        if len(comment) > room:
+            comment = comment[: max(room - 3, 20)].rstrip() + "..."
+        out.append(_marker("C", comment))
 
     def mark(self, loc: Loc | None, out: list) -> None:
         if loc is not None:
@@ -257,6 +262,7 @@ class CodeEmitter:
 
     def block(self, b: Block, extra: list | None = None) -> list:
         self._plan_inline(b)
+        self.depth += 1
         out: list = []
         for op in b.ops:
             if isinstance(op, Apply) and op.outs and op.outs[0] in self.inline:
@@ -264,6 +270,7 @@ class CodeEmitter:
             self.comment(op.loc, out)
             self.mark(op.loc, out)
             out.extend(self.stmt(op))
+        self.depth -= 1
         return out + (extra or [])
 
     def stmt(self, op) -> list:
@@ -499,6 +506,8 @@ class CodeEmitter:
         body += self.block(self.fn.body)
         ret = self.atom(self.fn.body.yields[0]) if len(self.fn.body.yields) == 1 else gast.Tuple(
             elts=[self.atom(y) for y in self.fn.body.yields], ctx=gast.Load())
+        first = self.fn.body.yields[0] if self.fn.body.yields else None
+        self.mark(self.defs[first].loc if first in self.defs else self.fn.loc, body)
         body.append(gast.Return(value=ret))
         arguments = gast.arguments(args=args, posonlyargs=[], vararg=None, kwonlyargs=kwonly,
                                    kw_defaults=kw_defaults, kwarg=None, defaults=defaults)

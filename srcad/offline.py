@@ -1,0 +1,251 @@
+"""Offline code generation: `srcad codegen`, `srcad check` and `srcad show`.
+
+    srcad codegen model.py:loss --argnums 0 -o model_grad.py
+    srcad check model_grad.py
+    srcad show model.py:loss --stage ssa
+
+Argument types come from `--types` (say `float,array1,int`), else from the function's
+annotations (`x: float`, `w: np.ndarray`), else they are left open and the generated code
+checks shapes at run time.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from .codegen.standalone import module_text, stale_sources
+from .errors import CodegenError
+from .frontend.source import parse_function
+from .ir import types as T
+from .ir.printer import format_function
+from .pipeline import Spec, build_forward, build_reverse, differentiable_positions, lowered
+
+_TYPE_NAMES = {"float": T.FLOAT, "int": T.INT, "bool": T.BOOL, "array": T.Array(None, "f"), "any": T.UNKNOWN}
+
+
+def load_module(path: str):
+    """Import a Python file by path (its directory goes on sys.path for its own imports)."""
+    if not os.path.isfile(path):
+        raise CodegenError(f"no such file: {path}")
+    name = os.path.splitext(os.path.basename(path))[0]
+    if not name.isidentifier():
+        raise CodegenError(f"{path}: the file name must be a valid module name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    existing = sys.modules.get(name)
+    if existing is not None and os.path.abspath(getattr(existing, "__file__", "") or "") == os.path.abspath(path):
+        return existing
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules[name]
+        raise CodegenError(f"importing {path} failed: {type(e).__name__}: {e}") from e
+    return module
+
+
+def parse_target(target: str) -> tuple[str, list[str]]:
+    path, sep, funcs = target.rpartition(":")
+    if not sep or not path or not funcs:
+        raise CodegenError(f"expected FILE.py:FUNC, got {target!r}")
+    return path, [f for f in funcs.split(",") if f]
+
+
+def get_function(module, name: str):
+    fn = getattr(module, name, None)
+    if fn is None:
+        raise CodegenError(f"{module.__file__} has no function {name!r}")
+    if not inspect.isfunction(fn):
+        raise CodegenError(f"{name} in {module.__file__} is not a plain Python function")
+    return fn
+
+
+def parse_types(text: str | None, fn) -> tuple:
+    """Argument types from `--types`, else from annotations, else unknown."""
+    params = list(inspect.signature(fn).parameters.values())
+    if text:
+        names = [t.strip() for t in text.split(",")]
+        if len(names) == 1:
+            names = names * len(params)  # one type for every parameter
+        if len(names) != len(params):
+            raise CodegenError(f"--types gives {len(names)} types for {len(params)} parameters of {fn.__name__}")
+        return tuple(_type_named(n) for n in names)
+    return tuple(_from_annotation(p.annotation) for p in params)
+
+
+def _type_named(name: str) -> T.Type:
+    if name in _TYPE_NAMES:
+        return _TYPE_NAMES[name]
+    if name.startswith("array") and name[5:].isdigit():
+        return T.Array(int(name[5:]), "f")
+    raise CodegenError(f"unknown type {name!r} (use float, int, bool, array, arrayN or any)")
+
+
+def _from_annotation(ann) -> T.Type:
+    if ann is float:
+        return T.FLOAT
+    if ann is int:
+        return T.INT
+    if ann is bool:
+        return T.BOOL
+    if ann is np.ndarray:
+        return T.Array(None, "f")
+    return T.UNKNOWN
+
+
+def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None):
+    """Generated code for one function: Built (see pipeline)."""
+    if mode == "reverse":
+        nums = argnums if argnums is not None else (0,)
+        spec = Spec("grad", nums, len(nums) > 1, False)
+        return build_reverse(fn, spec, arg_types, {}, trace)
+    if mode == "forward":
+        nums = argnums if argnums is not None else differentiable_positions(arg_types)
+        return build_forward(fn, Spec("jvp", tuple(nums), True, False), arg_types, {}, trace)
+    raise CodegenError(f"unknown mode {mode!r} (use reverse or forward)")
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write `text` to `path` through a temporary file, so no half-written file is left."""
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".srcad-", suffix=".py", dir=folder)
+    except OSError as e:
+        raise CodegenError(f"cannot write to {folder}: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise CodegenError(f"cannot write {path}: {e.strerror}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def codegen(target: str, mode: str = "reverse", argnums=None, out: str | None = None, types: str | None = None,
+            with_test: bool = False, command: str = "", samples: list[str] | None = None) -> str:
+    """Generate a standalone derivative module for FILE.py:FUNC[,FUNC2]; returns its text."""
+    path, names = parse_target(target)
+    module = load_module(path)
+    units, files = [], []
+    for name in names:
+        fn = get_function(module, name)
+        arg_types = parse_types(types, fn)
+        built = build(fn, mode, argnums, arg_types)
+        units.extend(built.rendered)
+        for f in lowered(fn).functions:
+            src = inspect.getsourcefile(f)
+            if src and src not in files:
+                files.append(src)
+    where = os.path.dirname(os.path.abspath(out)) if out else os.getcwd()
+    rel = [(os.path.relpath(f, where), f) for f in files]
+    options = f"mode={mode} argnums={','.join(map(str, argnums)) if argnums else 'default'} types={types or 'auto'}"
+    text = module_text(units, rel, command or f"srcad codegen {target}", options)
+    if out:
+        compile(text, out, "exec")  # never write a module that does not even parse
+        write_atomically(out, text)
+        if with_test:
+            write_atomically(_test_path(out), test_text(module, names, mode, argnums, types, out, samples))
+    return text
+
+
+def _test_path(out: str) -> str:
+    folder, base = os.path.split(out)
+    return os.path.join(folder, "test_" + base)
+
+
+def _sample(t: T.Type, k: int):
+    if isinstance(t, T.Int):
+        return "3"
+    if isinstance(t, T.Bool):
+        return "True"
+    if isinstance(t, T.Array):
+        n = t.ndim if t.ndim is not None else 1
+        shape = (3,) * n
+        return f"np.linspace({0.213 + 0.117 * k:.3f}, {0.871 + 0.093 * k:.3f}, {3 ** n}).reshape({shape})"
+    return f"{0.337 + 0.211 * k:.3f}"  # away from round numbers, where kinks often sit
+
+
+def test_text(module, names, mode, argnums, types, out, samples=None) -> str:
+    """A pytest file checking the generated derivatives against finite differences, at
+    sample arguments (`samples`: one Python expression per parameter; default: values of
+    the parameter types, arrays of shape (3,) * ndim)."""
+    gen = os.path.splitext(os.path.basename(out))[0]
+    lines = ['"""Checks generated by `srcad codegen --with-test`: derivatives vs finite differences."""',
+             "", "import numpy as np", "", f"import {gen}", f"import {module.__name__}", "",
+             "", "def _fd(f, args, i, v, eps=1e-6):",
+             "    a = list(args); b = list(args)",
+             "    a[i] = args[i] + eps * v; b[i] = args[i] - eps * v",
+             "    return (np.asarray(f(*a)) - np.asarray(f(*b))) / (2 * eps)", ""]
+    for name in names:
+        fn = getattr(module, name)
+        arg_types = parse_types(types, fn)
+        args = ", ".join(samples) if samples else ", ".join(_sample(t, k) for k, t in enumerate(arg_types))
+        nums = argnums if argnums is not None else ((0,) if mode == "reverse" else differentiable_positions(arg_types))
+        lines += ["", f"def test_{name}():", f"    args = ({args},)", "    rng = np.random.default_rng(0)"]
+        if mode == "reverse":
+            lines.append(f"    g = {gen}.grad_{name}(*args)")
+            lines.append(f"    grads = g if {len(nums) > 1} else (g,)")
+            for j, i in enumerate(nums):
+                lines += [f"    v = rng.normal(size=np.shape(args[{i}])) if np.ndim(args[{i}]) else 1.0",
+                          f"    expected = _fd({module.__name__}.{name}, args, {i}, v)",
+                          f"    np.testing.assert_allclose(np.sum(np.asarray(grads[{j}]) * v), expected, "
+                          "rtol=1e-5, atol=1e-7)"]
+        else:
+            lines.append("    tangents = []")
+            for i in nums:
+                lines.append(f"    tangents.append(rng.normal(size=np.shape(args[{i}])) if np.ndim(args[{i}]) else 1.0)")
+            lines.append(f"    out, out_dot = {gen}.jvp_{name}(*args, *tangents)")
+            lines.append("    eps = 1e-6")
+            lines.append("    plus, minus = list(args), list(args)")
+            for j, i in enumerate(nums):
+                lines.append(f"    plus[{i}] = args[{i}] + eps * tangents[{j}]; minus[{i}] = args[{i}] - eps * tangents[{j}]")
+            lines.append(f"    expected = (np.asarray({module.__name__}.{name}(*plus)) - "
+                         f"np.asarray({module.__name__}.{name}(*minus))) / (2 * eps)")
+            lines.append("    np.testing.assert_allclose(out_dot, expected, rtol=1e-5, atol=1e-7)")
+    lines += ["", "", 'if __name__ == "__main__":']
+    lines += [f"    test_{name}()" for name in names]
+    lines.append('    print("ok")')
+    return "\n".join(lines) + "\n"
+
+
+def check(path: str) -> list[str]:
+    """Source files that changed since `path` was generated (empty: up to date)."""
+    if not os.path.isfile(path):
+        raise CodegenError(f"no such file: {path}")
+    return stale_sources(path)
+
+
+STAGES = ("parsed", "ssa", "typed", "transformed", "optimized", "source")
+
+
+def show(target: str, mode: str = "reverse", stage: str = "source", argnums=None, types: str | None = None) -> str:
+    """The function after one pipeline stage, as text."""
+    if stage not in STAGES:
+        raise CodegenError(f"unknown stage {stage!r} (use {', '.join(STAGES)})")
+    path, names = parse_target(target)
+    module = load_module(path)
+    fn = get_function(module, names[0])
+    if stage == "parsed":
+        import astor
+        import gast
+
+        return astor.to_source(gast.gast_to_ast(parse_function(fn).node))
+    if stage == "ssa":
+        return format_function(lowered(fn).function)
+    trace: dict = {}
+    built = build(fn, mode, argnums, parse_types(types, fn), trace)
+    if stage == "source":
+        return built.source
+    return format_function(trace[stage])
+
