@@ -15,11 +15,11 @@ import weakref
 
 import numpy as np
 
-from . import runtime
+from . import cache, runtime
 from .codegen.compile import add_source_notes
 from .errors import ArgumentError
 from .ir import types as T
-from .pipeline import (Spec, build_forward, build_reverse, build_vjp, differentiable_positions,
+from .pipeline import (Built, Spec, build_forward, build_reverse, build_vjp, differentiable_positions,
                        free_reads, lowered)
 
 stop_gradient = runtime.stop_gradient
@@ -159,6 +159,12 @@ class Transformed:
         inner = getattr(self.fn, "__srcad_transform__", None)
         if inner is not None:  # a transform of a transform reads what the user function reads
             return inner._free_reads()
+        if cache.config.cache_dir:
+            reads = cache.load_reads(self.fn)
+            if reads is None:
+                reads = free_reads(lowered(self.fn))
+                cache.store_reads(self.fn, reads)
+            return reads
         return free_reads(lowered(self.fn))
 
     def _free_types(self) -> dict:
@@ -167,7 +173,15 @@ class Transformed:
     def _build_types(self, arg_types, free_types=None, spec=None):
         inner = getattr(self.fn, "__srcad_transform__", None)
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
-        return self._builder(target, spec or self.spec, arg_types, free_types or {})
+        spec, free_types = spec or self.spec, free_types or {}
+        key = cache.entry_key(target, spec, arg_types, free_types) if cache.config.cache_dir else None
+        hit = cache.load(key) if key else None
+        if hit is not None:
+            return _from_cache(*hit)
+        built = self._builder(target, spec, arg_types, free_types)
+        if key:
+            cache.store(key, built, [f for f in (_source_file(g) for g in lowered(target).functions) if f])
+        return built
 
     def _function_for_types(self, arg_types):
         key = ("types",) + tuple(arg_types)
@@ -291,6 +305,21 @@ def jvp(fun, primals, tangents):
     are ignored. A tangent of None means zero.
     """
     return _jvp_of(fun)(primals, tangents)
+
+
+def _source_file(fn):
+    try:
+        return inspect.getsourcefile(fn)
+    except TypeError:
+        return None
+
+
+def _from_cache(namespace: dict, meta: dict, text: str) -> Built:
+    names = meta["names"]
+    built = Built(namespace[names[0]], text, None, [], meta["name"])
+    if len(names) > 1:
+        built.backward = namespace[names[1]]
+    return built
 
 
 def _signature_of(fn):

@@ -392,3 +392,11 @@ def custom_cotangents(cts, args):
         raise ValueError(f"a custom backward rule must return a tuple of {len(args)} cotangents "
                          f"(one per argument; None for zero), got {cts!r}")
     return tuple(zeros_like(a) if c is None else c for c, a in zip(cts, args))
+
+
+def require_scalar(x, what="this argument"):
+    """1.0 when x is a scalar; raises otherwise (guards rules that hold for scalars only)."""
+    if np.ndim(x) != 0:
+        raise ValueError(f"srcad: the derivative with respect to {what} needs a scalar, "
+                         f"got shape {np.shape(x)}")
+    return 1.0

@@ -157,3 +157,91 @@ for _op in ("iadd", "isub", "imul", "itruediv", "ipow", "imod", "imatmul", "iflo
             "ixor", "ilshift", "irshift"):
     INTERNAL[f"operator.{_op}"] = "augmented assignment shares the rule of the plain operator " \
         "(rows above); statements are in corpus/straight.augmented"
+
+# -- builtins ----------------------------------------------------------------------------------
+S = normal()
+row("builtins.abs", "abs(x)", x=V3)
+row("builtins.abs", "abs(x) * y", x=S, y=S, note="a scalar")
+row("builtins.max", "max(x, y)", x=S, y=normal(scale=2.0))
+row("builtins.min", "min(x, y)", x=S, y=normal(scale=2.0))
+row("builtins.sum", "sum(x)", x=normal(2, 3))
+row("builtins.sum", "sum([x, y * y], z)", x=V3, y=V3, z=S, note="a list and a start value")
+row("builtins.float", "float(x) * 2.0 + x", x=S)
+row("builtins.pow", "pow(x, y)", x=uniform(0.5, 2.0), y=uniform(0.5, 2.5))
+row("builtins.list", "np.array(list(x)) ** 2", x=V3)
+row("builtins.len", "x * len(x)", x=V3)
+row("builtins.int", "x * int(3.7)", x=V3)
+row("builtins.bool", "x * float(bool(x[0] > 0.0))", x=V3)
+row("builtins.round", "x * round(2.6)", x=V3)
+row("builtins.any", "x * float(any([True, False]))", x=V3)
+row("builtins.all", "x * float(all([True, False]))", x=V3)
+row("builtins.divmod", "x * divmod(7, 3)[0]", x=V3)
+
+# -- math --------------------------------------------------------------------------------------
+for _name, _dom in {"sin": S, "cos": S, "tan": uniform(-1.0, 1.0), "asin": uniform(-0.9, 0.9),
+                    "acos": uniform(-0.9, 0.9), "atan": S, "sinh": S, "cosh": S, "tanh": S,
+                    "asinh": S, "acosh": uniform(1.2, 3.0), "atanh": uniform(-0.9, 0.9), "exp": S,
+                    "expm1": S, "log1p": uniform(-0.5, 2.0), "log2": uniform(0.5, 3.0),
+                    "log10": uniform(0.5, 3.0), "sqrt": uniform(0.5, 3.0), "fabs": S, "erf": S,
+                    "erfc": S, "degrees": S, "radians": S}.items():
+    row(f"math.{_name}", f"math.{_name}(x)", x=_dom)
+row("math.log", "math.log(x)", x=uniform(0.5, 3.0))
+row("math.log", "math.log(x, y)", x=uniform(0.5, 3.0), y=uniform(1.5, 3.0), note="with a base")
+row("math.pow", "math.pow(x, y)", x=uniform(0.5, 2.0), y=S)
+row("math.atan2", "math.atan2(y, x)", y=S, x=S)
+row("math.hypot", "math.hypot(x, y)", x=S, y=S)
+row("math.copysign", "math.copysign(x, y)", x=S, y=S)
+row("math.fmod", "math.fmod(x, y)", x=uniform(2.1, 2.9), y=uniform(0.6, 0.9))
+for _name in ("floor", "ceil", "trunc"):
+    row(f"math.{_name}", f"x * math.{_name}(x)", x=uniform(0.1, 0.9) if _name != "trunc" else S)
+for _name in ("isnan", "isinf", "isfinite"):
+    row(f"math.{_name}", f"x * float(math.{_name}(x))", x=S)
+row("math.isclose", "x * float(math.isclose(x, 1.0))", x=S)
+row("math.factorial", "x * math.factorial(3)", x=S)
+row("math.comb", "x * math.comb(4, 2)", x=S)
+row("math.gcd", "x * math.gcd(12, 8)", x=S)
+
+# -- srcad's run-time helpers (the adjoints used by the numpy rules), called directly ----------
+RT = "import srcad.runtime as rt"
+
+
+def helper(rule, expr, **args):
+    row(rule, expr, imports=RT, **args)
+
+
+helper("srcad.split_like", "rt.split_like(x, [np.zeros(2), np.zeros(3)], 0)[1]", x=normal(5))
+helper("srcad.split_like", "rt.split_like(x, [np.zeros((2, 1)), np.zeros(2)], 1, -2)[0]", x=normal(2, 2),
+       note="column_stack pieces")
+helper("srcad.join_like", "rt.join_like([x, y], [np.zeros(2), np.zeros(3)], 0)", x=normal(2), y=V3)
+helper("srcad.unstack", "rt.unstack(x, 1)[0]", x=normal(2, 3))
+helper("srcad.untile", "rt.untile(x, np.zeros(2), (3,))", x=normal(6))
+helper("srcad.unrepeat", "rt.unrepeat(x, np.zeros(3), 2)", x=normal(6))
+helper("srcad.pad_adjoint", "rt.pad_adjoint(x, np.zeros(3), 1, 'edge')", x=normal(5))
+helper("srcad.take_adjoint", "rt.take_adjoint(x, np.zeros(4), np.array([0, 2, 2]))", x=V3)
+helper("srcad.take_along_adjoint", "rt.take_along_adjoint(x, np.zeros((2, 3)), np.array([[0, 0], [2, 1]]), 1)",
+       x=normal(2, 2))
+helper("srcad.diag_adjoint", "rt.diag_adjoint(x, np.zeros(3), 0)", x=normal(3, 3))
+helper("srcad.diagonal_adjoint", "rt.diagonal_adjoint(x, np.zeros((3, 3)), 1, 0, 1)", x=normal(2))
+helper("srcad.diff_adjoint", "rt.diff_adjoint(x, 2, -1)", x=normal(2))
+helper("srcad.average_weights", "rt.average_weights(x, np.zeros((2, 3)), 1)", x=V3)
+helper("srcad.average_weights_adjoint", "rt.average_weights_adjoint(x, np.zeros(3), 1)", x=normal(2, 3))
+helper("srcad.tensordot_adjoint", "rt.tensordot_adjoint(x, y, (2, 3), 1, 0)", x=normal(2, 4), y=normal(3, 4))
+helper("srcad.tensordot_adjoint", "rt.tensordot_adjoint(x, y, (3, 4), 1, 1)", x=normal(2, 4), y=normal(2, 3),
+       note="the adjoint for the second operand")
+helper("srcad.einsum_call", "rt.einsum_call('ij,jk->ik', x, y)", x=normal(2, 3), y=normal(3, 2))
+helper("srcad.einsum_vjp", "rt.einsum_vjp('ij,jk->ik', 0, x, (2, 3), y)", x=normal(2, 4), y=normal(3, 4))
+helper("srcad.einsum_vjp", "rt.einsum_vjp('ii,i->i', 1, x, y, (3,))", x=V3, y=normal(3, 3),
+       note="a repeated index in another operand")
+helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
+helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)
+helper("srcad.copy_value", "rt.copy_value(x) * x", x=V3)
+helper("srcad.sum_to_shape", "rt.sum_to_shape(x, (3,))", x=normal(2, 3))
+helper("srcad.broadcast_to", "rt.broadcast_to(x, (2, 3))", x=V3)
+INTERNAL["srcad.custom"] = "custom_vjp/custom_jvp calls: tests/test_transforms.py"
+INTERNAL["srcad.custom_cotangents"] = "custom_vjp backward results: tests/test_transforms.py"
+
+# the numpy and scipy rows (importing them appends to ROWS)
+import rule_specs_linalg  # noqa: E402
+import rule_specs_numpy  # noqa: E402
+
+FAMILY_MODULES = (rule_specs_numpy, rule_specs_linalg)

@@ -101,3 +101,4 @@ defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None",
         out=ty.array(None), fn=rt.einsum_vjp, fresh=False, linear=("h", "a", "b", "c"))
 
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
+nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar)

@@ -90,7 +90,11 @@ defrule("numpy.clip", "a, a_min=None, a_max=None",
         out=ty.floating("a", "a_min", "a_max"), broadcasts=("a", "a_min", "a_max"))
 
 defrule("numpy.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
-        jvp={"x": "t * np.isfinite(x)"}, vjp={"x": "g * np.isfinite(x)"}, out=ty.same("x"))
+        jvp={"x": "t * np.isfinite(x)", "nan": "t * np.isnan(x)", "posinf": "t * np.isposinf(x)",
+             "neginf": "t * np.isneginf(x)"},
+        vjp={"x": "g * np.isfinite(x)", "nan": "g * np.isnan(x)", "posinf": "g * np.isposinf(x)",
+             "neginf": "g * np.isneginf(x)"},
+        out=ty.same("x"), broadcasts=("x", "nan", "posinf", "neginf"))
 elementwise2("numpy.ldexp", "np.exp2(x2)", None, params="x1, x2", out=ty.floating("x1"))
 defrule("numpy.float64", "x=0.0", jvp="np.float64(t)", vjp="g", out=ty.floating("x"), linear=("x",))
 

@@ -129,7 +129,8 @@ defrule("numpy.pad", "array, pad_width, mode='constant', constant_values=0",
         jvp={"array": "np.pad(t, pad_width, mode=mode)",
              "constant_values": "np.pad(np.zeros(np.shape(array)), pad_width, mode=mode, constant_values=t)"},
         vjp={"array": "srcad.pad_adjoint(g, array, pad_width, mode)",
-             "constant_values": "np.sum(g) - np.sum(srcad.pad_adjoint(g, array, pad_width, mode))"},
+             "constant_values": "(np.sum(g) - np.sum(srcad.pad_adjoint(g, array, pad_width, mode))) "
+                                "* srcad.require_scalar(constant_values, 'constant_values of np.pad')"},
         out=ty.rank("array"), linear=("array", "constant_values"))
 
 # indexing

@@ -1,1 +1,104 @@
-"""scipy.special (registered only when scipy is installed)."""
+"""scipy.special: registered only when scipy is installed (an optional dependency).
+
+Templates name the module `special` (the rule's namespace); generated code calls
+scipy.special.<name>. Derivatives use scipy.special functions that have rules themselves,
+so they can be differentiated again (digamma -> polygamma(1) -> polygamma(2) ...).
+
+Choices: xlogy(x, y) and xlog1py(x, y) give d/dy = 0 where x == 0 (matching their value
+0 there, also at y == 0); logsumexp's weights b are differentiable; the parameters not
+listed (return_sign=...) are rejected rather than ignored. gammainc, gammaincc and betainc
+have rules in x only: differentiating them in a or b raises NoRuleError (never a silent
+zero); polygamma's order n is an integer.
+"""
+
+from . import typefns as ty
+from .registry import defrule, elementwise, elementwise2, family
+
+try:
+    import scipy.special as special
+except ImportError:  # scipy is optional
+    special = None
+
+family("scipy.special")
+NS = {"special": special}
+F1 = ty.floating("x")
+F2 = ty.floating("x", "y")
+SQRT_2_OVER_PI = "1.1283791670955126"  # 2 / sqrt(pi), the derivative of erf at 0
+SQRT_PI_OVER_2 = "0.886226925452758"
+INV_SQRT_2PI = "0.3989422804014327"
+
+
+def unary(name: str, d: str, params: str = "x") -> None:
+    elementwise(f"scipy.special.{name}", d, params=params, out=F1, namespace=NS)
+
+
+def binary(name: str, dx: str | None, dy: str | None, params: str = "x, y", **flags) -> None:
+    names = [p.strip() for p in params.split(",")]
+    elementwise2(f"scipy.special.{name}", dx, dy, params=params, out=ty.floating(*names), namespace=NS,
+                 **flags)
+
+
+if special is not None:
+    for _name, _d in {
+        "expit": "ans * (1.0 - ans)",
+        "logit": "1.0 / (x * (1.0 - x))",
+        "log_expit": "special.expit(-x)",
+        "softplus": "special.expit(x)",
+        "erf": f"{SQRT_2_OVER_PI} * np.exp(-x * x)",
+        "erfc": f"-{SQRT_2_OVER_PI} * np.exp(-x * x)",
+        "erfcx": f"2.0 * x * ans - {SQRT_2_OVER_PI}",
+        "erfinv": f"{SQRT_PI_OVER_2} * np.exp(ans * ans)",
+        "erfcinv": f"-{SQRT_PI_OVER_2} * np.exp(ans * ans)",
+        "ndtr": f"{INV_SQRT_2PI} * np.exp(-0.5 * x * x)",
+        "log_ndtr": f"{INV_SQRT_2PI} * np.exp(-0.5 * x * x - ans)",
+        "ndtri": "2.5066282746310002 * np.exp(0.5 * ans * ans)",
+        "gamma": "ans * special.digamma(x)",
+        "rgamma": "-ans * special.digamma(x)",
+        "gammaln": "special.digamma(x)",
+        "loggamma": "special.digamma(x)",
+        "digamma": "special.polygamma(1, x)",
+        "entr": "-(np.log(x) + 1.0)",
+        "expm1": "ans + 1.0",
+        "log1p": "1.0 / (1.0 + x)",
+        "exp2": "ans * 0.6931471805599453",
+        "exp10": "ans * 2.302585092994046",
+        "cbrt": "1.0 / (3.0 * ans * ans)",
+        "sindg": "0.017453292519943295 * special.cosdg(x)",
+        "cosdg": "-0.017453292519943295 * special.sindg(x)",
+        "i0": "special.i1(x)",
+        "i1": "special.i0(x) - np.where(x == 0.0, 0.5, special.i1(x) / np.where(x == 0.0, 1.0, x))",
+    }.items():
+        unary(_name, _d)
+    binary("polygamma", None, "special.polygamma(n + 1, x)", params="n, x")
+    binary("xlogy", "np.log(y)", "np.where(x == 0.0, 0.0, x / np.where(x == 0.0, 1.0, y))")
+    binary("xlog1py", "np.log1p(y)", "np.where(x == 0.0, 0.0, x / np.where(x == 0.0, 1.0, 1.0 + y))")
+    binary("rel_entr", "np.log(x / y) + 1.0", "-x / y")
+    binary("kl_div", "np.log(x / y)", "1.0 - x / y")
+    binary("beta", "ans * (special.digamma(a) - special.digamma(a + b))",
+           "ans * (special.digamma(b) - special.digamma(a + b))", params="a, b")
+    binary("betaln", "special.digamma(a) - special.digamma(a + b)",
+           "special.digamma(b) - special.digamma(a + b)", params="a, b")
+    # no rule in a: differentiating with respect to it is an error, not a silent zero
+    binary("gammainc", None, "np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a))", params="a, x",
+           diff=("a", "x"))
+    binary("gammaincc", None, "-np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a))", params="a, x",
+           diff=("a", "x"))
+    defrule("scipy.special.betainc", "a, b, x",
+            jvp={"x": "t * np.exp((a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x) - special.betaln(a, b))"},
+            vjp={"x": "g * np.exp((a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x) - special.betaln(a, b))"},
+            out=ty.floating("a", "b", "x"), broadcasts=("a", "b", "x"), diff=("a", "b", "x"), namespace=NS)
+
+    # reductions over an axis: w = exp(a - logsumexp) are the softmax weights
+    _W = "np.exp(a - srcad.expand_reduced(ans, a, axis, keepdims))"
+    _E = "srcad.expand_reduced(g, a, axis, keepdims)"
+    defrule("scipy.special.logsumexp", "a, axis=None, b=None, keepdims=False",
+            jvp={"a": f"np.sum(t * {_W} * (1.0 if b is None else b), axis=axis, keepdims=keepdims)",
+                 "b": f"np.sum(t * {_W}, axis=axis, keepdims=keepdims)"},
+            vjp={"a": f"{_E} * {_W} * (1.0 if b is None else b)", "b": f"{_E} * {_W}"},
+            out=ty.reduce_("a"), broadcasts=("a", "b"), namespace=NS)
+    defrule("scipy.special.softmax", "x, axis=None",
+            jvp="ans * (t - np.sum(t * ans, axis=axis, keepdims=True))",
+            vjp="ans * (g - np.sum(g * ans, axis=axis, keepdims=True))", out=ty.rank("x"), namespace=NS)
+    defrule("scipy.special.log_softmax", "x, axis=None",
+            jvp="t - np.sum(np.exp(ans) * t, axis=axis, keepdims=True)",
+            vjp="g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)", out=ty.rank("x"), namespace=NS)

@@ -1,0 +1,269 @@
+"""Spec rows for the numpy rule families (elementwise, arrays, reductions, shape, products,
+non-differentiable functions, ndarray methods). See rule_specs.py for the row format."""
+
+import numpy as np
+
+from rule_specs import const, normal, row, uniform
+
+V = normal(3)
+M = normal(2, 3)
+P = uniform(0.5, 2.0, 3)
+U1 = uniform(-0.9, 0.9, 3)
+
+# -- elementwise -------------------------------------------------------------------------------
+_DOMAINS = {
+    "sin": V, "cos": V, "tan": U1, "arcsin": U1, "arccos": U1, "arctan": V, "sinh": V, "cosh": V,
+    "tanh": V, "arcsinh": V, "arccosh": uniform(1.2, 3.0, 3), "arctanh": U1, "exp": V, "exp2": V,
+    "expm1": V, "log": P, "log2": P, "log10": P, "log1p": P, "sqrt": P, "cbrt": P, "square": V,
+    "reciprocal": P, "absolute": V, "abs": V, "fabs": V, "deg2rad": V, "rad2deg": V, "degrees": V,
+    "radians": V, "sinc": V, "negative": V, "positive": V,
+}
+for _name, _dom in _DOMAINS.items():
+    row(f"numpy.{_name}", f"np.{_name}(x)", x=_dom)
+row("numpy.sqrt", "np.sqrt(x)", x=uniform(0.5, 2.0, 2, 3), note="a matrix")
+row("numpy.sin", "np.sin(x) * x", x=normal(), note="a float")
+row("numpy.sinc", "np.sinc(x * 0.0 + np.array([0.0, 0.5, 1.5]))", x=V, note="at 0")
+for _name, (_x, _y) in {
+    "add": (M, V), "subtract": (V, M), "multiply": (M, normal(2, 1)), "divide": (M, P),
+    "true_divide": (V, P), "power": (P, uniform(0.5, 2.5, 3)), "float_power": (P, V),
+    "hypot": (M, V), "logaddexp": (M, V), "logaddexp2": (V, M), "maximum": (M, V),
+    "minimum": (M, V), "fmax": (V, V), "fmin": (V, V), "copysign": (V, V),
+    "fmod": (uniform(2.1, 2.9, 3), uniform(0.6, 0.9, 3)), "remainder": (uniform(2.1, 2.9, 3), uniform(0.6, 0.9)),
+    "mod": (uniform(2.1, 2.9, 3), uniform(0.6, 0.9, 3)),
+}.items():
+    row(f"numpy.{_name}", f"np.{_name}(x, y)", x=_x, y=_y)
+row("numpy.maximum", "np.maximum(x, y)", x=const(np.array([1.0, 2.0, 3.0])), y=const(np.array([1.0, 0.0, 4.0])),
+    note="a tie: the derivative is shared equally", rtol=1e-3, wrt=("x",), reduce="np.sum(out)")
+row("numpy.arctan2", "np.arctan2(x, y)", x=M, y=V)
+row("numpy.ldexp", "np.ldexp(x, 3)", x=V)
+row("numpy.float64", "np.float64(x) * x", x=normal())
+row("numpy.where", "np.where(x > 0.0, x, y * y)", x=M, y=V)
+row("numpy.where", "np.where(x < 5.0, x * x, np.log(x - 10.0))", x=V,
+    note="the unselected branch is NaN (with a finite derivative): gradients stay finite")
+row("numpy.where", "np.where(np.isfinite(y), y, 0.0) * x", x=normal(4),
+    y=const(np.array([1.0, np.inf, np.nan, -2.0])), note="inf/NaN data in the unselected branch")
+row("numpy.clip", "np.clip(x, -0.5, 0.5)", x=normal(5))
+row("numpy.clip", "np.clip(x, y, z)", x=normal(5), y=uniform(-1.0, -0.5), z=uniform(0.5, 1.0),
+    note="differentiable bounds")
+row("numpy.clip", "np.clip(x, None, 0.2)", x=normal(5))
+row("numpy.nan_to_num", "np.nan_to_num(np.log(x), nan=y)", x=normal(5), y=normal())
+# no derivative: rounding, tests, comparisons, logical functions
+for _name in ("sign", "floor", "ceil", "trunc", "rint", "round", "around", "fix"):
+    row(f"numpy.{_name}", f"x * np.{_name}(x * 3.0)", x=V)
+for _name in ("isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "logical_not"):
+    row(f"numpy.{_name}", f"x * np.{_name}(x)", x=V)
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+              "logical_and", "logical_or", "logical_xor", "isclose"):
+    row(f"numpy.{_name}", f"x * np.{_name}(x, 0.3)", x=V)
+row("numpy.floor_divide", "x * np.floor_divide(7.0, 2.0)", x=V)
+row("numpy.heaviside", "x * np.heaviside(x, 0.5)", x=V)
+
+# -- reductions --------------------------------------------------------------------------------
+A = normal(3, 4)
+for _name in ("sum", "mean", "prod", "max", "min", "amax", "amin", "std", "var", "nansum", "nanmean",
+              "nanprod", "nanmax", "nanmin", "nanstd", "nanvar", "ptp"):
+    row(f"numpy.{_name}", f"np.{_name}(x)", x=A)
+    row(f"numpy.{_name}", f"np.{_name}(x, axis=1)", x=A)
+    row(f"numpy.{_name}", f"np.{_name}(x, axis=0, keepdims=True)", x=A)
+for _name in ("std", "var", "nanstd", "nanvar"):
+    row(f"numpy.{_name}", f"np.{_name}(x, axis=0, ddof=1)", x=A)
+row("numpy.sum", "np.sum(x, axis=(0, 2))", x=normal(2, 3, 2), note="a tuple of axes")
+row("numpy.max", "np.max(x)", x=const(np.array([1.0, 3.0, 3.0, 2.0])), rtol=1e-3, reduce="out",
+    note="tied maxima share the derivative")
+for _name in ("nansum", "nanmean", "nanmax", "nanstd"):
+    row(f"numpy.{_name}", f"np.{_name}(np.where(x > 1.0, np.nan, x), axis=0)", x=A, note="with NaNs")
+row("numpy.average", "np.average(x, axis=1)", x=A)
+row("numpy.average", "np.average(x, axis=1, weights=w)", x=A, w=uniform(0.5, 2.0, 4))
+row("numpy.average", "np.average(x, weights=w, keepdims=True)", x=A, w=uniform(0.5, 2.0, 3, 4))
+for _name in ("cumsum", "cumprod", "nancumsum"):
+    row(f"numpy.{_name}", f"np.{_name}(x)", x=A)
+    row(f"numpy.{_name}", f"np.{_name}(x, axis=0)", x=A)
+row("numpy.cumulative_sum", "np.cumulative_sum(x, axis=1)", x=A)
+row("numpy.cumulative_prod", "np.cumulative_prod(x)", x=normal(4))
+row("numpy.diff", "np.diff(x)", x=A)
+row("numpy.diff", "np.diff(x, 2, axis=0)", x=normal(4, 2))
+
+# -- shape, joining, indexing ------------------------------------------------------------------
+row("numpy.transpose", "np.transpose(x)", x=A)
+row("numpy.transpose", "np.transpose(x, (1, 2, 0))", x=normal(2, 3, 2))
+row("numpy.reshape", "np.reshape(x, (4, 3))", x=A)
+row("numpy.ravel", "np.ravel(x)", x=A)
+row("numpy.copy", "np.copy(x) * x", x=V)
+row("numpy.array", "np.array([x, y * y])", x=V, y=V)
+row("numpy.asarray", "np.asarray([x, y])", x=normal(), y=normal())
+row("numpy.moveaxis", "np.moveaxis(x, 0, -1)", x=normal(2, 3, 2))
+row("numpy.swapaxes", "np.swapaxes(x, 0, 2)", x=normal(2, 3, 2))
+row("numpy.expand_dims", "np.expand_dims(x, 1) * y", x=M, y=normal(2, 2, 3))
+row("numpy.expand_dims", "np.expand_dims(x, (0, 2))", x=M)
+row("numpy.squeeze", "np.squeeze(x)", x=normal(2, 1, 3))
+row("numpy.broadcast_to", "np.broadcast_to(x, (3, 2, 3))", x=normal(2, 1))
+row("numpy.matrix_transpose", "np.matrix_transpose(x)", x=normal(2, 3, 2))
+for _n in (1, 2, 3):
+    row(f"numpy.atleast_{_n}d", f"np.atleast_{_n}d(x) * x", x=normal())
+row("numpy.real", "np.real(x)", x=V)
+row("numpy.conjugate", "np.conjugate(x)", x=V)
+for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
+    row(f"numpy.{_name}", f"np.{_name}(x.T)", x=M)
+row("numpy.concatenate", "np.concatenate([x, y], axis=1)", x=M, y=normal(2, 2))
+row("numpy.concatenate", "np.concatenate((x, np.sin(y)), axis=None)", x=M, y=V, note="a tuple, flattened")
+row("numpy.stack", "np.stack([x, y], axis=1)", x=M, y=M)
+row("numpy.hstack", "np.hstack([x, y])", x=V, y=normal(2))
+row("numpy.hstack", "np.hstack((x, y))", x=M, y=normal(2, 2), note="matrices")
+row("numpy.hstack", "np.hstack([x, y])", x=normal(), y=normal(2), note="a float")
+row("numpy.vstack", "np.vstack([x, y])", x=V, y=M)
+row("numpy.dstack", "np.dstack([x, y])", x=M, y=M)
+row("numpy.column_stack", "np.column_stack([x, y])", x=V, y=normal(3, 2))
+row("numpy.append", "np.append(x, y)", x=M, y=normal(2))
+row("numpy.append", "np.append(x, y, axis=0)", x=M, y=normal(1, 3))
+row("numpy.split", "np.split(x, 3)[1] * np.split(x, 3)[2]", x=normal(6))
+row("numpy.split", "np.split(x, [1], axis=1)[1]", x=M)
+row("numpy.array_split", "np.array_split(x, 2)[0]", x=normal(5))
+row("numpy.hsplit", "np.hsplit(x, 2)[1]", x=normal(2, 4))
+row("numpy.vsplit", "np.vsplit(x, 2)[0]", x=normal(4, 2))
+row("numpy.dsplit", "np.dsplit(x, 2)[0]", x=normal(2, 2, 4))
+row("numpy.unstack", "np.unstack(x, axis=1)[2]", x=M)
+row("numpy.tile", "np.tile(x, (2, 3))", x=normal(2, 2))
+row("numpy.tile", "np.tile(x, 3)", x=normal(2))
+row("numpy.repeat", "np.repeat(x, 3)", x=normal(2, 2))
+row("numpy.repeat", "np.repeat(x, [1, 2], axis=0)", x=normal(2, 2))
+row("numpy.flip", "np.flip(x)", x=M)
+row("numpy.flip", "np.flip(x, 1)", x=M)
+row("numpy.fliplr", "np.fliplr(x)", x=M)
+row("numpy.flipud", "np.flipud(x)", x=M)
+row("numpy.roll", "np.roll(x, 2)", x=normal(5))
+row("numpy.roll", "np.roll(x, (1, -1), axis=(0, 1))", x=A)
+row("numpy.rot90", "np.rot90(x)", x=M)
+row("numpy.rot90", "np.rot90(x, 3, (1, 0))", x=M)
+row("numpy.pad", "np.pad(x, 2)", x=V)
+row("numpy.pad", "np.pad(x, ((1, 0), (2, 1)), constant_values=c)", x=M, c=normal(), note="a differentiable constant")
+for _mode in ("edge", "reflect", "symmetric", "wrap"):
+    row("numpy.pad", f"np.pad(x, ((1, 2), (2, 1)), mode='{_mode}')", x=normal(3, 3))
+row("numpy.take", "np.take(x, np.array([0, 2, 2]))", x=M)
+row("numpy.take", "np.take(x, np.array([[0, 1], [1, 1]]), axis=1)", x=M)
+row("numpy.take_along_axis", "np.take_along_axis(x, np.argsort(x, axis=1), axis=1)", x=M)
+row("numpy.diag", "np.diag(x)", x=V)
+row("numpy.diag", "np.diag(x, -1)", x=V)
+row("numpy.diag", "np.diag(x, 1)", x=normal(3, 4))
+row("numpy.diagflat", "np.diagflat(x)", x=normal(2, 2))
+row("numpy.diagonal", "np.diagonal(x, 1, 0, 2)", x=normal(3, 2, 4))
+row("numpy.linalg.diagonal", "np.linalg.diagonal(x)", x=normal(2, 3, 3))
+row("numpy.linalg.matrix_transpose", "np.linalg.matrix_transpose(x)", x=M)
+row("numpy.tril", "np.tril(x)", x=normal(3, 3))
+row("numpy.triu", "np.triu(x, 1)", x=normal(3, 3))
+row("numpy.trace", "np.trace(x)", x=normal(3, 3))
+row("numpy.trace", "np.trace(x, 1, 1, 2)", x=normal(2, 3, 4))
+row("numpy.linalg.trace", "np.linalg.trace(x)", x=normal(2, 3, 3))
+row("numpy.sort", "np.sort(x)", x=A)
+row("numpy.sort", "np.sort(x, axis=0)", x=A)
+row("numpy.sort", "np.sort(x, axis=None)", x=A)
+
+# -- products ----------------------------------------------------------------------------------
+row("numpy.dot", "np.dot(x, y)", x=M, y=normal(3, 2))
+row("numpy.dot", "np.dot(x, y)", x=V, y=V)
+row("numpy.dot", "np.dot(x, y)", x=normal(2, 3, 4), y=normal(4, 2), note="a >2-d operand")
+row("numpy.dot", "np.dot(x, y)", x=normal(), y=V)
+row("numpy.matmul", "np.matmul(x, y)", x=normal(2, 2, 3), y=normal(3, 2))
+row("numpy.matmul", "np.matmul(x, y)", x=V, y=normal(2, 3, 4), note="a vector times a stack")
+row("numpy.linalg.matmul", "np.linalg.matmul(x, y)", x=normal(2, 3, 4), y=normal(4))
+row("numpy.outer", "np.outer(x, y)", x=V, y=normal(2))
+row("numpy.linalg.outer", "np.linalg.outer(x, y)", x=V, y=normal(2))
+row("numpy.vdot", "np.vdot(x, y)", x=M, y=M)
+row("numpy.inner", "np.inner(x, y)", x=M, y=normal(4, 3))
+row("numpy.inner", "np.inner(x, y)", x=normal(), y=M)
+row("numpy.vecdot", "np.vecdot(x, y)", x=M, y=V)
+row("numpy.linalg.vecdot", "np.linalg.vecdot(x, y, axis=0)", x=normal(3, 2), y=normal(3, 2))
+row("numpy.tensordot", "np.tensordot(x, y)", x=normal(2, 3, 2), y=normal(3, 2, 2))
+row("numpy.tensordot", "np.tensordot(x, y, axes=([0, 2], [2, 0]))", x=normal(2, 3, 2), y=normal(2, 3, 2))
+row("numpy.tensordot", "np.tensordot(x, y, 0)", x=normal(2), y=V)
+row("numpy.linalg.tensordot", "np.linalg.tensordot(x, y, axes=1)", x=M, y=normal(3, 2))
+row("numpy.einsum", "np.einsum('ij,jk->ik', x, y)", x=M, y=normal(3, 2))
+row("numpy.einsum", "np.einsum('ii->i', x)", x=normal(3, 3))
+row("numpy.einsum", "np.einsum('ii', x)", x=normal(3, 3), note="implicit output: the trace")
+row("numpy.einsum", "np.einsum('i,j,k->ijk', x, y, z)", x=normal(2), y=V, z=normal(2))
+row("numpy.einsum", "np.einsum('...ij,...jk', x, y)", x=normal(2, 2, 3), y=normal(3, 2))
+row("numpy.einsum", "np.einsum('ij,kl->jl', x, y)", x=M, y=normal(2, 2), note="an index summed in one operand")
+row("numpy.kron", "np.kron(x, y)", x=normal(2), y=V)
+row("numpy.kron", "np.kron(x, y)", x=M, y=normal(2, 2))
+row("numpy.cross", "np.cross(x, y)", x=V, y=normal(2, 3))
+row("numpy.cross", "np.cross(x, y, axisa=0, axisb=1, axisc=0)", x=normal(3, 2), y=normal(2, 3))
+row("numpy.linalg.cross", "np.linalg.cross(x, y)", x=M, y=M)
+row("numpy.bincount", "np.bincount(np.array([0, 2, 2, 1]), x, 5)", x=normal(4))
+
+# -- non-differentiable: shapes, constructors, indices, random numbers ---------------------------
+row("numpy.shape", "x * np.shape(x)[0]", x=V)
+row("numpy.ndim", "x * np.ndim(x)", x=V)
+row("numpy.size", "x * np.size(x)", x=V)
+row("numpy.isscalar", "x * np.isscalar(2.0)", x=V)
+row("numpy.iscomplexobj", "x * np.iscomplexobj(x)", x=V)
+row("numpy.result_type", "x * (np.result_type(x) == np.float64)", x=V)
+for _name in ("zeros", "ones", "empty"):
+    row(f"numpy.{_name}", f"x + 0.0 * np.{_name}(3)", x=V)
+row("numpy.full", "x * np.full(3, 2.0)", x=V)
+for _name in ("zeros_like", "ones_like", "empty_like"):
+    row(f"numpy.{_name}", f"x + 0.0 * np.{_name}(x)", x=V)
+row("numpy.full_like", "x * np.full_like(x, 2.0)", x=V)
+row("numpy.arange", "x * np.arange(3)", x=V)
+row("numpy.linspace", "x * np.linspace(0.0, 1.0, 3)", x=V)
+row("numpy.logspace", "x * np.logspace(0.0, 1.0, 3)", x=V)
+row("numpy.geomspace", "x * np.geomspace(1.0, 4.0, 3)", x=V)
+row("numpy.eye", "x @ np.eye(3)", x=V)
+row("numpy.identity", "x @ np.identity(3)", x=V)
+row("numpy.tri", "np.tri(3) @ x", x=V)
+row("numpy.indices", "x * np.indices((3,))[0]", x=V)
+row("numpy.triu_indices", "x[np.triu_indices(3)]", x=normal(3, 3))
+row("numpy.tril_indices", "x[np.tril_indices(3, -1)]", x=normal(3, 3))
+row("numpy.diag_indices", "x[np.diag_indices(3)]", x=normal(3, 3))
+for _name in ("argmax", "argmin", "nanargmax", "nanargmin"):
+    row(f"numpy.{_name}", f"x[np.{_name}(x)]", x=normal(4))
+row("numpy.argsort", "x[np.argsort(x)]", x=normal(4))
+row("numpy.lexsort", "x[np.lexsort((x, x * x))]", x=normal(4))
+row("numpy.nonzero", "x[np.nonzero(x > 0.0)]", x=normal(4))
+row("numpy.flatnonzero", "x[np.flatnonzero(x > -10.0)]", x=normal(4))
+row("numpy.argwhere", "x[np.argwhere(x > -10.0)[:, 0]]", x=normal(4))
+row("numpy.searchsorted", "x * np.searchsorted(np.array([0.0, 1.0]), 0.5)", x=V)
+row("numpy.digitize", "x * np.digitize(x, np.array([-0.5, 0.5]))", x=V)
+row("numpy.unique", "x * np.sum(np.unique(np.array([1, 2, 2])))", x=V)
+row("numpy.isin", "x * np.isin(np.array([1, 2, 3]), np.array([2]))", x=V)
+row("numpy.any", "x * np.any(x > 0.0)", x=V)
+row("numpy.all", "x * np.all(x > -10.0)", x=V)
+row("numpy.count_nonzero", "x * np.count_nonzero(x > 0.0)", x=V)
+row("numpy.allclose", "x * np.allclose(x, x)", x=V)
+row("numpy.array_equal", "x * np.array_equal(x, x)", x=V)
+for _name, _call in {"random": "random(3)", "rand": "rand(3)", "randn": "randn(3)",
+                     "random_sample": "random_sample(3)", "standard_normal": "standard_normal(3)",
+                     "normal": "normal(0.0, 1.0, 3)", "uniform": "uniform(0.0, 1.0, 3)",
+                     "exponential": "exponential(1.0, 3)", "gamma": "gamma(2.0, 1.0, 3)",
+                     "beta": "beta(2.0, 2.0, 3)", "randint": "randint(0, 5, 3)",
+                     "choice": "choice(3, 3)", "permutation": "permutation(3)",
+                     "poisson": "poisson(1.0, 3)", "binomial": "binomial(3, 0.5, 3)"}.items():
+    row(f"numpy.random.{_name}", f"x + 0.0 * np.random.{_call}", x=V,
+        note="impure: never merged or dropped; the derivative does not see the random values")
+row("numpy.random.seed", "x + 0.0 * float(np.random.seed(0) is None)", x=V)
+row("numpy.random.default_rng", "x + 0.0 * float(np.random.default_rng(0) is None)", x=V)
+
+# -- ndarray methods and attributes ------------------------------------------------------------
+for _call in ("sum(axis=0)", "mean()", "prod(axis=1)", "max(axis=1)", "min()", "std(ddof=1)",
+              "var(axis=0)", "cumsum(axis=1)", "cumprod()", "ravel()", "flatten()", "copy()",
+              "squeeze()", "swapaxes(0, 1)", "take(np.array([0, 2]))", "repeat(2, axis=0)",
+              "conj()", "conjugate()", "clip(-0.5, 0.5)", "astype(np.float64)"):
+    row(f"numpy.ndarray.{_call.split('(')[0]}", f"x.{_call}", x=M)
+row("numpy.ndarray.reshape", "x.reshape(3, 2)", x=M)
+row("numpy.ndarray.reshape", "x.reshape((6,))", x=M)
+row("numpy.ndarray.transpose", "x.transpose()", x=M)
+row("numpy.ndarray.transpose", "x.transpose(1, 0)", x=M)
+row("numpy.ndarray.dot", "x.dot(y)", x=M, y=V)
+row("numpy.ndarray.diagonal", "x.diagonal()", x=normal(3, 3))
+row("numpy.ndarray.trace", "x.trace()", x=normal(3, 3))
+row("numpy.ndarray.T", "x.T", x=M)
+row("numpy.ndarray.real", "x.real", x=M)
+row("numpy.ndarray.shape", "x * x.shape[0]", x=V)
+row("numpy.ndarray.ndim", "x * x.ndim", x=V)
+row("numpy.ndarray.size", "x * x.size", x=V)
+row("numpy.ndarray.dtype", "x.astype(x.dtype)", x=V)
+row("numpy.ndarray.argmax", "x[x.argmax()]", x=normal(4))
+row("numpy.ndarray.argmin", "x[x.argmin()]", x=normal(4))
+row("numpy.ndarray.argsort", "x[x.argsort()]", x=normal(4))
+row("numpy.ndarray.nonzero", "x[(x > 0.0).nonzero()]", x=normal(4))
+row("numpy.ndarray.any", "x * (x > 0.0).any()", x=V)
+row("numpy.ndarray.all", "x * (x > -10.0).all()", x=V)
+row("numpy.ndarray.round", "x * x.round()", x=V)
