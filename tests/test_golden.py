@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import srcad
-from corpus import branches, calls, straight
+from corpus import branches, calls, family, loops, straight
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 rng = np.random.default_rng(0)
@@ -23,13 +23,49 @@ CASES = {
     "grad_early_return": (srcad.grad, branches.early_return, (0.5,)),
     "grad_two_calls": (lambda f: srcad.grad(f, argnums=(0, 1)), calls.two_calls, (0.3, 0.5)),
     "value_and_grad_tuple_assign": (srcad.value_and_grad, straight.tuple_assign, (0.5, 0.25)),
+    "grad_broadcasting": (srcad.grad, straight.broadcasting, (np.ones((3, 4)), np.ones(4))),
+    "grad_reductions": (srcad.grad, straight.reductions, (np.ones((2, 3)),)),
+    "grad_boolean_ops": (srcad.grad, branches.boolean_ops, (0.5, 0.7)),
+    "grad_ode_euler": (lambda f: srcad.grad(f, argnums=(0, 1)), loops.ode_euler, (0.7, 1.3)),
+    "grad_newton_sqrt": (srcad.grad, loops.newton_sqrt, (2.0,)),
+    "grad_break_continue": (srcad.grad, loops.break_continue, (0.4,)),
+    "grad_nested_loops": (srcad.grad, loops.nested, (0.3, 4)),
+    "grad_fill_loop": (srcad.grad, loops.fill_loop, (np.ones(4),)),
+    "grad_slice_updates": (srcad.grad, loops.slice_updates, (np.ones(4),)),
+    "grad_local_lists": (srcad.grad, loops.local_lists, (0.6,)),
+    "grad_carried_tuple": (srcad.grad, loops.carried_tuple, (0.7,)),
+    "grad_rows": (lambda f: srcad.grad(f, argnums=(0, 1)), loops.rows, (np.ones((3, 2)), np.ones(2))),
+    "grad_mlp_params": (srcad.grad, family.mlp_params,
+                        ({"W1": np.ones((3, 2)), "b1": np.ones(3), "W2": np.ones((2, 3))}, np.ones(2))),
+    "grad_uses_clipped_log": (srcad.grad, family.uses_clipped_log, (0.7,)),
+    "grad_grad_scalar_loop": (lambda f: srcad.grad(srcad.grad(f)), family.scalar_loop, (0.3, 4)),
+    "jvp_ode_euler": (lambda f: _JvpAll(f), loops.ode_euler, (0.7, 1.3)),
+    "jvp_numpy_elementwise": (lambda f: _JvpAll(f), straight.numpy_elementwise, (np.ones(3) * 0.5,)),
 }
+
+
+class _JvpAll:
+    """jvp with a tangent for every argument, shaped like a transform for the golden test."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def __call__(self, *args):
+        return srcad.jvp(self.f, args, args)
+
+    @property
+    def __srcad_transform__(self):
+        return srcad.api._jvp_of(self.f)
 
 
 def _generate(transform, fn, args):
     g = transform(fn)
     g(*args)
     return srcad.source(g)
+
+
+def test_enough_golden_files():
+    assert len(CASES) >= 20
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -6,7 +6,7 @@ def grad_math_chain(x):
     _t2 = -x
     _t4 = math.exp(_t2 * x)
     _t5 = x * x
-    # adjoint of line 21: return math.sin(x) * math.cos(x) + math.exp(-x * x) + math.log1p(x * x) + math.atan2(x, 2.0)
+    # adjoint of line 21: return math.sin(x) * math.cos(x) + math.exp(-x * x) + math.log1p(x...
     _t9 = x / (1.0 + _t5)
     x_bar = 2.0 / (4.0 + _t5) + _t9
     x_bar += _t9

@@ -2,7 +2,7 @@ def grad_matrix_products(A, v):
     # srcad 0.1.0: grad of matrix_products (straight.py:76)
     # argnums=0; specialised for A: float[2, 3], v: float[3]
     w = A @ v
-    # adjoint of line 79: return np.sum(w * w) + np.sum(np.dot(B, v)) + v @ v + np.sum(A.dot(A.T)) + np.sum(np.outer(v, w))
+    # adjoint of line 79: return np.sum(w * w) + np.sum(np.dot(B, v)) + v @ v + np.sum(A.dot(...
     _t5 = _broadcast_to(1.0, (2, 2))
     _t6 = _T(A.T)
     _t8 = _T(A)

@@ -1,12 +1,12 @@
 def grad_numpy_binary(x, y):
     # srcad 0.1.0: grad of numpy_binary (straight.py:61)
     # argnums=0; specialised for x: float[3], y: float[3]
-    # adjoint of line 62: return np.sum(np.maximum(x, y) + np.minimum(x, 0.3) * y + np.hypot(x, y) + np.arctan2(x, y)
+    # adjoint of line 62: return np.sum(np.maximum(x, y) + np.minimum(x, 0.3) * y + np.hypot(...
     _t3 = _broadcast_to(1.0, (3,))
-    # adjoint of line 63: + np.where(x > 0.5, x * y, -y) + np.clip(x, 0.2, 0.8) + np.logaddexp(x, y))
+    # adjoint of line 63: + np.where(x > 0.5, x * y, -y) + np.clip(x, 0.2, 0.8) + np.logaddex...
     x_bar = np.exp(x - np.logaddexp(x, y)) + _t3 * _clip_mask(x, 0.2, 0.8)
     x_bar = x_bar + np.where(x > 0.5, _t3, 0.0) * y
-    # adjoint of line 62: return np.sum(np.maximum(x, y) + np.minimum(x, 0.3) * y + np.hypot(x, y) + np.arctan2(x, y)
+    # adjoint of line 62: return np.sum(np.maximum(x, y) + np.minimum(x, 0.3) * y + np.hypot(...
     x_bar = x_bar + y / (x * x + y * y)
     x_bar = x_bar + x / np.hypot(x, y)
     x_bar = x_bar + y * ((0.3 > x) + 0.5 * (x == 0.3))

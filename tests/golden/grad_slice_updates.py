@@ -1,0 +1,33 @@
+def grad_slice_updates(x):
+    # srcad 0.1.0: grad of slice_updates (loops.py:113)
+    # argnums=0; specialised for x: float[4]
+    z = x.copy()
+    z[0] = z[1] * 3.0
+    z[1:3] = z[1:3] + x[2:4] * 2.0
+    _t6 = z[0]
+    _t7 = z[-1]
+    z[-1] = _t7 * _t6
+    # adjoint of line 118: return np.sum(z * z)
+    z_bar = z + z
+    # adjoint of line 117: z[-1] *= z[0]
+    _t9 = z_bar[-1]
+    z_bar[-1] = 0.0
+    _t11 = _t7 * _t9
+    z_bar[-1] += _t9 * _t6
+    z_bar[0] += _t11
+    # adjoint of line 116: z[1:3] += x[2:4] * 2.0
+    _t12 = z_bar[1:3]
+    _t13 = z_bar.copy()
+    _t13[1:3] = 0.0
+    z_bar = _t13.copy()
+    z_bar[1:3] += _t12
+    _t14 = _t12 * 2.0
+    x_bar = np.zeros((4,))
+    x_bar[2:4] += _t14
+    # adjoint of line 115: z[0] = z[1] * 3.0
+    _t15 = z_bar[0]
+    z_bar[0] = 0.0
+    z_bar[1] += _t15 * 3.0
+    # adjoint of line 114: z = x.copy()
+    x_bar = x_bar + z_bar
+    return x_bar
