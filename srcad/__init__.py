@@ -13,7 +13,7 @@
 __version__ = "0.1.0"
 
 from . import rules  # noqa: E402  (importing registers the rule tables)
-from .api import grad, jvp, source, stop_gradient, value_and_grad, vjp  # noqa: E402
+from .api import grad, jvp, saved_values, source, stop_gradient, value_and_grad, vjp  # noqa: E402
 from .compose import hessian, hvp, jacfwd, jacrev  # noqa: E402
 from .cache import config  # noqa: E402
 from .custom import custom_jvp, custom_vjp  # noqa: E402
@@ -32,7 +32,7 @@ from .errors import (  # noqa: E402
 __all__ = [
     "rules",
     "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp",
-    "stop_gradient", "source", "custom_vjp", "custom_jvp", "defrule", "config",
+    "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError",
     "RecursionNotSupportedError", "SourceUnavailableError", "UnsafeMutationError",
     "UnsupportedSyntaxError",

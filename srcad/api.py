@@ -368,6 +368,15 @@ def value_and_grad(fun=None, argnums=0, has_aux: bool = False):
     return _transform("value_and_grad", fun, argnums, has_aux)
 
 
+def saved_values(fun, *args, argnums=0, **kwargs) -> list:
+    """What reverse mode stores per loop iteration for these arguments: a list of records
+    with `name`, `type`, `line` (where the value is computed), `loop_line`, `nbytes` (per
+    iteration, None if unknown) and `bytes_per_iteration` (text). Also in the header of
+    the generated source."""
+    g = grad(fun, argnums=argnums)
+    return list(g._lookup(g._prepare(args, kwargs)).saved)
+
+
 def source(g, *args, **kwargs) -> str:
     """The generated source of a transformed function (for example arguments, if given)."""
     inner = getattr(g, "__srcad_transform__", None)

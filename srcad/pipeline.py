@@ -150,7 +150,7 @@ def build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     name = f"{spec.prefix}_{f.name}"
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, False, f.doc))
     out = _record(trace, "optimized", optimize(out))
-    saved = saved_report(f, plan)
+    saved = saved_report(f, plan, out)
     header = _header(fn, spec, arg_types, f, saved)
     rendered = render(out, name, header)
     return Built(compile_function(rendered, name), rendered.source, out, saved, name, [(rendered, name)])
@@ -165,7 +165,7 @@ def _header(fn, spec: Spec, arg_types, f: Function, saved) -> list[str]:
         f"argnums={argnums}; specialised for {_describe(arg_types, f) or 'no arguments'}",
     ]
     if saved:
-        lines.append("saved per loop iteration (value, line, bytes):")
+        lines.append("saved per loop iteration for the backward sweep:")
         for s in saved:
             lines.append(f"  {s.name} (line {s.line}, {s.type}): {s.bytes_per_iteration}")
     return lines
@@ -211,10 +211,10 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     g_out = bem.apply("srcad.tuple", grads)
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
     bwd_fn = optimize(Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, False, f.doc))
-    header = _header(fn, spec, arg_types, f, saved_report(f, plan))
+    header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn))
     r1 = render(fwd_fn, fwd_name, header)
     r2 = render(bwd_fn, bwd_name, header)
     built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source, fwd_fn,
-                  saved_report(f, plan), fwd_name, [(r1, fwd_name), (r2, bwd_name)])
+                  saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)])
     built.backward = compile_function(r2, bwd_name)
     return built

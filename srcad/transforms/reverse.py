@@ -79,6 +79,7 @@ class Plan:
     push: dict = field(default_factory=dict)  # id(loop) -> tuple[Var]
     lift: dict = field(default_factory=dict)  # id(if) -> tuple[Var]
     top: set = field(default_factory=set)  # forward values the backward sweep reads at top level
+    pushed: dict = field(default_factory=dict)  # id of a push's result -> (primal value, id(loop))
     loops: dict = field(default_factory=dict)  # id(loop) -> loop op (for reports)
 
 
@@ -111,12 +112,11 @@ class Reverse:
         self.loop_depth = 0
         loops = [op for op in iter_ops(fn.body) if isinstance(op, (For, While))]
         self.trips = {id(op): Var(-1 - k, "_trips", T.INT) for k, op in enumerate(loops)}
-        self.loop_of: dict[Var, object] = {}  # values defined directly in a loop body -> loop
+        self.loop_of: dict[Var, object] = {}  # values defined in a loop body (or its ifs) -> loop
         self.def_op: dict[Var, Apply] = {}
         for loop in loops:
-            for op in loop.body.ops:
-                for o in op.outs:
-                    self.loop_of[o] = loop
+            for o in defs_visible(loop.body) - set(loop.body.params):
+                self.loop_of[o] = loop
         for op in iter_ops(fn.body):
             if isinstance(op, Apply):
                 for o in op.outs:
@@ -165,7 +165,7 @@ class Reverse:
         # operands must be available in the backward iteration without storing anything new:
         # the loop index, loop-carried values (stored anyway), or values from outside the loop
         params = set(loop.body.params)
-        body = {o for x in loop.body.ops for o in x.outs}
+        body = defs_visible(loop.body)
         for w in op.operands():
             if isinstance(w, Var) and w not in params and w in body and not self.rematerializable(w):
                 return False
@@ -390,6 +390,7 @@ class Reverse:
             s = self.b.read(k)
             s2 = self.b.apply("srcad.list_append", (s, self.fwd(v)), hint=self.b.var_hints.get(k, ""),
                               types=(T.List(v.type),))
+            self.plan.pushed[s2.id] = (v, id(op))
             self.b.write(k, s2)
 
     def _count_trip(self, op) -> None:
@@ -707,26 +708,45 @@ class SavedValue:
     loop_line: int
 
     @property
-    def bytes_per_iteration(self) -> str:
+    def nbytes(self) -> int | None:
+        """Bytes stored per iteration: the list slot plus the object (None if unknown)."""
         if isinstance(self.type, (T.Float, T.Int, T.Bool)):
-            return "8 (+ a Python float object, 24)"
+            return 8 + 24  # a list slot and a Python float object
+        if isinstance(self.type, T.Array) and self.type.shape is not None:
+            n = 1
+            for d in self.type.shape:
+                n *= d
+            return 8 + 112 + 8 * n  # slot, ndarray header, data
+        return None
+
+    @property
+    def bytes_per_iteration(self) -> str:
+        n = self.nbytes
+        if n is not None:
+            return f"{n} B"
         if isinstance(self.type, T.Array):
-            return "8 * size"
+            return "8 B * size + 120 B"
         return "one reference"
 
 
-def saved_report(fn: Function, plan: Plan) -> list[SavedValue]:
+def saved_report(fn: Function, plan: Plan, final: Function | None = None) -> list[SavedValue]:
+    """What the forward sweep stores per loop iteration (in `final`, the optimised code,
+    when given: pushes that optimisation removed are not reported)."""
     defs = {}
     for op in iter_ops(fn.body):
         for o in op.outs:
             defs[o] = op.loc
+    kept = None
+    if final is not None:
+        kept = {o.id for op in iter_ops(final.body) for o in op.outs}
     out = []
-    for loop_id, values in plan.push.items():
+    for out_id, (v, loop_id) in sorted(plan.pushed.items()):
+        if kept is not None and out_id not in kept:
+            continue
         loop = plan.loops.get(loop_id)
-        for v in values:
-            loc = defs.get(v) or (loop.loc if loop else None)
-            out.append(SavedValue(v.hint or f"%{v.id}", v.type, loc.line if loc else 0,
-                                  loc.file if loc else "", loop.loc.line if loop and loop.loc else 0))
+        loc = defs.get(v) or (loop.loc if loop else None)
+        out.append(SavedValue(v.hint or "(temporary)", v.type, loc.line if loc else 0,
+                              loc.file if loc else "", loop.loc.line if loop and loop.loc else 0))
     return sorted(out, key=lambda s: (s.loop_line, s.line, s.name))
 
 

@@ -1,12 +1,12 @@
 def grad_grad_scalar_loop(x, n):
-    # srcad 0.1.0: grad of grad_scalar_loop (<srcad grad_scalar_loop a3a29cf2a2>:1)
+    # srcad 0.1.0: grad of grad_scalar_loop (<srcad grad_scalar_loop a818c80cc0>:1)
     # argnums=0; specialised for x: float, n: int
-    # saved per loop iteration (value, line, bytes):
-    #   s (line 8, float): 8 (+ a Python float object, 24)
-    #   s_bar (line 14, float): 8 (+ a Python float object, 24)
-    #   _stack_s (line 15, float): 8 (+ a Python float object, 24)
-    #   %23 (line 17, float): 8 (+ a Python float object, 24)
-    #   %24 (line 17, float): 8 (+ a Python float object, 24)
+    # saved per loop iteration for the backward sweep:
+    #   s (line 8, float): 32 B
+    #   s_bar (line 14, float): 32 B
+    #   _stack_s (line 15, float): 32 B
+    #   (temporary) (line 17, float): 32 B
+    #   (temporary) (line 17, float): 32 B
     _stack_s = []
     _stack__stack_s = []
     _stack_s_bar = []

@@ -1,8 +1,8 @@
 def grad_newton_sqrt(a):
     # srcad 0.1.0: grad of newton_sqrt (loops.py:42)
     # argnums=0; specialised for a: float
-    # saved per loop iteration (value, line, bytes):
-    #   x (line 45, float): 8 (+ a Python float object, 24)
+    # saved per loop iteration for the backward sweep:
+    #   x (line 45, float): 32 B
     _stack_x = []
     x = a
     _trips = 0

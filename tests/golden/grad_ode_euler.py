@@ -1,8 +1,8 @@
 def grad_ode_euler(k, y0):
     # srcad 0.1.0: grad of ode_euler (loops.py:175)
     # argnums=(0, 1); specialised for k: float, y0: float
-    # saved per loop iteration (value, line, bytes):
-    #   y (line 179, float): 8 (+ a Python float object, 24)
+    # saved per loop iteration for the backward sweep:
+    #   y (line 179, float): 32 B
     _stack_y = []
     y = y0
     t = 0.0

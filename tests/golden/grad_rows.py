@@ -1,9 +1,9 @@
 def grad_rows(X, w):
     # srcad 0.1.0: grad of rows (loops.py:17)
     # argnums=(0, 1); specialised for X: float[3, 2], w: float[2]
-    # saved per loop iteration (value, line, bytes):
-    #   row (line 19, array1f): 8 * size
-    #   %8 (line 20, float): 8 (+ a Python float object, 24)
+    # saved per loop iteration for the backward sweep:
+    #   row (line 19, array1f): 8 B * size + 120 B
+    #   (temporary) (line 20, float): 32 B
     _stack_row = []
     _stack_t = []
     _t0 = len(X)

@@ -1,8 +1,8 @@
 def grad_uses_clipped_log(x):
     # srcad 0.1.0: grad of uses_clipped_log (family.py:83)
     # argnums=0; specialised for x: float
-    # saved per loop iteration (value, line, bytes):
-    #   %7 (line 86, ?): one reference
+    # saved per loop iteration for the backward sweep:
+    #   (temporary) (line 86, ?): one reference
     _stack_t = []
     s = 0.0
     for i in range(3):
