@@ -4,6 +4,12 @@ Most helpers are the adjoint of a numpy function, and that numpy function is the
 in turn (split_like/join_like, untile/np.tile, take_adjoint/np.take...), so derivative code
 can be differentiated again to any order. Parameters named like the operand whose adjoint
 a helper computes (`a`, `arr`, `shape`) only give shapes: no derivative flows through them.
+
+A note for rule authors: a `let` is computed where a template first uses it and then
+reused. Branches on static facts (`np.ndim(b) == 1`, `axis is None`) fold away when types
+are known, but stay run-time branches in the generic version srcad builds for unknown
+types (nested transforms use it). So a let must not be used first inside such a branch
+and again outside it; splice the sub-expression in as text instead (numpy_norms.py does).
 """
 
 from .. import runtime as rt

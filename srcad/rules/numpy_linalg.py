@@ -140,14 +140,16 @@ def _pinv_vjp(p: str, g: str) -> str:
 defrule("numpy.linalg.pinv", "a", jvp=_pinv_jvp("ans", "t"), vjp=_pinv_vjp("ans", "g"), out=SAME)
 
 # lstsq: x = pinv(a) b; residuals r^2 with r = b - a x (at the optimum d(r^2)/dx = 0); s are
-# the singular values of a; rank has no derivative
+# the singular values of a; rank has no derivative. (A let that a run-time branch uses must
+# not be first used inside it: see the note on lets in helpers.py.)
 _LSTSQ_LET = {
     "P": "np.linalg.pinv(a)",
     "r": "b - a @ ans0",
     # the cotangent of the residuals, zeros when numpy returns none (rank < n or m <= n)
     "w": "g1 if np.size(ans1) > 0 else np.zeros(np.shape(b)[1:])",
-    "Gx": f"np.outer(g0, b) if np.ndim(b) == 1 else g0 @ {TT}(b)",
-    "Gr": f"np.outer(r * w, ans0) if np.ndim(b) == 1 else (r * w) @ {TT}(ans0)",
+    # x b^T-like products, with a 1-d b (and x) viewed as one column
+    "Gx": f"np.reshape(g0, (np.shape(a)[-1], -1)) @ {TT}(np.reshape(b, (np.shape(a)[-2], -1)))",
+    "Gr": f"np.reshape(r * w, (np.shape(a)[-2], -1)) @ {TT}(np.reshape(ans0, (np.shape(a)[-1], -1)))",
     "usv": "np.linalg.svd(a, full_matrices=False)",
 }
 defrule("numpy.linalg.lstsq", "a, b, rcond=None", nouts=4, let=_LSTSQ_LET,

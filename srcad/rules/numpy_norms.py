@@ -43,7 +43,8 @@ def _two(axis: str) -> str:
 def _matrix(axis: str) -> str:
     ax = _AX.format(axis=axis)
     usv = f"np.linalg.svd(np.moveaxis(x, {ax}, (-2, -1)), full_matrices=False)"
-    sums = f"np.sum(np.abs(x), axis={ax}[0] if ord == 1 or ord == -1 else {ax}[1], keepdims=True)"
+    rows, cols = (f"({ax}[{i}] if isinstance({ax}, tuple) else {ax})" for i in (0, 1))
+    sums = f"np.sum(np.abs(x), axis={rows} if ord == 1 or ord == -1 else {cols}, keepdims=True)"
     mask = (f"({sums} == (np.max({sums}, axis={ax}, keepdims=True) if ord > 0 else "
             f"np.min({sums}, axis={ax}, keepdims=True)))")
     return (f"(np.moveaxis({usv}[0] @ {usv}[2], (-2, -1), {ax}) if ord == 'nuc' else "

@@ -1,0 +1,86 @@
+"""Second derivatives through every differentiable rule: derivative code must itself be
+differentiable, since templates only call primitives that have rules.
+
+For the first spec row of each rule (see rule_specs.py), with f the row's scalar function
+and g = srcad.grad(f) (checked against finite differences by test_rule_specs.py):
+- reverse over reverse: grad of <g(x), w> against central differences of <g(x), w>;
+- forward over reverse: jvp(g, x, v) against central differences of g along v.
+"""
+
+import importlib.util
+import itertools
+import zlib
+
+import numpy as np
+import pytest
+
+import srcad
+from oracle import assert_tree_close, fd_grad
+from rule_specs import ROWS
+from srcad.rules.registry import RULES
+
+_counter = itertools.count()
+
+# rows whose second derivative is not a smooth function near the sample (finite differences
+# of the gradient would straddle a kink or a NaN), or that only exercise constants
+_SKIP_NOTES = ("tie", "NaN", "inf", "at 0", "at x = y = 0", "impure")
+
+
+def _rows():
+    seen = set()
+    for row in ROWS:
+        rule = RULES.get(row.rule)
+        if rule is None or not rule.differentiable or row.rule in seen or row.reduce:
+            continue
+        if any(s in row.note for s in _SKIP_NOTES) or row.rule.startswith(("operator.i", "srcad.require")):
+            continue
+        seen.add(row.rule)
+        yield row
+
+
+ROWS2 = list(_rows())
+
+
+def _module(row, tmp_path_factory):
+    rng = np.random.default_rng(zlib.crc32(row.expr.encode()) + 1)
+    args = {name: sample(rng) for name, sample in row.args.items()}
+    names = ", ".join(args)
+    k = next(_counter)
+    src = (f"import math\nimport numpy as np\nimport srcad\n{row.imports}\n\nW = None\nWG = None\ngf = None\n\n\n"
+           f"def f({names}):\n    return np.sum(np.asarray({row.expr}) * W)\n\n\n"
+           f"def h({names}):\n    return np.sum(gf({names}) * WG)\n\n\n"
+           f"def primal({names}):\n    return {row.expr}\n")
+    path = tmp_path_factory.mktemp("second") / f"second_{k}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(f"second_{k}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    values = list(args.values())
+    mod.W = rng.normal(size=np.shape(np.asarray(mod.primal(*values), dtype=float)))
+    floats = [i for i, v in enumerate(values)
+              if isinstance(v, float) or (isinstance(v, np.ndarray) and v.dtype.kind == "f")]
+    i = floats[0]
+    mod.WG = rng.normal(size=np.shape(values[i]))
+    mod.gf = srcad.grad(mod.f, argnums=i)
+    return mod, values, i, rng
+
+
+@pytest.mark.parametrize("row", ROWS2, ids=[f"{r.rule}:{r.expr}" for r in ROWS2])
+def test_second_derivatives(row, tmp_path_factory):
+    mod, values, i, rng = _module(row, tmp_path_factory)
+    tol = dict(rtol=max(row.rtol, 1e-5) * 100, atol=max(row.atol, 1e-6) * 100)
+    # reverse over reverse
+    got = srcad.grad(mod.h, argnums=i)(*values)
+    assert_tree_close(got, fd_grad(mod.h, values, i, eps=1e-5), what=f"{row.rule}: grad of grad", **tol)
+    # forward over reverse
+    v = values[i]
+    t = float(rng.normal()) if isinstance(v, float) else rng.normal(size=np.shape(v))
+    tangents = [None] * len(values)
+    tangents[i] = t
+    _, hv = srcad.jvp(mod.gf, values, tangents)
+    eps = 1e-5
+    plus = list(values)
+    minus = list(values)
+    plus[i], minus[i] = v + eps * t, v - eps * t
+    ref = (np.asarray(mod.gf(*plus)) - np.asarray(mod.gf(*minus))) / (2 * eps)
+    np.testing.assert_allclose(hv, ref, err_msg=f"{row.rule}: jvp of grad", **tol)
