@@ -1,4 +1,9 @@
-"""The math module. Derivatives use math functions too, so scalar code stays scalar."""
+"""The math module. Derivatives use math functions too, so scalar code stays scalar.
+
+Non-smooth points: fabs takes derivative sign(x) (0 at 0), copysign likewise; fmod is
+differentiable where continuous (d/dy = -trunc(x / y)); floor, ceil and trunc return ints
+and, with isnan/isinf/isfinite/isclose/factorial/comb/gcd, carry no derivative.
+"""
 
 from . import typefns as ty
 from .registry import defrule, elementwise, elementwise2, family, nondiff

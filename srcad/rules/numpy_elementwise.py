@@ -1,9 +1,21 @@
 """NumPy elementwise functions (ufuncs and friends).
 
-Non-smooth points: abs and sign-like kinks take derivative sign(x) (0 at 0); maximum,
-minimum, fmax and fmin split the derivative equally on ties; clip passes the derivative
-where lo <= x <= hi (boundaries included); where() selects, so a NaN or inf in the
-unselected branch never reaches the gradient.
+Non-smooth points (the same choice in both modes):
+- abs/absolute/fabs take derivative sign(x), so 0 at 0; copysign likewise.
+- maximum, minimum, fmax and fmin split the derivative equally on ties (0.5 each).
+- clip passes the derivative to x where lo <= x <= hi (boundaries included) and to a bound
+  where x is strictly beyond it, so the parts always sum to the derivative of the result.
+- where() selects derivatives with np.where, never by multiplying with the condition: a
+  NaN or inf value or tangent in the unselected branch never reaches the result's
+  derivative. (The unselected branch's own derivative rules still see a zero cotangent
+  times their local derivative, so an infinite local derivative there, as in
+  where(x > 0, sqrt(x), 0) at x == 0, gives NaN as in other AD systems; guard the
+  argument, e.g. sqrt(where(x > 0, x, 1)).)
+- nan_to_num: derivative 1 where x is finite, and the replaced entries get the derivative
+  of the replacement values (nan=, posinf=, neginf=).
+- sign, floor, ceil, trunc, rint, round, fix, heaviside, comparisons and logical
+  functions have derivative 0 (they are registered as non-differentiable); sinc is
+  smooth, with derivative 0 at 0; fmod and remainder are differentiable where continuous.
 """
 
 from . import typefns as ty
