@@ -394,6 +394,11 @@ def custom_cotangents(cts, args):
     return tuple(zeros_like(a) if c is None else c for c, a in zip(cts, args))
 
 
+def broadcast_to(v, shape):
+    """v broadcast to a known shape (a read-only view)."""
+    return np.broadcast_to(v, shape)
+
+
 def require_scalar(x, what="this argument"):
     """1.0 when x is a scalar; raises otherwise (guards rules that hold for scalars only)."""
     if np.ndim(x) != 0:

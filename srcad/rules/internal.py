@@ -98,3 +98,10 @@ defrule("srcad.copy_value", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same
 # call its fwd/bwd/jvp functions; results are (output, residuals)
 nondiff("srcad.custom", "*args", out=ty.unknown, nouts=2, differentiable=True, custom=True)
 nondiff("srcad.custom_cotangents", "cts, args", out=ty.unknown, fn=rt.custom_cotangents)
+
+# shape-specialised helpers (simplify turns shape-only work into these)
+defrule("srcad.sum_to_shape", "v, shape", jvp={"v": "srcad.sum_to_shape(t, shape)"},
+        vjp={"v": "srcad.broadcast_like(g, v)"}, out=ty.unknown, fn=rt.sum_to_shape, linear=("v",))
+defrule("srcad.broadcast_to", "v, shape", jvp={"v": "srcad.broadcast_to(t, shape)"},
+        vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
+        fresh=False, linear=("v",))
