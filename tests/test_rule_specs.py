@@ -78,7 +78,8 @@ def test_forward_matches_reverse_and_finite_differences(row, tmp_path_factory):
 
 def test_every_rule_has_a_spec_row():
     covered = {r.rule for r in ROWS} | set(INTERNAL)
-    missing = sorted(set(RULES) - covered)
+    srcads_own = {name for name, rule in RULES.items() if rule.family != "user"}  # not tests' rules
+    missing = sorted(srcads_own - covered)
     assert not missing, f"rules without a spec row in tests/rule_specs.py: {missing}"
 
 

@@ -138,3 +138,15 @@ def test_grad_through_a_transformed_helper():
     x = 0.4
     assert srcad.grad(uses)(x) == pytest.approx(2 * (2 * math.sin(x) + 4 * x * math.cos(x)
                                                      - x * x * math.sin(x)), rel=1e-12)
+
+
+def test_rule_let_used_inside_a_run_time_branch():
+    # the shared sub-expression `c` is first needed inside a branch on a run-time value
+    srcad.defrule(fam.scaled_sin, "x, flag", let={"c": "np.cos(x)"},
+                  jvp={"x": "t * (2.0 * c if flag else c)"}, vjp={"x": "g * (2.0 * c if flag else c)"})
+    x = rng.normal(size=3)
+    for flag in (True, False):
+        assert_tree_close(srcad.grad(fam.uses_scaled_sin)(x, flag), fd_grad(fam.uses_scaled_sin, (x, flag)))
+        t = rng.normal(size=3)
+        _, jv = srcad.jvp(fam.uses_scaled_sin, (x, flag), (t, None))
+        assert jv == pytest.approx(float(fd_jvp(fam.uses_scaled_sin, (x, flag), (t, None))), rel=1e-6)

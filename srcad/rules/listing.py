@@ -74,8 +74,9 @@ def signature(rule: Rule) -> str:
 def markdown() -> str:
     """docs/primitives.md: every rule, grouped by family, with its modes and a note."""
     aliases = _aliases()
+    own = {name: rule for name, rule in RULES.items() if rule.family != "user"}  # srcad's, not yours
     by_family: dict[str, list[Rule]] = {}
-    for rule in RULES.values():
+    for rule in own.values():
         by_family.setdefault(rule.family or "other", []).append(rule)
     diff_numpy = numpy_both_modes()
     out = [
@@ -87,7 +88,7 @@ def markdown() -> str:
         "constants for differentiation (zero derivative, never an error). Each family's",
         "choices at non-smooth points are documented in its module under srcad/rules/.",
         "",
-        f"{len(RULES)} primitives; {len(diff_numpy)} `numpy.*` functions (not counting",
+        f"{len(own)} primitives; {len(diff_numpy)} `numpy.*` functions (not counting",
         f"ndarray methods; {len(set(map(id, diff_numpy.values())))} distinct function objects) have both",
         "forward and reverse rules.",
         "",

@@ -262,6 +262,7 @@ def public_defrule(fn, params: str = "x", *, jvp=None, vjp=None, namespace: dict
     if not callable(obj):
         raise RuleError(f"{path} is not callable")
     rule = defrule(path, params, jvp=jvp, vjp=vjp, namespace=namespace, out=out, fn=obj, **flags)
+    rule.family = "user"
     _BY_ID[id(obj)] = rule.name  # a user rule takes precedence over an earlier one
     return rule
 

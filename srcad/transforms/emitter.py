@@ -33,6 +33,7 @@ class Emitter:
 
     def __init__(self, builder: Builder):
         self.b = builder
+        self.branch_depth = 0  # > 0 while lowering a run-time branch of a template
 
     def apply(self, prim: str, args, kw=(), loc: Loc | None = None, hint: str = "", nouts: int = 1):
         rule = registry.lookup(prim)
@@ -83,7 +84,10 @@ class TemplateLowerer(ExprLowerer):
         if name in self.bindings:
             v = self.bindings[name]
             if callable(v) and not isinstance(v, (Var, Const)):
-                v = self.bindings[name] = v()
+                value = v()
+                if self.em.branch_depth == 0:  # a value computed in a branch stays there
+                    self.bindings[name] = value
+                v = value
             return v
         if name in self.namespace:
             return Static(self.namespace[name])
@@ -94,11 +98,24 @@ class TemplateLowerer(ExprLowerer):
     def emit(self, prim, args, kw=(), node=None, nouts: int = 1, hint: str = ""):
         return self.em.apply(prim, args, kw, self.op_loc, hint, nouts)
 
+    def branch_value(self, node):
+        """Lower an expression inside a run-time branch (nothing computed there is reused)."""
+        self.em.branch_depth += 1
+        try:
+            return self.value(node)
+        finally:
+            self.em.branch_depth -= 1
+
     def expr_IfExp(self, node):
         cond = self.value(node.test)
         if isinstance(cond, Const):
             return self.expr(node.body if cond.value else node.orelse)
-        return super().expr_IfExp(node)
+        self.b.begin_if(cond, self.loc(node))
+        a = self.branch_value(node.body)
+        self.b.begin_else((a,))
+        c = self.branch_value(node.orelse)
+        (out,) = self.b.end_if((c,))
+        return out
 
     def expr_BoolOp(self, node):
         first = self.value(node.values[0])
@@ -107,4 +124,15 @@ class TemplateLowerer(ExprLowerer):
             if bool(first.value) == is_and:
                 return self.expr(node.values[1])
             return first
-        return super().expr_BoolOp(node)
+        result = first
+        for value_node in node.values[1:]:
+            self.b.begin_if(result, self.loc(node))
+            if isinstance(node.op, gast.And):
+                y = self.branch_value(value_node)
+                self.b.begin_else((y,))
+                (result,) = self.b.end_if((result,))
+            else:
+                self.b.begin_else((result,))
+                y = self.branch_value(value_node)
+                (result,) = self.b.end_if((y,))
+        return result

@@ -178,7 +178,8 @@ class Reverse:
         if self.dry:
             return v
         out = self.b.apply(op.prim, args, kw, op.loc, v.hint, (v.type,))
-        self.layers[-1][v] = out
+        if self.em.branch_depth == 0:  # not inside a run-time branch of a rule template
+            self.layers[-1][v] = out
         return out
 
     def fwd(self, a: Atom) -> Atom:

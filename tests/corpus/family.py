@@ -89,3 +89,11 @@ def uses_clipped_log(x):
 
 def uses_softplus(x):
     return np.sum(softplus(x) * x)
+
+
+def scaled_sin(x, flag):
+    return np.sin(x) * (2.0 if flag else 1.0)
+
+
+def uses_scaled_sin(x, flag):
+    return np.sum(scaled_sin(x, flag) * x)
