@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import weakref
 
 import numpy as np
 
 from . import cache, runtime
-from .codegen.compile import add_source_notes
+from .codegen.compile import add_source_notes, register_source
+from .custom import CustomRule
 from .errors import ArgumentError
 from .ir import types as T
 from .pipeline import (Built, Spec, build_forward, build_reverse, build_vjp, differentiable_positions,
@@ -268,6 +270,7 @@ def vjp(fun, *primals, has_aux: bool = False):
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
     cotangent per primal (None for arguments that are not differentiated, like ints)."""
     key = ("vjp", has_aux)
+    fun = as_python_function(fun)
     cache = _cached(fun)
     if key not in cache:
         cache[key] = VjpTransformed(fun, has_aux)
@@ -292,6 +295,7 @@ def _as_tangent(t):
 
 
 def _jvp_of(fun) -> JvpTransformed:
+    fun = as_python_function(fun)
     cache = _cached(fun)
     if "jvp" not in cache:
         cache["jvp"] = JvpTransformed(fun)
@@ -341,11 +345,51 @@ def _spec(kind: str, argnums, has_aux: bool, nparams: int) -> Spec:
     return Spec(kind, nums, as_tuple, has_aux)
 
 
+_WRAPPERS: dict = {}
+
+
+def as_python_function(fun):
+    """`fun` itself if srcad can read its source; for a primitive (np.sin, math.exp) or a
+    custom-rule function, a one-line Python function that calls it."""
+    if hasattr(fun, "__srcad_transform__"):
+        return fun
+    from .rules.registry import rule_for_object
+
+    if isinstance(fun, types.FunctionType) and rule_for_object(fun) is None:
+        return fun
+    if id(fun) in _WRAPPERS:
+        return _WRAPPERS[id(fun)][1]
+    try:
+        sig = inspect.signature(getattr(fun, "fun", fun))
+    except (TypeError, ValueError):
+        sig = None
+    params, namespace = [], {"_target": fun}
+    for i, p in enumerate(sig.parameters.values() if sig else [inspect.Parameter("x", 1)]):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            break
+        if p.default is p.empty:
+            params.append(p.name)
+        elif isinstance(fun, CustomRule):
+            namespace[f"_d{i}"] = p.default
+            params.append(f"{p.name}=_d{i}")
+        else:
+            break  # a library function's optional parameters stay at their defaults
+    names = [p.split("=")[0] for p in params]
+    name = getattr(fun, "__name__", "f").strip("<>") or "f"
+    source = f"def {name}({', '.join(params)}):\n    return _target({', '.join(names)})\n"
+    filename = f"<srcad wrapper of {name}>"
+    register_source(filename, source)
+    exec(compile(source, filename, "exec"), namespace)
+    _WRAPPERS[id(fun)] = (fun, namespace[name])
+    return namespace[name]
+
+
 def _transform(kind: str, fun, argnums, has_aux: bool):
     if fun is None:
         return functools.partial(_transform, kind, argnums=argnums, has_aux=has_aux)
     if not callable(fun):
         raise ArgumentError(f"{kind} expects a function, got {fun!r}")
+    fun = as_python_function(fun)
     nparams = len(_signature_of(fun).parameters)
     spec = _spec(kind, argnums, has_aux, nparams)
     cache = _cached(fun)

@@ -3,7 +3,10 @@ import sys
 
 import pytest
 
+import srcad.rules
+
 sys.path.insert(0, os.path.dirname(__file__))
+srcad.rules.load_all()  # the lazily registered families (scipy) too, for the rule checks
 
 
 def pytest_addoption(parser):

@@ -1,6 +1,7 @@
 """The public API: decorator forms, argnums, value_and_grad, has_aux, caching, inspection."""
 
 import inspect
+import os
 import math
 
 import numpy as np
@@ -192,3 +193,25 @@ def test_grad_of_grad_and_fd():
     assert g2(0.7) == pytest.approx(12 * 0.7 ** 2 - math.sin(0.7))
     assert g2(0.7) == pytest.approx(fd_grad(srcad.grad(h), (0.7,)), rel=1e-6)
 
+
+
+def test_scipy_rules_load_when_scipy_is_used(tmp_path):
+    import subprocess
+    import sys as _sys
+
+    script = tmp_path / "lazy_scipy.py"
+    script.write_text(
+        "import srcad\n"
+        "from srcad.rules import RULES\n"
+        "assert 'scipy.special.expit' not in RULES  # importing srcad does not import scipy\n"
+        "import numpy as np, scipy.special\n"
+        "def f(x):\n"
+        "    return np.sum(scipy.special.expit(x))\n"
+        "x = np.array([0.3, -1.2])\n"
+        "s = 1 / (1 + np.exp(-x))\n"
+        "assert np.allclose(srcad.grad(f)(x), s * (1 - s))  # hand-derived\n"
+        "print('ok')\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root)
+    out = subprocess.run([_sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr

@@ -19,15 +19,6 @@ FENCE = re.compile(r"^```\s*(\S*)\s*$")
 RUNNABLE = ("python", "py", "python3")
 TIMEOUT = 120
 
-# (file, block number) -> (a string the failure prints, why): failing for a known srcad bug.
-# Any other failure of these blocks still fails the test; remove an entry once its bug is fixed.
-KNOWN_FAILURES = {
-    ("docs/rules.md", 1): ("'CustomRule' object has no attribute '__code__'",
-                           "srcad.jvp(f, ...) where f is a @srcad.custom_jvp function (not a call inside "
-                           "one) raises AttributeError"),
-}
-
-
 def markdown_files():
     docs = os.path.join(ROOT, "docs")
     names = sorted(n for n in os.listdir(docs) if n.endswith(".md")) if os.path.isdir(docs) else []
@@ -111,9 +102,6 @@ def test_python_blocks_run(path, tmp_path):
         block = f"block {where[0]} of {len(blocks)} (starting at line {where[1]})"
     else:
         block = f"one of its {len(blocks)} blocks"
-    known = KNOWN_FAILURES.get((path, where and where[0]))
-    if known and known[0] in run.stderr:
-        pytest.xfail(f"{path} {block}: known srcad bug: {known[1]}")
     pytest.fail(f"{path}: {block} failed (traceback line numbers are lines of {path})\n"
                 f"--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}", pytrace=False)
 

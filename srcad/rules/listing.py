@@ -7,13 +7,14 @@ docs/primitives.md generated from the registry (`python -m srcad rules [--markdo
 
 from __future__ import annotations
 
-from .registry import RULES, Rule, rule_for_object
+from .registry import RULES, Rule, load_all, rule_for_object
 
 REGENERATE = "python -m srcad rules --markdown > docs/primitives.md"
 
 
 def lines() -> list[str]:
     """`qualified.name modes` for every registered rule, sorted by name."""
+    load_all()
     return [f"{name} {RULES[name].modes}" for name in sorted(RULES)]
 
 
@@ -73,6 +74,7 @@ def signature(rule: Rule) -> str:
 
 def markdown() -> str:
     """docs/primitives.md: every rule, grouped by family, with its modes and a note."""
+    load_all()
     aliases = _aliases()
     own = {name: rule for name, rule in RULES.items() if rule.family != "user"}  # srcad's, not yours
     by_family: dict[str, list[Rule]] = {}

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -146,12 +147,43 @@ def resolve_path(path: str) -> object | None:
     return None
 
 
+_LAZY: dict[str, str] = {}  # top-level module -> the srcad family module with its rules
+
+
+def lazy_family(module: str, family_module: str) -> None:
+    """Load `family_module` (registering its rules) once `module` has been imported."""
+    _LAZY[module] = family_module
+
+
+def _load_pending(force: bool = False) -> bool:
+    loaded = False
+    for module, family_module in list(_LAZY.items()):
+        if force or module in sys.modules:
+            del _LAZY[module]
+            try:
+                importlib.import_module(family_module)
+            except ImportError:
+                continue
+            loaded = True
+    return loaded
+
+
+def load_all() -> None:
+    """Register every family, also the lazy ones (for listings and checks)."""
+    _load_pending(force=True)
+
+
 def lookup(name: str) -> Rule | None:
-    return RULES.get(name)
+    rule = RULES.get(name)
+    if rule is None and _LAZY and name.split(".")[0] in _LAZY and _load_pending():
+        rule = RULES.get(name)
+    return rule
 
 
 def rule_for_object(obj: object) -> Rule | None:
     name = _BY_ID.get(id(obj))
+    if name is None and _LAZY and _load_pending():
+        name = _BY_ID.get(id(obj))
     return RULES.get(name) if name else None
 
 
