@@ -107,7 +107,9 @@ def test_python_blocks_run(path, tmp_path):
 
 
 def test_mkdocs_nav_lists_every_page():
+    """(A page listed there may be missing while someone writes it.)"""
     with open(os.path.join(ROOT, "mkdocs.yml"), encoding="utf-8") as f:
         nav = re.findall(r"^\s+- [^:\n]+: (\S+\.md)\s*$", f.read(), re.M)
     pages = [path[len("docs/"):] for path in markdown_files() if path.startswith("docs/")]
-    assert sorted(nav) == sorted(pages), "mkdocs.yml's nav must list every docs/*.md page"
+    missing = sorted(set(pages) - set(nav))
+    assert not missing, f"add these pages to the nav in mkdocs.yml: {missing}"
