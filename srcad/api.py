@@ -21,8 +21,9 @@ from .codegen.compile import add_source_notes, register_source
 from .custom import CustomRule
 from .errors import ArgumentError
 from .ir import types as T
-from .pipeline import (Built, Spec, build_forward, build_reverse, build_vjp, differentiable_positions,
-                       free_reads, lowered)
+from .pipeline import (Built, Spec, build_batched, build_forward, build_reverse, build_vjp,
+                       differentiable_positions, free_reads, lowered)
+from .transforms.batched import NotBatchable
 
 stop_gradient = runtime.stop_gradient
 
@@ -288,6 +289,63 @@ def _cached(fun) -> dict:
         return got
     except TypeError:  # not weak-referenceable: no caching
         return {}
+
+
+class BatchedTransformed(Transformed):
+    """Forward mode pushing every basis direction of one argument through at once."""
+
+    def __init__(self, fn, argnum: int):
+        super().__init__(fn, Spec("jacfwd", (argnum,), False, False), build_batched)
+        self.argnum = argnum
+        self.unbatchable: set = set()
+
+    def __call__(self, primals):
+        primals = self._prepare(tuple(primals), {}) if len(primals) != self._nparams else tuple(primals)
+        x = primals[self.argnum]
+        n = x.size if isinstance(x, np.ndarray) else 1
+        if self._readers is None:
+            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
+        key = tuple(_quick_kind(a) for a in primals) + tuple(_quick_kind(read()) for _, read in self._readers)
+        if key in self.unbatchable:
+            return None
+        built = self._cache.get(key)
+        if built is None:
+            arg_types = tuple(T.of_value(a) for a in primals)
+            try:
+                built = self._build_types(arg_types, self._free_types(), Spec("jacfwd", (self.argnum,), False, False, n))
+            except NotBatchable:
+                self.unbatchable.add(key)
+                return None
+            self._cache[key] = built
+        self._latest = built
+        seeds = np.eye(n).reshape((n,) + np.shape(x))
+        return built.function(*primals, seeds)
+
+    def latest(self):
+        if self._latest is None:
+            raise ArgumentError("call srcad.jacfwd once before asking for its source")
+        return self._latest
+
+
+def batched_jacobian(fun, args, argnum: int):
+    """d fun / d args[argnum] with all directions at once, or None when not batchable."""
+    x = args[argnum]
+    if not (isinstance(x, (float, np.floating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "f")):
+        return None
+    fun = as_python_function(fun)
+    cache = _cached(fun)
+    key = ("jacfwd", argnum)
+    if key not in cache:
+        cache[key] = BatchedTransformed(fun, argnum)
+    got = cache[key](args)
+    if got is None:
+        return None
+    out, t_out = got
+    n = x.size if isinstance(x, np.ndarray) else 1
+    out_shape = np.shape(out)
+    cols = np.asarray(t_out, dtype=float).reshape((n,) + out_shape)
+    jac = np.moveaxis(cols, 0, -1).reshape(out_shape + np.shape(x))
+    return float(jac) if jac.ndim == 0 else jac
 
 
 def _as_tangent(t):

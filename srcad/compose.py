@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .api import grad, jvp, vjp
+from .api import batched_jacobian, grad, jvp, vjp
 from .errors import ArgumentError
 
 
@@ -39,25 +39,34 @@ def _assemble(columns, out_shape, in_shape):
     return np.stack(cols, axis=-1).reshape(out_shape + in_shape) if cols else np.zeros(out_shape + in_shape)
 
 
-def jacfwd(fun, argnums=0):
-    """The Jacobian by forward mode: shape out.shape + arg.shape (a tuple for tuple argnums)."""
+def jacfwd(fun, argnums=0, batched: bool = True):
+    """The Jacobian by forward mode: shape out.shape + arg.shape (a tuple for tuple argnums).
+
+    All directions go through the generated code at once (tangents with a leading batch
+    axis) when srcad knows every shape; otherwise, or with batched=False, one jvp per
+    direction."""
 
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
         results = []
         for i in nums:
-            cols, out_shape = [], None
-            for e in _basis(args[i]):
-                tangents = [None] * len(args)
-                tangents[i] = e
-                out, col = jvp(fun, args, tangents)
-                out_shape = np.shape(out)
-                cols.append(col)
-            results.append(_assemble(cols, out_shape, np.shape(args[i])))
+            got = batched_jacobian(fun, args, i) if batched else None
+            results.append(got if got is not None else _columns(fun, args, i))
         return tuple(results) if as_tuple else results[0]
 
     jacobian.__name__ = f"jacfwd_{getattr(fun, '__name__', 'f')}"
     return jacobian
+
+
+def _columns(fun, args, i):
+    cols, out_shape = [], None
+    for e in _basis(args[i]):
+        tangents = [None] * len(args)
+        tangents[i] = e
+        out, col = jvp(fun, args, tangents)
+        out_shape = np.shape(out)
+        cols.append(col)
+    return _assemble(cols, out_shape, np.shape(args[i]))
 
 
 def jacrev(fun, argnums=0):

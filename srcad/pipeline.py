@@ -21,6 +21,7 @@ from .ir.nodes import Apply, Const, Function, Param, iter_ops
 from .ir.verify import verify
 from .passes.pipeline import cleanup, optimize
 from .transforms.activity import analyze
+from .transforms.batched import batched_forward
 from .transforms.forward import forward
 from .transforms.reverse import reverse, reverse_split, saved_report
 from .transforms.safety import check_mutations
@@ -31,10 +32,11 @@ from .transforms.specialize import specialize
 class Spec:
     """What to generate: the transformation and its options."""
 
-    kind: str  # 'grad' or 'value_and_grad'
+    kind: str  # 'grad', 'value_and_grad', 'jvp', 'vjp', 'jacfwd'
     argnums: tuple[int, ...] = (0,)
     argnums_tuple: bool = False
     has_aux: bool = False
+    batch: int = 0  # jacfwd: the number of tangent directions pushed through at once
 
     @property
     def prefix(self) -> str:
@@ -218,3 +220,20 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
                   saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)])
     built.backward = compile_function(r2, bwd_name)
     return built
+
+
+def build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+    """`jacfwd_f(*args, T) -> (out, T_out)`: forward mode with spec.batch tangent directions
+    for argument spec.argnums[0] at once (raises NotBatchable when shapes are unknown)."""
+    f = _record(trace, "typed", typed(fn, arg_types, free_types))
+    wrt = spec.argnums
+    act = analyze(f.body, tuple(f.body.params[i] for i in wrt), (f.body.yields[0],))
+    em, params, tangents, out, out_dot = batched_forward(f, act, wrt, spec.batch)
+    result = em.apply("srcad.tuple", (out, out_dot))
+    body = em.b.end_function((result,))
+    name = f"jacfwd_{f.name}"
+    sig = f.signature + tuple(Param(f"{f.signature[i].name}_dots") for i in wrt)
+    out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, False, f.doc)))
+    header = _header(fn, spec, arg_types, f, [])
+    rendered = render(out_fn, name, header)
+    return Built(compile_function(rendered, name), rendered.source, out_fn, [], name, [(rendered, name)])

@@ -150,3 +150,30 @@ def test_rule_let_used_inside_a_run_time_branch():
         t = rng.normal(size=3)
         _, jv = srcad.jvp(fam.uses_scaled_sin, (x, flag), (t, None))
         assert jv == pytest.approx(float(fd_jvp(fam.uses_scaled_sin, (x, flag), (t, None))), rel=1e-6)
+
+
+@pytest.mark.parametrize("f,args", [
+    (fam.vector_map, (X3,)),
+    (fam.matrix_out, (X3,)),
+    (fam.jac_mix, (rng.normal(size=4), rng.normal(size=(4, 4)))),
+    (fam.jac_loop, (rng.normal(size=3), 4)),
+    (lambda x: x * x, (1.3,)),
+])
+def test_batched_jacfwd_matches_columns_and_fd(f, args):
+    x = args[0]
+    batched = srcad.jacfwd(f)(*args)
+    columns = srcad.jacfwd(f, batched=False)(*args)
+    reverse = srcad.jacrev(f)(*args)
+    ref = fd_jacobian(lambda x: f(x, *args[1:]), np.asarray(x)) if isinstance(x, np.ndarray) else \
+        (f(x + 1e-6, *args[1:]) - f(x - 1e-6, *args[1:])) / 2e-6
+    np.testing.assert_allclose(batched, ref, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(batched, columns, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(reverse, columns, rtol=1e-10, atol=1e-12)
+
+
+def test_batched_hessian_through_a_loop():
+    x = rng.uniform(0.2, 0.8, size=3)
+    H = srcad.hessian(fam.scalar_loop)(0.3, 4)
+    assert H == pytest.approx(fd_grad(srcad.grad(fam.scalar_loop), (0.3, 4)), rel=1e-6)
+    Hr = srcad.hessian(fam.rosenbrock)(x)
+    np.testing.assert_allclose(Hr, fd_jacobian(srcad.grad(fam.rosenbrock), x), rtol=1e-5, atol=1e-4)

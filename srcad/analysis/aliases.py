@@ -116,15 +116,19 @@ class Aliases:
                 self.contain(op.outs[0], a)
             return
         first = next((a for a in op.args if isinstance(a, Var)), None)
-        if first is None or all(isinstance(o.type, _SCALAR) for o in op.outs):
+        if all(isinstance(o.type, _SCALAR) for o in op.outs):
             return
-        if op.prim == "operator.getitem" and isinstance(first.type, _CONTAINERS + (T.Unknown,)):
+        if first is not None and op.prim == "operator.getitem" and isinstance(
+                first.type, _CONTAINERS + (T.Unknown,)):
             self.contain(first, op.outs[0])  # an element of a list/tuple/dict
             if not isinstance(first.type, T.Unknown):
                 return
-        if not rule.fresh and _ref(first):
-            for o in op.outs:
-                self.union(o, first)  # a view of its first argument
+        if not rule.fresh:
+            if _ref(first):
+                for o in op.outs:
+                    self.union(o, first)  # a view of its first argument
+            else:
+                self.foreign_vars.update(op.outs)  # e.g. a read-only broadcast of a scalar
 
     def _finish(self) -> None:
         self.groups: dict = {}

@@ -115,6 +115,8 @@ class CodeEmitter:
         self.inline: set[Var] = set()
         self._last_comment = None
         self.depth = 0  # indentation level of the block being emitted
+        self.override: dict = {}  # values evaluated early into a temporary name
+        self._temps = 0
 
     # -- atoms and expressions -----------------------------------------------------------------
 
@@ -123,6 +125,8 @@ class CodeEmitter:
 
     def atom(self, a: Atom, index: bool = False):
         if isinstance(a, Var):
+            if a in self.override:
+                return _name(self.override[a])
             if a in self.inline:
                 return self.expr(self.defs[a], index)
             return _name(self.name(a))
@@ -319,7 +323,8 @@ class CodeEmitter:
             return [_assign(_name(self.name(out), gast.Store()), call)]
         pre = []
         if id(op) not in self.naming.inplace:
-            pre = [_assign(_name(self.name(out), gast.Store()), _call(_attr(self.atom(base), "copy"), []))]
+            pre = self.hoist_readers(op.args[k + 1:], self.name(out))
+            pre.append(_assign(_name(self.name(out), gast.Store()), _call(_attr(self.atom(base), "copy"), [])))
         target = _name(self.name(out))
         p = op.prim
         rest = op.args[k + 1:]
@@ -340,6 +345,28 @@ class CodeEmitter:
             return pre + [gast.AugAssign(target=_name(self.name(out), gast.Store()), op=BINOPS[short](),
                                          value=self.atom(op.args[1]))]
         raise AssertionError(f"cannot emit update {p}")
+
+    def hoist_readers(self, atoms, name: str) -> list:
+        """Evaluate operands that read `name` into temporaries first (the copy that starts a
+        not-in-place update rebinds `name` before they would be read)."""
+        out = []
+        for a in atoms:
+            if not isinstance(a, Var) or a in self.override:
+                continue
+            reads = self._reads(a) if a in self.inline else {self.name(a)}
+            if name in reads:
+                temp = self.fresh_name()
+                out.append(_assign(_name(temp, gast.Store()), self.atom(a)))
+                self.override[a] = temp
+        return out
+
+    def fresh_name(self) -> str:
+        taken = set(self.naming.names.values())
+        while True:
+            self._temps += 1
+            name = f"_u{self._temps}"
+            if name not in taken and name not in self.ns.names:
+                return name
 
     def scatter_stmt(self, out: Var, target, idx: Atom, value: Atom):
         t_idx = idx.type if isinstance(idx, Var) else T.of_value(idx.value) if not isinstance(

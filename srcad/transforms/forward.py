@@ -60,11 +60,16 @@ class Forward:
     def hint(a: Atom) -> str:
         return (a.hint + "_dot") if isinstance(a, Var) and a.hint else ""
 
+    def ttype(self, t: T.Type) -> T.Type:
+        """The type of a tangent of a value of type t."""
+        return t
+
     # driver
 
     def run(self, wrt: tuple[int, ...]):
         params = [self.b.fresh(p.hint, p.type) for p in self.fn.body.params]
-        tangents = [self.b.fresh(self.hint(self.fn.body.params[i]), self.fn.body.params[i].type) for i in wrt]
+        tangents = [self.b.fresh(self.hint(self.fn.body.params[i]), self.ttype(self.fn.body.params[i].type))
+                    for i in wrt]
         self.b.begin_function(params + tangents)
         for p, q in zip(self.fn.body.params, params):
             self.val[p] = q
@@ -109,15 +114,22 @@ class Forward:
             return self.joint(op, rule, bindings)
         total = None
         for p, a in pairs:
-            tpl = rule.jvp.get(p)
-            if tpl is None:
+            if p not in rule.jvp:
                 raise self.no_rule(op, rule, f" with respect to its argument {p!r}")
-            c = self.em.instantiate(tpl, {**bindings, "t": self.t(a)}, op.loc, self.hint(op.outs[0]))
+            c = self.contribution(op, rule, p, a, bindings)
             total = c if total is None else self.em.add(total, c, op.loc, self.hint(op.outs[0]),
                                                         like=op.outs[0].type)
-        if self.needs_broadcast(op, rule, [p for p, _ in pairs], bindings):
-            total = self.em.apply("srcad.broadcast_like", (total, self.val[op.outs[0]]), (), op.loc)
-        self.tan[op.outs[0]] = total
+        self.tan[op.outs[0]] = self.full_shape(op, rule, [p for p, _ in pairs], bindings, total)
+
+    def contribution(self, op: Apply, rule, p: str, a: Atom, bindings: dict) -> Atom:
+        """The tangent contribution of argument `a` (parameter p) to op's result."""
+        return self.em.instantiate(rule.jvp[p], {**bindings, "t": self.t(a)}, op.loc, self.hint(op.outs[0]))
+
+    def full_shape(self, op: Apply, rule, active: list, bindings: dict, total: Atom) -> Atom:
+        """Broadcast the summed tangent to the result's shape where an input was broadcast."""
+        if self.needs_broadcast(op, rule, active, bindings):
+            return self.em.apply("srcad.broadcast_like", (total, self.val[op.outs[0]]), (), op.loc)
+        return total
 
     def custom(self, op: Apply) -> None:
         """Call the user's jvp rule: (out, tangent_out) from (primals, tangents)."""
@@ -196,7 +208,7 @@ class Forward:
         self.b.begin_else(then_y)
         else_y = self.branch(op.orelse, active, op.loc)
         hints = tuple(o.hint for o in op.outs) + tuple(self.hint(op.outs[i]) for i in active)
-        types = tuple(o.type for o in op.outs) + tuple(op.outs[i].type for i in active)
+        types = tuple(o.type for o in op.outs) + tuple(self.ttype(op.outs[i].type) for i in active)
         outs = self.b.end_if(else_y, hints, types)
         n = len(op.outs)
         self.val.update(zip(op.outs, outs[:n]))
@@ -215,7 +227,7 @@ class Forward:
         active = [i for i in range(n) if self.act.active(params[i])]
         init = tuple(self.v(a) for a in op.init) + tuple(self.t_or_zero(op.init[i], op.loc) for i in active)
         hints = tuple(p.hint for p in params) + tuple(self.hint(params[i]) for i in active)
-        types = tuple(p.type for p in params) + tuple(params[i].type for i in active)
+        types = tuple(p.type for p in params) + tuple(self.ttype(params[i].type) for i in active)
         if is_for:
             index, new = self.b.begin_for(self.v(op.start), self.v(op.stop), self.v(op.step), init,
                                           index_hint=op.body.params[0].hint or "i", hints=hints,

@@ -97,3 +97,17 @@ def scaled_sin(x, flag):
 
 def uses_scaled_sin(x, flag):
     return np.sum(scaled_sin(x, flag) * x)
+
+
+def jac_mix(x, A):
+    y = np.tanh(A @ x) * x[0]
+    z = np.sum(np.outer(y, x) ** 2, axis=1) + y[::-1] * np.mean(x)
+    w = (A.T @ z).reshape(2, -1).T.ravel()
+    return np.concatenate([w, np.cumsum(x)]) * np.sum(x, keepdims=True)
+
+
+def jac_loop(x, n):
+    h = x
+    for k in range(n):
+        h = np.sin(h) * h[k % 3] + h.sum()
+    return h
