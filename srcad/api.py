@@ -225,7 +225,7 @@ class JvpTransformed(Transformed):
 
     def latest(self):
         if self._latest is None:
-            raise ArgumentError("call srcad.jvp once (or pass example arguments) before asking for its source")
+            raise ArgumentError("call srcad.jvp(f, ...) once, then use srcad.source(srcad.jvp, f)")
         return self._latest
 
 
@@ -263,7 +263,7 @@ class VjpTransformed(Transformed):
 
     def latest(self):
         if self._latest is None:
-            raise ArgumentError("call srcad.vjp once before asking for its source")
+            raise ArgumentError("call srcad.vjp(f, ...) once, then use srcad.source(srcad.vjp, f)")
         return self._latest
 
 
@@ -323,7 +323,7 @@ class BatchedTransformed(Transformed):
 
     def latest(self):
         if self._latest is None:
-            raise ArgumentError("call srcad.jacfwd once before asking for its source")
+            raise ArgumentError("call srcad.jacfwd(f)(...) once, then use srcad.source(srcad.jacfwd, f)")
         return self._latest
 
 
@@ -480,8 +480,28 @@ def saved_values(fun, *args, argnums=0, **kwargs) -> list:
 
 
 def source(g, *args, **kwargs) -> str:
-    """The generated source of a transformed function (for example arguments, if given)."""
+    """The generated source of a transformed function (for example arguments, if given).
+
+    For the transformations that return values rather than functions, name them and the
+    function: `srcad.source(srcad.jvp, f)` (or vjp, jacfwd) gives the code of the latest
+    call `srcad.jvp(f, ...)`.
+    """
+    if g in (jvp, vjp) or getattr(g, "__name__", "") == "jacfwd":
+        if not args:
+            raise ArgumentError(f"srcad.source({g.__name__}, f): which function f?")
+        fun = as_python_function(args[0])
+        found = [t for k, t in _cached(fun).items() if _kind_of(k) == g.__name__ and t._latest is not None]
+        if not found:
+            raise ArgumentError(f"call srcad.{g.__name__}({getattr(fun, '__name__', 'f')}, ...) once, "
+                                "then ask for its source")
+        return found[-1].latest().source
     inner = getattr(g, "__srcad_transform__", None)
     if inner is None:
         raise ArgumentError(f"{g!r} is not a function made by srcad")
     return inner.source(*args, **kwargs)
+
+
+def _kind_of(key) -> str:
+    if isinstance(key, tuple):
+        return key[0]
+    return key if isinstance(key, str) else getattr(key, "kind", "")

@@ -75,6 +75,14 @@ def _codegen(args) -> int:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
+        return _dispatch(args)
+    except BrokenPipeError:  # `srcad rules | head`
+        sys.stderr.close()
+        return 0
+
+
+def _dispatch(args) -> int:
+    try:
         if args.command == "demo":
             from .demo import main as demo
 

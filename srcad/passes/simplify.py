@@ -155,6 +155,11 @@ class Simplifier:
             return dataclasses.replace(op, prim="numpy.zeros", args=(Const(shape(a[0])),), kw=())
         if p == "numpy.shape" and len(a) == 1 and shape(a[0]) is not None:
             return Const(shape(a[0]))
+        if p == "numpy.size" and len(a) == 1 and not op.kw and shape(a[0]) is not None:
+            n = 1
+            for d in shape(a[0]):
+                n *= d
+            return Const(n)
         if p in _ELEMENTWISE and len(a) == 2:
             return self.unbroadcast_scalar(op)
         return None
