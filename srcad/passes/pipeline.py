@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..ir.nodes import Function
 from ..ir.verify import verify
+from .algebra import gather_scalars
 from .cse import cse
 from .dce import dce
 from .scalarize import scalarize
@@ -19,8 +20,11 @@ def cleanup(fn: Function) -> Function:
 
 
 def optimize(fn: Function) -> Function:
-    """After a transform: simplify, share common subexpressions, drop dead code."""
+    """After a transform: simplify, share common subexpressions, gather scalar factors of
+    array products, drop dead code."""
     fn = verify(simplify(fn))
     fn = verify(cse(fn))
     fn = verify(simplify(fn))
-    return verify(dce(fn))
+    fn = verify(dce(fn))
+    fn = verify(gather_scalars(fn))
+    return verify(dce(simplify(fn)))

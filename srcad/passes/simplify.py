@@ -16,7 +16,7 @@ import dataclasses
 from collections import Counter
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks
+from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks, max_var_id
 from ..ir.rewrite import sub_atom, substitute_block
 from ..rules import registry
 from .fold import fold_apply
@@ -33,7 +33,8 @@ def _floaty(a: Atom) -> bool:
         isinstance(t, T.Array) and t.kind in ("f", "i", None))
 
 
-_ELEMENTWISE = {"operator.add", "operator.sub", "operator.mul", "operator.truediv"}
+_ELEMENTWISE = {"operator.add", "operator.sub", "operator.mul", "operator.truediv", "operator.eq",
+                "operator.ne", "operator.lt", "operator.le", "operator.gt", "operator.ge"}
 
 
 def _uses(fn: Function) -> Counter:
@@ -50,6 +51,13 @@ class Simplifier:
         self.subst: dict[Var, Atom] = {}
         self.defs: dict[Var, Apply] = {}
         self.uses = _uses(fn)
+        self.next_id = max_var_id(fn) + 1
+        self.pending: list = []  # operations an identity needs emitted before its result
+
+    def fresh(self, t) -> Var:
+        v = Var(self.next_id, "", t)
+        self.next_id += 1
+        return v
 
     def atom(self, a: Atom) -> Atom:
         return sub_atom(a, self.subst)
@@ -82,11 +90,17 @@ class Simplifier:
             folded = fold_apply(op.prim, args, kw)
             if folded is None and not kw:
                 folded = self.identity(op)
+            pending, self.pending = self.pending, []
             if isinstance(folded, Apply):
                 op = folded
             elif folded is not None:
                 self.subst[op.out] = folded
-                return []
+                return pending
+            for extra in pending:
+                self.defs[extra.out] = extra
+            if pending:
+                self.defs[op.out] = op
+                return pending + [op]
         if len(op.outs) == 1:
             self.defs[op.out] = op
         return [op]
@@ -134,6 +148,14 @@ class Simplifier:
         operation would do anyway."""
         p, a = op.prim, op.args
         shape = lambda x: T.shape_of(atom_type(x))  # noqa: E731
+        if p == "srcad.sum_to_shape" and len(a) == 2 and a[1] == Const(()):
+            return dataclasses.replace(op, prim="numpy.sum", args=(a[0],), kw=())
+        if p == "numpy.sum" and len(a) == 1 and not op.kw and isinstance(a[0], Var):
+            d = self.defs.get(a[0])
+            if d is not None and d.prim == "operator.neg" and self.uses[a[0]] == 1:
+                inner = self.fresh(op.out.type)
+                self.pending.append(Apply((inner,), "numpy.sum", (d.args[0],), (), op.loc))
+                return dataclasses.replace(op, prim="operator.neg", args=(inner,))
         if p == "srcad.unbroadcast" and len(a) == 2:
             c, x = a
             sc, sx = shape(c), shape(x)

@@ -1,0 +1,148 @@
+"""Gather the scalar factors of a product of arrays, so each array is touched once.
+
+    %1 = operator.mul(2, %t)          %4 = operator.mul(%a, %t)      (one array product)
+    %2 = operator.mul(100.0, %1)  ->  %5 = operator.mul(-200.0, %4)  (one scaling)
+    %3 = operator.neg(%2)
+    %6 = operator.mul(%3, %a)
+
+Generated adjoints multiply a cotangent by rule factors and constants (`g * (2 * x)`,
+`-(g * ans) / y`); on arrays every operation is a pass over memory and an allocation. A
+product tree (single-use `*`, `/` and unary `-` nodes in one block) is rewritten as the
+product of its scalar factors (cheap) times the product of its array factors, when that
+takes fewer array operations. NumPy broadcasting is associative and commutative, so the
+result has the same shape; only rounding may differ, by an ulp or so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from ..ir import types as T
+from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks, max_var_id
+
+_MUL, _DIV, _NEG = "operator.mul", "operator.truediv", "operator.neg"
+_PRODUCT = (_MUL, _DIV, _NEG)
+
+
+def _is_scalar(a: Atom) -> bool:
+    if isinstance(a, Const):
+        return type(a.value) in (int, float)
+    return isinstance(a.type, (T.Float, T.Int))
+
+
+def _is_array(a: Atom) -> bool:
+    return isinstance(atom_type(a), T.Array) and atom_type(a).kind in ("f", "i", "u", "b", None)
+
+
+class _Gatherer:
+    def __init__(self, fn: Function):
+        self.next = max_var_id(fn) + 1
+        self.uses: Counter = Counter()
+        for b in iter_blocks(fn.body):
+            for op in b.ops:
+                self.uses.update(a for a in op.operands() if isinstance(a, Var))
+            self.uses.update(a for a in b.yields if isinstance(a, Var))
+
+    def fresh(self, t: T.Type) -> Var:
+        v = Var(self.next, "", t)
+        self.next += 1
+        return v
+
+    def block(self, b: Block) -> Block:
+        defs = {}
+        ops = []
+        for op in b.ops:
+            if isinstance(op, Apply):
+                if op.prim in _PRODUCT and len(op.outs) == 1 and not op.kw:
+                    defs[op.out] = op
+                new = self.rewrite(op, defs) if op.prim in _PRODUCT and not op.kw else None
+                ops.extend(new if new is not None else [op])
+            else:
+                ops.append(self.region(op))
+        return Block(b.params, tuple(ops), b.yields)
+
+    def region(self, op):
+        if isinstance(op, If):
+            return dataclasses.replace(op, then=self.block(op.then), orelse=self.block(op.orelse))
+        if isinstance(op, For):
+            return dataclasses.replace(op, body=self.block(op.body))
+        if isinstance(op, While):
+            return dataclasses.replace(op, cond=self.block(op.cond), body=self.block(op.body))
+        return op
+
+    def factors(self, a: Atom, power: int, defs: dict, out: list, root: bool = False) -> int:
+        """Flatten a product tree into (atom, ±1) factors; returns the sign; counts array ops."""
+        op = defs.get(a) if isinstance(a, Var) else None
+        if op is None or (not root and self.uses[a] != 1):
+            out.append((a, power))
+            return 1
+        self.array_ops += _is_array(op.out)
+        if op.prim == _NEG:
+            return -self.factors(op.args[0], power, defs, out)
+        sign = self.factors(op.args[0], power, defs, out)
+        return sign * self.factors(op.args[1], power if op.prim == _MUL else -power, defs, out)
+
+    def rewrite(self, op: Apply, defs: dict):
+        if not _is_array(op.out):
+            return None
+        self.array_ops = 0
+        leaves: list = []
+        sign = self.factors(op.out, 1, defs, leaves, root=True)
+        scalars = [(a, p) for a, p in leaves if _is_scalar(a)]
+        arrays = [(a, p) for a, p in leaves if not _is_scalar(a)]
+        if not arrays or not all(_is_array(a) for a, _ in arrays):
+            return None
+        needed = len(arrays) - 1 + (arrays[0][1] < 0) + bool(scalars or sign < 0)
+        if needed >= self.array_ops:
+            return None
+        new: list = []
+        try:
+            scale = self.product(scalars, sign, new, op.loc)
+        except ZeroDivisionError:
+            return None
+        arrays.sort(key=lambda f: f[1] < 0)  # numerators first
+        acc = arrays[0][0] if arrays[0][1] > 0 else None
+        for a, p in arrays[1 if acc is not None else 0:]:
+            if acc is None:
+                acc = self.emit(_DIV, (Const(1.0), a), a.type, new, op.loc)
+                continue
+            acc = self.emit(_MUL if p > 0 else _DIV, (acc, a), op.out.type, new, op.loc)
+        if scale is not None:
+            new.append(Apply(op.outs, _MUL, (scale, acc), (), op.loc))
+        elif new:
+            last = new.pop()
+            new.append(dataclasses.replace(last, outs=op.outs))
+        else:
+            return None
+        return new
+
+    def product(self, scalars, sign: int, new: list, loc) -> Atom | None:
+        """The product of the scalar factors (constants folded), or None if it is 1."""
+        const = float(sign)
+        rest = []
+        for a, p in scalars:
+            if isinstance(a, Const):
+                const = const * a.value if p > 0 else const / a.value
+            else:
+                rest.append((a, p))
+        acc: Atom | None = None
+        for a, p in rest:
+            if acc is None:
+                acc = a if p > 0 else self.emit(_DIV, (Const(1.0), a), T.FLOAT, new, loc)
+            else:
+                acc = self.emit(_MUL if p > 0 else _DIV, (acc, a), T.FLOAT, new, loc)
+        if acc is None:
+            return None if const == 1.0 else Const(const)
+        if const != 1.0:
+            acc = self.emit(_MUL, (Const(const), acc), T.FLOAT, new, loc)
+        return acc
+
+    def emit(self, prim: str, args, t: T.Type, new: list, loc) -> Var:
+        v = self.fresh(t)
+        new.append(Apply((v,), prim, tuple(args), (), loc))
+        return v
+
+
+def gather_scalars(fn: Function) -> Function:
+    return dataclasses.replace(fn, body=_Gatherer(fn).block(fn.body))
