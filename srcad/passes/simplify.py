@@ -175,8 +175,14 @@ class Simplifier:
         if p in ("srcad.zeros_like", "numpy.zeros_like") and shape(a[0]) is not None and \
                 isinstance(atom_type(a[0]), T.Array) and atom_type(a[0]).kind in ("f", None):
             return dataclasses.replace(op, prim="numpy.zeros", args=(Const(shape(a[0])),), kw=())
-        if p == "numpy.shape" and len(a) == 1 and shape(a[0]) is not None:
+        if p in ("numpy.shape", "numpy.ndarray.shape") and len(a) == 1 and shape(a[0]) is not None:
             return Const(shape(a[0]))
+        if p == "srcad.sum_to_shape" and len(a) == 2 and isinstance(a[1], Const) and shape(a[0]) is not None:
+            return self.sum_to_shape(op, a[0], shape(a[0]), a[1].value)
+        if p == "srcad.expand_reduced" and len(a) == 4 and a[3] == Const(True) and shape(a[1]) is not None:
+            return dataclasses.replace(op, prim="srcad.broadcast_to", args=(a[0], Const(shape(a[1]))), kw=())
+        if p == "srcad.T" and isinstance(atom_type(a[0]), T.Array) and atom_type(a[0]).ndim == 2:
+            return dataclasses.replace(op, prim="numpy.ndarray.T")
         if p == "numpy.size" and len(a) == 1 and not op.kw and shape(a[0]) is not None:
             n = 1
             for d in shape(a[0]):
@@ -186,19 +192,38 @@ class Simplifier:
             return self.unbroadcast_scalar(op)
         return None
 
+    def sum_to_shape(self, op: Apply, c: Atom, have: tuple, want: tuple):
+        """sum_to_shape with both shapes known: a plain np.sum over the broadcast axes."""
+        if have == want:
+            return c
+        lead = len(have) - len(want)
+        if lead < 0:
+            return None
+        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(want) if d == 1 and have[lead + i] != 1)
+        if not axes:
+            return dataclasses.replace(op, prim="numpy.reshape", args=(c, Const(want)), kw=())
+        if not want:
+            return dataclasses.replace(op, prim="numpy.sum", args=(c,), kw=())
+        if lead == len(axes):  # only leading axes: the result already has the wanted shape
+            return dataclasses.replace(op, prim="numpy.sum", args=(c,), kw=(("axis", Const(axes)),))
+        if lead == 0:
+            return dataclasses.replace(op, prim="numpy.sum", args=(c,),
+                                       kw=(("axis", Const(axes)), ("keepdims", Const(True))))
+        return None
+
     def unbroadcast_scalar(self, op: Apply):
-        """`broadcast_to(c, S) * y` with y of shape S is `c * y`."""
+        """`broadcast_to(v, S) * y` with y of shape S is `v * y` (broadcasting does the rest)."""
         out_shape = T.shape_of(op.out.type)
         args = list(op.args)
         for i, x in enumerate(args):
             d = self.defs.get(x) if isinstance(x, Var) else None
-            if d is None or d.prim != "srcad.broadcast_to" or T.shape_of(atom_type(d.args[0])) != ():
+            if d is None or d.prim != "srcad.broadcast_to" or T.shape_of(atom_type(d.args[0])) is None:
                 continue
             other = args[1 - i]
             if out_shape is not None and T.shape_of(atom_type(other)) == out_shape:
                 args[i] = d.args[0]
                 return dataclasses.replace(op, args=tuple(args))
-            if isinstance(other, Const) and isinstance(d.args[0], Const):
+            if isinstance(other, Const) and isinstance(d.args[0], Const) and T.shape_of(atom_type(d.args[0])) == ():
                 args[i] = d.args[0]  # a constant times a broadcast constant stays a broadcast
                 folded = fold_apply(op.prim, tuple(args))
                 if folded is not None:

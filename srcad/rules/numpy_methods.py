@@ -20,7 +20,14 @@ defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", ou
 defrule("numpy.ndarray.real", "a", jvp="np.real(t)", vjp="g", out=ty.same("a"), fresh=False,
         attr=True, linear=("a",))
 
-nondiff("numpy.ndarray.shape", "a", out=lambda sig: T.UNKNOWN, attr=True)
+def _shape_type(sig):
+    t = sig.type("a")
+    if isinstance(t, T.Array) and t.ndim is not None:
+        return T.Tuple((T.INT,) * t.ndim)
+    return T.UNKNOWN
+
+
+nondiff("numpy.ndarray.shape", "a", out=_shape_type, attr=True)
 nondiff("numpy.ndarray.ndim", "a", out=ty.scalar_int, attr=True)
 nondiff("numpy.ndarray.size", "a", out=ty.scalar_int, attr=True)
 nondiff("numpy.ndarray.dtype", "a", out=ty.opaque("dtype"), attr=True)

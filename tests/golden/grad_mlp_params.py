@@ -7,7 +7,7 @@ def grad_mlp_params(params, x):
     # adjoint of line 31: return np.sum((params["W2"] @ h) ** 2)
     _t6 = 2 * (_t4 @ h)
     _t9 = _unbroadcast(np.expand_dims(_t6, -1) * h, _t4)
-    _t11 = _T(_t4) @ _t6
+    _t11 = _t4.T @ _t6
     params_bar = _zeros_like(params)
     params_bar = _scatter_add(params_bar, 'W2', _t9)
     # adjoint of line 30: h = np.tanh(params["W1"] @ x + params["b1"])

@@ -15,6 +15,6 @@ def grad_reductions(x):
     x_bar = x_bar + _t21 / np.sum(_t21)
     x_bar[0] += np.prod(_t3) / _t3
     # adjoint of line 67: return (np.sum(x, axis=1).dot(np.mean(x, axis=1, keepdims=True).rav...
-    x_bar = x_bar + _expand_reduced(np.reshape(_t0, (2, 1)), x, 1, True) * 0.3333333333333333
+    x_bar = x_bar + _broadcast_to(np.reshape(_t0, (2, 1)), (2, 3)) * 0.3333333333333333
     x_bar = x_bar + _expand_reduced(_t2, x, 1, False)
     return x_bar
