@@ -53,6 +53,7 @@ class Simplifier:
         self.uses = _uses(fn)
         self.next_id = max_var_id(fn) + 1
         self.pending: list = []  # operations an identity needs emitted before its result
+        self.rewrites = 0  # changes that substitute nothing (a cheaper operation, a dropped if)
 
     def fresh(self, t) -> Var:
         v = Var(self.next_id, "", t)
@@ -91,7 +92,9 @@ class Simplifier:
             if folded is None and not kw:
                 folded = self.identity(op)
             pending, self.pending = self.pending, []
+            self.rewrites += len(pending)
             if isinstance(folded, Apply):
+                self.rewrites += 1
                 op = folded
             elif folded is not None:
                 self.subst[op.out] = folded
@@ -236,6 +239,7 @@ class Simplifier:
             taken = self.block(op.then if cond.value else op.orelse)
             for o, y in zip(op.outs, taken.yields):
                 self.subst[o] = y
+            self.rewrites += 1
             return list(taken.ops)
         then, orelse = self.block(op.then), self.block(op.orelse)
         keep, pre = [], []
@@ -248,7 +252,9 @@ class Simplifier:
                 pre.append(Apply((o,), "operator.not_", (cond,), (), op.loc))
             else:
                 keep.append(i)
+        self.rewrites += len(pre) + (len(keep) < len(op.outs))
         if not then.ops and not orelse.ops and not keep:
+            self.rewrites += 1
             return pre
         return pre + [If(tuple(op.outs[i] for i in keep), cond,
                    Block((), then.ops, tuple(then.yields[i] for i in keep)),
@@ -270,6 +276,7 @@ class Simplifier:
                 keep.append(i)
         if len(keep) == n:
             return [op]
+        self.rewrites += 1
         # apply the new substitutions inside the body, then rebuild with fewer carried values
         body = substitute_block(op.body, self.subst)
         extra = body.yields[n:]
@@ -288,7 +295,7 @@ def simplify(fn: Function) -> Function:
     for _ in range(4):
         s = Simplifier(fn)
         new = dataclasses.replace(fn, body=s.block(fn.body))
-        if not s.subst and new == fn:
+        if not s.subst and not s.rewrites:
             return new
         fn = new
     return fn
