@@ -7,6 +7,7 @@ import datetime
 import os
 import platform
 import re
+import subprocess
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -142,20 +143,36 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def srcad_revision() -> str:
+    """The commit the measured srcad comes from, noting uncommitted changes under srcad/."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True).stdout.strip()
+
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "srcad")
+    except OSError:
+        return "unknown revision"
+    return (head or "unknown revision") + (" + uncommitted changes" if dirty else "")
+
+
 def machine_info() -> str:
     versions = ", ".join(f"{name} {v}" if v else f"{name} not installed"
                          for name, v in peers.versions().items())
-    threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
-    return (f"{cpu_model()} ({os.cpu_count()} cores, {threads} thread per library), "
-            f"Python {platform.python_version()}, NumPy {np.__version__}; peers: {versions}; "
-            f"{datetime.date.today().isoformat()}")
+    threads = os.environ.get("OPENBLAS_NUM_THREADS")
+    threads = f"{threads} thread(s) per library" if threads else "default threads"
+    return (f"{cpu_model()} ({os.cpu_count()} cores, {threads}), "
+            f"Python {platform.python_version()}, NumPy {np.__version__}; srcad {srcad_revision()}; "
+            f"peers: {versions}; {datetime.date.today().isoformat()}")
 
 
-def write_markdown(path: str, sections: dict, command: str) -> None:
+def write_markdown(path: str, sections: dict, info: str, command: str) -> None:
     """Put each group's table between its markers in `path` (appending new sections)."""
     text = open(path).read() if os.path.exists(path) else "# srcad performance\n"
     for group, table in sections.items():
-        block = (f"<!-- bench:{group} -->\n_{machine_info()}; `{command}`_\n\n"
+        block = (f"<!-- bench:{group} -->\n_{info}; `{command}`_\n\n"
                  f"{render_markdown(table)}\n<!-- /bench:{group} -->")
         pattern = re.compile(rf"<!-- bench:{group} -->.*?<!-- /bench:{group} -->", re.S)
         if pattern.search(text):

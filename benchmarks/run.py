@@ -78,7 +78,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     budget = QUICK if args.quick else FULL
     start = time.perf_counter()
-    print(report.machine_info())
+    info = report.machine_info()   # before the run: the srcad revision that gets imported
+    print(info)
     missing = [label for label in peers.LABELS if not peers.installed(label)]
     if missing:
         print("not installed (columns skipped): " + ", ".join(missing))
@@ -98,7 +99,7 @@ def main(argv=None) -> int:
         print(f"\n!! {problems} problem(s): wrong or failing derivatives, listed under the tables (! lines)")
     if args.markdown:
         command = "python benchmarks/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
-        report.write_markdown(args.markdown, sections, command.strip())
+        report.write_markdown(args.markdown, sections, info, command.strip())
         print(f"\nwrote {args.markdown}")
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
     return 0
