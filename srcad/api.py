@@ -19,7 +19,7 @@ import numpy as np
 from . import cache, runtime
 from .codegen.compile import add_source_notes, register_source
 from .custom import CustomRule
-from .errors import ArgumentError
+from .errors import ArgumentError, TypeSupportError
 from .ir import types as T
 from .pipeline import (Built, Spec, build_batched, build_forward, build_reverse, build_vjp,
                        differentiable_positions, free_reads, lowered)
@@ -116,6 +116,9 @@ class Transformed:
             args = tuple(bound.arguments.values())
         for i in self.spec.argnums:
             a = args[i]
+            if isinstance(a, (complex, np.complexfloating)) or (type(a) is np.ndarray and a.dtype.kind == "c"):
+                raise TypeSupportError(f"{self.__name__}: argument {i} is complex; srcad differentiates "
+                                       "real floats and float arrays (split real and imaginary parts)")
             if type(a) is int or (type(a) is np.ndarray and a.dtype.kind in "iub"):
                 args = args[:i] + (np.asarray(a, dtype=float) if type(a) is np.ndarray else float(a),) + args[i + 1:]
         return args

@@ -405,3 +405,31 @@ def require_scalar(x, what="this argument"):
         raise ValueError(f"srcad: the derivative with respect to {what} needs a scalar, "
                          f"got shape {np.shape(x)}")
     return 1.0
+
+
+def _ties(xs, ans):
+    """1/k at the k positions where xs equals its max/min ans, 0 elsewhere."""
+    mask = np.asarray([x == ans for x in xs] if isinstance(xs, (list, tuple)) else xs == ans, dtype=float)
+    return mask / np.sum(mask)
+
+
+def max_of(xs):
+    """max(xs) of an iterable (the builtin with one argument)."""
+    return max(xs)
+
+
+def min_of(xs):
+    """min(xs) of an iterable (the builtin with one argument)."""
+    return min(xs)
+
+
+def select_adjoint(g, xs, ans):
+    """The cotangent of xs for ans = max(xs) or min(xs): g shared equally among ties."""
+    w = g * _ties(xs, ans)
+    return list(w) if isinstance(xs, (list, tuple)) else w
+
+
+def select_tangent(t, xs, ans):
+    """The tangent of ans = max(xs) or min(xs) from the tangent t of xs."""
+    w = _ties(xs, ans)
+    return sum(ti * wi for ti, wi in zip(t, w)) if isinstance(xs, (list, tuple)) else np.sum(t * w)

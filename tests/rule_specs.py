@@ -99,6 +99,8 @@ INTERNAL = {
     "srcad.clip_mask": "clip rows",
     "srcad.inverse_axes": "transpose rows",
     "srcad.stop_gradient": "test_api.test_stop_gradient_hand_derived",
+    "srcad.select_adjoint": "the adjoint of max/min of an iterable: srcad.max_of rows, second order",
+    "srcad.select_tangent": "the tangent of max/min of an iterable: srcad.max_of rows, second order",
     "srcad.list_concat": "corpus containers",
     "srcad.list_repeat": "test_errors (no derivative rule when active)",
     "srcad.not_in": "corpus branches",
@@ -245,3 +247,7 @@ import rule_specs_linalg  # noqa: E402
 import rule_specs_numpy  # noqa: E402
 
 FAMILY_MODULES = (rule_specs_numpy, rule_specs_linalg)
+
+row("srcad.max_of", "max(list(x)) * x", x=V3)
+row("srcad.max_of", "max(x) + x", x=V3, note="the builtin over a 1-d array")
+row("srcad.min_of", "min(list(x * x)) * x", x=V3)

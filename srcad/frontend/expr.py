@@ -325,6 +325,8 @@ class ExprLowerer:
         return self.call_static(s.obj, args, kw, node)
 
     def call_static(self, fn, args, kw, node) -> Atom:
+        if fn in (max, min) and (len(args) != 2 or kw):
+            return self.call_max_min(fn, args, kw, node)
         rule = registry.rule_for_object(fn)
         if rule is not None:
             return self.apply_rule(rule, args, kw, node)
@@ -336,6 +338,18 @@ class ExprLowerer:
         if isinstance(fn, types.FunctionType) or hasattr(fn, "__srcad_transform__"):
             return self.call_function(fn, args, kw, node)
         return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
+
+    def call_max_min(self, fn, args, kw, node) -> Atom:
+        """max/min of one iterable, or of three or more values (pairwise)."""
+        if kw or not args:
+            raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() with key= or default= "
+                             "is not supported", "compute the values first, then take their max")
+        if len(args) == 1:
+            return self.emit(f"srcad.{fn.__name__}_of", args, node=node)
+        out = args[0]
+        for a in args[1:]:
+            out = self.emit(f"builtins.{fn.__name__}", (out, a), node=node)
+        return out
 
     def call_custom(self, fn: CustomRule, args, kw, node) -> Atom:
         """A function with user-given derivative rules: outs are (result, residuals)."""

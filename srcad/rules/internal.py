@@ -105,3 +105,18 @@ defrule("srcad.sum_to_shape", "v, shape", jvp={"v": "srcad.sum_to_shape(t, shape
 defrule("srcad.broadcast_to", "v, shape", jvp={"v": "srcad.broadcast_to(t, shape)"},
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
         fresh=False, linear=("v",))
+
+# max/min of an iterable: the derivative goes to the selected element, shared among ties;
+# select_adjoint and select_tangent are each other's transposes
+_SELECT = {"jvp": "srcad.select_tangent(t, xs, ans)", "vjp": "srcad.select_adjoint(g, xs, ans)"}
+# (a parameter may not be called ans, g or t: those names mean the result and derivatives)
+defrule("srcad.max_of", "xs", **_SELECT, out=lambda sig: getattr(sig.type("xs"), "elt", T.FLOAT),
+        fn=rt.max_of)
+defrule("srcad.min_of", "xs", **_SELECT, out=lambda sig: getattr(sig.type("xs"), "elt", T.FLOAT),
+        fn=rt.min_of)
+defrule("srcad.select_adjoint", "v, xs, best", jvp={"v": "srcad.select_adjoint(t, xs, best)"},
+        vjp={"v": "srcad.select_tangent(g, xs, best)"}, out=ty.same("xs"), fn=rt.select_adjoint,
+        linear=("v",))
+defrule("srcad.select_tangent", "v, xs, best", jvp={"v": "srcad.select_tangent(t, xs, best)"},
+        vjp={"v": "srcad.select_adjoint(g, xs, best)"}, out=ty.same("best"), fn=rt.select_tangent,
+        linear=("v",))

@@ -250,6 +250,10 @@ def defrule(
             return None
     names, defaults = _parse_params(params)
     where = f"rule {path}"
+    clash = set(names) & set(_SPECIAL_NAMES)
+    if clash:
+        raise RuleError(f"{where}: parameters may not be named {sorted(clash)} (in templates ans is the "
+                        "result, g its cotangent, t a tangent)")
     lets = dict(let or {})
     allowed = set(names) | set(_SPECIAL_NAMES) | set(lets)
     nouts = flags.get("nouts", 1)

@@ -53,6 +53,10 @@ def builtins_use(x, y):
     return max(x, y) * 2.0 + min(x, y) + float(x) * abs(y) + pow(x, 2)
 
 
+def builtin_extrema(a, b, c):
+    return max([a, b, c]) * min(a, b, c) + max(a, b) - min((a * b, c))
+
+
 def numpy_elementwise(x):
     return np.sum(np.exp(x) + np.log(x) + np.sqrt(x) + np.tanh(x) * np.cos(x) + np.square(x)
                   + np.reciprocal(x) + np.arctan(x) + np.sinh(x / 3.0) + np.log1p(x) + np.power(x, 1.5))
@@ -117,6 +121,8 @@ CASES = [
     (tuple_assign, (0.5, 0.25)),
     (builtins_use, (0.3, 0.8)),
     (builtins_use, (0.8, 0.3)),
+    (builtin_extrema, (0.3, 0.9, 0.5)),
+    (builtin_extrema, (0.9, 0.2, 0.6)),
     (numpy_elementwise, (X,)),
     (numpy_binary, (X, Y)),
     (reductions, (M,)),

@@ -1,5 +1,5 @@
 def jvp_numpy_elementwise(x, x_dot):
-    # srcad 0.1.0: jvp of numpy_elementwise (straight.py:56)
+    # srcad 0.1.0: jvp of numpy_elementwise (straight.py:60)
     # argnums=(0,); specialised for x: float[3]
     _t0 = np.exp(x)
     _t6 = np.sqrt(x)
