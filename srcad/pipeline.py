@@ -23,7 +23,8 @@ from .passes.pipeline import cleanup, optimize
 from .transforms.activity import analyze
 from .transforms.batched import batched_forward
 from .transforms.forward import forward
-from .transforms.reverse import reverse, reverse_split, saved_report
+from .transforms.reverse import reverse, reverse_split
+from .transforms.saved import saved_report
 from .transforms.safety import check_mutations
 from .transforms.specialize import specialize
 

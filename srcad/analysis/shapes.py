@@ -72,10 +72,24 @@ def _slice_len(n, sl):
         return None
 
 
+def _key_part(t: T.Type):
+    """A subscript part from its type: an int, None, a constant slice, or "?" (unknown)."""
+    if isinstance(t, T.Int):
+        return 0
+    if isinstance(t, T.NoneT):
+        return None
+    if isinstance(t, T.Opaque) and t.what == "slice" and t.value is not None:
+        return slice(*t.value)
+    return "?"
+
+
 def _index(sig):
     x, key = T.shape_of(sig.type("x")), sig.const("idx", NotImplemented)
-    if x is None or key is NotImplemented:
-        return None  # (constant keys only: slices built from variables stay unknown)
+    if key is NotImplemented:  # a key built from variables: ints and constant slices only
+        t = sig.type("idx")
+        key = tuple(_key_part(e) for e in t.elts) if isinstance(t, T.Tuple) else _key_part(t)
+    if x is None:
+        return None
     parts = key if isinstance(key, tuple) else (key,)
     out, axis = [], 0
     for p in parts:

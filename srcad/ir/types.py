@@ -177,6 +177,7 @@ class Opaque(Type):
     """A non-numeric object (a module, a function, a range, a slice...)."""
 
     what: str = "object"
+    value: tuple | None = None  # a constant slice's (start, stop, step), for shape analysis
 
     def __str__(self) -> str:
         return self.what
@@ -277,4 +278,6 @@ def of_value(x: object) -> Type:
         return Dict(tuple((k, of_value(v)) for k, v in x.items()))
     if isinstance(x, complex):
         return Opaque("complex")
+    if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):
+        return Opaque("slice", (x.start, x.stop, x.step))
     return Opaque(type(x).__name__)

@@ -7,6 +7,8 @@ constant operations fold on the spot, and rule templates are instantiated into I
 
 from __future__ import annotations
 
+import dataclasses
+
 import builtins
 import math
 
@@ -136,3 +138,8 @@ class TemplateLowerer(ExprLowerer):
                 y = self.branch_value(value_node)
                 (result,) = self.b.end_if((y,))
         return result
+
+
+def aloc(loc):
+    """The location of adjoint code for a user line (codegen comments those groups)."""
+    return dataclasses.replace(loc, adjoint=True) if loc is not None else None

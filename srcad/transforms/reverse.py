@@ -33,7 +33,6 @@ real. Rules only state math; all the bookkeeping above lives here.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 from ..errors import NoRuleError, diagnostic
@@ -42,7 +41,9 @@ from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, iter_ops
 from ..rules import registry
 from .activity import Activity, operand_params
-from .emitter import Emitter
+from .emitter import Emitter, aloc
+from .remat import Remat, defs_visible
+from .reverse_loops import LoopAdjoints
 
 _SCALARS = (T.Float, T.Int, T.Bool)
 
@@ -67,11 +68,6 @@ def _stack_keys(b: Builder):
     return [k for k in b.var_hints if isinstance(k, tuple) and k and k[0] == "stack"]
 
 
-def aloc(loc):
-    """The location of adjoint code for a user line (codegen comments those groups)."""
-    return dataclasses.replace(loc, adjoint=True) if loc is not None else None
-
-
 @dataclass
 class Plan:
     """What the dry run learned: pushes per loop, lifted values per if, cotangent writes."""
@@ -83,23 +79,13 @@ class Plan:
     loops: dict = field(default_factory=dict)  # id(loop) -> loop op (for reports)
 
 
-def defs_visible(block: Block) -> set:
-    """Values defined in `block` or in `if` branches inside it (not inside nested loops)."""
-    out = set(block.params)
-    for op in block.ops:
-        out.update(op.outs)
-        if isinstance(op, If):
-            out |= defs_visible(op.then) | defs_visible(op.orelse)
-    return out
-
-
 def _is_scalar(a: Atom) -> bool:
     if isinstance(a, Const):
         return isinstance(a.value, (bool, int, float))
     return isinstance(a.type, _SCALARS)
 
 
-class Reverse:
+class Reverse(LoopAdjoints):
     """One run of the reverse transform (dry or real) over a typed, simplified function."""
 
     def __init__(self, fn: Function, act: Activity, plan: Plan, dry: bool):
@@ -112,16 +98,7 @@ class Reverse:
         self.loop_depth = 0
         loops = [op for op in iter_ops(fn.body) if isinstance(op, (For, While))]
         self.trips = {id(op): Var(-1 - k, "_trips", T.INT) for k, op in enumerate(loops)}
-        self.loop_of: dict[Var, object] = {}  # values defined in a loop body (or its ifs) -> loop
-        self.def_op: dict[Var, Apply] = {}
-        for loop in loops:
-            for o in defs_visible(loop.body) - set(loop.body.params):
-                self.loop_of[o] = loop
-        for op in iter_ops(fn.body):
-            if isinstance(op, Apply):
-                for o in op.outs:
-                    self.def_op[o] = op
-        self._remat: dict[Var, bool] = {}
+        self.rematerializable = Remat(fn)
         self._writes: dict[int, set] = {}
 
     # -- forward values ------------------------------------------------------------------------
@@ -142,37 +119,8 @@ class Reverse:
             return self.recompute(a)
         raise AssertionError(f"srcad internal error: forward value {a!r} is not available")
 
-    # values cheaper to recompute in the backward sweep than to store per iteration
-
-    def rematerializable(self, v: Var) -> bool:
-        if v not in self._remat:
-            self._remat[v] = False  # (guards against cycles while deciding)
-            self._remat[v] = self._cheap(v)
-        return self._remat[v]
-
-    def _cheap(self, v: Var) -> bool:
-        loop, op = self.loop_of.get(v), self.def_op.get(v)
-        if loop is None or op is None or len(op.outs) != 1:
-            return False
-        if not isinstance(v.type, _SCALARS) and not (
-                op.prim == "operator.getitem" and isinstance(atom_type(op.args[0]), (T.List, T.Tuple, T.Dict))):
-            return False  # recompute scalars, and elements of lists/tuples (a reference, O(1))
-        rule = registry.lookup(op.prim)
-        if rule.impure or rule.opaque or rule.updates is not None or rule.structural:
-            return False
-        if op.prim != "operator.getitem" and rule.family not in ("operators", "math", "builtins"):
-            return False
-        # operands must be available in the backward iteration without storing anything new:
-        # the loop index, loop-carried values (stored anyway), or values from outside the loop
-        params = set(loop.body.params)
-        body = defs_visible(loop.body)
-        for w in op.operands():
-            if isinstance(w, Var) and w not in params and w in body and not self.rematerializable(w):
-                return False
-        return True
-
     def recompute(self, v: Var) -> Atom:
-        op = self.def_op[v]
+        op = self.rematerializable.def_op[v]
         args = tuple(self.primal(a) for a in op.args)
         kw = tuple((k, self.primal(a)) for k, a in op.kw)
         if self.dry:
@@ -331,14 +279,6 @@ class Reverse:
             grads.append(c if c is not None else self.zeros_for(p))
         return fwd_b, fwd_result, self.b, res_params + stack_params + [g], grads, names
 
-    def make_stacks(self) -> None:
-        for loop_id, values in sorted(self.plan.push.items(), key=lambda kv: min(v.id for v in kv[1]) if kv[1] else 0):
-            for v in values:
-                k = ("stack", v.id)
-                self.b.var_hints[k] = "_stack_" + (v.hint or "t")
-                self.b.var_types[k] = T.List(v.type)
-                self.b.write(k, self.b.apply("srcad.list", (), hint=self.b.var_hints[k], types=(T.List(v.type),)))
-
     # -- forward sweep --------------------------------------------------------------------------
 
     def fwd_block(self, block: Block) -> None:
@@ -379,81 +319,6 @@ class Reverse:
         if isinstance(a, Var) and a in layer:
             return layer[a]
         return self.fwd(a)
-
-    def _push_all(self, op, params: bool) -> None:
-        """Push what the backward sweep reads: loop parameters first thing in the body (so
-        they can be reassigned in place), other values at the end."""
-        start = set(op.body.params)
-        for v in self.plan.push.get(id(op), ()):
-            if (v in start) != params:
-                continue
-            k = ("stack", v.id)
-            s = self.b.read(k)
-            s2 = self.b.apply("srcad.list_append", (s, self.fwd(v)), hint=self.b.var_hints.get(k, ""),
-                              types=(T.List(v.type),))
-            self.plan.pushed[s2.id] = (v, id(op))
-            self.b.write(k, s2)
-
-    def _count_trip(self, op) -> None:
-        k = ("trip", id(op))
-        self.b.write(k, self.em.apply("operator.add", (self.b.read(k), Const(1))))
-
-    def _counts_trips(self, op) -> bool:
-        return id(op) in self.plan.loops and (isinstance(op, While) or op.exits)
-
-    def fwd_for(self, op: For) -> None:
-        n = len(op.init)
-        counting = self._counts_trips(op)
-        if counting:
-            self.b.var_hints[("trip", id(op))] = "_trips"
-            self.b.write(("trip", id(op)), Const(0))
-        index, params = self.b.begin_for(
-            self.fwd(op.start), self.fwd(op.stop), self.fwd(op.step), tuple(self.fwd(a) for a in op.init),
-            index_hint=op.body.params[0].hint or "i", hints=tuple(p.hint for p in op.body.params[1:]),
-            types=tuple(p.type for p in op.body.params[1:]), loc=op.loc)
-        self.layers.append(dict(zip(op.body.params, (index,) + params)))
-        self.loop_depth += 1
-        self._push_all(op, params=True)
-        self.fwd_block(op.body)
-        if counting:
-            self._count_trip(op)
-        self._push_all(op, params=False)
-        ys = tuple(self.fwd(y) for y in op.body.yields)
-        self.loop_depth -= 1
-        self.layers.pop()
-        outs = self.b.end_for(ys[:n], ys[n] if op.exits else None)
-        self.layers[-1].update(zip(op.outs, outs))
-        if counting:
-            self.layers[-1][self.trip_var(op)] = self.b.read(("trip", id(op)))
-
-    def fwd_while(self, op: While) -> None:
-        n = len(op.init)
-        counting = self._counts_trips(op)
-        if counting:
-            self.b.var_hints[("trip", id(op))] = "_trips"
-            self.b.write(("trip", id(op)), Const(0))
-        hints = tuple(p.hint for p in op.body.params)
-        types = tuple(p.type for p in op.body.params)
-        cparams = self.b.begin_while(tuple(self.fwd(a) for a in op.init), hints, types, op.loc)
-        self.layers.append(dict(zip(op.cond.params, cparams)))
-        self.fwd_block(op.cond)
-        cond = self.fwd(op.cond.yields[0])
-        self.layers.pop()
-        bparams = self.b.begin_while_body(cond)
-        self.layers.append(dict(zip(op.body.params, bparams)))
-        self.loop_depth += 1
-        self._push_all(op, params=True)
-        self.fwd_block(op.body)
-        if counting:
-            self._count_trip(op)
-        self._push_all(op, params=False)
-        ys = tuple(self.fwd(y) for y in op.body.yields)
-        self.loop_depth -= 1
-        self.layers.pop()
-        outs = self.b.end_while(ys[:n], ys[n] if op.exits else None)
-        self.layers[-1].update(zip(op.outs, outs))
-        if counting:
-            self.layers[-1][self.trip_var(op)] = self.b.read(("trip", id(op)))
 
     # -- backward sweep -------------------------------------------------------------------------
 
@@ -632,123 +497,6 @@ class Reverse:
                 out.update(a for a in op.init if act(a))
         return out
 
-    def bwd_loop(self, op) -> None:
-        is_for = isinstance(op, For)
-        params = op.body.params[1:] if is_for else op.body.params
-        n = len(op.outs)
-        carried = [i for i in range(n) if self.act.active(params[i]) or self.act.active(op.outs[i])]
-        if not carried:
-            return
-        if self.dry:
-            self.plan.loops[id(op)] = op
-        keys = [("carry", id(op), i) for i in carried]
-        for k, i in zip(keys, carried):
-            self.b.var_hints[k] = (params[i].hint + "_bar") if params[i].hint else ""
-            self.b.var_types[k] = params[i].type
-            c = self.take_ct(op.outs[i])
-            self.b.write(k, c if c is not None else self.zeros_for(op.outs[i], aloc(op.loc)))
-        self.materialize(self.region_writes(op), aloc(op.loc))
-        index = self._open_reverse_loop(op, is_for)
-        self.layers.append({op.body.params[0]: index} if is_for else {})
-        self.open_region()
-        for v in reversed(self.plan.push.get(id(op), ())):
-            self.layers[-1][v] = self.pop(v)
-        for k, i in zip(keys, carried):
-            self.accumulate(op.body.yields[i], self.b.read(k))
-        self.bwd_block(op.body)
-        for k, i in zip(keys, carried):
-            c = self.take_ct(params[i])
-            self.b.write(k, c if c is not None else self.zeros_for(params[i], aloc(op.loc)))
-        self.kill_local(op.body)
-        local = self.local(op.body)
-        saved, _ = self.close_region(local)
-        self.layers.pop()
-        self.b.end_for()
-        if self.dry:
-            self.plan.push[id(op)] = tuple(sorted(saved - {op.body.params[0]} if is_for else saved,
-                                                  key=lambda v: v.id))
-        for k, i in zip(keys, carried):
-            self.accumulate(op.init[i], self.b.read(k), aloc(op.loc))
-            self.b.kill(k)
-
-    def _open_reverse_loop(self, op, is_for: bool) -> Var:
-        if is_for and not op.exits:
-            index, _ = self.b.begin_for(self.primal(op.start), self.primal(op.stop), self.primal(op.step),
-                                        index_hint=op.body.params[0].hint or "i", reverse=True, loc=aloc(op.loc))
-            return index
-        trips = self.primal(self.trip_var(op))
-        if is_for:
-            start, step = self.primal(op.start), self.primal(op.step)
-            span = self.em.apply("operator.mul", (trips, step), (), aloc(op.loc))
-            stop = self.em.apply("operator.add", (start, span), (), aloc(op.loc))
-            index, _ = self.b.begin_for(start, stop, step, index_hint=op.body.params[0].hint or "i",
-                                        reverse=True, loc=aloc(op.loc))
-            return index
-        index, _ = self.b.begin_for(Const(0), trips, Const(1), index_hint="_", loc=aloc(op.loc))
-        return index
-
-    def pop(self, v: Var) -> Atom:
-        if self.dry:
-            return v
-        k = ("stack", v.id)
-        s = self.b.read(k)
-        hints = (self.b.var_hints.get(k, ""), v.hint)
-        s2, val = self.b.apply("srcad.list_pop", (s,), hint=hints, types=(T.List(v.type), v.type))
-        self.b.write(k, s2)
-        return val
-
-
-@dataclass(frozen=True)
-class SavedValue:
-    """One value the forward sweep stores per loop iteration (see srcad.saved_values)."""
-
-    name: str
-    type: T.Type
-    line: int
-    file: str
-    loop_line: int
-
-    @property
-    def nbytes(self) -> int | None:
-        """Bytes stored per iteration: the list slot plus the object (None if unknown)."""
-        if isinstance(self.type, (T.Float, T.Int, T.Bool)):
-            return 8 + 24  # a list slot and a Python float object
-        if isinstance(self.type, T.Array) and self.type.shape is not None:
-            n = 1
-            for d in self.type.shape:
-                n *= d
-            return 8 + 112 + 8 * n  # slot, ndarray header, data
-        return None
-
-    @property
-    def bytes_per_iteration(self) -> str:
-        n = self.nbytes
-        if n is not None:
-            return f"{n} B"
-        if isinstance(self.type, T.Array):
-            return "8 B * size + 120 B"
-        return "one reference"
-
-
-def saved_report(fn: Function, plan: Plan, final: Function | None = None) -> list[SavedValue]:
-    """What the forward sweep stores per loop iteration (in `final`, the optimised code,
-    when given: pushes that optimisation removed are not reported)."""
-    defs = {}
-    for op in iter_ops(fn.body):
-        for o in op.outs:
-            defs[o] = op.loc
-    kept = None
-    if final is not None:
-        kept = {o.id for op in iter_ops(final.body) for o in op.outs}
-    out = []
-    for out_id, (v, loop_id) in sorted(plan.pushed.items()):
-        if kept is not None and out_id not in kept:
-            continue
-        loop = plan.loops.get(loop_id)
-        loc = defs.get(v) or (loop.loc if loop else None)
-        out.append(SavedValue(v.hint or "(temporary)", v.type, loc.line if loc else 0,
-                              loc.file if loc else "", loop.loc.line if loop and loop.loc else 0))
-    return sorted(out, key=lambda s: (s.loop_line, s.line, s.name))
 
 
 def reverse(fn: Function, act: Activity, wrt: tuple[int, ...], *, seed_param: bool = False):

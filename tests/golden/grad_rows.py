@@ -2,24 +2,20 @@ def grad_rows(X, w):
     # srcad 0.1.0: grad of rows (loops.py:17)
     # argnums=(0, 1); specialised for X: float[3, 2], w: float[2]
     # saved per loop iteration for the backward sweep:
-    #   row (line 19, array1f): 8 B * size + 120 B
     #   (temporary) (line 20, float): 32 B
-    _stack_row = []
     _stack_t = []
     _t0 = len(X)
     for _k in range(_t0):
         row = X[_k]
-        _t3 = np.tanh(np.dot(row, w))
-        _stack_row.append(row)
-        _stack_t.append(_t3)
+        _stack_t.append(np.tanh(np.dot(row, w)))
     # adjoint of line 19: for row in X:
     X_bar = np.zeros((3, 2))
     w_bar = np.zeros((2,))
     for _k in reversed(range(_t0)):
         _t4 = _stack_t.pop()
-        row = _stack_row.pop()
         # adjoint of line 20: total = total + np.tanh(np.dot(row, w))
         _t6 = 1.0 - _t4 * _t4
+        row = X[_k]
         w_bar = w_bar + _t6 * row
         # adjoint of line 19: for row in X:
         X_bar[_k] += _t6 * w

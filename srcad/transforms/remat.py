@@ -1,0 +1,91 @@
+"""Rematerialisation: which forward values the backward sweep recomputes instead of storing.
+
+Inside a loop body, reverse mode must store (push) every forward value its adjoint reads.
+Some values are cheaper to compute again in the backward iteration than to keep: scalar
+arithmetic, elements of lists and tuples (a reference), and basic-indexing views of arrays
+(`xs[t]`, `x[:, j]`: O(1), no copy). They qualify when their operands are themselves
+available in the backward iteration without storing anything new: the loop index,
+loop-carried scalars, values from outside the loop, or other rematerialisable values.
+"""
+
+from __future__ import annotations
+
+from ..ir import types as T
+from ..ir.nodes import Apply, Block, For, If, Var, While, atom_type, iter_ops
+from ..rules import registry
+
+_SCALARS = (T.Float, T.Int, T.Bool)
+_CHEAP_FAMILIES = ("operators", "math", "builtins")
+_CHEAP_INTERNAL = {"srcad.slice", "srcad.tuple"}  # building an index key
+
+
+def defs_visible(block: Block) -> set:
+    """Values defined in `block` or in `if` branches inside it (not inside nested loops)."""
+    out = set(block.params)
+    for op in block.ops:
+        out.update(op.outs)
+        if isinstance(op, If):
+            out |= defs_visible(op.then) | defs_visible(op.orelse)
+    return out
+
+
+def _basic_key(t: T.Type) -> bool:
+    """Is a subscript of this type basic indexing (a view, not a copy)?"""
+    if isinstance(t, T.Tuple):
+        return all(_basic_key(e) for e in t.elts)
+    return isinstance(t, (T.Int, T.NoneT)) or (isinstance(t, T.Opaque) and t.what in ("slice", "ellipsis"))
+
+
+class Remat:
+    """Decides, once per value, whether the backward sweep recomputes it."""
+
+    def __init__(self, fn):
+        loops = [op for op in iter_ops(fn.body) if isinstance(op, (For, While))]
+        self.loop_of: dict[Var, object] = {}  # values defined in a loop body (or its ifs) -> loop
+        self.def_op: dict[Var, Apply] = {}
+        for loop in loops:
+            for o in defs_visible(loop.body) - set(loop.body.params):
+                self.loop_of[o] = loop
+        for op in iter_ops(fn.body):
+            if isinstance(op, Apply):
+                for o in op.outs:
+                    self.def_op[o] = op
+        self._cache: dict[Var, bool] = {}
+
+    def __call__(self, v: Var) -> bool:
+        if v not in self._cache:
+            self._cache[v] = False  # (guards against cycles while deciding)
+            self._cache[v] = self._cheap(v)
+        return self._cache[v]
+
+    def _cheap(self, v: Var) -> bool:
+        loop, op = self.loop_of.get(v), self.def_op.get(v)
+        if loop is None or op is None or len(op.outs) != 1:
+            return False
+        rule = registry.lookup(op.prim)
+        if rule.impure or rule.opaque or rule.updates is not None:
+            return False
+        view = self._view(op)
+        if not (isinstance(v.type, _SCALARS) or view or op.prim in _CHEAP_INTERNAL
+                or (op.prim == "operator.getitem" and isinstance(atom_type(op.args[0]), (T.List, T.Tuple, T.Dict)))):
+            return False
+        if op.prim != "operator.getitem" and op.prim not in _CHEAP_INTERNAL and rule.family not in _CHEAP_FAMILIES:
+            return False
+        params = set(loop.body.params)
+        body = defs_visible(loop.body)
+        for k, w in enumerate(op.operands()):
+            if not isinstance(w, Var) or (w not in body and w not in params):
+                continue  # a value from outside the loop
+            if w in params:  # the loop index, or a loop-carried value (stored anyway)...
+                if view and k == 0:
+                    return False  # ...but not a whole carried array to recompute a row of it
+                continue
+            if not self(w):
+                return False
+        return True
+
+    @staticmethod
+    def _view(op: Apply) -> bool:
+        """A basic-indexing subscript of an array: O(1), shares the array's memory."""
+        return (op.prim == "operator.getitem" and len(op.args) == 2
+                and isinstance(atom_type(op.args[0]), T.Array) and _basic_key(atom_type(op.args[1])))

@@ -1,0 +1,62 @@
+"""What reverse mode stores per loop iteration, as users see it (`srcad.saved_values` and
+the header comment of generated code)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import types as T
+from ..ir.nodes import Function, iter_ops
+
+
+@dataclass(frozen=True)
+class SavedValue:
+    """One value the forward sweep stores per loop iteration (see srcad.saved_values)."""
+
+    name: str
+    type: T.Type
+    line: int
+    file: str
+    loop_line: int
+
+    @property
+    def nbytes(self) -> int | None:
+        """Bytes stored per iteration: the list slot plus the object (None if unknown)."""
+        if isinstance(self.type, (T.Float, T.Int, T.Bool)):
+            return 8 + 24  # a list slot and a Python float object
+        if isinstance(self.type, T.Array) and self.type.shape is not None:
+            n = 1
+            for d in self.type.shape:
+                n *= d
+            return 8 + 112 + 8 * n  # slot, ndarray header, data
+        return None
+
+    @property
+    def bytes_per_iteration(self) -> str:
+        n = self.nbytes
+        if n is not None:
+            return f"{n} B"
+        if isinstance(self.type, T.Array):
+            return "8 B * size + 120 B"
+        return "one reference"
+
+
+def saved_report(fn: Function, plan, final: Function | None = None) -> list[SavedValue]:
+    """What the forward sweep stores per loop iteration (in `final`, the optimised code,
+    when given: pushes that optimisation removed are not reported)."""
+    defs = {}
+    for op in iter_ops(fn.body):
+        for o in op.outs:
+            defs[o] = op.loc
+    kept = None
+    if final is not None:
+        kept = {o.id for op in iter_ops(final.body) for o in op.outs}
+    out = []
+    for out_id, (v, loop_id) in sorted(plan.pushed.items()):
+        if kept is not None and out_id not in kept:
+            continue
+        loop = plan.loops.get(loop_id)
+        loc = defs.get(v) or (loop.loc if loop else None)
+        out.append(SavedValue(v.hint or "(temporary)", v.type, loc.line if loc else 0,
+                              loc.file if loc else "", loop.loc.line if loop and loop.loc else 0))
+    return sorted(out, key=lambda s: (s.loop_line, s.line, s.name))
