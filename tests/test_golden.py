@@ -34,6 +34,8 @@ CASES = {
     "grad_slice_updates": (srcad.grad, loops.slice_updates, (np.ones(4),)),
     "grad_local_lists": (srcad.grad, loops.local_lists, (0.6,)),
     "grad_carried_tuple": (srcad.grad, loops.carried_tuple, (0.7,)),
+    "grad_rnn_cell": (lambda f: srcad.grad(f, argnums=(0, 1)), loops.rnn_cell,
+                      (np.ones((3, 3)), np.ones((3, 2)), np.ones((4, 3, 2)))),
     "grad_rows": (lambda f: srcad.grad(f, argnums=(0, 1)), loops.rows, (np.ones((3, 2)), np.ones(2))),
     "grad_mlp_params": (srcad.grad, family.mlp_params,
                         ({"W1": np.ones((3, 2)), "b1": np.ones(3), "W2": np.ones((2, 3))}, np.ones(2))),

@@ -77,6 +77,7 @@ class Plan:
     top: set = field(default_factory=set)  # forward values the backward sweep reads at top level
     pushed: dict = field(default_factory=dict)  # id of a push's result -> (primal value, id(loop))
     loops: dict = field(default_factory=dict)  # id(loop) -> loop op (for reports)
+    chains: dict = field(default_factory=dict)  # id(loop) -> ((index, param, yield), ...)
 
 
 def _is_scalar(a: Atom) -> bool:

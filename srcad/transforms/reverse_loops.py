@@ -115,11 +115,17 @@ class LoopAdjoints:
             c = self.take_ct(op.outs[i])
             self.b.write(k, c if c is not None else self.zeros_for(op.outs[i], aloc(op.loc)))
         self.materialize(self.region_writes(op), aloc(op.loc))
+        chains = self.plan.chains.get(id(op), ())
+        for i, _, y in chains:
+            self._start_chain(op, i, y)
         index = self._open_reverse_loop(op, is_for)
         self.layers.append({op.body.params[0]: index} if is_for else {})
         self.open_region()
         for v in reversed(self.plan.push.get(id(op), ())):
             self.layers[-1][v] = self.pop(v)
+        for i, p, y in chains:  # this iteration's yield is the next iteration's parameter
+            self.layers[-1][y] = self.b.read(("chain", id(op), i))
+            self.b.write(("chain", id(op), i), self.layers[-1][p])
         for k, i in zip(keys, carried):
             self.accumulate(op.body.yields[i], self.b.read(k))
         self.bwd_block(op.body)
@@ -132,11 +138,38 @@ class LoopAdjoints:
         self.layers.pop()
         self.b.end_for()
         if self.dry:
-            self.plan.push[id(op)] = tuple(sorted(saved - {op.body.params[0]} if is_for else saved,
-                                                  key=lambda v: v.id))
+            saved = saved - {op.body.params[0]} if is_for else saved
+            self.plan.chains[id(op)] = chains = self._chains(op, params, saved)
+            for i, _, y in chains:
+                saved = saved - {y}
+                self.primal(op.outs[i])  # read by the backward sweep before the loop
+            self.plan.push[id(op)] = tuple(sorted(saved, key=lambda v: v.id))
+        for i, _, _ in chains:
+            self.b.kill(("chain", id(op), i))
         for k, i in zip(keys, carried):
             self.accumulate(op.init[i], self.b.read(k), aloc(op.loc))
             self.b.kill(k)
+
+    @staticmethod
+    def _chains(op, params, saved) -> tuple:
+        """Loop-carried values whose value at the start *and* at the end of an iteration the
+        backward sweep reads: the end value of iteration k is the start value of iteration
+        k + 1 (or the loop's result after the last one), so only the start values are stored.
+        Not for loops that `break`, whose last iteration may not yield."""
+        if op.exits:
+            return ()
+        out = []
+        for i, p in enumerate(params):
+            y = op.body.yields[i]
+            if p in saved and isinstance(y, Var) and y in saved and y not in params:
+                out.append((i, p, y))
+        return tuple(out)
+
+    def _start_chain(self, op, i: int, y: Var) -> None:
+        k = ("chain", id(op), i)
+        self.b.var_hints[k] = y.hint
+        self.b.var_types[k] = y.type
+        self.b.write(k, self.primal(op.outs[i]))
 
     def _open_reverse_loop(self, op, is_for: bool) -> Var:
         if is_for and not op.exits:

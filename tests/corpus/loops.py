@@ -182,6 +182,30 @@ def ode_euler(k, y0):
     return y
 
 
+def rnn_cell(W, h0, xs):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])  # the adjoint reads h before and after the step
+    return np.sum(h * h)
+
+
+def chained_while(x):
+    y = x
+    k = 0
+    while k < 4:
+        y = math.exp(-y * y) + 0.5 * y
+        k += 1
+    return y
+
+
+def view_of_carried(X):
+    s = 0.0
+    for i in range(X.shape[0]):
+        X = X * 0.9
+        s = s + np.sum(np.sin(X[i]) * X[0])
+    return s
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -209,4 +233,7 @@ CASES = [
     (recursion_by_depth, (0.3, 3)),
     (while_counter, (0.9,)),
     (ode_euler, (0.7, 1.3)),
+    (rnn_cell, (rng.normal(size=(3, 3)) * 0.6, rng.normal(size=(3, 2)), rng.normal(size=(4, 3, 2)))),
+    (chained_while, (0.8,)),
+    (view_of_carried, (rng.normal(size=(3, 2)),)),
 ]
