@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import re
 import os
 import sys
 import tempfile
@@ -73,7 +74,7 @@ def parse_types(text: str | None, fn) -> tuple:
     """Argument types from `--types`, else from annotations, else unknown."""
     params = list(inspect.signature(fn).parameters.values())
     if text:
-        names = [t.strip() for t in text.split(",")]
+        names = [t.strip() for t in re.split(r",(?![^\[]*\])", text)]  # (not inside brackets)
         if len(names) == 1:
             names = names * len(params)  # one type for every parameter
         if len(names) != len(params):
@@ -87,7 +88,12 @@ def _type_named(name: str) -> T.Type:
         return _TYPE_NAMES[name]
     if name.startswith("array") and name[5:].isdigit():
         return T.Array(int(name[5:]), "f")
-    raise CodegenError(f"unknown type {name!r} (use float, int, bool, array, arrayN or any)")
+    m = re.fullmatch(r"(float|int|bool|array)\[\s*([0-9,\s]*)\]", name)
+    if m:
+        dims = tuple(int(d) for d in m.group(2).replace(" ", "").split(",") if d)
+        return T.Array(len(dims), {"int": "i", "bool": "b"}.get(m.group(1), "f"), dims)
+    raise CodegenError(f"unknown type {name!r} (use float, int, bool, array, arrayN, any, or a "
+                       "shaped array such as float[3,4] or int[5])")
 
 
 def _from_annotation(ann) -> T.Type:

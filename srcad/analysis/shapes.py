@@ -12,6 +12,7 @@ computed at all.
 from __future__ import annotations
 
 from ..ir import types as T
+from . import shape_rules
 
 _ELEMENTWISE_FAMILIES = ("numpy elementwise", "math")
 _ARITH = {f"operator.{n}" for n in ("add", "sub", "mul", "truediv", "pow", "mod", "floordiv", "neg",
@@ -21,7 +22,8 @@ _ARITH |= {f"operator.i{n}" for n in ("add", "sub", "mul", "truediv", "pow", "mo
 _REDUCTIONS = {"numpy.sum", "numpy.mean", "numpy.prod", "numpy.max", "numpy.min", "numpy.amax",
                "numpy.amin", "numpy.ndarray.sum", "numpy.ndarray.mean", "numpy.ndarray.prod",
                "numpy.ndarray.max", "numpy.ndarray.min", "numpy.std", "numpy.var", "numpy.ndarray.std",
-               "numpy.ndarray.var"}
+               "numpy.ndarray.var", "numpy.nansum", "numpy.nanmean", "numpy.nanprod", "numpy.nanmax",
+               "numpy.nanmin", "numpy.nanstd", "numpy.nanvar", "numpy.ptp", "numpy.average"}
 
 
 def broadcast(*shapes):
@@ -73,24 +75,29 @@ def _slice_len(n, sl):
 
 
 def _key_part(t: T.Type):
-    """A subscript part from its type: an int, None, a constant slice, or "?" (unknown)."""
+    """A subscript part from its type: an int, None, a constant slice, an integer array's
+    shape (as a list), or "?" (unknown)."""
     if isinstance(t, T.Int):
         return 0
     if isinstance(t, T.NoneT):
         return None
     if isinstance(t, T.Opaque) and t.what == "slice" and t.value is not None:
         return slice(*t.value)
+    if isinstance(t, T.Array) and t.kind in ("i", "u") and t.shape is not None:
+        return list(t.shape)
     return "?"
 
 
 def _index(sig):
     x, key = T.shape_of(sig.type("x")), sig.const("idx", NotImplemented)
-    if key is NotImplemented:  # a key built from variables: ints and constant slices only
+    if key is NotImplemented:  # a key built from variables: ints, constant slices, int arrays
         t = sig.type("idx")
         key = tuple(_key_part(e) for e in t.elts) if isinstance(t, T.Tuple) else _key_part(t)
     if x is None:
         return None
     parts = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(p, list) for p in parts):
+        return _advanced_index(x, parts)
     out, axis = [], 0
     for p in parts:
         if p is None:
@@ -108,6 +115,31 @@ def _index(sig):
             out.append(n)
             axis += 1
     return tuple(out) + tuple(x[axis:])
+
+
+def _advanced_index(x, parts):
+    """NumPy's rule for integer-array indices (with ints and slices, no newaxis): the
+    broadcast shape of the array and int parts replaces their axes when they are adjacent,
+    and comes first otherwise."""
+    if len(parts) > len(x) or any(p is None or isinstance(p, (bool, str)) for p in parts):
+        return None
+    advanced = [k for k, p in enumerate(parts) if isinstance(p, (list, int))]
+    adv_shape = broadcast(*[tuple(p) if isinstance(p, list) else () for p in parts if isinstance(p, (list, int))])
+    if adv_shape is None:
+        return None
+    sliced = []
+    for k, p in enumerate(parts):
+        if isinstance(p, slice):
+            n = _slice_len(x[k], p)
+            if n is None:
+                return None
+            sliced.append((k, n))
+    rest = tuple(x[len(parts):])
+    if advanced == list(range(advanced[0], advanced[-1] + 1)):
+        before = tuple(n for k, n in sliced if k < advanced[0])
+        after = tuple(n for k, n in sliced if k > advanced[-1])
+        return before + adv_shape + after + rest
+    return adv_shape + tuple(n for _, n in sliced) + rest
 
 
 def _matmul(a, b):
@@ -128,11 +160,13 @@ def _matmul(a, b):
 def _reshape(sig, name):
     x = T.shape_of(sig.type(name))
     target = sig.const("shape", None)
-    if x is None or target is None:
+    if target is None:
         return None
     target = target if isinstance(target, tuple) else (target,)
     if not all(isinstance(d, int) for d in target):
         return None
+    if x is None:
+        return target if -1 not in target else None
     size = 1
     for d in x:
         size *= d
@@ -212,6 +246,9 @@ def infer(rule, sig):
     try:
         if name in _SPECIAL:
             return _SPECIAL[name](rule, sig)
+        if name in shape_rules.SHAPES:
+            return shape_rules.SHAPES[name](lambda p: T.shape_of(sig.type(p)) if p in sig.types else None,
+                                            lambda p, default: sig.const(p, shape_rules.NO))
         if name in _REDUCTIONS:
             return _reduction(rule, sig)
         if name in _SAME_AS_FIRST:
@@ -229,7 +266,15 @@ def infer(rule, sig):
 
 
 def refine(rule, sig, out: T.Type) -> T.Type:
-    """`out` with the exact shape added when it can be inferred."""
+    """`out` with the exact shape (and an int or bool input's dtype kind) added when they can
+    be inferred."""
+    if rule.name in shape_rules.KEEPS_KIND and rule.params and isinstance(out, T.Array) and out.kind == "f":
+        first = sig.type(rule.params[0])
+        if isinstance(first, T.Array) and first.kind in ("i", "u", "b"):
+            out = T.Array(out.ndim, first.kind, out.shape)
+    if rule.name == "srcad.array_adjoint" and isinstance(out, T.List):
+        x = sig.type("x")  # the cotangent of a list has the list's element type
+        return T.List(x.elt) if isinstance(x, T.List) else out
     if not isinstance(out, (T.Array, T.Float)) or (isinstance(out, T.Array) and out.shape is not None):
         return out
     shape = infer(rule, sig)

@@ -23,6 +23,9 @@ _CONSTRUCTORS = {
     "numpy.copy", "numpy.array", "numpy.ndarray.copy", "list.copy", "builtins.list",
 }
 
+_COMMUTATIVE = {"operator.add", "operator.mul", "numpy.add", "numpy.multiply",
+                "numpy.hypot", "numpy.logaddexp", "numpy.logaddexp2"}
+
 
 def _key_atom(a):
     if isinstance(a, Const):
@@ -56,7 +59,10 @@ class _CSE:
             op = dataclasses.replace(op, args=tuple(map(s, op.args)), kw=tuple((k, s(a)) for k, a in op.kw))
             if not _cse_able(op):
                 return op
-            key = (op.prim, tuple(map(_key_atom, op.args)), tuple((k, _key_atom(a)) for k, a in op.kw))
+            args = tuple(map(_key_atom, op.args))
+            if op.prim in _COMMUTATIVE and len(args) == 2 and not op.kw:
+                args = tuple(sorted(args))  # x * y and y * x: one value (IEEE + and * commute)
+            key = (op.prim, args, tuple((k, _key_atom(a)) for k, a in op.kw))
             if key in table:
                 for o, prev in zip(op.outs, table[key]):
                     self.subst[o] = prev

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import operator
+from fractions import Fraction
 
 import numpy as np
 
@@ -87,6 +88,9 @@ def _evaluate(prim: str, values: list, kw: dict):
         out = fn(*values, **kw)
     except Exception:  # leave errors to run time, where the user will see them
         return NotImplemented
+    if prim == "operator.truediv" and values[0] == 1 and isinstance(values[1], (int, float)) and isinstance(
+            out, float) and math.isfinite(out) and Fraction(out) * Fraction(values[1]) != 1:
+        return NotImplemented  # kept so that `x * (1 / 3)` becomes `x / 3`: exact, and reads better
     return out if isinstance(out, _NUMBER + (type(None), str)) else NotImplemented
 
 

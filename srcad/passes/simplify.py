@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
+from ..analysis.shape_rules import NO, SHAPES
+from ..analysis.shapes import broadcast
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks, max_var_id
 from ..ir.rewrite import sub_atom, substitute_block
@@ -175,6 +177,9 @@ class Simplifier:
             if axis == Const(None) and shape(a[0]) == ():
                 return dataclasses.replace(op, prim="srcad.broadcast_to", args=(a[0], Const(shape(a[1]))),
                                            kw=())
+        if p == "srcad.expand_reduced" and len(a) >= 3 and shape(a[1]) is not None and shape(a[0]) is not None \
+                and isinstance(a[2], Const) and a[2].value is not None and (len(a) < 4 or a[3] == Const(False)):
+            return self.expand_axes(op, a[0], a[2], shape(a[1]))
         if p in ("srcad.zeros_like", "numpy.zeros_like") and shape(a[0]) is not None and \
                 isinstance(atom_type(a[0]), T.Array) and atom_type(a[0]).kind in ("f", None):
             return dataclasses.replace(op, prim="numpy.zeros", args=(Const(shape(a[0])),), kw=())
@@ -194,6 +199,19 @@ class Simplifier:
         if p in _ELEMENTWISE and len(a) == 2:
             return self.unbroadcast_scalar(op)
         return None
+
+    def expand_axes(self, op: Apply, v: Atom, axis: Const, want: tuple):
+        """expand_reduced over known axes: `np.expand_dims` then a broadcast (which the next
+        elementwise operation usually does by itself, see unbroadcast_scalar)."""
+        dims = _expand_dims_shape(T.shape_of(atom_type(v)), axis.value)
+        if dims is None:
+            return None
+        d = self.defs.get(v) if isinstance(v, Var) else None
+        if d is not None and d.prim == "srcad.broadcast_to" and T.shape_of(atom_type(d.args[0])) == ():
+            return dataclasses.replace(op, prim="srcad.broadcast_to", args=(d.args[0], Const(want)), kw=())
+        inner = self.fresh(T.Array(len(dims), "f", dims))
+        self.pending.append(Apply((inner,), "numpy.expand_dims", (v, axis), (), op.loc))
+        return dataclasses.replace(op, prim="srcad.broadcast_to", args=(inner, Const(want)), kw=())
 
     def sum_to_shape(self, op: Apply, c: Atom, have: tuple, want: tuple):
         """sum_to_shape with both shapes known: a plain np.sum over the broadcast axes."""
@@ -223,7 +241,8 @@ class Simplifier:
             if d is None or d.prim != "srcad.broadcast_to" or T.shape_of(atom_type(d.args[0])) is None:
                 continue
             other = args[1 - i]
-            if out_shape is not None and T.shape_of(atom_type(other)) == out_shape:
+            if out_shape is not None and broadcast(T.shape_of(atom_type(other)),
+                                                   T.shape_of(atom_type(d.args[0]))) == out_shape:
                 args[i] = d.args[0]
                 return dataclasses.replace(op, args=tuple(args))
             if isinstance(other, Const) and isinstance(d.args[0], Const) and T.shape_of(atom_type(d.args[0])) == ():
@@ -299,3 +318,7 @@ def simplify(fn: Function) -> Function:
             return new
         fn = new
     return fn
+
+
+def _expand_dims_shape(shape, axis):
+    return SHAPES["numpy.expand_dims"](lambda p: shape, lambda p, d: axis if p == "axis" else NO)

@@ -99,9 +99,13 @@ def _rcs(v: str, a: str = "a") -> str:
 
 
 def _cum_type(sig) -> T.Type:
+    a = sig.type("a")
+    integral = T.is_integral(a) and sig.is_const("dtype") and sig.const("dtype") is None
+    kind = "i" if integral else "f"  # a cumulative sum of ints or bools is an int array
     if sig.is_const("axis") and sig.const("axis") is None:
-        return T.Array(1, "f")
-    return ty.rank("a", at_least=1)(sig)
+        return T.Array(1, kind)
+    out = ty.rank("a", at_least=1)(sig)
+    return T.Array(out.ndim, kind) if isinstance(out, T.Array) else out
 
 
 CUM = "a, axis=None, dtype=None, out=None"

@@ -2,8 +2,9 @@
 
 Inside a loop body, reverse mode must store (push) every forward value its adjoint reads.
 Some values are cheaper to compute again in the backward iteration than to keep: scalar
-arithmetic, elements of lists and tuples (a reference), and basic-indexing views of arrays
-(`xs[t]`, `x[:, j]`: O(1), no copy). They qualify when their operands are themselves
+arithmetic, elements of lists and tuples (a reference), basic-indexing views of arrays
+(`xs[t]`, `x[:, j]`: O(1), no copy), and one array + - * of such values (`x - mu[j]`: a
+pass over memory either way, but nothing held per iteration). They qualify when their operands are themselves
 available in the backward iteration without storing anything new: the loop index,
 loop-carried scalars, values from outside the loop, or other rematerialisable values.
 """
@@ -17,6 +18,7 @@ from ..rules import registry
 _SCALARS = (T.Float, T.Int, T.Bool)
 _CHEAP_FAMILIES = ("operators", "math", "builtins")
 _CHEAP_INTERNAL = {"srcad.slice", "srcad.tuple"}  # building an index key
+_ARITH = {"operator.add", "operator.sub", "operator.mul", "operator.neg"}
 
 
 def defs_visible(block: Block) -> set:
@@ -66,7 +68,8 @@ class Remat:
         if rule.impure or rule.opaque or rule.updates is not None:
             return False
         view = self._view(op)
-        if not (isinstance(v.type, _SCALARS) or view or op.prim in _CHEAP_INTERNAL
+        arith = self._array_arith(op, loop)
+        if not (isinstance(v.type, _SCALARS) or view or arith or op.prim in _CHEAP_INTERNAL
                 or (op.prim == "operator.getitem" and isinstance(atom_type(op.args[0]), (T.List, T.Tuple, T.Dict)))):
             return False
         if op.prim != "operator.getitem" and op.prim not in _CHEAP_INTERNAL and rule.family not in _CHEAP_FAMILIES:
@@ -82,6 +85,19 @@ class Remat:
                 continue
             if not self(w):
                 return False
+        return True
+
+    def _array_arith(self, op: Apply, loop) -> bool:
+        """One array + - * or negation of values from outside the loop (or views of them):
+        as cheap to redo as to store and read back, without holding a copy per iteration."""
+        if op.prim not in _ARITH or not isinstance(op.outs[0].type, T.Array):
+            return False
+        body = defs_visible(loop.body) - set(loop.body.params)
+        for w in op.operands():
+            if isinstance(w, Var) and w in body and isinstance(w.type, T.Array):
+                d = self.def_op.get(w)
+                if d is None or not self._view(d) or not self(w):
+                    return False
         return True
 
     @staticmethod

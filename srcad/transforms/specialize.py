@@ -13,11 +13,13 @@ and what the body yields.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from ..errors import NoRuleError, UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
 from ..analysis.shapes import refine
+from ..passes.fold import fold_apply
 from ..rules import registry
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
@@ -139,6 +141,10 @@ class Specializer:
             types = (_custom_result_type(args[0].value.obj, tuple(atom_type(a) for a in args[1:])), T.UNKNOWN)
         else:
             types = out_types(rule, args, kw, len(op.outs), self.free_types)
+        known = _known_result(prim, args, kw) if len(op.outs) == 1 and not rule.impure else None
+        if known is not None:  # shapes and arithmetic on them: constants for what follows
+            self.env[op.outs[0]] = known
+            return pre
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         return pre + [Apply(outs, prim, args, kw, op.loc)]
 
@@ -225,7 +231,7 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None) -> tup
     # through (x.T, transpose...) must not carry its shape along
     containers = (T.Tuple, T.List, T.Dict)
     keep = rule.structural or (args and isinstance(atom_type(args[0]), containers))
-    out = tuple(t if keep else refine(rule, sig, T.without_shapes(t)) for t in out)
+    out = tuple(refine(rule, sig, t if keep else T.without_shapes(t)) for t in out)
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
 
 
@@ -246,6 +252,23 @@ def _custom_result_type(custom, arg_types) -> T.Type:
         except SrcadError:
             _CUSTOM_TYPES[key] = T.UNKNOWN
     return _CUSTOM_TYPES[key]
+
+
+_SHAPE_QUERIES = {"numpy.shape": lambda s: s, "numpy.ndarray.shape": lambda s: s,
+                  "numpy.ndim": len, "numpy.ndarray.ndim": len,
+                  "numpy.size": math.prod, "numpy.ndarray.size": math.prod,
+                  "builtins.len": lambda s: s[0] if s else None}
+
+
+def _known_result(prim: str, args, kw) -> Const | None:
+    """The value of an operation that code specialised on these types always computes:
+    shape queries of arrays of known shape, and folds of constants (passes/fold.py)."""
+    if prim in _SHAPE_QUERIES and len(args) == 1 and not kw:
+        t = atom_type(args[0])
+        if isinstance(t, T.Array) and t.shape is not None:
+            value = _SHAPE_QUERIES[prim](t.shape)
+            return Const(value) if value is not None else None
+    return fold_apply(prim, args, kw)
 
 
 def _const_value(a: Atom):

@@ -18,7 +18,8 @@ def grad_local_lists(x):
         v = xs[_k]
         if v > 0.0:
             _t9 = _list_bar.pop()
-            v_bar = _t9 * v + v * _t9
+            _t10 = _t9 * v
+            v_bar = _t10 + _t10
         else:
             v_bar = 0.0
         xs_bar[_k] = xs_bar[_k] + v_bar
@@ -30,7 +31,7 @@ def grad_local_lists(x):
     x_bar = 0.0
     for i in reversed(range(4)):
         # adjoint of line 132: xs.append(x * i + math.sin(x))
-        _t12 = xs_bar.pop()
-        x_bar += _t12 * math.cos(x)
-        x_bar += _t12 * i
+        _t11 = xs_bar.pop()
+        x_bar += _t11 * math.cos(x)
+        x_bar += _t11 * i
     return x_bar

@@ -4,19 +4,18 @@ def grad_rows(X, w):
     # saved per loop iteration for the backward sweep:
     #   (temporary) (line 20, float): 32 B
     _stack_t = []
-    _t0 = len(X)
-    for _k in range(_t0):
+    for _k in range(3):
         row = X[_k]
         _stack_t.append(np.tanh(np.dot(row, w)))
     # adjoint of line 19: for row in X:
     X_bar = np.zeros((3, 2))
     w_bar = np.zeros((2,))
-    for _k in reversed(range(_t0)):
-        _t4 = _stack_t.pop()
+    for _k in reversed(range(3)):
+        _t3 = _stack_t.pop()
         # adjoint of line 20: total = total + np.tanh(np.dot(row, w))
-        _t6 = 1.0 - _t4 * _t4
+        _t5 = 1.0 - _t3 * _t3
         row = X[_k]
-        w_bar = w_bar + _t6 * row
+        w_bar = w_bar + _t5 * row
         # adjoint of line 19: for row in X:
-        X_bar[_k] += _t6 * w
+        X_bar[_k] += _t5 * w
     return X_bar, w_bar

@@ -1,0 +1,255 @@
+"""Exact result shapes of NumPy's shape, reduction, product and linalg functions.
+
+Each entry maps a rule name to `fn(shape_of, const)`: `shape_of(param)` is the argument's
+known shape (None when unknown) and `const(param, default)` its literal value (`NO` when it
+is not a literal). Entries return None when they cannot be sure; shapes.py falls back to
+rank-only types then. Only literal axes, reps and subscripts give shapes.
+"""
+
+from __future__ import annotations
+
+NO = object()  # `const` of an argument that is not a literal
+
+
+def _axis(a, n):
+    return a % n if isinstance(a, int) and -n <= a < n else None
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def same(param):
+    return lambda s, c: s(param)
+
+
+def _cumulative(s, c):
+    x, axis = s("a"), c("axis", NO)
+    if x is None or axis is NO:
+        return None
+    return (_size(x),) if axis is None else x
+
+
+def _diff(s, c):
+    x, n, axis = s("a"), c("n", NO), c("axis", NO)
+    if x is None or not isinstance(n, int) or _axis(axis, len(x)) is None:
+        return None
+    k = _axis(axis, len(x))
+    return x[:k] + (max(x[k] - n, 0),) + x[k + 1:]
+
+
+def _expand_dims(s, c):
+    x, axis = s("a"), c("axis", NO)
+    if x is None or axis is NO:
+        return None
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    n = len(x) + len(axes)
+    axes = {_axis(a, n) for a in axes}
+    if None in axes:
+        return None
+    it = iter(x)
+    return tuple(1 if i in axes else next(it) for i in range(n))
+
+
+def _squeeze(s, c):
+    x, axis = s("a"), c("axis", NO)
+    if x is None or axis is NO:
+        return None
+    if axis is None:
+        return tuple(d for d in x if d != 1)
+    axes = {_axis(a, len(x)) for a in (axis if isinstance(axis, tuple) else (axis,))}
+    return None if None in axes else tuple(d for i, d in enumerate(x) if i not in axes)
+
+
+def _swapaxes(s, c):
+    x = s("a")
+    if x is None:
+        return None
+    i, j = _axis(c("axis1", NO), len(x)), _axis(c("axis2", NO), len(x))
+    if i is None or j is None:
+        return None
+    out = list(x)
+    out[i], out[j] = out[j], out[i]
+    return tuple(out)
+
+
+def _moveaxis(s, c):
+    x, src, dst = s("a"), c("source", NO), c("destination", NO)
+    if x is None or not isinstance(src, int) or not isinstance(dst, int):
+        return None
+    i, j = _axis(src, len(x)), _axis(dst, len(x))
+    if i is None or j is None:
+        return None
+    rest = [d for k, d in enumerate(x) if k != i]
+    rest.insert(j, x[i])
+    return tuple(rest)
+
+
+def _diag(s, c):
+    v, k = s("v"), c("k", NO)
+    if v is None or not isinstance(k, int):
+        return None
+    if len(v) == 1:
+        return (v[0] + abs(k),) * 2
+    if len(v) == 2:
+        n = min(v[0], v[1] - k) if k >= 0 else min(v[0] + k, v[1])
+        return (max(n, 0),)
+    return None
+
+
+def _diagonal(s, c):
+    x, off = s("a"), c("offset", NO)
+    if x is None or not isinstance(off, int) or len(x) < 2:
+        return None
+    i, j = _axis(c("axis1", NO), len(x)), _axis(c("axis2", NO), len(x))
+    if i is None or j is None or i == j:
+        return None
+    n = min(x[i], x[j] - off) if off >= 0 else min(x[i] + off, x[j])
+    return tuple(d for k, d in enumerate(x) if k not in (i, j)) + (max(n, 0),)
+
+
+def _tile(s, c):
+    x, reps = s("A"), c("reps", NO)
+    if x is None or reps is NO:
+        return None
+    reps = reps if isinstance(reps, tuple) else (reps,)
+    if not all(isinstance(r, int) for r in reps):
+        return None
+    n = max(len(x), len(reps))
+    x, reps = (1,) * (n - len(x)) + tuple(x), (1,) * (n - len(reps)) + reps
+    return tuple(d * r for d, r in zip(x, reps))
+
+
+def _repeat(s, c):
+    x, reps, axis = s("a"), c("repeats", NO), c("axis", NO)
+    if x is None or not isinstance(reps, int) or axis is NO:
+        return None
+    if axis is None:
+        return (_size(x) * reps,)
+    k = _axis(axis, len(x))
+    return None if k is None else x[:k] + (x[k] * reps,) + x[k + 1:]
+
+
+def _atleast(n):
+    def out(s, c):
+        x = s("arys")
+        if x is None:
+            return None
+        if len(x) >= n:
+            return x
+        return {0: ((1,), (1, 1), (1, 1, 1)), 1: (None, (1,) + x, (1,) + x + (1,)),
+                2: (None, None, x + (1,))}[len(x)][n - 1]
+    return out
+
+
+def _tensordot(s, c):
+    a, b, axes = s("a"), s("b"), c("axes", NO)
+    if a is None or b is None or axes is NO:
+        return None
+    if isinstance(axes, int):
+        if axes > min(len(a), len(b)) or a[len(a) - axes:] != b[:axes]:
+            return None
+        return a[:len(a) - axes] + b[axes:]
+    if isinstance(axes, tuple) and len(axes) == 2:
+        ia, ib = (ax if isinstance(ax, tuple) else (ax,) for ax in axes)
+        ia, ib = [_axis(i, len(a)) for i in ia], [_axis(i, len(b)) for i in ib]
+        if None in ia or None in ib or [a[i] for i in ia] != [b[i] for i in ib]:
+            return None
+        return tuple(d for k, d in enumerate(a) if k not in ia) + tuple(d for k, d in enumerate(b) if k not in ib)
+    return None
+
+
+def _einsum(s, c):
+    spec = c("subscripts", NO)
+    if not isinstance(spec, str) or "." in spec:
+        return None
+    spec = spec.replace(" ", "")
+    ins, _, out = spec.partition("->")
+    terms = ins.split(",")
+    shapes = [s(p) for p in ("a", "b", "c")[:len(terms)]]
+    if len(terms) > 3 or any(x is None for x in shapes):
+        return None
+    dims: dict = {}
+    for term, x in zip(terms, shapes):
+        if len(term) != len(x):
+            return None
+        for letter, d in zip(term, x):
+            if dims.setdefault(letter, d) != d and 1 not in (d, dims[letter]):
+                return None
+            dims[letter] = max(dims[letter], d)
+    if "->" not in spec:
+        out = "".join(sorted(k for k in dims if ins.count(k) == 1))
+    return tuple(dims[k] for k in out) if all(k in dims for k in out) else None
+
+
+def _kron(s, c):
+    a, b = s("a"), s("b")
+    if a is None or b is None:
+        return None
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    return tuple(x * y for x, y in zip(a, b))
+
+
+def _inner(s, c):
+    a, b = s("a"), s("b")
+    if a is None or b is None or not a or not b or a[-1] != b[-1]:
+        return None
+    return a[:-1] + b[:-1]
+
+
+def _solve(s, c):
+    a, b = s("a"), s("b")
+    if a is None or b is None or len(a) != 2 or a[0] != a[1] or not b or b[0] != a[0]:
+        return None
+    return b
+
+
+def _pinv(s, c):
+    a = s("a")
+    return None if a is None or len(a) < 2 else a[:-2] + (a[-1], a[-2])
+
+
+def _broadcast_to(s, c):
+    shape = c("shape", NO)
+    if isinstance(shape, int):
+        return (shape,)
+    return shape if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape) else None
+
+
+SHAPES = {
+    "numpy.cumsum": _cumulative, "numpy.cumprod": _cumulative, "numpy.nancumsum": _cumulative,
+    "numpy.ndarray.cumsum": _cumulative, "numpy.ndarray.cumprod": _cumulative,
+    "numpy.diff": _diff, "numpy.expand_dims": _expand_dims,
+    "numpy.squeeze": _squeeze, "numpy.ndarray.squeeze": _squeeze,
+    "numpy.swapaxes": _swapaxes, "numpy.ndarray.swapaxes": _swapaxes, "numpy.moveaxis": _moveaxis,
+    "numpy.diag": _diag, "numpy.diagonal": _diagonal, "numpy.ndarray.diagonal": _diagonal,
+    "numpy.tile": _tile, "numpy.repeat": _repeat, "numpy.ndarray.repeat": _repeat,
+    "numpy.atleast_1d": _atleast(1), "numpy.atleast_2d": _atleast(2), "numpy.atleast_3d": _atleast(3),
+    "numpy.tensordot": _tensordot, "numpy.einsum": _einsum,
+    "numpy.kron": _kron, "numpy.inner": _inner, "numpy.linalg.solve": _solve, "numpy.linalg.pinv": _pinv,
+    "numpy.broadcast_to": _broadcast_to,
+}
+for _name in ("tril", "triu", "flip", "fliplr", "flipud", "roll", "conjugate", "ascontiguousarray",
+              "asfortranarray", "linalg.inv", "linalg.cholesky"):
+    SHAPES[f"numpy.{_name}"] = same(
+        {"tril": "m", "triu": "m", "flip": "m", "fliplr": "m", "flipud": "m"}.get(_name, "a")
+        if _name not in ("conjugate",) else "x")
+SHAPES["numpy.sort"] = lambda s, c: s("a") if c("axis", NO) is not NO and c("axis", NO) is not None else None
+SHAPES["numpy.ndarray.astype"] = same("a")
+SHAPES["numpy.ndarray.round"] = same("x")
+SHAPES["numpy.ndarray.conj"] = same("x")
+
+# functions whose result has the dtype kind of their first argument (an int or bool array
+# stays one: it can then index, and is never differentiated)
+KEEPS_KIND = {f"numpy.{n}" for n in (
+    "reshape", "ravel", "transpose", "tril", "triu", "flip", "fliplr", "flipud", "roll", "repeat", "tile",
+    "squeeze", "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "diag", "diagonal", "take", "sort",
+    "copy", "atleast_1d", "atleast_2d", "atleast_3d", "max", "min", "amax", "amin", "asarray",
+    "ascontiguousarray", "matrix_transpose", "rot90",
+    "ndarray.T", "ndarray.reshape", "ndarray.ravel", "ndarray.flatten", "ndarray.transpose",
+    "ndarray.squeeze", "ndarray.swapaxes", "ndarray.diagonal", "ndarray.repeat", "ndarray.take",
+    "ndarray.copy", "ndarray.max", "ndarray.min")}
