@@ -59,6 +59,7 @@ def test_unknown_keyword_is_refused_not_ignored():
     (bad.alias_after_write, (1.0,), "y[0] = x"),
     (bad.appends_to_arg, ([1.0], 2.0), "xs.append(x)"),
     (bad.view_then_write, (np.ones(3),), "y[0] = 5.0"),
+    (bad.write_through_list, (np.ones(3),), "e[0] = 7.0"),
 ])
 def test_unsafe_mutation(fn, args, text):
     with pytest.raises(srcad.UnsafeMutationError) as err:

@@ -6,7 +6,8 @@ Two relations are tracked:
 - *alias* (the same object or buffer): an update's input and result, a view and its base
   (`x[1:]`, `x.T`, `x.reshape(...)`), the values a phi joins;
 - *contains* (a container refers to an element): a list, tuple or dict and its items,
-  including what was appended, and what indexing a list returns.
+  including what was appended, and what indexing a list returns. The elements of one
+  container are one abstract object: what `pop()` returns may be what was appended.
 
 An object is *owned* when it does not come from outside the function (arguments, globals,
 closure cells, opaque calls, default values) and is not held by such an object. Writing into
@@ -51,6 +52,7 @@ class Aliases:
         self.parent: dict = {}
         self.foreign_vars: set = set()
         self.edges: list = []  # (container, element) pairs of Vars
+        self.read_from: set = set()  # containers that elements are taken out of
         for p in fn.body.params:
             self.foreign_vars.add(p)
         for op in iter_ops(fn.body):
@@ -110,17 +112,25 @@ class Aliases:
                     self.contain(op.outs[0], a)
             for o in op.outs[1:]:
                 self.contain(op.outs[0], o)  # list.pop: the element came from the list
+                self.read_from.add(op.outs[0])
             return
         if rule.structural:
             for a in op.args:
                 self.contain(op.outs[0], a)
             return
-        first = next((a for a in op.args if isinstance(a, Var)), None)
+        if op.prim == "srcad.sum_adjoint" and isinstance(op.outs[0].type, T.List):
+            self.contain(op.outs[0], op.args[0])  # a new list [g, g, ...]
+            return
+        # a view (fresh=False) is of the rule's first parameter: `expand_reduced(1.0, x)` is a
+        # read-only broadcast of a scalar, not a view of x
+        first = registry.bind(rule, op.args, op.kw).get(rule.params[0]) if rule.params else (
+            op.args[0] if op.args else None)
         if all(isinstance(o.type, _SCALAR) for o in op.outs):
             return
-        if first is not None and op.prim == "operator.getitem" and isinstance(
+        if isinstance(first, Var) and op.prim == "operator.getitem" and isinstance(
                 first.type, _CONTAINERS + (T.Unknown,)):
             self.contain(first, op.outs[0])  # an element of a list/tuple/dict
+            self.read_from.add(first)
             if not isinstance(first.type, T.Unknown):
                 return
         if not rule.fresh:
@@ -131,6 +141,23 @@ class Aliases:
                 self.foreign_vars.update(op.outs)  # e.g. a read-only broadcast of a scalar
 
     def _finish(self) -> None:
+        # one abstract element per container that elements are taken out of: what goes into a
+        # list and what comes out of it (append, then pop or index) may be the same object
+        changed = True
+        while changed:
+            changed = False
+            first_element: dict = {}
+            read = {self.find(c) for c in self.read_from}
+            for c, e in self.edges:
+                rc = self.find(c)
+                if rc not in read:
+                    continue
+                if rc in first_element:
+                    if self.find(e) != self.find(first_element[rc]):
+                        self.union(first_element[rc], e)
+                        changed = True
+                else:
+                    first_element[rc] = e
         self.groups: dict = {}
         for v in list(self.parent):
             self.groups.setdefault(self.find(v), []).append(v)

@@ -290,6 +290,10 @@ class CodeEmitter:
         k = update_base(op)
         if k is not None:
             return self.update_stmt(op, k)
+        if id(op) in self.naming.accumulate:
+            k = self.naming.accumulate[id(op)]
+            return [gast.AugAssign(target=_name(self.name(op.out), gast.Store()),
+                                   op=BINOPS[op.prim.split(".")[1]](), value=self.atom(op.args[1 - k]))]
         p = op.prim
         if p == "srcad.assert":
             msg = None if isinstance(op.args[1], Const) and op.args[1].value is None else self.atom(op.args[1])
@@ -480,6 +484,7 @@ class CodeEmitter:
                 uses_at.setdefault(a, n)
         barrier = [i for i, op in enumerate(b.ops) if not self._movable(op)]
         bases = {op.args[update_base(op)] for op in b.ops if isinstance(op, Apply) and update_base(op) is not None}
+        bases |= {op.args[self.naming.accumulate[id(op)]] for op in b.ops if id(op) in self.naming.accumulate}
         for v, i in position.items():
             op = b.ops[i]
             j = uses_at.get(v)
@@ -512,7 +517,8 @@ class CodeEmitter:
         if not isinstance(op, Apply):
             return False
         rule = registry.lookup(op.prim)
-        return not (rule.impure or rule.opaque or update_base(op) is not None or op.prim in _PURE_EXCLUDE)
+        return not (rule.impure or rule.opaque or update_base(op) is not None or op.prim in _PURE_EXCLUDE
+                    or id(op) in self.naming.accumulate)
 
     # -- the function ------------------------------------------------------------------------------
 

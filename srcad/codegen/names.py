@@ -5,7 +5,9 @@
    member came from outside the function (arguments, globals, opaque calls).
 2. In place: `y2 = setitem(y1, i, v)` (and list append/pop, scatter-add, `x += y` on arrays)
    is emitted as `y1[i] = v` when y1's class is owned and nothing in it is still live
-   afterwards; otherwise generated code copies first (`y2 = y1.copy()`).
+   afterwards; otherwise generated code copies first (`y2 = y1.copy()`). Under the same
+   conditions `acc2 = acc + x`, with acc already of the result's shape, becomes `acc += x`
+   (cotangent accumulation without a new array per step).
 3. Coalescing: a loop's parameter, result, initial value and yield, and an `if`'s result and
    the values its branches yield, share one name unless their live ranges overlap (then a
    copy is emitted) — this turns phis back into ordinary reassignment.
@@ -50,6 +52,28 @@ class _UnionFind:
 class Naming:
     names: dict = field(default_factory=dict)
     inplace: set = field(default_factory=set)  # id(op) of updates done in place
+    accumulate: dict = field(default_factory=dict)  # id(op) of `a + b` emitted as `a += b` -> a's index
+
+
+_ACCUMULATE = ("operator.add", "operator.sub", "operator.mul")
+
+
+def accumulation_base(op: Apply):
+    """`acc + x` (or - *) where acc already has the result's exact shape and a float dtype,
+    so that `acc += x` computes the same array: the index of acc, or None."""
+    if op.prim not in _ACCUMULATE or len(op.args) != 2 or op.kw or len(op.outs) != 1:
+        return None
+    out = op.outs[0].type
+    if not (isinstance(out, T.Array) and out.shape is not None and out.kind == "f"):
+        return None
+    for k in ((0,) if op.prim == "operator.sub" else (0, 1)):
+        a = op.args[k]
+        # `x_bar = x_bar + c` only: temporaries stay nested expressions, names keep their meaning
+        named = isinstance(a, Var) and a.hint and not a.hint.startswith("_") and a.hint == op.outs[0].hint
+        if named and isinstance(a.type, T.Array) and a.type.shape == out.shape \
+                and a.type.kind == "f":
+            return k
+    return None
 
 
 class _Namer:
@@ -67,6 +91,9 @@ class _Namer:
             if not isinstance(op, Apply):
                 continue
             k = update_base(op)
+            accumulate = k is None
+            if accumulate:
+                k = accumulation_base(op)
             if k is None or not isinstance(op.args[k], Var):
                 continue
             base = op.args[k]
@@ -78,6 +105,8 @@ class _Namer:
                 continue
             if self.merge(base, op.outs[0], force=False):
                 naming.inplace.add(id(op))
+                if accumulate:
+                    naming.accumulate[id(op)] = k
 
     # name classes
 

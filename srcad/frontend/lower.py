@@ -323,8 +323,9 @@ class FunctionLowerer(ExprLowerer):
             )
         args, kw = self.call_args(node)
         nouts = MUTATING_METHODS[name]
+        recv_hint = target.id if isinstance(target, gast.Name) else ""
         outs = self.emit("srcad.mutate", [Const(name), recv] + args, kw, node=node, nouts=nouts,
-                         hint=target.id if isinstance(target, gast.Name) else "")
+                         hint=(recv_hint, "") if nouts > 1 else recv_hint)  # (what pop returns: its own name)
         new = outs[0] if nouts > 1 else outs
         self.assign(target, new)
         return outs[1] if nouts > 1 else Const(None)

@@ -63,6 +63,14 @@ def view_then_write(x):
     return np.sum(v) * np.sum(y)
 
 
+def write_through_list(x):
+    a = x * 2.0
+    items = [a]
+    e = items.pop()  # the very object a
+    e[0] = 7.0
+    return np.sum(a * e)
+
+
 def unknown_kwarg(x):
     return np.sum(x, where=x > 0)
 

@@ -11,8 +11,9 @@ def grad_matrix_products(A, v):
     w_bar = np.reshape(np.dot(np.ravel(v), _broadcast_to(1.0, (3, 2))), (2,)) + w
     w_bar = w_bar + w
     # adjoint of line 82: B = A.T @ A
-    A_bar = A_bar + _t6 @ _t11
-    A_bar = A_bar + np.transpose(_t11 @ _t0)
+    _t12 = _t11 @ _t0
+    A_bar += _t6 @ _t11
+    A_bar += np.transpose(_t12)
     # adjoint of line 81: w = A @ v
-    A_bar = A_bar + _unbroadcast(np.expand_dims(w_bar, -1) * v, A)
+    A_bar += _unbroadcast(np.expand_dims(w_bar, -1) * v, A)
     return A_bar

@@ -16,7 +16,7 @@ def grad_rnn_cell(W, h0, xs):
         h_1 = _stack_h.pop()
         # adjoint of line 188: h = np.tanh(W @ h + xs[t])  # the adjoint reads h before and a...
         _t6 = h_bar * (1.0 - h * h)
-        W_bar = W_bar + _t6 @ h_1.T
+        W_bar += _t6 @ h_1.T
         h_bar = W.T @ _t6
         h = h_1
     return W_bar, h_bar

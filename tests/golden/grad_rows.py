@@ -15,7 +15,8 @@ def grad_rows(X, w):
         # adjoint of line 20: total = total + np.tanh(np.dot(row, w))
         _t5 = 1.0 - _t3 * _t3
         row = X[_k]
-        w_bar = w_bar + _t5 * row
+        _t6 = _t5 * w
+        w_bar += _t5 * row
         # adjoint of line 19: for row in X:
-        X_bar[_k] += _t5 * w
+        X_bar[_k] += _t6
     return X_bar, w_bar

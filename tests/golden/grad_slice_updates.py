@@ -29,5 +29,5 @@ def grad_slice_updates(x):
     z_bar[0] = 0.0
     z_bar[1] += _t15 * 3.0
     # adjoint of line 114: z = x.copy()
-    x_bar = x_bar + z_bar
+    x_bar += z_bar
     return x_bar
