@@ -91,8 +91,8 @@ class Simplifier:
         rule = registry.lookup(op.prim)
         if len(op.outs) == 1 and not rule.impure and rule.updates is None:
             folded = fold_apply(op.prim, args, kw)
-            if folded is None and not kw:
-                folded = self.identity(op)
+            if folded is None:
+                folded = self.identity(op) if not kw else self.shaped(op)
             pending, self.pending = self.pending, []
             self.rewrites += len(pending)
             if isinstance(folded, Apply):
@@ -152,15 +152,18 @@ class Simplifier:
         used only for their shape, and broadcasts of scalars that the next elementwise
         operation would do anyway."""
         p, a = op.prim, op.args
+        if op.kw and p != "numpy.sum":
+            return None  # (keyword arguments: only np.sum(x, axis=...) is rewritten)
         shape = lambda x: T.shape_of(atom_type(x))  # noqa: E731
         if p == "srcad.sum_to_shape" and len(a) == 2 and a[1] == Const(()):
             return dataclasses.replace(op, prim="numpy.sum", args=(a[0],), kw=())
-        if p == "numpy.sum" and len(a) == 1 and not op.kw and isinstance(a[0], Var):
+        if p == "numpy.sum" and len(a) >= 1 and isinstance(a[0], Var) and all(
+                k in ("axis", "keepdims") for k, _ in op.kw):
             d = self.defs.get(a[0])
             if d is not None and d.prim == "operator.neg" and self.uses[a[0]] == 1:
-                inner = self.fresh(op.out.type)
-                self.pending.append(Apply((inner,), "numpy.sum", (d.args[0],), (), op.loc))
-                return dataclasses.replace(op, prim="operator.neg", args=(inner,))
+                inner = self.fresh(op.out.type)  # -sum(x): negate the (smaller) result
+                self.pending.append(Apply((inner,), "numpy.sum", (d.args[0],) + a[1:], op.kw, op.loc))
+                return dataclasses.replace(op, prim="operator.neg", args=(inner,), kw=())
         if p == "srcad.unbroadcast" and len(a) == 2:
             c, x = a
             sc, sx = shape(c), shape(x)
@@ -226,7 +229,8 @@ class Simplifier:
         if not want:
             return dataclasses.replace(op, prim="numpy.sum", args=(c,), kw=())
         if lead == len(axes):  # only leading axes: the result already has the wanted shape
-            return dataclasses.replace(op, prim="numpy.sum", args=(c,), kw=(("axis", Const(axes)),))
+            return dataclasses.replace(op, prim="numpy.sum", args=(c,), kw=(("axis", Const(
+                axes[0] if len(axes) == 1 else axes)),))
         if lead == 0:
             return dataclasses.replace(op, prim="numpy.sum", args=(c,),
                                        kw=(("axis", Const(axes)), ("keepdims", Const(True))))
