@@ -1,4 +1,6 @@
-"""Give a loop its own copy of an array it writes into, once, before the loop.
+"""Copies that let codegen write arrays in place: a loop's own copy of an array it writes
+into, made once before the loop; and a copy of a small view read across a write into its
+base, instead of a copy of the whole base.
 
 A loop-carried array that the body updates in place (`acc[j] += v`, typical of cotangents
 of indexed reads) is written in place by codegen only when nothing else can see the
@@ -10,7 +12,10 @@ is still used elsewhere, codegen must copy before each write, on every iteration
         acc = acc.copy()           ->     for j in range(n):
         acc[j] += v[j]                        acc[j] += v[j]
 
-One copy before the loop gives the same values.
+One copy before the loop gives the same values. Likewise, the adjoint of `y[k] = v` reads
+the row `g = y_bar[k]`, zeroes it, and later uses g: copying the row (`y_bar[k].copy()`)
+lets `y_bar` itself be updated in place, where keeping the view would copy all of `y_bar`
+on every write.
 """
 
 from __future__ import annotations
@@ -74,3 +79,76 @@ class _Own:
 
 def own_loop_updates(fn: Function) -> Function:
     return dataclasses.replace(fn, body=_Own(fn).block(fn.body))
+
+
+def _uses(ops) -> set:
+    out = set()
+    for op in ops:
+        for inner in iter_ops_of(op):
+            out.update(a for a in inner.operands() if isinstance(a, Var))
+            if isinstance(inner, (For, While)):
+                out.update(a for a in inner.body.yields if isinstance(a, Var))
+            if isinstance(inner, If):
+                out.update(a for b in (inner.then, inner.orelse) for a in b.yields if isinstance(a, Var))
+    return out
+
+
+def iter_ops_of(op):
+    yield op
+    blocks = (op.then, op.orelse) if isinstance(op, If) else (op.body,) if isinstance(op, For) else (
+        (op.cond, op.body) if isinstance(op, While) else ())
+    for b in blocks:
+        for inner in b.ops:
+            yield from iter_ops_of(inner)
+
+
+class _Views:
+    def __init__(self, fn: Function):
+        self.aliases = Aliases(fn)
+        self.next_id = max_var_id(fn) + 1
+
+    def _writes(self, op) -> set:
+        """Alias classes that `op` (or anything nested in it) writes into."""
+        out = set()
+        for inner in iter_ops_of(op):
+            if isinstance(inner, Apply):
+                k = update_base(inner)
+                if k is not None and isinstance(inner.args[k], Var):
+                    out.add(self.aliases.find(inner.args[k]))
+        return out
+
+    def block(self, b: Block) -> Block:
+        ops = [self._nested(op) for op in b.ops]
+        out = []
+        for i, op in enumerate(ops):
+            if self._read_across_write(op, ops[i + 1:], b.yields):
+                view = Var(self.next_id, "", op.outs[0].type)
+                self.next_id += 1
+                out.append(dataclasses.replace(op, outs=(view,)))
+                op = Apply(op.outs, "numpy.copy", (view,), (), op.loc)
+            out.append(op)
+        return dataclasses.replace(b, ops=tuple(out))
+
+    def _nested(self, op):
+        if isinstance(op, If):
+            return dataclasses.replace(op, then=self.block(op.then), orelse=self.block(op.orelse))
+        if isinstance(op, For):
+            return dataclasses.replace(op, body=self.block(op.body))
+        if isinstance(op, While):
+            return dataclasses.replace(op, cond=self.block(op.cond), body=self.block(op.body))
+        return op
+
+    def _read_across_write(self, op, rest, yields) -> bool:
+        if not (isinstance(op, Apply) and op.prim == "operator.getitem" and isinstance(op.args[0], Var)
+                and isinstance(op.args[0].type, T.Array) and isinstance(op.outs[0].type, T.Array)):
+            return False
+        v, base = op.outs[0], self.aliases.find(op.args[0])
+        for j, later in enumerate(rest):
+            if base in self._writes(later):
+                after = _uses(rest[j + 1:]) | {a for a in yields if isinstance(a, Var)}
+                return v in after
+        return False
+
+
+def copy_views_read_across_writes(fn: Function) -> Function:
+    return dataclasses.replace(fn, body=_Views(fn).block(fn.body))

@@ -7,7 +7,7 @@ from ..ir.verify import verify
 from .algebra import gather_scalars
 from .cse import cse
 from .dce import dce
-from .ownership import own_loop_updates
+from .ownership import copy_views_read_across_writes, own_loop_updates
 from .scalarize import scalarize
 from .simplify import simplify
 
@@ -29,4 +29,4 @@ def optimize(fn: Function) -> Function:
     fn = verify(dce(fn))
     fn = verify(gather_scalars(fn))
     fn = verify(dce(simplify(fn)))
-    return verify(own_loop_updates(fn))
+    return verify(own_loop_updates(copy_views_read_across_writes(fn)))

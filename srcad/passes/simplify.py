@@ -89,6 +89,12 @@ class Simplifier:
         kw = tuple((k, self.atom(a)) for k, a in op.kw)
         op = dataclasses.replace(op, args=args, kw=kw)
         rule = registry.lookup(op.prim)
+        if op.prim == "srcad.scatter_add" and len(args) == 3 and not kw:
+            restored = self.restore(*args)
+            if restored is not None:
+                self.subst[op.outs[0]] = restored
+                self.rewrites += 1
+                return []
         if len(op.outs) == 1 and not rule.impure and rule.updates is None:
             folded = fold_apply(op.prim, args, kw)
             if folded is None:
@@ -144,6 +150,19 @@ class Simplifier:
             if d and d.prim == "operator.neg":
                 return d.args[0]
         return self.shaped(op)
+
+    def restore(self, b1: Atom, key: Atom, g: Atom):
+        """`b1 = setitem(b, k, 0); scatter_add(b1, k, b[k])` is b (the adjoint of `y[k] += v`),
+        for keys that select each element once."""
+        d = self.defs.get(b1) if isinstance(b1, Var) else None
+        if d is None or d.prim not in ("srcad.setitem", "operator.setitem") or len(d.args) != 3:
+            return None
+        if d.args[1] != key or not _is_num(d.args[2], 0) or not _basic_key(atom_type(key)):
+            return None
+        r = self.defs.get(g) if isinstance(g, Var) else None
+        if r is None or r.prim != "operator.getitem" or r.args != (d.args[0], key):
+            return None
+        return d.args[0]
 
     # identities that need exact shapes (code specialised on argument shapes)
 
@@ -326,3 +345,10 @@ def simplify(fn: Function) -> Function:
 
 def _expand_dims_shape(shape, axis):
     return SHAPES["numpy.expand_dims"](lambda p: shape, lambda p, d: axis if p == "axis" else NO)
+
+
+def _basic_key(t: T.Type) -> bool:
+    """Ints, slices and tuples of them: each selected element once."""
+    if isinstance(t, T.Tuple):
+        return all(_basic_key(e) for e in t.elts)
+    return isinstance(t, T.Int) or (isinstance(t, T.Opaque) and t.what == "slice")

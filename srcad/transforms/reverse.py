@@ -97,6 +97,7 @@ class Reverse(LoopAdjoints):
         self.reads: list[set] = [set()]  # dry run: forward values read, per adjoint region
         self.cts: list[set] = [set()]  # dry run: cotangents written, per adjoint region
         self.loop_depth = 0
+        self.split = False  # run_split: residuals are returned, so every one must be bound
         loops = [op for op in iter_ops(fn.body) if isinstance(op, (For, While))]
         self.trips = {id(op): Var(-1 - k, "_trips", T.INT) for k, op in enumerate(loops)}
         self.rematerializable = Remat(fn)
@@ -243,6 +244,7 @@ class Reverse(LoopAdjoints):
         (residuals, cotangent -> gradients). Returns (fwd_builder, fwd_result, bwd_builder,
         bwd_params, grads, residual_names)."""
         fn = self.fn
+        self.split = True
         params = [self.b.fresh(p.hint, p.type) for p in fn.body.params]
         self.b.begin_function(params)
         self.layers[0].update(zip(fn.body.params, params))
@@ -299,7 +301,9 @@ class Reverse(LoopAdjoints):
 
     def fwd_if(self, op: If) -> None:
         lifted = tuple(sorted(self.plan.lift.get(id(op), ()), key=lambda v: v.id))
-        filler = Const(None) if self.loop_depth else Const(UNDEF)
+        # a value only one branch defines: None in the other where it is stored or returned
+        # (in loops, and as a residual of vjp), else left unbound
+        filler = Const(None) if self.loop_depth or self.split else Const(UNDEF)
         self.b.begin_if(self.fwd(op.cond), op.loc)
         then_y = self._fwd_branch(op.then, lifted, filler)
         self.b.begin_else(then_y)

@@ -16,18 +16,13 @@ def grad_slice_updates(x):
     z_bar[-1] += _t9 * _t6
     z_bar[0] += _t11
     # adjoint of line 116: z[1:3] += x[2:4] * 2.0
-    _t12 = z_bar[1:3]
-    _t13 = z_bar.copy()
-    _t13[1:3] = 0.0
-    z_bar = _t13.copy()
-    z_bar[1:3] += _t12
-    _t14 = _t12 * 2.0
+    _t13 = z_bar[1:3] * 2.0
     x_bar = np.zeros((4,))
-    x_bar[2:4] += _t14
+    x_bar[2:4] += _t13
     # adjoint of line 115: z[0] = z[1] * 3.0
-    _t15 = z_bar[0]
+    _t14 = z_bar[0]
     z_bar[0] = 0.0
-    z_bar[1] += _t15 * 3.0
+    z_bar[1] += _t14 * 3.0
     # adjoint of line 114: z = x.copy()
     x_bar += z_bar
     return x_bar
