@@ -28,7 +28,6 @@ from .transforms.batched import NotBatchable
 stop_gradient = runtime.stop_gradient
 
 
-_SHAPE_VARIANTS = 8  # distinct shapes per rank signature before falling back to rank-only code
 
 
 def _quick_kind(x):
@@ -152,7 +151,7 @@ class Transformed:
         if built is None:
             variants = self._variants.get(rank_key, 0) + 1
             self._variants[rank_key] = variants
-            if variants > _SHAPE_VARIANTS:
+            if variants > cache.config.shape_variants:
                 arg_types = tuple(T.without_shapes(t) for t in arg_types)
                 free = {k: T.without_shapes(t) for k, t in free.items()}
                 built = self._cache[rank_key] = self._build_types(arg_types, free, spec)

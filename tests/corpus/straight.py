@@ -106,6 +106,14 @@ SCALE = 2.5
 WEIGHTS = np.array([1.0, -2.0, 0.5])
 
 
+def element_and_sum(x):
+    return x[0] * 3.0 + np.sum(x)  # the sum's cotangent is a read-only broadcast
+
+
+def neighbours(x):
+    return np.sum(x[1:] * x[:-1]) - x[-1]
+
+
 rng = np.random.default_rng(1)
 X = rng.uniform(0.2, 0.9, size=5)
 Y = rng.uniform(0.2, 0.9, size=5)
@@ -133,4 +141,6 @@ CASES = [
     (ints_untouched, (1.2, 2)),
     (constant_output, (1.2,)),
     (global_data, (0.4,)),
+    (element_and_sum, (rng.normal(size=4),)),
+    (neighbours, (rng.normal(size=5),)),
 ]
