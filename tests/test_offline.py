@@ -26,6 +26,10 @@ CASES = [
     ("loops.py", "ode_euler", ["--types", "float,float", "--argnums", "0,1"], "reverse"),
     ("loops.py", "newton_sqrt", ["--types", "float"], "forward"),
     ("straight.py", "numpy_binary", ["--types", "array1,array1"], "forward"),
+    # exact shapes: loop bounds and shapes become constants
+    ("loops.py", "rnn_cell", ["--types", "float[3,3], float[3,2], float[4,3,2]", "--argnums", "0,1",
+                              "--sample", "np.eye(3) * 0.5", "--sample", "np.ones((3, 2))",
+                              "--sample", "np.linspace(-1, 1, 24).reshape(4, 3, 2)"], "reverse"),
     # no types: generic code with run-time checks
     ("loops.py", "fill_loop", ["--sample", "np.linspace(0.2, 0.9, 5)"], "reverse"),
 ]
