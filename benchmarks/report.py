@@ -18,6 +18,7 @@ TITLES = {
     "core": "Core: gradients of vectorised NumPy functions (issue 2)",
     "loops": "Loops: scalar and array loops (issue 3)",
     "forward": "Forward mode and second order (issue 4)",
+    "startup": "First call in a new process: persistent cache off, cold, warm (issue 6)",
 }
 
 TEXT_COLUMNS = ("case", "size", "op", "reference")

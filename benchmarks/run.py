@@ -1,9 +1,9 @@
 """Run the srcad benchmarks: one table per group, derivative time against the forward pass,
 a hand-written gradient and the installed peers (autograd, JAX, PyTorch), in one run.
 
-    python benchmarks/run.py [--quick] [--only NAME] [--markdown OUT]
+    python benchmarks/run.py [--quick] [--only NAME] [--markdown OUT] [--plot PNG]
 
---only NAME keeps one group (core, loops, forward) or one case (rosenbrock, gmm, ...).
+--only NAME keeps one group (core, loops, forward, startup) or one case (rosenbrock, gmm, ...).
 --markdown OUT writes each group's table between <!-- bench:GROUP --> markers in OUT
 (docs/performance.md keeps the latest full run). Timings are best of 5 repeats of ~0.1 s
 (--quick: best of 3 of ~0.02 s, small sizes only, no eager JAX), every library on one
@@ -27,7 +27,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
-from benchmarks import forward, peers, report  # noqa: E402
+from benchmarks import forward, peers, plot, report, startup  # noqa: E402
 from benchmarks.cases import GROUPS  # noqa: E402
 from benchmarks.measure import measure  # noqa: E402
 from benchmarks.timing import FULL, QUICK  # noqa: E402
@@ -75,6 +75,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, short timings (~30 s)")
     parser.add_argument("--only", metavar="NAME", help="one group or one case")
     parser.add_argument("--markdown", metavar="OUT", help="write the tables into this Markdown file")
+    parser.add_argument("--plot", metavar="PNG", help="draw the gradient tables (needs matplotlib)")
     args = parser.parse_args(argv)
     budget = QUICK if args.quick else FULL
     start = time.perf_counter()
@@ -83,13 +84,19 @@ def main(argv=None) -> int:
     missing = [label for label in peers.LABELS if not peers.installed(label)]
     if missing:
         print("not installed (columns skipped): " + ", ".join(missing))
-    sections = {}
-    for group in ("core", "loops", "forward"):
-        if group == "forward":
+    sections, gradient_rows = {}, []
+    for group in ("core", "loops", "forward", "startup"):
+        if group == "startup":
+            if args.only not in (None, "startup"):
+                continue
+            _progress("startup: first calls in fresh interpreters", start)
+            table = startup.startup_table(startup.startup_rows())
+        elif group == "forward":
             rows = forward_group(args.only, budget, args.quick, start)
             table = report.forward_table(rows, forward.missing_ops()) if rows else None
         else:
             rows = gradient_group(group, args.only, budget, args.quick, start)
+            gradient_rows += rows
             table = report.gradient_table(rows) if rows else None
         if table is not None:
             print(f"\n== {report.TITLES[group]} ==\n{report.render_text(table)}", flush=True)
@@ -101,6 +108,9 @@ def main(argv=None) -> int:
         command = "python benchmarks/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
         report.write_markdown(args.markdown, sections, info, command.strip())
         print(f"\nwrote {args.markdown}")
+    if args.plot and gradient_rows:
+        drawn = plot.plot_ratios(gradient_rows, args.plot, "Gradient time relative to a hand-written gradient")
+        print(f"\nwrote {args.plot}" if drawn else "\nno plot: matplotlib is not installed (pip install '.[plot]')")
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
     return 0
 

@@ -67,6 +67,7 @@ class Transformed:
         self.spec = spec
         self._builder = builder
         self._cache: dict = {}
+        self._fast: dict = {}  # argument kinds -> built code, for calls that need no preparation
         self._variants: dict = {}
         self._latest = None
         self._readers = None
@@ -123,8 +124,17 @@ class Transformed:
         return args
 
     def __call__(self, *args, **kwargs):
-        args = self._prepare(args, kwargs)
-        fn = self._lookup(args).function
+        built = None
+        if not kwargs and len(args) == self._nparams:
+            built = self._fast.get(tuple([_quick_kind(a) for a in args]))
+        if built is None:
+            prepared = self._prepare(args, kwargs)
+            built = self._lookup(prepared)
+            if prepared is args and not self._readers:  # (no global whose value is in the key)
+                self._fast[tuple([_quick_kind(a) for a in args])] = built
+            args = prepared
+        self._latest = built
+        fn = built.function
         try:
             return fn(*args)
         except Exception as e:  # name the user's line behind the failing generated line
