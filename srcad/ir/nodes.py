@@ -36,7 +36,7 @@ class Var:
         return isinstance(other, Var) and other.id == self.id
 
     def __hash__(self) -> int:
-        return hash(("var", self.id))
+        return self.id
 
     def __repr__(self) -> str:
         return f"%{self.hint}{self.id}" if self.hint else f"%{self.id}"

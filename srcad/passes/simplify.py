@@ -251,8 +251,8 @@ class Simplifier:
             return dataclasses.replace(op, prim="numpy.sum", args=(c,), kw=(("axis", Const(
                 axes[0] if len(axes) == 1 else axes)),))
         if lead == 0:
-            return dataclasses.replace(op, prim="numpy.sum", args=(c,),
-                                       kw=(("axis", Const(axes)), ("keepdims", Const(True))))
+            return dataclasses.replace(op, prim="numpy.sum", args=(c,), kw=(
+                ("axis", Const(axes[0] if len(axes) == 1 else axes)), ("keepdims", Const(True))))
         return None
 
     def unbroadcast_scalar(self, op: Apply):
