@@ -7,6 +7,7 @@ from ..ir.verify import verify
 from .algebra import gather_scalars
 from .cse import cse
 from .dce import dce
+from .licm import licm
 from .ownership import copy_views_read_across_writes, own_loop_updates
 from .scalarize import scalarize
 from .simplify import simplify
@@ -21,10 +22,10 @@ def cleanup(fn: Function) -> Function:
 
 
 def optimize(fn: Function) -> Function:
-    """After a transform: simplify, share common subexpressions, gather scalar factors of
+    """After a transform: simplify, hoist loop invariants, share common subexpressions, gather scalar factors of
     array products, drop dead code; copy arrays that loops update in place once, up front."""
     fn = verify(simplify(fn))
-    fn = verify(cse(fn))
+    fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
     fn = verify(dce(fn))
     fn = verify(gather_scalars(fn))

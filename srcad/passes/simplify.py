@@ -126,6 +126,10 @@ class Simplifier:
                     return x
                 if _is_num(x, 0) and _floaty(y) and atom_type(y) == op.out.type:
                     return y
+                for u, v in ((x, y), (y, x)):  # u + -w is u - w (exactly, in IEEE arithmetic)
+                    d = self.defs.get(v) if isinstance(v, Var) else None
+                    if d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0]) and _floaty(u):
+                        return dataclasses.replace(op, prim="operator.sub", args=(u, d.args[0]))
             if p == "operator.sub" and _is_num(y, 0) and _floaty(x) and atom_type(x) == op.out.type:
                 return x
             if p == "operator.mul":

@@ -2,7 +2,7 @@
 
 Inside a loop body, reverse mode must store (push) every forward value its adjoint reads.
 Some values are cheaper to compute again in the backward iteration than to keep: scalar
-arithmetic, elements of lists and tuples (a reference), basic-indexing views of arrays
+arithmetic (not transcendental functions: one stored float costs less than a math.exp), elements of lists and tuples (a reference), basic-indexing views of arrays
 (`xs[t]`, `x[:, j]`: O(1), no copy), and one array + - * of such values (`x - mu[j]`: a
 pass over memory either way, but nothing held per iteration). They qualify when their operands are themselves
 available in the backward iteration without storing anything new: the loop index,
@@ -16,7 +16,7 @@ from ..ir.nodes import Apply, Block, For, If, Var, While, atom_type, iter_ops
 from ..rules import registry
 
 _SCALARS = (T.Float, T.Int, T.Bool)
-_CHEAP_FAMILIES = ("operators", "math", "builtins")
+_CHEAP_FAMILIES = ("operators", "builtins")  # (math.sin, math.exp...: cheaper to store one float)
 _CHEAP_INTERNAL = {"srcad.slice", "srcad.tuple"}  # building an index key
 _ARITH = {"operator.add", "operator.sub", "operator.mul", "operator.neg"}
 

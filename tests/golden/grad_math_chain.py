@@ -11,7 +11,7 @@ def grad_math_chain(x):
     x_bar = 2.0 / (4.0 + _t5) + _t9
     x_bar += _t9
     x_bar += _t2 * _t4
-    x_bar += -(_t4 * x)
+    x_bar -= _t4 * x
     x_bar += _t0 * -_t0
     x_bar += _t1 * _t1
     return x_bar

@@ -18,5 +18,5 @@ def grad_ode_euler(k, y0):
         # adjoint of line 180: y = y + dt * (-k * y + math.sin(t) * math.exp(-0.1 * t))
         _t9 = 0.01 * y_bar
         y_bar += -k * _t9
-        k_bar += -(_t9 * y)
+        k_bar -= _t9 * y
     return k_bar, y_bar

@@ -12,11 +12,12 @@ def grad_rnn_cell(W, h0, xs):
     h_bar = h + h
     # adjoint of line 187: for t in range(xs.shape[0]):
     W_bar = np.zeros((3, 3))
+    _t0 = W.T
     for t in reversed(range(4)):
         h_1 = _stack_h.pop()
         # adjoint of line 188: h = np.tanh(W @ h + xs[t])  # the adjoint reads h before and a...
-        _t6 = h_bar * (1.0 - h * h)
-        W_bar += _t6 @ h_1.T
-        h_bar = W.T @ _t6
+        _t7 = h_bar * (1.0 - h * h)
+        W_bar += _t7 @ h_1.T
+        h_bar = _t0 @ _t7
         h = h_1
     return W_bar, h_bar
