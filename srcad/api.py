@@ -210,10 +210,11 @@ class Transformed:
 
 
 class JvpTransformed(Transformed):
-    """`jvp(f, primals, tangents)`: forward mode, specialised per argument kinds."""
+    """`jvp(f, primals, tangents)`: forward mode, specialised per argument kinds (kind
+    "tangent": the tangent output alone)."""
 
-    def __init__(self, fn):
-        super().__init__(fn, Spec("jvp", (), True, False), build_forward)
+    def __init__(self, fn, kind: str = "jvp"):
+        super().__init__(fn, Spec(kind, (), True, False), build_forward)
 
     def __call__(self, primals, tangents):
         primals, tangents = tuple(primals), tuple(tangents)
@@ -230,7 +231,7 @@ class JvpTransformed(Transformed):
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
             wrt = tuple(i for i in differentiable_positions(arg_types) if present[i])
-            built = self._build_for(key, arg_types, self._free_types(), Spec("jvp", wrt, True, False))
+            built = self._build_for(key, arg_types, self._free_types(), Spec(self.spec.kind, wrt, True, False))
             built.wrt = wrt
         self._latest = built
         return built.function(*primals, *(_as_tangent(tangents[i]) for i in built.wrt))
@@ -364,12 +365,12 @@ def _as_tangent(t):
     return float(t) if type(t) is int else t
 
 
-def _jvp_of(fun) -> JvpTransformed:
+def _jvp_of(fun, kind: str = "jvp") -> JvpTransformed:
     fun = as_python_function(fun)
     cache = _cached(fun)
-    if "jvp" not in cache:
-        cache["jvp"] = JvpTransformed(fun)
-    return cache["jvp"]
+    if kind not in cache:
+        cache[kind] = JvpTransformed(fun, kind)
+    return cache[kind]
 
 
 def jvp(fun, primals, tangents):
@@ -460,12 +461,15 @@ def _transform(kind: str, fun, argnums, has_aux: bool):
     if not callable(fun):
         raise ArgumentError(f"{kind} expects a function, got {fun!r}")
     fun = as_python_function(fun)
-    nparams = len(_signature_of(fun).parameters)
-    spec = _spec(kind, argnums, has_aux, nparams)
     cache = _cached(fun)
-    if spec not in cache:
-        cache[spec] = Transformed(fun, spec)
-    return cache[spec]
+    quick = (kind, tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums,
+             isinstance(argnums, (list, tuple)), has_aux)  # (before the costly signature)
+    if quick not in cache:
+        spec = _spec(kind, argnums, has_aux, len(_signature_of(fun).parameters))
+        if spec not in cache:
+            cache[spec] = Transformed(fun, spec)
+        cache[quick] = cache[spec]
+    return cache[quick]
 
 
 def grad(fun=None, argnums=0, has_aux: bool = False):

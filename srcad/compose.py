@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .api import batched_jacobian, grad, jvp, vjp
+from .api import _jvp_of, batched_jacobian, grad, jvp, vjp
 from .errors import ArgumentError
 
 
@@ -101,5 +101,4 @@ def hvp(fun, primals, tangents):
     if not positions:
         raise ArgumentError("hvp needs at least one float argument with a tangent")
     g = grad(fun, argnums=positions if len(positions) > 1 else positions[0])
-    _, hv = jvp(g, primals, tangents)
-    return hv
+    return _jvp_of(g, "tangent")(primals, tangents)  # (the gradient itself is not computed)

@@ -33,7 +33,7 @@ from .transforms.specialize import specialize
 class Spec:
     """What to generate: the transformation and its options."""
 
-    kind: str  # 'grad', 'value_and_grad', 'jvp', 'vjp', 'jacfwd'
+    kind: str  # 'grad', 'value_and_grad', 'jvp', 'tangent' (jvp without the value), 'vjp', 'jacfwd'
     argnums: tuple[int, ...] = (0,)
     argnums_tuple: bool = False
     has_aux: bool = False
@@ -185,7 +185,8 @@ def build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     wrt = spec.argnums
     act = analyze(f.body, tuple(f.body.params[i] for i in wrt), (f.body.yields[0],))
     em, params, tangents, out, out_dot = forward(f, act, wrt)
-    result = em.apply("srcad.tuple", (out, out_dot))
+    # kind "tangent" (hvp's jvp of a gradient): the tangent alone, so the primal is not computed
+    result = out_dot if spec.kind == "tangent" else em.apply("srcad.tuple", (out, out_dot))
     body = em.b.end_function((result,))
     name = f"{spec.prefix}_{f.name}"
     sig = f.signature + tuple(Param(f"{f.signature[i].name}_dot") for i in wrt)

@@ -95,6 +95,11 @@ class Simplifier:
                 self.subst[op.outs[0]] = restored
                 self.rewrites += 1
                 return []
+        if op.prim in ("srcad.setitem", "operator.setitem") and len(args) == 3 and not kw:
+            added = self.added_in_place(*args)
+            if added is not None:
+                self.rewrites += 1
+                return [dataclasses.replace(op, prim="srcad.scatter_add", args=(args[0], args[1], added))]
         if len(op.outs) == 1 and not rule.impure and rule.updates is None:
             folded = fold_apply(op.prim, args, kw)
             if folded is None:
@@ -167,6 +172,22 @@ class Simplifier:
         if r is None or r.prim != "operator.getitem" or r.args != (d.args[0], key):
             return None
         return d.args[0]
+
+    def added_in_place(self, b: Atom, key: Atom, w: Atom):
+        """`b[k] = b[k] + v` (the form `b[k] += v` takes in code srcad transforms again) is a
+        scatter-add of v at k: the v, or None. Float arrays and keys that select each
+        element once only."""
+        d = self.defs.get(w) if isinstance(w, Var) else None
+        if d is None or d.prim != "operator.add" or len(d.args) != 2 or self.uses[w] != 1:
+            return None
+        if not (isinstance(atom_type(b), T.Array) and atom_type(b).kind == "f" and _basic_key(atom_type(key))):
+            return None
+        for r, v in ((d.args[0], d.args[1]), (d.args[1], d.args[0])):
+            g = self.defs.get(r) if isinstance(r, Var) else None
+            if g is not None and g.prim == "operator.getitem" and g.args == (b, key) and _floaty(v) \
+                    and T.shape_of(atom_type(w)) == T.shape_of(atom_type(r)) is not None:
+                return v
+        return None
 
     # identities that need exact shapes (code specialised on argument shapes)
 
