@@ -366,11 +366,12 @@ def _as_tangent(t):
 
 
 def _jvp_of(fun, kind: str = "jvp") -> JvpTransformed:
-    fun = as_python_function(fun)
     cache = _cached(fun)
-    if kind not in cache:
-        cache[kind] = JvpTransformed(fun, kind)
-    return cache[kind]
+    got = cache.get(kind)
+    if got is None:
+        wrapped = as_python_function(fun)
+        got = cache[kind] = JvpTransformed(fun, kind) if wrapped is fun else _jvp_of(wrapped, kind)
+    return got
 
 
 def jvp(fun, primals, tangents):
@@ -460,11 +461,14 @@ def _transform(kind: str, fun, argnums, has_aux: bool):
         return functools.partial(_transform, kind, argnums=argnums, has_aux=has_aux)
     if not callable(fun):
         raise ArgumentError(f"{kind} expects a function, got {fun!r}")
-    fun = as_python_function(fun)
     cache = _cached(fun)
     quick = (kind, tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums,
              isinstance(argnums, (list, tuple)), has_aux)  # (before the costly signature)
     if quick not in cache:
+        wrapped = as_python_function(fun)
+        if wrapped is not fun:  # a primitive: the transform of its one-line wrapper
+            cache[quick] = _transform(kind, wrapped, argnums, has_aux)
+            return cache[quick]
         spec = _spec(kind, argnums, has_aux, len(_signature_of(fun).parameters))
         if spec not in cache:
             cache[spec] = Transformed(fun, spec)

@@ -43,6 +43,10 @@ COMPARE = {"lt": gast.Lt, "le": gast.LtE, "gt": gast.Gt, "ge": gast.GtE, "eq": g
            "is_": gast.Is, "is_not": gast.IsNot}
 ATTRIBUTES = {"T", "shape", "ndim", "size", "dtype", "real", "imag"}
 _MODULE_ALIASES = {"numpy": "np"}
+# reductions written as array methods when the argument is an array: the same result, a few
+# microseconds sooner per call (np.sum(x) goes through a Python wrapper to x.sum())
+_AS_METHOD = {f"numpy.{n}": n for n in ("sum", "mean", "max", "min", "prod", "std", "var")}
+_AS_METHOD.update({"numpy.amax": "max", "numpy.amin": "min"})
 _MARK = "__srcad__:"
 _PURE_EXCLUDE = {"srcad.list", "srcad.dict", "srcad.zeros_like", "numpy.zeros", "numpy.ones",
                  "numpy.empty", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like"}
@@ -242,6 +246,8 @@ class CodeEmitter:
             if member in ATTRIBUTES:
                 return _attr(a[0], member)
             return _call(_attr(a[0], member), a[1:], kw)
+        if p in _AS_METHOD and args and isinstance(args[0], Var) and isinstance(args[0].type, T.Array):
+            return _call(_attr(a[0], _AS_METHOD[p]), a[1:], kw)  # x.sum(): skips np.sum's Python layer
         return _call(self.callee(rule), a, kw)
 
     # -- statements ------------------------------------------------------------------------------

@@ -1,19 +1,19 @@
 def grad_reductions(x):
     # srcad 0.1.0: grad of reductions (straight.py:70)
     # argnums=0; specialised for x: float[2, 3]
-    _t0 = np.sum(x, axis=1)
-    _t2 = np.mean(x, axis=1, keepdims=True).ravel()
+    _t0 = x.sum(axis=1)
+    _t2 = x.mean(axis=1, keepdims=True).ravel()
     _t3 = x[0]
-    _t4 = np.prod(_t3)
-    _t5 = np.max(x)
+    _t4 = _t3.prod()
+    _t5 = x.max()
     _t7 = x.sum(axis=1)
     # adjoint of line 72: + np.prod(x[0]) + np.max(x) + np.min(x, axis=1).sum() + x.mean() +...
     _t9 = _t7 == _t7.max()
-    x_bar = np.expand_dims(_t9 / np.sum(_t9), 1) + _broadcast_to(1.0, (2, 3)) / 6
-    _t16 = x == np.expand_dims(np.min(x, axis=1), 1)
-    x_bar += 1.0 * _t16 / np.expand_dims(np.sum(_t16, axis=1), 1)
+    x_bar = np.expand_dims(_t9 / _t9.sum(), 1) + _broadcast_to(1.0, (2, 3)) / 6
+    _t16 = x == np.expand_dims(x.min(axis=1), 1)
+    x_bar += 1.0 * _t16 / np.expand_dims(_t16.sum(axis=1), 1)
     _t21 = x == _t5
-    x_bar += _t21 / np.sum(_t21)
+    x_bar += _t21 / _t21.sum()
     x_bar[0] += _t4 / _t3
     # adjoint of line 71: return (np.sum(x, axis=1).dot(np.mean(x, axis=1, keepdims=True).rav...
     x_bar += _broadcast_to(np.reshape(_t0, (2, 1)), (2, 3)) * 0.3333333333333333
