@@ -246,8 +246,9 @@ class VjpTransformed(Transformed):
     """`vjp(f, *primals)`: a generated forward function that returns residuals, and a
     generated backward function that maps an output cotangent to input cotangents."""
 
-    def __init__(self, fn, has_aux: bool):
+    def __init__(self, fn, has_aux: bool, only: tuple | None = None):
         super().__init__(fn, Spec("vjp", (), True, has_aux), build_vjp)
+        self.only = only  # cotangents for these positions alone (jacrev's argnums)
 
     def __call__(self, *primals):
         if len(primals) != self._nparams:
@@ -258,7 +259,7 @@ class VjpTransformed(Transformed):
         built = self._cache.get(key)
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
-            wrt = differentiable_positions(arg_types)
+            wrt = tuple(i for i in differentiable_positions(arg_types) if self.only is None or i in self.only)
             built = self._build_for(key, arg_types, self._free_types(), Spec("vjp", wrt, True, self.spec.has_aux))
             built.wrt = wrt
         self._latest = built
@@ -283,12 +284,17 @@ class VjpTransformed(Transformed):
 def vjp(fun, *primals, has_aux: bool = False):
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
     cotangent per primal (None for arguments that are not differentiated, like ints)."""
-    key = ("vjp", has_aux)
+    return vjp_of(fun, has_aux)(*primals)
+
+
+def vjp_of(fun, has_aux: bool = False, only: tuple | None = None) -> VjpTransformed:
+    """The vjp transform of `fun` (cotangents for the positions in `only`, or for all)."""
+    key = ("vjp", has_aux, only)
     fun = as_python_function(fun)
     cache = _cached(fun)
     if key not in cache:
-        cache[key] = VjpTransformed(fun, has_aux)
-    return cache[key](*primals)
+        cache[key] = VjpTransformed(fun, has_aux, only)
+    return cache[key]
 
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

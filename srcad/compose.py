@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .api import _jvp_of, batched_jacobian, grad, jvp, vjp
+from .api import _jvp_of, batched_jacobian, grad, jvp, vjp_of
 from .errors import ArgumentError
 
 
@@ -74,7 +74,7 @@ def jacrev(fun, argnums=0):
 
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
-        out, vjp_fn = vjp(fun, *args)
+        out, vjp_fn = vjp_of(fun, only=tuple(nums))(*args)  # cotangents for argnums alone
         rows = [vjp_fn(e) for e in _basis(out if isinstance(out, np.ndarray) else float(out))]
         results = []
         for i in nums:
