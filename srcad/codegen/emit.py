@@ -11,7 +11,6 @@ from __future__ import annotations
 import binascii
 import builtins
 import json
-import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,7 +18,6 @@ from dataclasses import dataclass, field
 import astor
 from astor.source_repr import split_lines
 import gast
-import numpy as np
 
 from .. import runtime
 from ..frontend.source import source_line
@@ -28,45 +26,13 @@ from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If,
 from ..rules import registry
 from ..analysis.aliases import update_base
 from ..analysis.liveness import liveness
+from .expressions import ExprEmitter
 from .names import Naming, assign_names
+from .syntax import _MODULE_ALIASES, BINOPS, INPLACE, Namespace, _assign, _attr, _call, _name
 
-BINOPS = {
-    "add": gast.Add, "sub": gast.Sub, "mul": gast.Mult, "truediv": gast.Div, "floordiv": gast.FloorDiv,
-    "mod": gast.Mod, "pow": gast.Pow, "matmul": gast.MatMult, "and_": gast.BitAnd, "or_": gast.BitOr,
-    "xor": gast.BitXor, "lshift": gast.LShift, "rshift": gast.RShift,
-}
-INPLACE = {"iadd": "add", "isub": "sub", "imul": "mul", "itruediv": "truediv", "ifloordiv": "floordiv",
-           "imod": "mod", "ipow": "pow", "imatmul": "matmul", "iand": "and_", "ior": "or_",
-           "ixor": "xor", "ilshift": "lshift", "irshift": "rshift"}
-UNARY = {"neg": gast.USub, "pos": gast.UAdd, "not_": gast.Not, "invert": gast.Invert}
-COMPARE = {"lt": gast.Lt, "le": gast.LtE, "gt": gast.Gt, "ge": gast.GtE, "eq": gast.Eq, "ne": gast.NotEq,
-           "is_": gast.Is, "is_not": gast.IsNot}
-ATTRIBUTES = {"T", "shape", "ndim", "size", "dtype", "real", "imag"}
-_MODULE_ALIASES = {"numpy": "np"}
-# reductions written as array methods when the argument is an array: the same result, a few
-# microseconds sooner per call (np.sum(x) goes through a Python wrapper to x.sum())
-_AS_METHOD = {f"numpy.{n}": n for n in ("sum", "mean", "max", "min", "prod", "std", "var")}
-_AS_METHOD.update({"numpy.amax": "max", "numpy.amin": "min"})
 _MARK = "__srcad__:"
 _PURE_EXCLUDE = {"srcad.list", "srcad.dict", "srcad.zeros_like", "numpy.zeros", "numpy.ones",
                  "numpy.empty", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like"}
-
-
-def _name(id_: str, ctx=None):
-    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
-
-
-def _call(func, args, keywords=()):
-    return gast.Call(func=func, args=list(args),
-                     keywords=[gast.keyword(arg=k, value=v) for k, v in keywords])
-
-
-def _attr(value, attr: str):
-    return gast.Attribute(value=value, attr=attr, ctx=gast.Load())
-
-
-def _assign(target, value):
-    return gast.Assign(targets=[target], value=value, type_comment=None)
 
 
 def _marker(kind: str, payload) -> gast.stmt:
@@ -83,30 +49,7 @@ class Rendered:
     line_map: dict = field(default_factory=dict)  # generated line -> (file, line)
 
 
-class Namespace:
-    """The global names generated code refers to, made unique deterministically."""
-
-    def __init__(self):
-        self.names: dict[str, object] = {"np": np, "math": math}
-        self.by_id: dict[int, str] = {id(np): "np", id(math): "math"}
-
-    def ref(self, obj: object, want: str) -> str:
-        if id(obj) in self.by_id:
-            return self.by_id[id(obj)]
-        base = want if want.isidentifier() and not _is_builtin_name(want, obj) else "_" + want.strip("_")
-        name, k = base, 1
-        while name in self.names:
-            name, k = f"{base}_{k}", k + 1
-        self.names[name] = obj
-        self.by_id[id(obj)] = name
-        return name
-
-
-def _is_builtin_name(name: str, obj) -> bool:
-    return hasattr(builtins, name) and getattr(builtins, name) is not obj
-
-
-class CodeEmitter:
+class CodeEmitter(ExprEmitter):
     def __init__(self, fn: Function, comments: bool = True):
         self.fn = fn
         self.ns = Namespace()
@@ -121,134 +64,6 @@ class CodeEmitter:
         self.depth = 0  # indentation level of the block being emitted
         self.override: dict = {}  # values evaluated early into a temporary name
         self._temps = 0
-
-    # -- atoms and expressions -----------------------------------------------------------------
-
-    def name(self, v: Var) -> str:
-        return self.naming.names[v]
-
-    def atom(self, a: Atom, index: bool = False):
-        if isinstance(a, Var):
-            if a in self.override:
-                return _name(self.override[a])
-            if a in self.inline:
-                return self.expr(self.defs[a], index)
-            return _name(self.name(a))
-        return self.const(a.value, index)
-
-    def const(self, value, index: bool = False):
-        if value is UNDEF:
-            raise AssertionError("srcad internal error: undefined value reached code generation")
-        if isinstance(value, Ext):
-            return _name(self.ns.ref(value.obj, value.name))
-        if isinstance(value, bool) or value is None or value is Ellipsis or isinstance(value, str):
-            return gast.Constant(value=value, kind=None)
-        if isinstance(value, (int, float)):
-            if isinstance(value, float) and math.isnan(value):
-                return _attr(_name("math"), "nan")
-            if isinstance(value, float) and math.isinf(value):
-                inf = _attr(_name("math"), "inf")
-                return inf if value > 0 else gast.UnaryOp(op=gast.USub(), operand=inf)
-            if value < 0 or (value == 0 and math.copysign(1, value) < 0):
-                return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
-            return gast.Constant(value=value, kind=None)
-        if isinstance(value, tuple):
-            return gast.Tuple(elts=[self.const(v, index) for v in value], ctx=gast.Load())
-        if isinstance(value, slice):
-            return self._slice([Const(value.start), Const(value.stop), Const(value.step)], index)
-        raise AssertionError(f"cannot emit constant {value!r}")
-
-    def callee(self, rule) -> gast.expr:
-        """The expression naming a primitive's function: np.sin, math.exp, _unbroadcast..."""
-        path = rule.name
-        if path.startswith("builtins."):
-            return _name(path.split(".", 1)[1])
-        if path.startswith("srcad."):
-            return _name(self.ns.ref(rule.fn, "_" + path.split(".", 1)[1]))
-        parts = path.split(".")
-        if rule.fn is not None and (parts[0] not in ("numpy", "math") or registry.resolve_path(path) is not rule.fn):
-            return _name(self.ns.ref(rule.fn, parts[-1]))  # other libraries: the object itself
-        root = _MODULE_ALIASES.get(parts[0], parts[0])
-        mod = registry.resolve_path(parts[0])
-        node = _name(self.ns.ref(mod, root) if mod is not None else root)
-        for p in parts[1:]:
-            node = _attr(node, p)
-        return node
-
-    def _slice(self, parts, index: bool):
-        lo, hi, step = [None if isinstance(p, Const) and p.value is None else self.atom(p) for p in parts]
-        if index:
-            return gast.Slice(lower=lo, upper=hi, step=step)
-        return _call(_name("slice"), [x if x is not None else gast.Constant(value=None, kind=None)
-                                      for x in (lo, hi, step)])
-
-    def index(self, a: Atom):
-        """An index expression, with slices written as `a:b:c`."""
-        if isinstance(a, Var) and a in self.inline and self.defs[a].prim in ("srcad.slice", "srcad.tuple"):
-            op = self.defs[a]
-            if op.prim == "srcad.slice":
-                return self._slice(op.args, True)
-            return gast.Tuple(elts=[self.index(x) for x in op.args], ctx=gast.Load())
-        if isinstance(a, Const) and isinstance(a.value, tuple):
-            return gast.Tuple(elts=[self.const(v, True) for v in a.value], ctx=gast.Load())
-        return self.atom(a, True)
-
-    def expr(self, op: Apply, index: bool = False) -> gast.expr:
-        p, args, rule = op.prim, op.args, registry.lookup(op.prim)
-        a = [self.atom(x) for x in args]
-        kw = [(k, self.atom(x)) for k, x in op.kw if not _is_default(rule, k, x)]
-        short = p.split(".", 1)[1] if "." in p else p
-        if p.startswith("operator."):
-            short = INPLACE.get(short, short)
-            if short in BINOPS:
-                return gast.BinOp(left=a[0], op=BINOPS[short](), right=a[1])
-            if short in UNARY:
-                return gast.UnaryOp(op=UNARY[short](), operand=a[0])
-            if short in COMPARE:
-                return gast.Compare(left=a[0], ops=[COMPARE[short]()], comparators=[a[1]])
-            if short == "contains":
-                return gast.Compare(left=a[1], ops=[gast.In()], comparators=[a[0]])
-            if short == "getitem":
-                return gast.Subscript(value=a[0], slice=self.index(args[1]), ctx=gast.Load())
-        if p == "srcad.not_in":
-            return gast.Compare(left=a[0], ops=[gast.NotIn()], comparators=[a[1]])
-        if p == "srcad.tuple":
-            return gast.Tuple(elts=a, ctx=gast.Load())
-        if p == "srcad.list":
-            return gast.List(elts=a, ctx=gast.Load())
-        if p == "srcad.dict":
-            return gast.Dict(keys=a[0::2], values=a[1::2])
-        if p == "srcad.slice":
-            return self._slice(args, index)
-        if p == "srcad.global":
-            return _attr(a[0], args[1].value)
-        if p == "srcad.cell":
-            return _attr(a[0], "cell_contents")
-        if p == "srcad.getattr":
-            return _attr(a[1], args[0].value)
-        if p == "srcad.method":
-            return _call(_attr(a[1], args[0].value), a[2:], kw)
-        if p == "srcad.call":
-            return _call(a[0], a[1:], kw)
-        if p == "srcad.format":
-            return _call(_attr(a[0], "format"), a[1:], kw)
-        if p == "srcad.custom":
-            custom = args[0].value.obj
-            use_fwd = len(op.outs) > 1 and self.uses[op.outs[1]] > 0
-            fn = custom.fwd if use_fwd else custom.fun
-            return _call(_name(self.ns.ref(fn, fn.__name__)), a[1:], kw)
-        if p == "srcad.list_concat":
-            return gast.BinOp(left=a[0], op=gast.Add(), right=a[1])
-        if p == "srcad.list_repeat":
-            return gast.BinOp(left=a[0], op=gast.Mult(), right=a[1])
-        if rule.attr:
-            member = p.rsplit(".", 1)[1]
-            if member in ATTRIBUTES:
-                return _attr(a[0], member)
-            return _call(_attr(a[0], member), a[1:], kw)
-        if p in _AS_METHOD and args and isinstance(args[0], Var) and isinstance(args[0].type, T.Array):
-            return _call(_attr(a[0], _AS_METHOD[p]), a[1:], kw)  # x.sum(): skips np.sum's Python layer
-        return _call(self.callee(rule), a, kw)
 
     # -- statements ------------------------------------------------------------------------------
 
@@ -552,13 +367,6 @@ class CodeEmitter:
                                    kw_defaults=kw_defaults, kwarg=None, defaults=defaults)
         return gast.FunctionDef(name=name, args=arguments, body=body, decorator_list=[], returns=None,
                                 type_comment=None, type_params=[])
-
-
-def _is_default(rule, name: str, a: Atom) -> bool:
-    if not isinstance(a, Const) or name not in rule.defaults:
-        return False
-    d = rule.defaults[name]
-    return type(d) is type(a.value) and d == a.value
 
 
 def _real(stmts) -> bool:

@@ -1,0 +1,146 @@
+"""Atoms and expressions of generated code: names, constants, calls, operators, indexing.
+A mixin of CodeEmitter (emit.py), which owns naming, inlining and statements."""
+
+from __future__ import annotations
+
+import math
+
+import gast
+
+from ..ir import types as T
+from ..ir.nodes import UNDEF, Apply, Atom, Const, Ext, Var
+from ..rules import registry
+from .syntax import (_AS_METHOD, _MODULE_ALIASES, ATTRIBUTES, BINOPS, COMPARE, INPLACE, UNARY, _attr, _call,
+                     _is_default, _name)
+
+
+class ExprEmitter:
+    """Expression emission; needs `naming`, `inline`, `override`, `defs`, `ns`, `uses`."""
+
+    # -- atoms and expressions -----------------------------------------------------------------
+
+    def name(self, v: Var) -> str:
+        return self.naming.names[v]
+
+    def atom(self, a: Atom, index: bool = False):
+        if isinstance(a, Var):
+            if a in self.override:
+                return _name(self.override[a])
+            if a in self.inline:
+                return self.expr(self.defs[a], index)
+            return _name(self.name(a))
+        return self.const(a.value, index)
+
+    def const(self, value, index: bool = False):
+        if value is UNDEF:
+            raise AssertionError("srcad internal error: undefined value reached code generation")
+        if isinstance(value, Ext):
+            return _name(self.ns.ref(value.obj, value.name))
+        if isinstance(value, bool) or value is None or value is Ellipsis or isinstance(value, str):
+            return gast.Constant(value=value, kind=None)
+        if isinstance(value, (int, float)):
+            if isinstance(value, float) and math.isnan(value):
+                return _attr(_name("math"), "nan")
+            if isinstance(value, float) and math.isinf(value):
+                inf = _attr(_name("math"), "inf")
+                return inf if value > 0 else gast.UnaryOp(op=gast.USub(), operand=inf)
+            if value < 0 or (value == 0 and math.copysign(1, value) < 0):
+                return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
+            return gast.Constant(value=value, kind=None)
+        if isinstance(value, tuple):
+            return gast.Tuple(elts=[self.const(v, index) for v in value], ctx=gast.Load())
+        if isinstance(value, slice):
+            return self._slice([Const(value.start), Const(value.stop), Const(value.step)], index)
+        raise AssertionError(f"cannot emit constant {value!r}")
+
+    def callee(self, rule) -> gast.expr:
+        """The expression naming a primitive's function: np.sin, math.exp, _unbroadcast..."""
+        path = rule.name
+        if path.startswith("builtins."):
+            return _name(path.split(".", 1)[1])
+        if path.startswith("srcad."):
+            return _name(self.ns.ref(rule.fn, "_" + path.split(".", 1)[1]))
+        parts = path.split(".")
+        if rule.fn is not None and (parts[0] not in ("numpy", "math") or registry.resolve_path(path) is not rule.fn):
+            return _name(self.ns.ref(rule.fn, parts[-1]))  # other libraries: the object itself
+        root = _MODULE_ALIASES.get(parts[0], parts[0])
+        mod = registry.resolve_path(parts[0])
+        node = _name(self.ns.ref(mod, root) if mod is not None else root)
+        for p in parts[1:]:
+            node = _attr(node, p)
+        return node
+
+    def _slice(self, parts, index: bool):
+        lo, hi, step = [None if isinstance(p, Const) and p.value is None else self.atom(p) for p in parts]
+        if index:
+            return gast.Slice(lower=lo, upper=hi, step=step)
+        return _call(_name("slice"), [x if x is not None else gast.Constant(value=None, kind=None)
+                                      for x in (lo, hi, step)])
+
+    def index(self, a: Atom):
+        """An index expression, with slices written as `a:b:c`."""
+        if isinstance(a, Var) and a in self.inline and self.defs[a].prim in ("srcad.slice", "srcad.tuple"):
+            op = self.defs[a]
+            if op.prim == "srcad.slice":
+                return self._slice(op.args, True)
+            return gast.Tuple(elts=[self.index(x) for x in op.args], ctx=gast.Load())
+        if isinstance(a, Const) and isinstance(a.value, tuple):
+            return gast.Tuple(elts=[self.const(v, True) for v in a.value], ctx=gast.Load())
+        return self.atom(a, True)
+
+    def expr(self, op: Apply, index: bool = False) -> gast.expr:
+        p, args, rule = op.prim, op.args, registry.lookup(op.prim)
+        a = [self.atom(x) for x in args]
+        kw = [(k, self.atom(x)) for k, x in op.kw if not _is_default(rule, k, x)]
+        short = p.split(".", 1)[1] if "." in p else p
+        if p.startswith("operator."):
+            short = INPLACE.get(short, short)
+            if short in BINOPS:
+                return gast.BinOp(left=a[0], op=BINOPS[short](), right=a[1])
+            if short in UNARY:
+                return gast.UnaryOp(op=UNARY[short](), operand=a[0])
+            if short in COMPARE:
+                return gast.Compare(left=a[0], ops=[COMPARE[short]()], comparators=[a[1]])
+            if short == "contains":
+                return gast.Compare(left=a[1], ops=[gast.In()], comparators=[a[0]])
+            if short == "getitem":
+                return gast.Subscript(value=a[0], slice=self.index(args[1]), ctx=gast.Load())
+        if p == "srcad.not_in":
+            return gast.Compare(left=a[0], ops=[gast.NotIn()], comparators=[a[1]])
+        if p == "srcad.tuple":
+            return gast.Tuple(elts=a, ctx=gast.Load())
+        if p == "srcad.list":
+            return gast.List(elts=a, ctx=gast.Load())
+        if p == "srcad.dict":
+            return gast.Dict(keys=a[0::2], values=a[1::2])
+        if p == "srcad.slice":
+            return self._slice(args, index)
+        if p == "srcad.global":
+            return _attr(a[0], args[1].value)
+        if p == "srcad.cell":
+            return _attr(a[0], "cell_contents")
+        if p == "srcad.getattr":
+            return _attr(a[1], args[0].value)
+        if p == "srcad.method":
+            return _call(_attr(a[1], args[0].value), a[2:], kw)
+        if p == "srcad.call":
+            return _call(a[0], a[1:], kw)
+        if p == "srcad.format":
+            return _call(_attr(a[0], "format"), a[1:], kw)
+        if p == "srcad.custom":
+            custom = args[0].value.obj
+            use_fwd = len(op.outs) > 1 and self.uses[op.outs[1]] > 0
+            fn = custom.fwd if use_fwd else custom.fun
+            return _call(_name(self.ns.ref(fn, fn.__name__)), a[1:], kw)
+        if p == "srcad.list_concat":
+            return gast.BinOp(left=a[0], op=gast.Add(), right=a[1])
+        if p == "srcad.list_repeat":
+            return gast.BinOp(left=a[0], op=gast.Mult(), right=a[1])
+        if rule.attr:
+            member = p.rsplit(".", 1)[1]
+            if member in ATTRIBUTES:
+                return _attr(a[0], member)
+            return _call(_attr(a[0], member), a[1:], kw)
+        if p in _AS_METHOD and args and isinstance(args[0], Var) and isinstance(args[0].type, T.Array):
+            return _call(_attr(a[0], _AS_METHOD[p]), a[1:], kw)  # x.sum(): skips np.sum's Python layer
+        return _call(self.callee(rule), a, kw)

@@ -1,0 +1,234 @@
+"""The dispatcher behind every transformed function.
+
+A transformed function looks at the kinds of its arguments on each call (float, int, ndarray
+of a shape, containers) and of the globals the function reads; the first call with a new
+combination runs the compiler and caches the generated function; later calls go straight to
+it. Code is specialised on exact shapes; after `srcad.config.shape_variants` shapes of the
+same ranks, one rank-only version serves them all. `inspect.getsource(g)` and
+`srcad.source(g)` show the generated code of the latest specialisation.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from . import cache
+from .codegen.compile import add_source_notes
+from .errors import ArgumentError, TypeSupportError
+from .ir import types as T
+from .pipeline import Built, Spec, build_reverse, free_reads, lowered
+
+
+def _quick_kind(x):
+    t = type(x)
+    if t is float:
+        return "f"
+    if t is np.ndarray:
+        return ("a", x.shape, x.dtype.kind)
+    if t is int:
+        return "i"
+    if t is bool:
+        return "b"
+    return T.of_value(x)
+
+
+def _rank_kind(k):
+    if isinstance(k, tuple) and k and k[0] == "a":
+        return ("a", len(k[1]), k[2])
+    if isinstance(k, T.Type):
+        return T.without_shapes(k)
+    return k
+
+
+def _reader(prim: str, ext, name: str):
+    if prim == "srcad.cell":
+        cell = ext.obj
+        return lambda: cell.cell_contents
+    obj = ext.obj
+    return lambda: getattr(obj, name)
+
+
+class Transformed:
+    """A derivative of a user function; calling it runs generated code."""
+
+    def __init__(self, fn, spec: Spec, builder=build_reverse):
+        self.fn = fn
+        self.spec = spec
+        self._builder = builder
+        self._cache: dict = {}
+        self._fast: dict = {}  # argument kinds -> built code, for calls that need no preparation
+        self._variants: dict = {}
+        self._latest = None
+        self._readers = None
+        self._signature = _signature_of(fn)
+        self._nparams = len(self._signature.parameters)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__module__ = getattr(fn, "__module__", None)
+        self.__name__ = f"{spec.prefix}_{getattr(fn, '__name__', 'f')}"
+        self.__qualname__ = self.__name__
+        _check_argnums(spec.argnums, self._nparams, fn)
+
+    # what nested transforms and inlining see
+
+    @property
+    def __srcad_transform__(self):
+        return self
+
+    @property
+    def __wrapped__(self):
+        return self.latest().function
+
+    def latest(self):
+        if self._latest is None:
+            self._latest = self._build_types(tuple(T.UNKNOWN for _ in range(self._nparams)))
+        return self._latest
+
+    def function_for_call(self, args):
+        """The generated function to inline where user code calls this transform."""
+        return self.latest().function
+
+    def source(self, *args, **kwargs) -> str:
+        if args or kwargs:
+            args = self._prepare(args, kwargs)
+            return self._lookup(args).source
+        return self.latest().source
+
+    # calling
+
+    def _prepare(self, args, kwargs):
+        if kwargs or len(args) != self._nparams:
+            try:
+                bound = self._signature.bind(*args, **kwargs)
+            except TypeError as e:
+                raise ArgumentError(f"{self.__name__}: {e}") from None
+            bound.apply_defaults()
+            args = tuple(bound.arguments.values())
+        for i in self.spec.argnums:
+            a = args[i]
+            if isinstance(a, (complex, np.complexfloating)) or (type(a) is np.ndarray and a.dtype.kind == "c"):
+                raise TypeSupportError(f"{self.__name__}: argument {i} is complex; srcad differentiates "
+                                       "real floats and float arrays (split real and imaginary parts)")
+            if type(a) is int or (type(a) is np.ndarray and a.dtype.kind in "iub"):
+                args = args[:i] + (np.asarray(a, dtype=float) if type(a) is np.ndarray else float(a),) + args[i + 1:]
+        return args
+
+    def __call__(self, *args, **kwargs):
+        built = None
+        if not kwargs and len(args) == self._nparams:
+            built = self._fast.get(tuple([_quick_kind(a) for a in args]))
+        if built is None:
+            prepared = self._prepare(args, kwargs)
+            built = self._lookup(prepared)
+            if prepared is args and not self._readers:  # (no global whose value is in the key)
+                self._fast[tuple([_quick_kind(a) for a in args])] = built
+            args = prepared
+        self._latest = built
+        fn = built.function
+        try:
+            return fn(*args)
+        except Exception as e:  # name the user's line behind the failing generated line
+            add_source_notes(e)
+            raise
+
+    def _lookup(self, args):
+        if self._readers is None:
+            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
+        key = tuple(_quick_kind(a) for a in args)
+        if self._readers:
+            key += tuple(_quick_kind(read()) for _, read in self._readers)
+        built = self._cache.get(key)
+        if built is None:
+            built = self._build_for(key, tuple(T.of_value(a) for a in args), self._free_types())
+        self._latest = built
+        return built
+
+    def _build_for(self, key, arg_types, free, spec=None):
+        """Build code specialised on exact shapes; after a few shapes of the same ranks, build
+        (once) rank-only code that serves every shape."""
+        rank_key = ("ranks",) + tuple(_rank_kind(k) for k in key)
+        built = self._cache.get(rank_key)
+        if built is None:
+            variants = self._variants.get(rank_key, 0) + 1
+            self._variants[rank_key] = variants
+            if variants > cache.config.shape_variants:
+                arg_types = tuple(T.without_shapes(t) for t in arg_types)
+                free = {k: T.without_shapes(t) for k, t in free.items()}
+                built = self._cache[rank_key] = self._build_types(arg_types, free, spec)
+            else:
+                built = self._build_types(arg_types, free, spec)
+        self._cache[key] = built
+        return built
+
+    def _free_reads(self):
+        inner = getattr(self.fn, "__srcad_transform__", None)
+        if inner is not None:  # a transform of a transform reads what the user function reads
+            return inner._free_reads()
+        if cache.config.cache_dir:
+            reads = cache.load_reads(self.fn)
+            if reads is None:
+                reads = free_reads(lowered(self.fn))
+                cache.store_reads(self.fn, reads)
+            return reads
+        return free_reads(lowered(self.fn))
+
+    def _free_types(self) -> dict:
+        return {(prim, id(ext.obj), name): T.of_value(read()) for (prim, ext, name), read in self._readers}
+
+    def _build_types(self, arg_types, free_types=None, spec=None):
+        inner = getattr(self.fn, "__srcad_transform__", None)
+        target = inner._function_for_types(arg_types) if inner is not None else self.fn
+        spec, free_types = spec or self.spec, free_types or {}
+        key = cache.entry_key(target, spec, arg_types, free_types) if cache.config.cache_dir else None
+        hit = cache.load(key) if key else None
+        if hit is not None:
+            return _from_cache(*hit)
+        built = self._builder(target, spec, arg_types, free_types)
+        if key:
+            cache.store(key, built, [f for f in (_source_file(g) for g in lowered(target).functions) if f])
+        return built
+
+    def _function_for_types(self, arg_types):
+        key = ("types",) + tuple(arg_types)
+        built = self._cache.get(key)
+        if built is None:
+            built = self._cache[key] = self._build_types(tuple(arg_types))
+        return built.function
+
+    def __repr__(self) -> str:
+        return f"<srcad {self.spec.kind} of {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+
+def _source_file(fn):
+    try:
+        return inspect.getsourcefile(fn)
+    except TypeError:
+        return None
+
+
+def _from_cache(namespace: dict, meta: dict, text: str) -> Built:
+    names = meta["names"]
+    built = Built(namespace[names[0]], text, None, [], meta["name"])
+    if len(names) > 1:
+        built.backward = namespace[names[1]]
+    return built
+
+
+def _signature_of(fn):
+    inner = getattr(fn, "__srcad_transform__", None)
+    return inner._signature if inner is not None else inspect.signature(fn)
+
+
+def _check_argnums(argnums, nparams: int, fn) -> None:
+    for i in argnums:
+        if not isinstance(i, int) or not -nparams <= i < nparams:
+            raise ArgumentError(f"argnums {i!r} is out of range for {getattr(fn, '__qualname__', fn)}, "
+                                f"which takes {nparams} arguments")
+
+
+def _spec(kind: str, argnums, has_aux: bool, nparams: int) -> Spec:
+    as_tuple = isinstance(argnums, (tuple, list))
+    nums = tuple(argnums) if as_tuple else (argnums,)
+    nums = tuple(i + nparams if isinstance(i, int) and i < 0 else i for i in nums)
+    return Spec(kind, nums, as_tuple, has_aux)
