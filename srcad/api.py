@@ -36,7 +36,8 @@ class JvpTransformed(Transformed):
         if len(primals) != len(tangents):
             raise ArgumentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
         if len(primals) != self._nparams:
-            primals = self._prepare(primals, {})
+            primals = self._prepare(primals, {})  # defaults filled in: they get no tangent
+            tangents = tangents + (None,) * (len(primals) - len(tangents))
         if self._readers is None:
             self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
         kinds = tuple(_quick_kind(a) for a in primals)
@@ -66,6 +67,7 @@ class VjpTransformed(Transformed):
         self.only = only  # cotangents for these positions alone (jacrev's argnums)
 
     def __call__(self, *primals):
+        given = len(primals)  # vjp_fn returns one cotangent per primal given (not per default)
         if len(primals) != self._nparams:
             primals = self._prepare(primals, {})
         if self._readers is None:
@@ -79,13 +81,14 @@ class VjpTransformed(Transformed):
             built.wrt = wrt
         self._latest = built
         out, aux, residuals = built.function(*primals)
-        backward, wrt, n = built.backward, built.wrt, len(primals)
+        backward, wrt = built.backward, built.wrt
 
         def vjp_fn(cotangent):
             cts = backward(*residuals, cotangent)
-            full = [None] * n
+            full = [None] * given
             for i, c in zip(wrt, cts):
-                full[i] = c
+                if i < given:
+                    full[i] = c
             return tuple(full)
 
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)

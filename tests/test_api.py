@@ -215,3 +215,23 @@ def test_scipy_rules_load_when_scipy_is_used(tmp_path):
     env = dict(os.environ, PYTHONPATH=root)
     out = subprocess.run([_sys.executable, str(script)], capture_output=True, text=True, env=env)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
+
+
+def test_astype_int_result_is_not_differentiated():
+    def h(x):
+        k = (x * 3.0).astype(int)  # piecewise constant: zero derivative through k
+        return np.sum(x * x * k)
+
+    x = np.array([0.4, 1.2, 2.5])
+    assert srcad.grad(h)(x) == pytest.approx(2 * x * (x * 3.0).astype(int))
+
+
+def test_jvp_and_vjp_with_defaulted_parameters():
+    def h(x, scale=3.0):
+        return scale * x * x
+
+    out, tan = srcad.jvp(h, (2.0,), (1.0,))
+    assert out == pytest.approx(12.0) and tan == pytest.approx(12.0)
+    out, vjp_fn = srcad.vjp(h, 2.0)
+    cot = vjp_fn(1.0)
+    assert len(cot) == 1 and cot[0] == pytest.approx(12.0)

@@ -60,12 +60,20 @@ def test_unknown_keyword_is_refused_not_ignored():
     (bad.appends_to_arg, ([1.0], 2.0), "xs.append(x)"),
     (bad.view_then_write, (np.ones(3),), "y[0] = 5.0"),
     (bad.write_through_list, (np.ones(3),), "e[0] = 7.0"),
+    (bad.hidden_add_at, (np.ones(3),), "np.add.at(y"),
+    (bad.hidden_copyto, (np.ones(3),), "np.copyto(y, x)"),
 ])
 def test_unsafe_mutation(fn, args, text):
     with pytest.raises(srcad.UnsafeMutationError) as err:
         srcad.grad(fn, argnums=len(args) - 1)(*args)
     assert line_of(text) in _lines(err)
     assert "copy" in str(err.value)
+
+
+def test_complex_literal_is_refused():
+    with pytest.raises(srcad.SrcadError) as err:
+        srcad.grad(bad.complex_literal)(1.0)
+    assert line_of("x * 2j") in _lines(err)
 
 
 def test_recursion_is_a_clear_error():

@@ -13,7 +13,7 @@ from typing import Union
 
 import gast
 
-from ..errors import Diagnostic, NoRuleError, UnsupportedSyntaxError
+from ..errors import Diagnostic, NoRuleError, TypeSupportError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..custom import CustomRule
@@ -143,6 +143,9 @@ class ExprLowerer:
         return method(node)
 
     def expr_Constant(self, node) -> Lowered:
+        if isinstance(node.value, complex):
+            raise self.error(TypeSupportError, node, "complex numbers are not supported",
+                             "srcad differentiates real code: carry real and imaginary parts as two floats")
         return Const(node.value)
 
     def expr_Name(self, node) -> Lowered:

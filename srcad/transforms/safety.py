@@ -16,7 +16,7 @@ from ..analysis.aliases import INPLACE_OPERATORS, Aliases, update_base
 from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import Apply, Function, Var, iter_ops
+from ..ir.nodes import Apply, Const, Function, Var, iter_ops
 
 _SCALAR = (T.Float, T.Int, T.Bool)
 #: operations that come from the user's own syntax (x[i] = v, xs.append(v), x += y); srcad's
@@ -28,7 +28,49 @@ def _describe(v: Var) -> str:
     return repr(v.hint) if v.hint else "this value"
 
 
+def _used(fn: Function) -> set:
+    out = set()
+    for op in iter_ops(fn.body):
+        out.update(a for a in op.operands() if isinstance(a, Var))
+        for b in (op.blocks() if not isinstance(op, Apply) else ()):
+            out.update(a for a in b.yields if isinstance(a, Var))
+    out.update(a for a in fn.body.yields if isinstance(a, Var))
+    return out
+
+
+def _callee_name(a) -> str:
+    ext = a.value if isinstance(a, Const) else None
+    name = getattr(ext, "name", "this function")
+    owner = getattr(getattr(ext, "obj", None), "__self__", None)  # np.add.at: the ufunc add
+    return f"{owner.__name__}.{name}" if hasattr(owner, "__name__") and not hasattr(owner, "__file__") else name
+
+
+def _hidden_writes(fn: Function) -> list:
+    """Calls srcad has no rule for whose result is not used, given arrays or lists: they can
+    only matter through what they change in their arguments (np.copyto, np.add.at...),
+    which the transformed code would not see."""
+    used, problems = _used(fn), []
+    for op in iter_ops(fn.body):
+        if not (isinstance(op, Apply) and op.prim in ("srcad.call", "srcad.method")):
+            continue
+        if any(o in used for o in op.outs):
+            continue
+        targets = [a for a in op.args[1:] if isinstance(a, Var) and not isinstance(a.type, _SCALAR)]
+        if targets:
+            what = _callee_name(op.args[0])
+            problems.append(diagnostic(
+                op.loc, f"the result of {what}() is not used, so it can only matter by changing "
+                f"{_describe(targets[0])} in place, which srcad cannot follow",
+                "compute the new value and assign it (out = x.copy(); out[idx] += v), or call it "
+                "outside the differentiated function"))
+    return problems
+
+
 def check_mutations(fn: Function) -> None:
+    hidden = _hidden_writes(fn)
+    if hidden:
+        raise UnsafeMutationError(f"{len(hidden)} call{'s' if len(hidden) > 1 else ''} that may change "
+                                  f"arrays in place in {fn.doc or fn.name}", hidden)
     updates = [op for op in iter_ops(fn.body) if isinstance(op, Apply) and op.prim in USER_MUTATIONS
                and update_base(op) is not None]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
+
 from ..errors import NoRuleError, UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
@@ -232,7 +234,33 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None) -> tup
     containers = (T.Tuple, T.List, T.Dict)
     keep = rule.structural or (args and isinstance(atom_type(args[0]), containers))
     out = tuple(refine(rule, sig, t if keep else T.without_shapes(t)) for t in out)
+    if "dtype" in rule.params:
+        out = tuple(_with_dtype(t, registry.bind(rule, args, kw).get("dtype")) for t in out)
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
+
+
+def _dtype_kind(a) -> str | None:
+    """The NumPy kind ('f', 'i', 'b'...) a dtype= argument names, or None if not known."""
+    if not isinstance(a, Const) or a.value is None:
+        return None
+    value = a.value.obj if isinstance(a.value, Ext) else a.value
+    try:
+        return np.dtype(value).kind
+    except TypeError:
+        return None
+
+
+def _with_dtype(t: T.Type, a) -> T.Type:
+    """A result type with the kind its dtype= argument gives: x.astype(int) is an int array,
+    never differentiated."""
+    kind = _dtype_kind(a)
+    if kind is None or kind not in "fiub":
+        return t
+    if isinstance(t, T.Array):
+        return T.Array(t.ndim, kind, t.shape)
+    if isinstance(t, (T.Float, T.Int, T.Bool, T.Num)):
+        return T.FLOAT if kind == "f" else (T.BOOL if kind == "b" else T.INT)
+    return t
 
 
 _CUSTOM_TYPES: dict = {}

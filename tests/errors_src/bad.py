@@ -83,3 +83,19 @@ def nested_def(x):
 
 def random_in_loss(x):
     return x * np.random.rand()  # inactive call: fine, no error
+
+
+def hidden_add_at(x):
+    y = x * 2.0
+    np.add.at(y, [0, 0], 1.0)  # writes into y behind srcad's back
+    return np.sum(y * x)
+
+
+def hidden_copyto(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return np.sum(y * x)
+
+
+def complex_literal(x):
+    return x * 2j
