@@ -114,6 +114,24 @@ def expand_reduced(v, x, axis=None, keepdims=False):
     return np.broadcast_to(v, np.shape(x))
 
 
+def prod_partials(a, axis=None):
+    """d prod(a, axis) / d a: per element, the product of the other elements of its group.
+    Exclusive cumulative products from both ends, so exact where elements are 0 (ans / a
+    would divide 0 by 0)."""
+    a = np.asarray(a, dtype=float)
+    if a.ndim == 0 or a.size == 0:
+        return np.ones_like(a)
+    axes = tuple(range(a.ndim)) if axis is None else tuple(
+        ax % a.ndim for ax in (axis if isinstance(axis, tuple) else (axis,)))
+    last = tuple(range(a.ndim - len(axes), a.ndim))
+    moved = np.moveaxis(a, axes, last)
+    flat = moved.reshape(moved.shape[:a.ndim - len(axes)] + (-1,))
+    one = np.ones_like(flat[..., :1])
+    left = np.cumprod(np.concatenate([one, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([one, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.moveaxis((left * right).reshape(moved.shape), last, axes)
+
+
 def clip_mask(x, lo, hi):
     """1.0 where lo <= x <= hi (bounds may be None), else 0.0: the derivative of clip."""
     inside = np.ones(np.shape(x), dtype=bool)

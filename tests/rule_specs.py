@@ -234,6 +234,8 @@ helper("srcad.einsum_call", "rt.einsum_call('ij,jk->ik', x, y)", x=normal(2, 3),
 helper("srcad.einsum_vjp", "rt.einsum_vjp('ij,jk->ik', 0, x, (2, 3), y)", x=normal(2, 4), y=normal(3, 4))
 helper("srcad.einsum_vjp", "rt.einsum_vjp('ii,i->i', 1, x, y, (3,))", x=V3, y=normal(3, 3),
        note="a repeated index in another operand")
+helper("srcad.prod_partials", "rt.prod_partials(x, (0, 2))", x=normal(2, 3, 2))
+helper("srcad.prod_partials", "rt.prod_partials(x) * x", x=normal(2, 3), note="all axes")
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)
 helper("srcad.copy_value", "rt.copy_value(x) * x", x=V3)

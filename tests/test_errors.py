@@ -110,3 +110,12 @@ def test_fence_lists_every_gast_node():
     names = {n for n, c in vars(gast).items() if inspect.isclass(c) and issubclass(c, gast.AST)}
     missing = sorted(names - HANDLED - set(REJECTED) - {"AST"})
     assert not missing, f"gast node types neither handled nor rejected: {missing}"
+
+
+def test_sampler_parameters_are_refused_not_zero():
+    with pytest.raises(srcad.NoRuleError) as err:
+        srcad.grad(bad.samples_with_active_mean)(np.array([0.1, 0.2]))
+    assert _lines(err) == [line_of("np.random.normal(mu, 1.0)")]
+    assert "reparameterised" in str(err.value)
+    with pytest.raises(srcad.NoRuleError):
+        srcad.jvp(bad.samples_with_active_mean, (np.zeros(2),), (np.ones(2),))

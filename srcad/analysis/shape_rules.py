@@ -242,6 +242,7 @@ SHAPES["numpy.sort"] = lambda s, c: s("a") if c("axis", NO) is not NO and c("axi
 SHAPES["numpy.ndarray.astype"] = same("a")
 SHAPES["numpy.ndarray.round"] = same("x")
 SHAPES["numpy.ndarray.conj"] = same("x")
+SHAPES["srcad.prod_partials"] = same("a")
 
 # functions whose result has the dtype kind of their first argument (an int or bool array
 # stays one: it can then index, and is never differentiated)

@@ -137,6 +137,10 @@ class Simplifier:
                         return dataclasses.replace(op, prim="operator.sub", args=(u, d.args[0]))
             if p == "operator.sub" and _is_num(y, 0) and _floaty(x) and atom_type(x) == op.out.type:
                 return x
+            if p in ("operator.mul", "operator.truediv"):
+                masked = self.masked(op)
+                if masked is not None:
+                    return masked
             if p == "operator.mul":
                 if _is_num(y, 1) and _floaty(x) and atom_type(x) == op.out.type:
                     return x
@@ -158,7 +162,36 @@ class Simplifier:
             d = self.defs.get(a[0])
             if d and d.prim == "operator.neg":
                 return d.args[0]
+            if d and d.prim == "numpy.where":
+                return self.masked(op)
         return self.shaped(op)
+
+    def masked(self, op: Apply):
+        """In adjoint code `where(m, g, 0) * y` is `where(m, g * y, 0)` (and likewise for /,
+        unary -, and a zero in the other branch): a cotangent that np.where masked stays 0 where y is inf
+        or NaN, as it is in the branch of the user's where that was not selected."""
+        if op.loc is None or not op.loc.adjoint:
+            return None
+        x, y = op.args if len(op.args) == 2 else (op.args[0], None)
+        for w, other, first in ((x, y, True), (y, x, False))[:1 + (op.prim == "operator.mul")]:
+            d = self.defs.get(w) if isinstance(w, Var) else None
+            if d is None or d.prim != "numpy.where" or len(d.args) != 3 or d.kw or \
+                    d.loc is None or not d.loc.adjoint:
+                continue
+            m, a, b = d.args
+            if _is_num(a, 0) == _is_num(b, 0):
+                continue
+            sel = b if _is_num(a, 0) else a
+            operands = (sel,) if other is None else (sel, other) if first else (other, sel)
+            shape = broadcast(*(T.shape_of(atom_type(v)) for v in operands))
+            if shape is None or not all(map(_floaty, operands)):
+                continue
+            arrays = any(isinstance(atom_type(v), T.Array) for v in operands)
+            inner = self.fresh(T.Array(len(shape), "f", shape) if arrays else T.Float())
+            self.pending.append(Apply((inner,), op.prim, operands, (), op.loc))
+            picks = (inner, Const(0.0)) if sel is a else (Const(0.0), inner)
+            return dataclasses.replace(op, prim="numpy.where", args=(m,) + picks)
+        return None
 
     def restore(self, b1: Atom, key: Atom, g: Atom):
         """`b1 = setitem(b, k, 0); scatter_add(b1, k, b[k])` is b (the adjoint of `y[k] += v`),
@@ -243,7 +276,7 @@ class Simplifier:
             for d in shape(a[0]):
                 n *= d
             return Const(n)
-        if p in _ELEMENTWISE and len(a) == 2:
+        if (p in _ELEMENTWISE and len(a) == 2) or (p == "numpy.where" and len(a) == 3):
             return self.unbroadcast_scalar(op)
         return None
 
@@ -281,19 +314,21 @@ class Simplifier:
         return None
 
     def unbroadcast_scalar(self, op: Apply):
-        """`broadcast_to(v, S) * y` with y of shape S is `v * y` (broadcasting does the rest)."""
+        """`broadcast_to(v, S) * y` with y of shape S is `v * y` (broadcasting does the rest);
+        likewise for the operands of np.where."""
         out_shape = T.shape_of(op.out.type)
         args = list(op.args)
         for i, x in enumerate(args):
             d = self.defs.get(x) if isinstance(x, Var) else None
             if d is None or d.prim != "srcad.broadcast_to" or T.shape_of(atom_type(d.args[0])) is None:
                 continue
-            other = args[1 - i]
-            if out_shape is not None and broadcast(T.shape_of(atom_type(other)),
+            others = args[:i] + args[i + 1:]
+            if out_shape is not None and broadcast(*(T.shape_of(atom_type(o)) for o in others),
                                                    T.shape_of(atom_type(d.args[0]))) == out_shape:
                 args[i] = d.args[0]
                 return dataclasses.replace(op, args=tuple(args))
-            if isinstance(other, Const) and isinstance(d.args[0], Const) and T.shape_of(atom_type(d.args[0])) == ():
+            other = others[0]
+            if len(args) == 2 and isinstance(other, Const) and isinstance(d.args[0], Const) and T.shape_of(atom_type(d.args[0])) == ():
                 args[i] = d.args[0]  # a constant times a broadcast constant stays a broadcast
                 folded = fold_apply(op.prim, tuple(args))
                 if folded is not None:

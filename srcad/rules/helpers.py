@@ -106,5 +106,11 @@ defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None",
                 for j, name in enumerate(_OPS)}},
         out=ty.array(None), fn=rt.einsum_vjp, fresh=False, linear=("h", "a", "b", "c"))
 
+# prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is symmetric, with
+# entries prod_{j != i, k} a_j = ans_i / a_k (second derivatives divide by a: NaN at a 0)
+defrule("srcad.prod_partials", "a, axis=None",
+        jvp={"a": "ans * (np.sum(t / a, axis=axis, keepdims=True) - t / a)"},
+        vjp={"a": "(np.sum(g * ans, axis=axis, keepdims=True) - g * ans) / a"},
+        out=ty.floating("a"), fn=rt.prod_partials)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar)

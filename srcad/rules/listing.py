@@ -60,6 +60,8 @@ def note(rule: Rule, aliases: dict[str, str]) -> str:
                and not (rule.jvp_all or rule.vjp_all or rule.scatter)]
     if missing:
         parts.append("no rule in " + ", ".join(f"`{p}`" for p in missing) + " (an error if differentiated)")
+    if rule.refuses:
+        parts.append("an error if " + " or ".join(f"`{p}`" for p in rule.refuses) + " is differentiated")
     if rule.differentiable and rule.diff_params:
         parts.append("differentiable in " + ", ".join(f"`{p}`" for p in rule.diff_params))
     return "; ".join(parts)
@@ -87,7 +89,8 @@ def markdown() -> str:
         f"Generated from the rule registry by `{REGENERATE}`;",
         "tests/test_listing.py fails when this file is out of date. `forward reverse` means",
         "both a tangent (jvp) and an adjoint (vjp) rule; `non-differentiable` primitives are",
-        "constants for differentiation (zero derivative, never an error). Each family's",
+        "constants for differentiation (zero derivative; an error only where the note says a",
+        "differentiated argument would need a derivative srcad does not compute). Each family's",
         "choices at non-smooth points are documented in its module under srcad/rules/.",
         "",
         f"{len(own)} primitives; {len(diff_numpy)} `numpy.*` functions (not counting",

@@ -2,10 +2,12 @@
 reshape, ravel, copy, array/asarray. (More in numpy_reductions, numpy_shape,
 numpy_products, numpy_linalg; ndarray methods in numpy_methods.)
 
-max/min reductions split the derivative equally among tied maxima (as JAX does); prod
-uses ans / a, exact wherever a != 0 (NaN where an element is 0).
+max/min reductions split the derivative equally among tied maxima (as JAX does); prod's
+derivative is the product of the other elements (srcad.prod_partials), exact where
+elements are 0; its second derivative divides by a (NaN where an element is 0).
 """
 
+from ..ir import types as T
 from . import typefns as ty
 from .registry import alias, defrule, family
 
@@ -19,8 +21,35 @@ defrule("numpy.sum", RED, jvp={"a": "np.sum(t, axis=axis, keepdims=keepdims)"},
 defrule("numpy.mean", RED, jvp={"a": "np.mean(t, axis=axis, keepdims=keepdims)"},
         vjp={"a": _EXPAND.format(v="g") + " * (np.size(ans) / np.size(a))"},
         out=ty.reduce_("a"), linear=("a",))
-defrule("numpy.prod", RED, jvp={"a": "np.sum(t * " + _EXPAND.format(v="ans") + " / a, axis=axis, keepdims=keepdims)"},
-        vjp={"a": _EXPAND.format(v="g * ans") + " / a"}, out=ty.reduce_("a"))
+defrule("numpy.prod", RED, jvp={"a": "np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)"},
+        vjp={"a": _EXPAND.format(v="g") + " * srcad.prod_partials(a, axis)"}, out=ty.reduce_("a"))
+
+
+# constructors that carry the derivative of their values
+def _fill_kind(sig) -> str | None:
+    t = sig.type("fill_value")
+    return {T.Int: "i", T.Bool: "b", T.Float: "f"}.get(type(t), t.kind if isinstance(t, T.Array) else None)
+
+
+def _full_type(sig) -> T.Type:
+    return ty.from_shape(kind=_fill_kind(sig))(sig)
+
+
+def _linspace_type(sig) -> T.Type:
+    ranks = [t.ndim if isinstance(t, T.Array) else 0 for t in (sig.type("start"), sig.type("stop"))]
+    return T.Array(None if None in ranks else 1 + max(ranks))
+
+
+defrule("numpy.full", "shape, fill_value, dtype=None, order='C'", jvp={"fill_value": "np.full(shape, t, dtype)"},
+        vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=_full_type, linear=("fill_value",))
+defrule("numpy.full_like", "a, fill_value, dtype=None", jvp={"fill_value": "np.full_like(a, t, dtype)"},
+        vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=ty.array_like("a", kind=None),
+        linear=("fill_value",))
+_WEIGHTS = "np.sum(np.moveaxis(g, 0, -1) * np.linspace({}, num, endpoint), axis=-1)"
+defrule("numpy.linspace", "start, stop, num=50, endpoint=True",
+        jvp={"start": "np.linspace(t, 0.0 * t, num, endpoint)", "stop": "np.linspace(0.0 * t, t, num, endpoint)"},
+        vjp={"start": _WEIGHTS.format("1.0, 0.0"), "stop": _WEIGHTS.format("0.0, 1.0")},
+        out=_linspace_type, linear=("start", "stop"))
 _MASK = "(a == " + _EXPAND.format(v="ans") + ")"
 _SHARE = ("{v} * " + _MASK + " / " + _EXPAND.format(v=f"np.sum({_MASK}, axis=axis, keepdims=keepdims)"))
 for _name in ("max", "min", "amax", "amin"):

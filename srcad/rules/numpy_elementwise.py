@@ -7,10 +7,11 @@ Non-smooth points (the same choice in both modes):
   where x is strictly beyond it, so the parts always sum to the derivative of the result.
 - where() selects derivatives with np.where, never by multiplying with the condition: a
   NaN or inf value or tangent in the unselected branch never reaches the result's
-  derivative. (The unselected branch's own derivative rules still see a zero cotangent
-  times their local derivative, so an infinite local derivative there, as in
-  where(x > 0, sqrt(x), 0) at x == 0, gives NaN as in other AD systems; guard the
-  argument, e.g. sqrt(where(x > 0, x, 1)).)
+  derivative. In reverse mode the simplifier keeps the mask on the cotangent through the
+  elementwise adjoints that follow (`where(m, g, 0) * d` becomes `where(m, g * d, 0)`), so
+  an infinite local derivative in the unselected branch, as in where(x > 0, sqrt(x), 0)
+  at x <= 0, gives 0 and not NaN. (A mask does not pass through reductions or products
+  such as a matmul; there, guard the argument: sqrt(where(x > 0, x, 1)).)
 - nan_to_num: derivative 1 where x is finite, and the replaced entries get the derivative
   of the replacement values (nan=, posinf=, neginf=).
 - sign, floor, ceil, trunc, rint, round, fix, heaviside, comparisons and logical

@@ -1,7 +1,10 @@
 """NumPy functions whose results carry no derivative: shape queries, constructors, index
-and search functions, tests, and random numbers.
+and search functions, tests, and random numbers. (full, full_like and linspace carry the
+derivative of their values: numpy_arrays.)
 
-Their results are constants for differentiation (derivative zero), never errors. Random
+Their results are constants for differentiation (derivative zero), never errors, except
+where a differentiated value reaches a parameter that has a derivative srcad does not
+compute (random samplers' distribution parameters, logspace's endpoints): an error. Random
 number functions are impure: they are never merged, dropped or moved by the optimiser.
 Rounding, comparisons and logical functions are in numpy_elementwise.
 """
@@ -23,14 +26,12 @@ nondiff("numpy.result_type", "*args", out=ty.opaque("dtype"))
 # constructors
 for _name in ("zeros", "ones", "empty"):
     nondiff(f"numpy.{_name}", "shape, dtype=None, order='C'", out=ty.from_shape())
-nondiff("numpy.full", "shape, fill_value, dtype=None, order='C'", out=ty.from_shape())
 for _name in ("zeros_like", "ones_like", "empty_like"):
     nondiff(f"numpy.{_name}", "a, dtype=None", out=ty.array_like("a", kind=None))
-nondiff("numpy.full_like", "a, fill_value, dtype=None", out=ty.array_like("a", kind=None))
 nondiff("numpy.arange", "*args", out=ty.array(1, None))
-nondiff("numpy.linspace", "start, stop, num=50, endpoint=True", out=ty.array(1))
-nondiff("numpy.logspace", "start, stop, num=50, endpoint=True, base=10.0", out=ty.array(1))
-nondiff("numpy.geomspace", "start, stop, num=50, endpoint=True", out=ty.array(1))
+nondiff("numpy.logspace", "start, stop, num=50, endpoint=True, base=10.0", out=ty.array(1),
+        refuses=("start", "stop"))
+nondiff("numpy.geomspace", "start, stop, num=50, endpoint=True", out=ty.array(1), refuses=("start", "stop"))
 nondiff("numpy.eye", "N, M=None, k=0, dtype=None", out=ty.array(2))
 nondiff("numpy.identity", "n, dtype=None", out=ty.array(2))
 nondiff("numpy.tri", "N, M=None, k=0, dtype=None", out=ty.array(2))
@@ -70,12 +71,20 @@ _RANDOM = {
     "uniform": "low=0.0, high=1.0, size=None", "exponential": "scale=1.0, size=None",
     "gamma": "shape, scale=1.0, size=None", "beta": "a, b, size=None",
 }
+
+
+# A differentiated value reaching a sampler's parameters (or the array that choice and
+# permutation draw from) is an error, not a silent zero derivative.
+def _refused(params: str) -> tuple[str, ...]:
+    return tuple(p.split("=")[0] for p in params.split(", ") if not p.startswith(("*", "size", "dtype")))
+
+
 for _name, _params in _RANDOM.items():
-    nondiff(f"numpy.random.{_name}", _params, out=ty.num, impure=True)
+    nondiff(f"numpy.random.{_name}", _params, out=ty.num, impure=True, refuses=_refused(_params))
 for _name, _params in {"randint": "low, high=None, size=None, dtype=None",
                        "choice": "a, size=None, replace=True, p=None",
                        "permutation": "x", "poisson": "lam=1.0, size=None",
                        "binomial": "n, p, size=None"}.items():
-    nondiff(f"numpy.random.{_name}", _params, out=ty.unknown, impure=True)
+    nondiff(f"numpy.random.{_name}", _params, out=ty.unknown, impure=True, refuses=_refused(_params))
 nondiff("numpy.random.seed", "seed=None", out=ty.none, impure=True)
 nondiff("numpy.random.default_rng", "seed=None", out=ty.opaque("Generator"), impure=True)

@@ -7,7 +7,7 @@ Non-smooth and singular points (the same choice in both modes):
 - ptp (max - min) and nanmax/nanmin split the derivative equally among tied extrema, as
   max/min do; a constant array gets derivative 0 from ptp.
 - cumprod and nanprod use ans / a, so they are exact wherever a != 0 and NaN where an
-  element is 0 (prod does the same).
+  element is 0 (prod itself is exact at zeros, see numpy_arrays).
 - NaN-ignoring functions (nansum, nanmean, nanmax, nanmin, nanprod, nanvar, nanstd,
   nancumsum) give derivative 0 to NaN elements and never turn them into NaN gradients.
 - average(weights=w): w must have the shape of a, or be 1-d along an integer axis.

@@ -73,6 +73,7 @@ class Rule:
     opaque: bool = False  # stands for a call srcad could not resolve (no derivative)
     attr: bool = False  # a method or attribute of its first argument (x.sum(), x.T)
     custom: bool = False  # a user function with srcad.custom_vjp / custom_jvp rules
+    refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
     doc: str = ""
     family: str = ""
 

@@ -30,9 +30,11 @@ def operand_params(op: Apply, rule: registry.Rule) -> list[tuple[str, Atom]]:
         return [(str(i), a) for i, a in enumerate(op.operands())]
     if rule.custom:
         return [(str(i), a) for i, a in enumerate(op.args[1:])]
-    if not rule.differentiable:
+    if not rule.differentiable and not rule.refuses:
         return []
     bound = registry.bind(rule, op.args, op.kw)
+    if not rule.differentiable:  # a differentiated value reaching these is an error
+        return [(p, bound[p]) for p in rule.refuses if p in bound]
     names = rule.diff_params or rule.params  # no rule at all: every argument (an error if active)
     return [(p, bound[p]) for p in names if p in bound]
 

@@ -58,6 +58,11 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
             name = f"method .{target}()"
         elif rule.name == "srcad.getattr":
             name = f"attribute .{target}"
+    if rule.refuses:
+        msg = f"{name} draws random samples: srcad does not differentiate through its parameters"
+        return NoRuleError(msg, [diagnostic(op.loc, msg, "write the sample reparameterised, e.g. "
+                                            "loc + scale * np.random.standard_normal(size), or wrap "
+                                            "the parameters in srcad.stop_gradient")])
     msg = f"no {kind} rule for {name}{what}"
     return NoRuleError(msg, [diagnostic(op.loc, msg, "register one with srcad.defrule (docs/rules.md), "
                                         "wrap the function with @srcad.custom_vjp, or use "

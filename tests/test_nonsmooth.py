@@ -1,0 +1,68 @@
+"""Derivatives at the points where the chosen semantics matter (zeros, masked branches),
+against hand-derived values, in both modes."""
+
+import numpy as np
+import pytest
+
+import srcad
+
+
+def masked_sqrt(x):
+    return np.sum(np.where(x > 0, np.sqrt(x), 0.0))
+
+
+def masked_log_times(x, y):
+    return np.sum(np.where(x > 0, np.log(x) * y, x))
+
+
+def masked_chain(x):
+    r = np.where(x > 0.0, 1.0 / x, 0.0)
+    return np.sum(np.exp(-r) * 2.0)
+
+
+def test_where_unselected_branch_gives_zero_not_nan():
+    x = np.array([4.0, -1.0, 0.0])
+    with np.errstate(all="ignore"):
+        g = srcad.grad(masked_sqrt)(x)
+        _, jv = srcad.jvp(masked_sqrt, (x,), (np.array([1.0, 1.0, 1.0]),))
+    assert np.array_equal(g, [0.25, 0.0, 0.0])
+    assert jv == pytest.approx(0.25)
+
+
+def test_where_mask_reaches_every_operand():
+    x, y = np.array([2.0, -3.0]), np.array([5.0, 7.0])
+    with np.errstate(all="ignore"):
+        gx, gy = srcad.grad(masked_log_times, argnums=(0, 1))(x, y)
+    assert np.allclose(gx, [5.0 / 2.0, 1.0]) and np.allclose(gy, [np.log(2.0), 0.0])
+
+
+def test_where_mask_through_a_chain_of_elementwise_adjoints():
+    x = np.array([0.5, 0.0, -2.0])
+    with np.errstate(all="ignore"):
+        g = srcad.grad(masked_chain)(x)
+    # d/dx 2 exp(-1/x) = 2 exp(-1/x) / x^2 where x > 0, else 0
+    assert np.allclose(g, [2 * np.exp(-2.0) / 0.25, 0.0, 0.0])
+
+
+def prod_all(x):
+    return np.prod(x)
+
+
+def prod_rows(x):
+    return np.sum(np.prod(x, axis=1) ** 2)
+
+
+def test_prod_at_zeros_is_the_product_of_the_others():
+    x = np.array([2.0, 0.0, 3.0])
+    assert np.array_equal(srcad.grad(prod_all)(x), [0.0, 6.0, 0.0])
+    assert srcad.jvp(prod_all, (x,), (np.array([0.0, 1.0, 0.0]),))[1] == 6.0
+    assert np.array_equal(srcad.grad(prod_all)(np.zeros(3)), np.zeros(3))
+
+
+def test_prod_along_an_axis_with_zeros():
+    x = np.array([[1.0, 0.0, 2.0], [3.0, 4.0, 5.0]])
+    p = np.prod(x, axis=1)
+    others = np.array([[0.0, 2.0, 0.0], [20.0, 15.0, 12.0]])
+    assert np.allclose(srcad.grad(prod_rows)(x), 2 * p[:, None] * others)
+    t = np.ones_like(x)
+    assert srcad.jvp(prod_rows, (x,), (t,))[1] == pytest.approx(np.sum(2 * p[:, None] * others))
