@@ -83,8 +83,14 @@ def typed(fn, arg_types, free_types) -> Function:
     """Lowered, specialised to argument types, cleaned up and checked."""
     low = lowered(fn)
     f = verify(specialize(low.function, tuple(arg_types), free_types))
-    check_mutations(f)  # on the code as written, before dead code is dropped
+    if not _generated(f):  # (srcad's own in-place writes are safe by construction)
+        check_mutations(f)  # on the code as written, before dead code is dropped
     return cleanup(f)
+
+
+def _generated(f: Function) -> bool:
+    """Is f srcad's own generated derivative code (being differentiated again)?"""
+    return f.loc is not None and f.loc.file.startswith("<srcad ")
 
 
 def _record(trace: dict | None, stage: str, fn: Function) -> Function:

@@ -24,6 +24,8 @@ from ..rules import registry
 _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
 _STORES = ("srcad.list_append", "list.append", "operator.setitem", "srcad.setitem", "srcad.scatter_add")
 _CONTAINERS = (T.List, T.Tuple, T.Dict)
+_READ_ONLY_VIEWS = frozenset(("srcad.sum_adjoint", "srcad.broadcast_to", "numpy.broadcast_to",
+                              "srcad.expand_reduced", "srcad.broadcast_like"))
 INPLACE_OPERATORS = frozenset(f"operator.i{op}" for op in (
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
     "rshift"))
@@ -48,13 +50,21 @@ def _ref(a) -> bool:
 
 
 class Aliases:
-    def __init__(self, fn: Function):
+    """`user=True` is the relation the safety check applies to the user's code: an array a
+    loop body creates afresh on every iteration and carries to the next is a new object each
+    time, so writing into it in the body never writes into the loop's initial value. The
+    optimiser and codegen keep a coarser relation (carried values join their initial value)
+    and also never write into read-only broadcasts (srcad's own cotangent helpers)."""
+
+    def __init__(self, fn: Function, user: bool = False):
+        self.user = user
         self.parent: dict = {}
         self.foreign_vars: set = set()
         self.edges: list = []  # (container, element) pairs of Vars
         self.read_from: set = set()  # containers that elements are taken out of
         for p in fn.body.params:
             self.foreign_vars.add(p)
+        carried = []
         for op in iter_ops(fn.body):
             if isinstance(op, Apply):
                 self._apply(op)
@@ -65,11 +75,24 @@ class Aliases:
             else:
                 params = op.body.params[1:] if isinstance(op, For) else op.body.params
                 for i, o in enumerate(op.outs):
-                    for other in (params[i], op.init[i], op.body.yields[i]):
+                    for other in (params[i], op.init[i]):
                         self.union(o, other)
                     if isinstance(op, While):
                         self.union(o, op.cond.params[i])
+                    carried.append((op, o, op.body.yields[i]))
+        for op, o, y in reversed(carried):  # inner loops first
+            if not (user and self._made_by(op, y)):
+                self.union(o, y)
         self._finish()
+
+    def _made_by(self, loop, y) -> bool:
+        """Is y's object made by the loop body, anew on each iteration?"""
+        if not isinstance(y, Var) or not isinstance(y.type, T.Array):
+            return False
+        made = {o for inner in iter_ops(loop.body) for o in getattr(inner, "outs", ())}
+        root = self.find(y)
+        group = [v for v in list(self.parent) if self.find(v) == root]
+        return all(v in made and v not in self.foreign_vars for v in group)
 
     # building
 
@@ -137,6 +160,8 @@ class Aliases:
             if _ref(first):
                 for o in op.outs:
                     self.union(o, first)  # a view of its first argument
+                if op.prim in _READ_ONLY_VIEWS and not self.user:
+                    self.foreign_vars.update(op.outs)  # never written in place
             else:
                 self.foreign_vars.update(op.outs)  # e.g. a read-only broadcast of a scalar
 

@@ -77,7 +77,7 @@ def check_mutations(fn: Function) -> None:
                and not isinstance(op.args[update_base(op)].type, _SCALAR)]
     if not updates:
         return
-    aliases, live = Aliases(fn), liveness(fn)
+    aliases, live = Aliases(fn, user=True), liveness(fn)
     problems = []
     for op in updates:
         base = op.args[update_base(op)]

@@ -206,6 +206,36 @@ def view_of_carried(X):
     return s
 
 
+def fresh_buffer_each_step(u0):
+    u = u0
+    for _ in range(3):
+        v = np.zeros(3)  # a new array every iteration, written, then carried
+        v[0] = 2.0 * u[0] + u[2]
+        v[1:] = u[:2] * u[1:]
+        u = v
+    return np.sum(u * u)
+
+
+def rebuilt_from_entries(z):
+    for _ in range(2):
+        z = z + np.array([z[0] * z[1], z[1] * z[1]])
+    return np.sum(z * z)
+
+
+def stencil_in_place(u0, k):
+    u = u0.copy()
+    for _ in range(3):
+        u[1:] = u[1:] + k * u[:-1] * u[1:]
+    return np.sum(u * u)
+
+
+def rows_and_builtin_sum(X):
+    s = 0.0
+    for row in X:
+        s = s + np.sum(row * row)
+    return s + sum(X)[0] * 2.0  # sum's adjoint is a read-only broadcast, then rows add to it
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -236,4 +266,8 @@ CASES = [
     (rnn_cell, (rng.normal(size=(3, 3)) * 0.6, rng.normal(size=(3, 2)), rng.normal(size=(4, 3, 2)))),
     (chained_while, (0.8,)),
     (view_of_carried, (rng.normal(size=(3, 2)),)),
+    (fresh_buffer_each_step, (rng.normal(size=3),)),
+    (rebuilt_from_entries, (rng.uniform(0.2, 0.6, size=2),)),
+    (stencil_in_place, (rng.normal(size=4), 0.3)),
+    (rows_and_builtin_sum, (rng.normal(size=(2, 3)),)),
 ]
