@@ -178,6 +178,8 @@ def batched_jacobian(fun, args, argnum: int):
     if got is None:
         return None
     out, t_out = got
+    if not isinstance(out, (float, np.floating, np.ndarray)):
+        return None  # a tuple, list or dict of outputs: one jvp per direction instead
     n = x.size if isinstance(x, np.ndarray) else 1
     out_shape = np.shape(out)
     cols = np.asarray(t_out, dtype=float).reshape((n,) + out_shape)
@@ -278,6 +280,11 @@ def grad(fun=None, argnums=0, has_aux: bool = False):
 def value_and_grad(fun=None, argnums=0, has_aux: bool = False):
     """Like grad, but returns (value, gradient) from one call."""
     return _transform("value_and_grad", fun, argnums, has_aux)
+
+
+# inside a differentiated function, `srcad.grad(f)(x)` is built while transforming (the
+# frontend calls these with the function known then) and its generated code is inlined
+grad.__srcad_maker__ = value_and_grad.__srcad_maker__ = True
 
 
 def saved_values(fun, *args, argnums=0, **kwargs) -> list:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .api import _jvp_of, batched_jacobian, grad, jvp, vjp_of
 from .errors import ArgumentError
+from .trees import flatten, unflatten
 
 
 def _basis(x):
@@ -25,6 +26,14 @@ def _basis(x):
         yield 1.0
 
 
+def _differentiable(x) -> bool:
+    return isinstance(x, (float, np.floating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "f")
+
+
+def _zero(x):
+    return np.zeros(np.shape(x)) if isinstance(x, np.ndarray) else 0.0
+
+
 def _argnums(argnums, n):
     nums = argnums if isinstance(argnums, (tuple, list)) else (argnums,)
     for i in nums:
@@ -35,12 +44,25 @@ def _argnums(argnums, n):
 
 def _assemble(columns, out_shape, in_shape):
     """Stack per-input-entry results into an array of shape out_shape + in_shape."""
-    cols = [np.asarray(c, dtype=float).reshape(out_shape) for c in columns]
+    cols = [np.asarray(0.0 if c is None else c, dtype=float).reshape(out_shape) for c in columns]
     return np.stack(cols, axis=-1).reshape(out_shape + in_shape) if cols else np.zeros(out_shape + in_shape)
 
 
+def _blocks(out_leaves, in_leaves, entry):
+    """The Jacobian as a list (per output leaf) of lists (per input leaf) of arrays of shape
+    out.shape + in.shape; entry(o, k) gives the columns for output leaf o, input leaf k."""
+    return [[_assemble(entry(o, k), np.shape(out), np.shape(leaf)) for k, leaf in enumerate(in_leaves)]
+            for o, out in enumerate(out_leaves)]
+
+
+def _nest(blocks, out_spec, in_spec):
+    """Output structure outside, argument structure inside (as JAX nests Jacobians)."""
+    return unflatten(out_spec, [unflatten(in_spec, row) for row in blocks])
+
+
 def jacfwd(fun, argnums=0, batched: bool = True):
-    """The Jacobian by forward mode: shape out.shape + arg.shape (a tuple for tuple argnums).
+    """The Jacobian by forward mode: shape out.shape + arg.shape (a tuple for tuple argnums;
+    for nested tuples, lists and dicts, the output's structure of the argument's structure).
 
     All directions go through the generated code at once (tangents with a leading batch
     axis) when srcad knows every shape; otherwise, or with batched=False, one jvp per
@@ -59,14 +81,22 @@ def jacfwd(fun, argnums=0, batched: bool = True):
 
 
 def _columns(fun, args, i):
-    cols, out_shape = [], None
-    for e in _basis(args[i]):
-        tangents = [None] * len(args)
-        tangents[i] = e
-        out, col = jvp(fun, args, tangents)
-        out_shape = np.shape(out)
-        cols.append(col)
-    return _assemble(cols, out_shape, np.shape(args[i]))
+    """One jvp per entry of each differentiable leaf of args[i]."""
+    leaves, spec = flatten(args[i])
+    out, columns = None, []  # columns[k]: the flattened output tangents per entry of leaf k
+    for k, leaf in enumerate(leaves):
+        cols = []
+        for e in _basis(leaf) if _differentiable(leaf) else ():
+            t = [_zero(x) for x in leaves]
+            t[k] = e
+            tangents = [None] * len(args)
+            tangents[i] = unflatten(spec, t)
+            out, col = jvp(fun, args, tangents)
+            cols.append(flatten(col)[0])
+        columns.append(cols)
+    out_leaves, out_spec = flatten(fun(*args) if out is None else out)
+    blocks = _blocks(out_leaves, leaves, lambda o, k: [c[o] for c in columns[k]])
+    return _nest(blocks, out_spec, spec)
 
 
 def jacrev(fun, argnums=0):
@@ -75,16 +105,35 @@ def jacrev(fun, argnums=0):
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
         out, vjp_fn = vjp_of(fun, only=tuple(nums))(*args)  # cotangents for argnums alone
-        rows = [vjp_fn(e) for e in _basis(out if isinstance(out, np.ndarray) else float(out))]
+        out_leaves, out_spec = flatten(out)
+        rows = []  # rows[o]: the cotangents of args per entry of output leaf o
+        for o, leaf in enumerate(out_leaves):
+            rows.append([])
+            for e in _basis(leaf if isinstance(leaf, np.ndarray) else float(leaf)):
+                ct = [_zero(x) for x in out_leaves]
+                ct[o] = e
+                rows[o].append(vjp_fn(unflatten(out_spec, ct)))
         results = []
         for i in nums:
-            in_shape = np.shape(args[i])
-            per_out = [np.asarray(r[i], dtype=float).reshape(in_shape) for r in rows]
-            results.append(np.stack(per_out).reshape(np.shape(out) + in_shape))
+            in_leaves, in_spec = flatten(args[i])
+            per_row = [[_leaves_of(r[i], len(in_leaves)) for r in row] for row in rows]
+            blocks = [[_stack_rows([r[k] for r in per_row[o]], np.shape(out), np.shape(x))
+                       for k, x in enumerate(in_leaves)] for o, out in enumerate(out_leaves)]
+            results.append(_nest(blocks, out_spec, in_spec))
         return tuple(results) if as_tuple else results[0]
 
     jacobian.__name__ = f"jacrev_{getattr(fun, '__name__', 'f')}"
     return jacobian
+
+
+def _stack_rows(rows, out_shape, in_shape):
+    """Cotangents of one argument leaf, one per output entry: shape out_shape + in_shape."""
+    arrays = [np.zeros(in_shape) if r is None else np.asarray(r, dtype=float).reshape(in_shape) for r in rows]
+    return np.stack(arrays).reshape(out_shape + in_shape)
+
+
+def _leaves_of(cotangent, n):
+    return [None] * n if cotangent is None else flatten(cotangent)[0]
 
 
 def hessian(fun, argnums=0):

@@ -235,3 +235,32 @@ def test_jvp_and_vjp_with_defaulted_parameters():
     out, vjp_fn = srcad.vjp(h, 2.0)
     cot = vjp_fn(1.0)
     assert len(cot) == 1 and cot[0] == pytest.approx(12.0)
+
+
+def _energy(x):
+    return x ** 4
+
+
+def _work(w, x):
+    return srcad.grad(_energy)(w * x) * w  # a gradient taken inside the differentiated function
+
+
+def test_grad_called_inside_a_differentiated_function():
+    w, x = 0.6, 1.3
+    # d/dw [4 (w x)^3 w] = 16 w^3 x^3
+    assert srcad.grad(_work)(w, x) == pytest.approx(16 * w ** 3 * x ** 3)
+    assert srcad.jvp(_work, (w, x), (0.0, 1.0))[1] == pytest.approx(12 * w ** 4 * x ** 2)
+
+
+def _loss(w, scale, shift=0.0):
+    return scale * np.sum((w - shift) ** 2)
+
+
+def test_functools_partial():
+    import functools
+
+    w = np.array([1.0, -2.0])
+    g = srcad.grad(functools.partial(_loss, scale=3.0, shift=0.5))(w)
+    assert np.allclose(g, 6.0 * (w - 0.5))
+    g = srcad.grad(functools.partial(_loss, w))(2.0)  # positional binding: d/d scale
+    assert g == pytest.approx(np.sum(w ** 2))

@@ -61,6 +61,7 @@ def test_unknown_keyword_is_refused_not_ignored():
     (bad.view_then_write, (np.ones(3),), "y[0] = 5.0"),
     (bad.write_through_list, (np.ones(3),), "e[0] = 7.0"),
     (bad.hidden_add_at, (np.ones(3),), "np.add.at(y"),
+    (bad.write_after_store, (1.0,), "row[0] = x * i"),
     (bad.hidden_copyto, (np.ones(3),), "np.copyto(y, x)"),
 ])
 def test_unsafe_mutation(fn, args, text):
@@ -119,3 +120,10 @@ def test_sampler_parameters_are_refused_not_zero():
     assert "reparameterised" in str(err.value)
     with pytest.raises(srcad.NoRuleError):
         srcad.jvp(bad.samples_with_active_mean, (np.zeros(2),), (np.ones(2),))
+
+
+def test_iterating_a_dict_is_a_clear_error():
+    with pytest.raises(srcad.TypeSupportError) as err:
+        srcad.grad(bad.iterates_dict)({"W": np.ones(2), "b": np.ones(3)})
+    assert _lines(err) == [line_of("for k in p:")]
+    assert "for k in ('W', 'b')" in str(err.value)

@@ -177,3 +177,27 @@ def test_batched_hessian_through_a_loop():
     assert H == pytest.approx(fd_grad(srcad.grad(fam.scalar_loop), (0.3, 4)), rel=1e-6)
     Hr = srcad.hessian(fam.rosenbrock)(x)
     np.testing.assert_allclose(Hr, fd_jacobian(srcad.grad(fam.rosenbrock), x), rtol=1e-5, atol=1e-4)
+
+
+def _power_sum(p):
+    return p["a"] ** 2 * np.sum(p["v"] ** 3)
+
+
+def test_jacobians_of_pytrees_hand_derived():
+    p = {"a": 0.5, "v": np.array([1.0, -2.0, 0.3])}
+    for jac in (srcad.jacfwd, srcad.jacrev):
+        J = jac(fam.scaled_vector)(p)
+        assert set(J) == {"a", "v"}
+        assert np.allclose(J["a"], np.sin(p["v"]))
+        assert np.allclose(J["v"], p["a"] * np.diag(np.cos(p["v"])))
+        x = np.array([0.2, -0.7])
+        d_sin, d_norm = jac(fam.value_and_norm)(x)
+        assert np.allclose(d_sin, np.diag(np.cos(x))) and np.allclose(d_norm, 2 * x)
+
+
+def test_hessian_of_a_dict_argument_hand_derived():
+    v = np.array([1.0, 2.0])
+    H = srcad.hessian(_power_sum)({"a": 0.5, "v": v})
+    assert np.allclose(H["a"]["a"], 2 * np.sum(v ** 3))
+    assert np.allclose(H["a"]["v"], 2 * 0.5 * 3 * v ** 2) and np.allclose(H["v"]["a"], 3 * v ** 2)
+    assert np.allclose(H["v"]["v"], np.diag(0.25 * 6 * v))

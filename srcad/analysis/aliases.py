@@ -56,8 +56,8 @@ class Aliases:
     optimiser and codegen keep a coarser relation (carried values join their initial value)
     and also never write into read-only broadcasts (srcad's own cotangent helpers)."""
 
-    def __init__(self, fn: Function, user: bool = False):
-        self.user = user
+    def __init__(self, fn: Function, user: bool = False, skip: frozenset = frozenset()):
+        self.user, self.skip = user, skip  # skip: ids of stores whose element edge is left out
         self.parent: dict = {}
         self.foreign_vars: set = set()
         self.edges: list = []  # (container, element) pairs of Vars
@@ -130,7 +130,7 @@ class Aliases:
             for o in op.outs[:1]:
                 self.union(o, op.args[base])
             container = op.args[base].type
-            if op.prim in _STORES and not isinstance(container, T.Array):
+            if op.prim in _STORES and not isinstance(container, T.Array) and id(op) not in self.skip:
                 for a in op.args[base + 1:]:
                     self.contain(op.outs[0], a)
             for o in op.outs[1:]:

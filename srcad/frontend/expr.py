@@ -7,6 +7,7 @@ Python function without a rule is handled (`call_function`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from typing import Union
@@ -333,6 +334,13 @@ class ExprLowerer:
         rule = registry.rule_for_object(fn)
         if rule is not None:
             return self.apply_rule(rule, args, kw, node)
+        if getattr(fn, "__srcad_maker__", False):
+            return self.make_transform(fn, args, kw, node)
+        if isinstance(fn, functools.partial) and isinstance(fn.func, types.FunctionType):
+            bound = [static_atom(a) for a in fn.args]  # constants: no derivative flows through them
+            given = dict(kw)
+            fixed = [(k, static_atom(v)) for k, v in fn.keywords.items() if k not in given]
+            return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
         if isinstance(fn, CustomRule):
             return self.call_custom(fn, args, kw, node)
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
@@ -341,6 +349,17 @@ class ExprLowerer:
         if isinstance(fn, types.FunctionType) or hasattr(fn, "__srcad_transform__"):
             return self.call_function(fn, args, kw, node)
         return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
+
+    def make_transform(self, fn, args, kw, node) -> Static:
+        """`srcad.grad(f, ...)` inside the function: build the transform now (f and the
+        options must be known while transforming); calling it inlines its code."""
+        statics = [self.static_of(a) for a in list(args) + [a for _, a in kw]]
+        if any(s is None for s in statics):
+            raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() of a function or option "
+                             "computed at run time", f"use a function defined at module level: "
+                             f"g = srcad.{fn.__name__}(f), then call g inside")
+        objs = [s.obj for s in statics]
+        return Static(fn(*objs[:len(args)], **dict(zip((k for k, _ in kw), objs[len(args):]))))
 
     def call_max_min(self, fn, args, kw, node) -> Atom:
         """max/min of one iterable, or of three or more values (pairwise)."""

@@ -450,7 +450,8 @@ class FunctionLowerer(ExprLowerer):
         def level(gens):
             if not gens:
                 item = self.value(node.elt)
-                new = self.emit("srcad.mutate", (Const("append"), self.b.read(acc), item), node=node)
+                # (srcad's own list, invisible until complete: not a user mutation to check)
+                new = self.emit("srcad.list_append", (self.b.read(acc), item), node=node)
                 self.write_key(acc, new)
                 return
             gen = gens[0]

@@ -83,9 +83,9 @@ defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
 # list methods (the receiver is the first parameter)
 alias("list.append", "srcad.list_append", attr=True, fn=None)
 alias("list.pop", "srcad.list_pop", attr=True, fn=None)
-defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",))
-nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True)
-nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True)
+defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy)
+nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index)
+nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)
 defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.array_adjoint(g, x) if isinstance(x, list) else np.array(g)",
         out=ty.unknown, linear=("x",))
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),

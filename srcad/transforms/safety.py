@@ -13,6 +13,7 @@ Anything else raises `UnsafeMutationError` naming the line, with what to do inst
 from __future__ import annotations
 
 from ..analysis.aliases import INPLACE_OPERATORS, Aliases, update_base
+from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
@@ -77,11 +78,15 @@ def check_mutations(fn: Function) -> None:
                and not isinstance(op.args[update_base(op)].type, _SCALAR)]
     if not updates:
         return
-    aliases, live = Aliases(fn, user=True), liveness(fn)
+    full, live = Aliases(fn, user=True), liveness(fn)
+    late = late_stores(loop_bodies(fn))
+    relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late)) if late else full
+    pos = positions(fn.body) if late else {}
     problems = []
     for op in updates:
         base = op.args[update_base(op)]
-        if not aliases.owned(base):
+        aliases = relaxed if late and before_late_stores(op, base, late, relaxed, pos) else full
+        if not full.owned(base):
             problems.append(diagnostic(
                 op.loc, f"this writes into {_describe(base)}, which belongs to the caller "
                 "(an argument, a global, or a view of one)",

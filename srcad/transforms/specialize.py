@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..errors import NoRuleError, UnsafeMutationError, diagnostic
+from ..errors import NoRuleError, TypeSupportError, UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
 from ..analysis.shapes import refine
@@ -139,6 +139,10 @@ class Specializer:
         if rule is None:
             raise NoRuleError(f"no rule named {prim}", [diagnostic(op.loc, f"no rule named {prim}")])
         self.check_call(rule, args, kw, op)
+        if prim == "operator.getitem" and _iterates_dict(args):
+            raise TypeSupportError("iterating over a dict is not supported", [diagnostic(
+                op.loc, "iterating over a dict is not supported",
+                "loop over its keys written out: for k in ('W', 'b'): ... d[k]")])
         if rule.custom:
             types = (_custom_result_type(args[0].value.obj, tuple(atom_type(a) for a in args[1:])), T.UNKNOWN)
         else:
@@ -248,6 +252,13 @@ def _dtype_kind(a) -> str | None:
         return np.dtype(value).kind
     except TypeError:
         return None
+
+
+def _iterates_dict(args) -> bool:
+    """`for k in d:` reads d[i] for a run-time position i: a dict without int keys."""
+    d, key = atom_type(args[0]), args[1]
+    return isinstance(d, T.Dict) and not isinstance(key, Const) and isinstance(atom_type(key), T.Int) \
+        and not any(isinstance(k, int) for k, _ in d.items)
 
 
 def _with_dtype(t: T.Type, a) -> T.Type:

@@ -47,6 +47,11 @@ def call_in_loop(x):
     return s
 
 
+def nested_comprehension(x):
+    grid = [[x * i + j for j in range(2)] for i in range(3)]
+    return grid[1][0] * grid[2][1] + sum(row[1] for row in grid)
+
+
 CASES = [
     (two_calls, (0.3, 0.5)),
     (calls_keyword_only, (0.7,)),
@@ -54,4 +59,5 @@ CASES = [
     (other_module, (0.6,)),
     (deep, (0.2,)),
     (call_in_loop, (0.8,)),
+    (nested_comprehension, (0.7,)),
 ]

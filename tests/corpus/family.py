@@ -111,3 +111,11 @@ def jac_loop(x, n):
     for k in range(n):
         h = np.sin(h) * h[k % 3] + h.sum()
     return h
+
+
+def scaled_vector(p):
+    return p["a"] * np.sin(p["v"])
+
+
+def value_and_norm(x):
+    return np.sin(x), np.sum(x ** 2)

@@ -236,6 +236,22 @@ def rows_and_builtin_sum(X):
     return s + sum(X)[0] * 2.0  # sum's adjoint is a read-only broadcast, then rows add to it
 
 
+def rows_built_then_stored(x):
+    rows = []
+    for i in range(3):
+        row = np.zeros(2)  # a new row each iteration, filled, then stored
+        row[0] = x[0] * i
+        row[1] = x[1] + i * x[0]
+        rows.append(row)
+    table = []
+    for i in range(2):
+        cells = []
+        for j in range(2):
+            cells.append(x[i] * x[j])
+        table.append(cells)
+    return np.sum(np.stack(rows) ** 2) + table[0][1] * table[1][1]
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -270,4 +286,5 @@ CASES = [
     (rebuilt_from_entries, (rng.uniform(0.2, 0.6, size=2),)),
     (stencil_in_place, (rng.normal(size=4), 0.3)),
     (rows_and_builtin_sum, (rng.normal(size=(2, 3)),)),
+    (rows_built_then_stored, (rng.normal(size=2),)),
 ]

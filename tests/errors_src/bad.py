@@ -104,3 +104,19 @@ def complex_literal(x):
 def samples_with_active_mean(mu):
     noise = np.random.normal(mu, 1.0)  # no derivative through a sampler's parameters
     return np.sum(noise ** 2)
+
+
+def iterates_dict(p):
+    t = 0.0
+    for k in p:
+        t = t + np.sum(p[k] ** 2)
+    return t
+
+
+def write_after_store(x):
+    rows = []
+    for i in range(2):
+        row = np.zeros(2)
+        rows.append(row)
+        row[0] = x * i  # visible through rows: it holds this very row
+    return np.sum(np.stack(rows))
