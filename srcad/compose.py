@@ -55,9 +55,17 @@ def _blocks(out_leaves, in_leaves, entry):
             for o, out in enumerate(out_leaves)]
 
 
-def _nest(blocks, out_spec, in_spec):
-    """Output structure outside, argument structure inside (as JAX nests Jacobians)."""
-    return unflatten(out_spec, [unflatten(in_spec, row) for row in blocks])
+def _nest(parts, as_tuple: bool):
+    """Output structure outside, then the tuple of argnums (if a tuple was given), then the
+    argument's structure, as JAX nests Jacobians. parts: (blocks, out_spec, in_spec) per
+    argnum, or a finished array (one output leaf, one argument leaf)."""
+    parts = [(p if isinstance(p, tuple) else ([[p]], None, None)) for p in parts]
+    out_spec = parts[0][1]
+    rows = []
+    for o in range(len(parts[0][0])):
+        per_arg = [unflatten(in_spec, blocks[o]) for blocks, _, in_spec in parts]
+        rows.append(tuple(per_arg) if as_tuple else per_arg[0])
+    return unflatten(out_spec, rows)
 
 
 def jacfwd(fun, argnums=0, batched: bool = True):
@@ -70,11 +78,11 @@ def jacfwd(fun, argnums=0, batched: bool = True):
 
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
-        results = []
+        parts = []
         for i in nums:
             got = batched_jacobian(fun, args, i) if batched else None
-            results.append(got if got is not None else _columns(fun, args, i))
-        return tuple(results) if as_tuple else results[0]
+            parts.append(got if got is not None else _columns(fun, args, i))
+        return _nest(parts, as_tuple)
 
     jacobian.__name__ = f"jacfwd_{getattr(fun, '__name__', 'f')}"
     return jacobian
@@ -95,8 +103,7 @@ def _columns(fun, args, i):
             cols.append(flatten(col)[0])
         columns.append(cols)
     out_leaves, out_spec = flatten(fun(*args) if out is None else out)
-    blocks = _blocks(out_leaves, leaves, lambda o, k: [c[o] for c in columns[k]])
-    return _nest(blocks, out_spec, spec)
+    return _blocks(out_leaves, leaves, lambda o, k: [c[o] for c in columns[k]]), out_spec, spec
 
 
 def jacrev(fun, argnums=0):
@@ -113,14 +120,14 @@ def jacrev(fun, argnums=0):
                 ct = [_zero(x) for x in out_leaves]
                 ct[o] = e
                 rows[o].append(vjp_fn(unflatten(out_spec, ct)))
-        results = []
+        parts = []
         for i in nums:
             in_leaves, in_spec = flatten(args[i])
             per_row = [[_leaves_of(r[i], len(in_leaves)) for r in row] for row in rows]
             blocks = [[_stack_rows([r[k] for r in per_row[o]], np.shape(out), np.shape(x))
                        for k, x in enumerate(in_leaves)] for o, out in enumerate(out_leaves)]
-            results.append(_nest(blocks, out_spec, in_spec))
-        return tuple(results) if as_tuple else results[0]
+            parts.append((blocks, out_spec, in_spec))
+        return _nest(parts, as_tuple)
 
     jacobian.__name__ = f"jacrev_{getattr(fun, '__name__', 'f')}"
     return jacobian

@@ -110,7 +110,8 @@ class Transformed:
             if isinstance(a, (complex, np.complexfloating)) or (type(a) is np.ndarray and a.dtype.kind == "c"):
                 raise TypeSupportError(f"{self.__name__}: argument {i} is complex; srcad differentiates "
                                        "real floats and float arrays (split real and imaginary parts)")
-            if type(a) is int or (type(a) is np.ndarray and a.dtype.kind in "iub"):
+            if type(a) is int or isinstance(a, (np.integer, np.bool_)) or (
+                    type(a) is np.ndarray and a.dtype.kind in "iub"):
                 args = args[:i] + (np.asarray(a, dtype=float) if type(a) is np.ndarray else float(a),) + args[i + 1:]
         return args
 

@@ -114,6 +114,28 @@ def expand_reduced(v, x, axis=None, keepdims=False):
     return np.broadcast_to(v, np.shape(x))
 
 
+def log_or_zero(x):
+    """log(x), and 0 where x is 0: the factor in d(x ** y)/dy = x ** y * log(x), whose
+    limit at x = 0 (for y > 0) is 0, not 0 * -inf."""
+    if isinstance(x, np.ndarray):
+        return np.log(np.where(x == 0.0, 1.0, x))
+    return float(np.log(x)) if x != 0.0 else 0.0
+
+
+def write_winners(x, idx):
+    """For `x[idx] = v`: which selected positions keep their value. An index that repeats
+    (x[[0, 0]] = v) keeps only its last write, so only that entry of v has a derivative."""
+    keys = idx if isinstance(idx, tuple) else (idx,)
+    if not isinstance(x, np.ndarray) or all(
+            isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in keys):
+        return True  # (a dict key or list index names one item)
+    shape = np.shape(np.asarray(x)[idx])
+    ids = np.arange(int(np.prod(shape))).reshape(shape)
+    last = np.zeros(np.shape(x), dtype=np.intp)
+    last[idx] = ids
+    return last[idx] == ids
+
+
 def prod_partials(a, axis=None):
     """d prod(a, axis) / d a: per element, the product of the other elements of its group.
     Exclusive cumulative products from both ends, so exact where elements are 0 (ans / a

@@ -206,6 +206,8 @@ for _name in ("zeros_like", "ones_like", "empty_like"):
 row("numpy.full_like", "x * np.full_like(x, 2.0)", x=V)
 row("numpy.full_like", "x * np.full_like(x, y)", x=V, y=normal(), note="a differentiable fill value")
 row("numpy.arange", "x * np.arange(3)", x=V)
+row("numpy.arange", "np.sin(np.arange(y, y + 2.5, z))", y=normal(), z=uniform(0.55, 0.6),
+    note="differentiable start and step (the count does not change nearby)")
 row("numpy.linspace", "x * np.linspace(0.0, 1.0, 3)", x=V)
 row("numpy.linspace", "np.sin(np.linspace(x, y, 5))", x=normal(), y=normal(), note="differentiable endpoints")
 row("numpy.linspace", "np.linspace(x, y, 4, False)", x=V, y=V, note="array endpoints, no endpoint")

@@ -264,3 +264,12 @@ def test_functools_partial():
     assert np.allclose(g, 6.0 * (w - 0.5))
     g = srcad.grad(functools.partial(_loss, w))(2.0)  # positional binding: d/d scale
     assert g == pytest.approx(np.sum(w ** 2))
+
+
+def _kwonly(x, *, scale=3.0):
+    return scale * x ** 2
+
+
+def test_numpy_integer_and_keyword_only_arguments():
+    assert srcad.grad(_kwonly)(np.int64(2)) == pytest.approx(12.0)
+    assert srcad.grad(_kwonly)(2.0, scale=5.0) == pytest.approx(20.0)

@@ -1,6 +1,8 @@
 """Derivatives at the points where the chosen semantics matter (zeros, masked branches),
 against hand-derived values, in both modes."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -66,3 +68,16 @@ def test_prod_along_an_axis_with_zeros():
     assert np.allclose(srcad.grad(prod_rows)(x), 2 * p[:, None] * others)
     t = np.ones_like(x)
     assert srcad.jvp(prod_rows, (x,), (t,))[1] == pytest.approx(np.sum(2 * p[:, None] * others))
+
+
+def power(x, y):
+    return x ** y + np.power(x, y) + math.pow(x, y)
+
+
+def test_power_at_a_zero_base():
+    # d/dy x^y = x^y log x -> 0 as x -> 0 (y > 0); d/dx x^y = y x^(y-1) = 0 at x = 0 for y = 2
+    with np.errstate(all="ignore"):
+        gx, gy = srcad.grad(power, argnums=(0, 1))(0.0, 2.0)
+    assert gx == 0.0 and gy == 0.0
+    gy = srcad.grad(power, argnums=1)(2.0, 3.0)
+    assert gy == pytest.approx(3 * 8.0 * math.log(2.0))

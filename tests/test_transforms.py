@@ -201,3 +201,35 @@ def test_hessian_of_a_dict_argument_hand_derived():
     assert np.allclose(H["a"]["a"], 2 * np.sum(v ** 3))
     assert np.allclose(H["a"]["v"], 2 * 0.5 * 3 * v ** 2) and np.allclose(H["v"]["a"], 3 * v ** 2)
     assert np.allclose(H["v"]["v"], np.diag(0.25 * 6 * v))
+
+
+def _two_args(x, y):
+    return np.sum(np.sin(x) * y) + np.sum(x * x) * y[0]
+
+
+def test_hessian_with_tuple_argnums_nests_like_jax():
+    x, y = np.array([0.3, 0.5]), np.array([0.2, 0.4])
+    H = srcad.hessian(_two_args, argnums=(0, 1))(x, y)
+    # hand-derived blocks: d2/dx2, d2/dxdy, d2/dy2
+    hxx = np.diag(-np.sin(x) * y) + 2 * y[0] * np.eye(2)
+    hxy = np.diag(np.cos(x)) + np.outer(2 * x, [1.0, 0.0])
+    assert np.allclose(H[0][0], hxx) and np.allclose(H[0][1], hxy)
+    assert np.allclose(H[1][0], hxy.T) and np.allclose(H[1][1], np.zeros((2, 2)))
+
+
+@srcad.custom_vjp
+def _square(x):
+    return x * x
+
+
+_square.defvjp(lambda x: (x * x, x), lambda x, g: (2.0 * x * g,))
+
+
+def _uses_square(x):
+    return _square(x) * x
+
+
+def test_custom_vjp_rules_written_as_lambdas_differentiate_twice():
+    # f = x^3 through the custom rule: f' = 3x^2, f'' = 6x
+    assert srcad.grad(_uses_square)(0.7) == pytest.approx(3 * 0.49)
+    assert srcad.grad(srcad.grad(_uses_square))(0.7) == pytest.approx(6 * 0.7)

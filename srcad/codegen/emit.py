@@ -346,10 +346,14 @@ class CodeEmitter(ExprEmitter):
     def function(self, name: str, header: list[str]) -> gast.FunctionDef:
         self._cond_ids = {id(op.cond) for op in _all_ops(self.fn.body) if isinstance(op, While)}
         args, defaults, kwonly, kw_defaults = [], [], [], []
+        # keyword-only parameters become ordinary ones (srcad passes every argument by
+        # position; a caller's keywords still work) unless defaults forbid that order
+        flags = [p.default is not None for p in self.fn.signature]
+        flat = all(flags[i] <= flags[i + 1] for i in range(len(flags) - 1))
         for param, var in zip(self.fn.signature, self.fn.body.params):
             node = gast.Name(id=self.name(var), ctx=gast.Param(), annotation=None, type_comment=None)
             default = None if param.default is None else self.atom(param.default)
-            if param.kind == "kwonly":
+            if param.kind == "kwonly" and not flat:
                 kwonly.append(node)
                 kw_defaults.append(default)
             else:

@@ -4,6 +4,7 @@ namespace of names generated code refers to."""
 from __future__ import annotations
 
 import builtins
+import re
 import math
 
 import gast
@@ -56,7 +57,8 @@ class Namespace:
     def ref(self, obj: object, want: str) -> str:
         if id(obj) in self.by_id:
             return self.by_id[id(obj)]
-        base = want if want.isidentifier() and not _is_builtin_name(want, obj) else "_" + want.strip("_")
+        clean = re.sub(r"\W+", "_", want).strip("_") or "obj"  # `<lambda>` is `_lambda`
+        base = want if want.isidentifier() and not _is_builtin_name(want, obj) else "_" + clean
         name, k = base, 1
         while name in self.names:
             name, k = f"{base}_{k}", k + 1

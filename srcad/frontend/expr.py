@@ -331,6 +331,9 @@ class ExprLowerer:
     def call_static(self, fn, args, kw, node) -> Atom:
         if fn in (max, min) and (len(args) != 2 or kw):
             return self.call_max_min(fn, args, kw, node)
+        if fn is divmod and len(args) == 2 and not kw:  # (x // y, x % y): the remainder has a derivative
+            parts = [self.emit(f"operator.{op}", args, node=node) for op in ("floordiv", "mod")]
+            return self.emit("srcad.tuple", parts, node=node)
         rule = registry.rule_for_object(fn)
         if rule is not None:
             return self.apply_rule(rule, args, kw, node)

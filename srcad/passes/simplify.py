@@ -158,6 +158,10 @@ class Simplifier:
                 if d and d.prim in ("srcad.tuple", "srcad.list") and isinstance(y.value, int) \
                         and -len(d.args) <= y.value < len(d.args):
                     return d.args[y.value]
+        if p == "numpy.where" and len(a) == 3 and isinstance(a[0], Var):
+            d = self.defs.get(a[0])  # every write of a basic key wins: np.where(True, g[k], 0) is g[k]
+            if d and d.prim == "srcad.write_winners" and _basic_key(atom_type(d.args[1])):
+                return a[1]
         if p == "operator.neg" and isinstance(a[0], Var):
             d = self.defs.get(a[0])
             if d and d.prim == "operator.neg":
@@ -408,7 +412,7 @@ def _expand_dims_shape(shape, axis):
 
 
 def _basic_key(t: T.Type) -> bool:
-    """Ints, slices and tuples of them: each selected element once."""
+    """Ints, slices, dict keys and tuples of them: each selected element once."""
     if isinstance(t, T.Tuple):
         return all(_basic_key(e) for e in t.elts)
-    return isinstance(t, T.Int) or (isinstance(t, T.Opaque) and t.what == "slice")
+    return isinstance(t, (T.Int, T.Str)) or (isinstance(t, T.Opaque) and t.what == "slice")

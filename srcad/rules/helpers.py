@@ -112,5 +112,8 @@ defrule("srcad.prod_partials", "a, axis=None",
         jvp={"a": "ans * (np.sum(t / a, axis=axis, keepdims=True) - t / a)"},
         vjp={"a": "(np.sum(g * ans, axis=axis, keepdims=True) - g * ans) / a"},
         out=ty.floating("a"), fn=rt.prod_partials)
+# log_or_zero: log(x) with 0 at x == 0; its derivative is 1 / x (infinite at 0)
+defrule("srcad.log_or_zero", "x", jvp="t / x", vjp="g / x", out=ty.floating("x"), fn=rt.log_or_zero)
+nondiff("srcad.write_winners", "x, idx", out=ty.array(None, "b"), fn=rt.write_winners)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar)

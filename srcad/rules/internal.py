@@ -97,7 +97,18 @@ defrule("srcad.copy_value", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same
 # a call to a function with user-given rules (srcad.custom_vjp / custom_jvp): the transforms
 # call its fwd/bwd/jvp functions; results are (output, residuals)
 nondiff("srcad.custom", "*args", out=ty.unknown, nouts=2, differentiable=True, custom=True)
-nondiff("srcad.custom_cotangents", "cts, args", out=ty.unknown, fn=rt.custom_cotangents)
+
+
+def _custom_cts(sig) -> T.Type:
+    cts, args = sig.type("cts"), sig.type("args")
+    if not (isinstance(cts, T.Tuple) and isinstance(args, T.Tuple) and len(cts.elts) == len(args.elts)):
+        return T.UNKNOWN
+    return T.Tuple(tuple(a if isinstance(c, T.NoneT) else c for c, a in zip(cts.elts, args.elts)))
+
+
+# (linear in the cotangents: a custom rule's backward can be differentiated again)
+defrule("srcad.custom_cotangents", "cts, args", jvp={"cts": "srcad.custom_cotangents(t, args)"},
+        vjp={"cts": "g"}, out=_custom_cts, fn=rt.custom_cotangents, linear=("cts",))
 
 # shape-specialised helpers (simplify turns shape-only work into these)
 defrule("srcad.sum_to_shape", "v, shape", jvp={"v": "srcad.sum_to_shape(t, shape)"},

@@ -44,7 +44,7 @@ defrule("math.log", "x, base=None",
         vjp={"x": "g / x if base is None else g / (x * math.log(base))",
              "base": "-g * ans / (base * math.log(base))"},
         out=F)
-elementwise2("math.pow", "y * x ** (y - 1.0)", "ans * math.log(x)", out=F)
+elementwise2("math.pow", "y * x ** (y - 1.0)", "ans * srcad.log_or_zero(x)", out=F)
 elementwise2("math.atan2", "x / (x * x + y * y)", "-y / (x * x + y * y)", params="y, x", out=F)
 elementwise2("math.hypot", "x / ans", "y / ans", out=F)
 elementwise2("math.copysign", "math.copysign(1.0, x) * math.copysign(1.0, y)", None, out=F)

@@ -68,8 +68,8 @@ _TIE_X = "(x > y) + 0.5 * (x == y)"
 _TIE_Y = "(y > x) + 0.5 * (x == y)"
 for _name, (_dx, _dy) in {
     "hypot": ("x / ans", "y / ans"),
-    "power": ("y * x ** (y - 1)", "ans * np.log(x)"),
-    "float_power": ("y * x ** (y - 1)", "ans * np.log(x)"),
+    "power": ("y * x ** (y - 1)", "ans * srcad.log_or_zero(x)"),
+    "float_power": ("y * x ** (y - 1)", "ans * srcad.log_or_zero(x)"),
     "logaddexp": ("np.exp(x - ans)", "np.exp(y - ans)"),
     "logaddexp2": ("2.0 ** (x - ans)", "2.0 ** (y - ans)"),
     "maximum": (_TIE_X, _TIE_Y),

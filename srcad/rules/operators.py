@@ -4,6 +4,7 @@ Ties and kinks: `%` is differentiable where it is continuous (d(x % y)/dx = 1); 
 comparisons and logical operators carry no derivative.
 """
 
+from ..ir import types as T
 from . import typefns as ty
 from .registry import alias, defrule, family, nondiff
 
@@ -20,8 +21,8 @@ defrule("operator.mul", "x, y", jvp=("t * y", "x * t"), vjp=("g * y", "x * g"),
 defrule("operator.truediv", "x, y", jvp=("t / y", "-(t * ans) / y"), vjp=("g / y", "-(g * ans) / y"),
         out=ty.true_div(*BOTH), broadcasts=BOTH)
 defrule("operator.pow", "x, y",
-        jvp=("t * (y * x ** (y - 1))", "t * (ans * np.log(x))"),
-        vjp=("g * (y * x ** (y - 1))", "g * (ans * np.log(x))"),
+        jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
+        vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"),
         out=ty.arith(*BOTH), broadcasts=BOTH)
 defrule("operator.mod", "x, y", jvp=("t", "-t * ((x - ans) / y)"), vjp=("g", "-g * ((x - ans) / y)"),
         out=ty.arith(*BOTH), broadcasts=BOTH)
@@ -56,12 +57,25 @@ for _op in ("add", "sub", "mul", "truediv", "pow", "mod", "matmul", "floordiv", 
             "xor", "lshift", "rshift"):
     alias(f"operator.i{_op.rstrip('_')}", f"operator.{_op}")
 
+
+
+def _setitem_type(sig) -> T.Type:
+    """x itself, except that a dict gets (or replaces) the key: d["new"] = v."""
+    x = sig.type("x")
+    key = sig.const("idx", NotImplemented)
+    if isinstance(x, T.Dict) and key is not NotImplemented:
+        items = [(k, t) for k, t in x.items if k != key]
+        return T.Dict(tuple(items) + ((key, sig.type("v")),)) if len(items) == len(x.items) else \
+            T.Dict(tuple((k, sig.type("v") if k == key else t) for k, t in x.items))
+    return x
+
+
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
         fresh=False, linear=("x",))
 defrule("operator.setitem", "x, idx, v",
         jvp={"x": "srcad.setitem(t, idx, 0.0)",
              "v": "srcad.setitem(srcad.zeros_like(x), idx, t)"},
-        vjp={"x": "srcad.setitem(g, idx, 0.0)", "v": "g[idx]"},
+        vjp={"x": "srcad.setitem(g, idx, 0.0)", "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
         jvp_all="srcad.setitem(t_x, idx, t_v)",
-        out=ty.same("x"), updates=0, broadcasts=("v",), linear=("x", "v"))
+        out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"))

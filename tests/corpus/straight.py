@@ -114,6 +114,30 @@ def neighbours(x):
     return np.sum(x[1:] * x[:-1]) - x[-1]
 
 
+def dict_new_keys(x):
+    d = {}
+    d["a"] = x * x
+    d["b"] = d["a"] * x + d["a"]
+    return d["b"]
+
+
+def divmod_parts(x):
+    q, r = divmod(x, 0.4)
+    return q * x + r * r
+
+
+def repeated_fancy_writes(x):
+    y = np.zeros(3)
+    y[[0, 0, 2]] = x  # index 0 twice: the later write (x[1]) wins
+    z = np.zeros(2)
+    z[[1, 1]] += x[:2]  # buffered: adds once
+    return np.sum(y * np.array([1.0, 10.0, 100.0])) + z[1] * x[2]
+
+
+def arange_from(x):
+    return np.sum(np.sin(np.arange(x, x + 2.5, 0.5)))
+
+
 rng = np.random.default_rng(1)
 X = rng.uniform(0.2, 0.9, size=5)
 Y = rng.uniform(0.2, 0.9, size=5)
@@ -143,4 +167,8 @@ CASES = [
     (global_data, (0.4,)),
     (element_and_sum, (rng.normal(size=4),)),
     (neighbours, (rng.normal(size=5),)),
+    (dict_new_keys, (0.9,)),
+    (divmod_parts, (1.3,)),
+    (repeated_fancy_writes, (rng.normal(size=3),)),
+    (arange_from, (0.3,)),
 ]
