@@ -18,10 +18,19 @@ from .ir import types as T
 from .dispatch import Transformed, _quick_kind, _reader, _signature_of, _spec
 from .pipeline import Spec, build_batched, build_forward, build_vjp, differentiable_positions
 from .transforms.batched import NotBatchable
+from .trees import flatten
 
 stop_gradient = runtime.stop_gradient
 
 
+
+
+def _check_structures(primals, tangents) -> None:
+    """Each tangent must have its primal's structure (the same dict keys, list lengths)."""
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        if isinstance(t, (dict, list, tuple)) and flatten(p)[1] != flatten(t)[1]:
+            raise ArgumentError(f"jvp: the tangent of argument {i} does not have the structure of the "
+                                f"argument (dict keys, list and tuple lengths must match)")
 
 
 class JvpTransformed(Transformed):
@@ -40,6 +49,7 @@ class JvpTransformed(Transformed):
             tangents = tangents + (None,) * (len(primals) - len(tangents))
         if self._readers is None:
             self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
+        _check_structures(primals, tangents)
         kinds = tuple(_quick_kind(a) for a in primals)
         present = tuple(t is not None for t in tangents)
         key = kinds + present + tuple(_quick_kind(read()) for _, read in self._readers)

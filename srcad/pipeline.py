@@ -107,8 +107,12 @@ def _split_aux(fn: Function, spec: Spec) -> Function:
     from .ir.builder import Builder  # small local rewrite of the body's tail
 
     b = Builder(first_id=_max_id(fn) + 1)
-    t = out.type if not isinstance(out, Const) else T.UNKNOWN
-    elts = t.elts if isinstance(t, T.Tuple) and len(t.elts) == 2 else (T.UNKNOWN, T.UNKNOWN)
+    t = out.type if not isinstance(out, Const) else T.of_value(out.value)
+    if not isinstance(t, (T.Tuple, T.Unknown)) or (isinstance(t, T.Tuple) and len(t.elts) != 2):
+        msg = f"with has_aux=True, {fn.name} must return a pair (output, aux); it returns {t}"
+        raise NonScalarOutputError(msg, [diagnostic(fn.loc, msg, "return (value, aux), e.g. "
+                                                    "return loss, {'accuracy': acc}")])
+    elts = t.elts if isinstance(t, T.Tuple) else (T.UNKNOWN, T.UNKNOWN)
     v0 = b.fresh("value", elts[0])
     v1 = b.fresh("aux", elts[1])
     ops = fn.body.ops + (Apply((v0,), "operator.getitem", (out, Const(0)), (), fn.loc),

@@ -192,6 +192,7 @@ row("math.log", "math.log(x, y)", x=uniform(0.5, 3.0), y=uniform(1.5, 3.0), note
 row("math.pow", "math.pow(x, y)", x=uniform(0.5, 2.0), y=S)
 row("math.atan2", "math.atan2(y, x)", y=S, x=S)
 row("math.hypot", "math.hypot(x, y)", x=S, y=S)
+row("math.fsum", "math.fsum([x, 2.0 * x * y, y]) * y", x=S, y=S)
 row("math.copysign", "math.copysign(x, y)", x=S, y=S)
 row("math.fmod", "math.fmod(x, y)", x=uniform(2.1, 2.9), y=uniform(0.6, 0.9))
 for _name in ("floor", "ceil", "trunc"):

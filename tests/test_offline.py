@@ -94,6 +94,8 @@ def test_cli_errors_are_clear_and_leave_no_file(tmp_path, capsys):
     assert cli.main(["codegen", f"{tmp_path / 'nope.py'}:f", "-o", str(out)]) == 2
     assert cli.main(["codegen", f"{src}:bad", "-o", str(out)]) == 1
     assert "UnsupportedSyntaxError" in capsys.readouterr().err
+    assert cli.main(["codegen", f"{src}:ok", "--argnums", "3", "-o", str(out)]) == 2
+    assert "out of range" in capsys.readouterr().err
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".srcad-")] == []
 
@@ -113,3 +115,23 @@ def test_show_every_stage(stage, capsys):
                      "--types", "float,float"]) == 0
     text = capsys.readouterr().out
     assert ("def " in text) or ("for " in text)
+
+
+def test_module_inside_a_package_and_a_test_file_elsewhere(tmp_path):
+    pkg = tmp_path / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "util.py").write_text("def sq(v):\n    return v * v\n")
+    (pkg / "mod.py").write_text("from .util import sq\n\n\ndef f(x):\n    return sq(x) * x\n")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "pkg_grad.py"
+    assert cli.main(["codegen", f"{pkg / 'mod.py'}:f", "--types", "float", "-o", str(out), "--with-test"]) == 0
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-c", "import pkg_grad; print(pkg_grad.grad_f(2.0))"],
+                         cwd=out_dir, capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    assert float(run.stdout) == pytest.approx(3 * 2.0 ** 2)  # d/dx x^3
+    test = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out_dir)],
+                          cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert test.returncode == 0, test.stdout + test.stderr

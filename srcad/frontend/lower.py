@@ -410,6 +410,8 @@ class FunctionLowerer(ExprLowerer):
     def sequence(self, node):
         """(length, element(index)) for something iterated: enumerate/zip/reversed nest."""
         fn = self._static_callee(node)
+        if fn is enumerate and len(node.args) == 1 and [k.arg for k in node.keywords] == ["start"]:
+            node = gast.Call(func=node.func, args=node.args + [node.keywords[0].value], keywords=[])
         if fn in (enumerate, zip, reversed) and node.keywords:
             raise self.error(UnsupportedSyntaxError, node, f"keyword arguments to {fn.__name__}() in a "
                              "for loop are not supported", "pass them positionally")

@@ -40,8 +40,8 @@ defrule("builtins.sum", "x, start=0", jvp={"x": "sum(t)", "start": "t"},
         linear=("x", "start"))
 defrule("builtins.float", "x", jvp="float(t)", vjp="g", out=ty.scalar_float,
         linear=("x",))
-defrule("builtins.pow", "x, y", jvp=("t * (y * x ** (y - 1))", "t * (ans * np.log(x))"),
-        vjp=("g * (y * x ** (y - 1))", "g * (ans * np.log(x))"), out=ty.arith("x", "y"),
+defrule("builtins.pow", "x, y", jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
+        vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"), out=ty.arith("x", "y"),
         broadcasts=("x", "y"))
 
 nondiff("builtins.len", "x", out=ty.scalar_int)

@@ -58,3 +58,6 @@ nondiff("math.isclose", "a, b, rel_tol=1e-09, abs_tol=0.0", out=ty.scalar_bool)
 nondiff("math.factorial", "x", out=ty.scalar_int)
 nondiff("math.comb", "n, k", out=ty.scalar_int)
 nondiff("math.gcd", "*args", out=ty.scalar_int)
+# fsum is sum with exact rounding: the same derivative
+defrule("math.fsum", "seq", jvp="math.fsum(t)", vjp="srcad.sum_adjoint(g, seq)", out=ty.scalar_float,
+        linear=("seq",))

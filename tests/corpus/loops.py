@@ -252,6 +252,13 @@ def rows_built_then_stored(x):
     return np.sum(np.stack(rows) ** 2) + table[0][1] * table[1][1]
 
 
+def enumerate_from_one(x):
+    s = 0.0
+    for k, v in enumerate(x, start=1):
+        s = s + k * v * v
+    return s
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -287,4 +294,5 @@ CASES = [
     (stencil_in_place, (rng.normal(size=4), 0.3)),
     (rows_and_builtin_sum, (rng.normal(size=(2, 3)),)),
     (rows_built_then_stored, (rng.normal(size=2),)),
+    (enumerate_from_one, (rng.normal(size=3),)),
 ]
