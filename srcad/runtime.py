@@ -122,6 +122,14 @@ def log_or_zero(x):
     return float(np.log(x)) if x != 0.0 else 0.0
 
 
+def cross2_adjoint(c, o, which):
+    """The adjoint of np.cross for 2-vectors (result a0 b1 - a1 b0) in operand `which` (0 for
+    a, 1 for b), with o the other operand and c the cotangent of the result."""
+    c = np.asarray(c, dtype=float)[..., None]
+    o = np.asarray(o, dtype=float)
+    return (1 - 2 * which) * np.concatenate([c * o[..., 1:2], -c * o[..., 0:1]], axis=-1)
+
+
 def write_winners(x, idx):
     """For `x[idx] = v`: which selected positions keep their value. An index that repeats
     (x[[0, 0]] = v) keeps only its last write, so only that entry of v has a derivative."""
@@ -134,6 +142,43 @@ def write_winners(x, idx):
     last = np.zeros(np.shape(x), dtype=np.intp)
     last[idx] = ids
     return last[idx] == ids
+
+
+def _cumprod_parts(a, axis):
+    """a with its reduced axis last (flattened for axis=None), and per position: before the
+    first 0 of its row, at that first 0, and the products with that 0 taken as 1."""
+    a2 = np.ravel(a).astype(float) if axis is None else np.moveaxis(np.asarray(a, dtype=float), axis, -1)
+    zero = a2 == 0.0
+    seen = np.cumsum(zero, axis=-1)
+    before, first = seen == 0, zero & (seen == 1)
+    return np.where(first, 1.0, a2), before, first
+
+
+def _cumprod_back(out, a, axis):
+    return np.reshape(out, np.shape(a)) if axis is None else np.moveaxis(out, -1, axis)
+
+
+def cumprod_adjoint(c, a, axis=None):
+    """The adjoint of np.cumprod(a, axis) for the cotangent c, exact where elements are 0:
+    an element before the first 0 of its row gets sum_i c_i ans_i / a_k over the products
+    before that 0, the first 0 gets the products with it taken as 1, later ones get 0."""
+    a1, before, first = _cumprod_parts(a, axis)
+    c2 = np.ravel(c) if axis is None else np.moveaxis(np.asarray(c, dtype=float), axis, -1)
+    cp = c2 * np.cumprod(a1, axis=-1)
+    tail = np.flip(np.cumsum(np.flip(np.where(before, cp, 0.0), -1), axis=-1), -1)
+    out = np.where(before, tail / np.where(before, a1, 1.0), 0.0)
+    out = np.where(first, np.sum(np.where(before, 0.0, cp), axis=-1, keepdims=True), out)
+    return _cumprod_back(out, a, axis)
+
+
+def cumprod_tangent(v, a, axis=None):
+    """The tangent of np.cumprod(a, axis) along v, exact where elements are 0."""
+    a1, before, first = _cumprod_parts(a, axis)
+    v2 = np.ravel(v) if axis is None else np.moveaxis(np.asarray(v, dtype=float), axis, -1)
+    p = np.cumprod(a1, axis=-1)
+    inside = p * np.cumsum(np.where(before, v2 / np.where(before, a1, 1.0), 0.0), axis=-1)
+    out = np.where(before, inside, np.sum(np.where(first, v2, 0.0), axis=-1, keepdims=True) * p)
+    return out if axis is None else np.moveaxis(out, -1, axis)
 
 
 def prod_partials(a, axis=None):

@@ -72,6 +72,7 @@ def row(rule, expr, **args):
 # INTERNAL: rules exercised by other tests (the reason says where), not by a spec row.
 INTERNAL = {
     "operator.setitem": "item assignment statements: corpus loops (fill) and test_errors",
+    "srcad.add_at": "np.add.at statements: corpus loops.assemble_with_add_at and test_errors",
     "srcad.global": "globals: test_api.test_globals_are_read_at_call_time",
     "srcad.cell": "closures: test_api.test_closures_are_read_at_call_time",
     "srcad.call": "opaque calls: test_errors (no rule) and corpus (inactive calls)",
@@ -237,8 +238,16 @@ helper("srcad.einsum_vjp", "rt.einsum_vjp('ii,i->i', 1, x, y, (3,))", x=V3, y=no
        note="a repeated index in another operand")
 helper("srcad.prod_partials", "rt.prod_partials(x, (0, 2))", x=normal(2, 3, 2))
 helper("srcad.prod_partials", "rt.prod_partials(x) * x", x=normal(2, 3), note="all axes")
+helper("srcad.cumprod_tangent", "rt.cumprod_tangent(x, y, 1)", x=normal(2, 3), y=uniform(0.5, 1.5, 2, 3))
+helper("srcad.cumprod_tangent", "rt.cumprod_tangent(x, y)", x=normal(2, 2), y=uniform(0.5, 1.5, 2, 2),
+       note="axis=None: flattened")
+helper("srcad.cumprod_adjoint", "rt.cumprod_adjoint(x, y, 0)", x=normal(3, 2), y=uniform(0.5, 1.5, 3, 2))
+helper("srcad.cumprod_adjoint", "rt.cumprod_adjoint(x, y)", x=normal(4), y=uniform(0.5, 1.5, 2, 2),
+       note="axis=None: flattened")
 helper("srcad.log_or_zero", "rt.log_or_zero(x)", x=uniform(0.5, 2.0, 3))
 helper("srcad.log_or_zero", "rt.log_or_zero(x) * x", x=uniform(0.5, 2.0), note="a float")
+helper("srcad.cross2_adjoint", "rt.cross2_adjoint(x, y, 1)", x=normal(3), y=normal(3, 2))
+helper("srcad.cross2_adjoint", "rt.cross2_adjoint(x, y, 0)", x=normal(), y=normal(2), note="one pair")
 helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0, 2]))", x=V3)
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)

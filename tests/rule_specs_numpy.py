@@ -185,6 +185,7 @@ row("numpy.einsum", "np.einsum('ij,kl->jl', x, y)", x=M, y=normal(2, 2), note="a
 row("numpy.kron", "np.kron(x, y)", x=normal(2), y=V)
 row("numpy.kron", "np.kron(x, y)", x=M, y=normal(2, 2))
 row("numpy.cross", "np.cross(x, y)", x=V, y=normal(2, 3))
+row("numpy.cross", "np.cross(x, y)", x=normal(3, 2), y=normal(2), note="2-vectors: a scalar per row")
 row("numpy.cross", "np.cross(x, y, axisa=0, axisb=1, axisc=0)", x=normal(3, 2), y=normal(2, 3))
 row("numpy.linalg.cross", "np.linalg.cross(x, y)", x=M, y=M)
 row("numpy.bincount", "np.bincount(np.array([0, 2, 2, 1]), x, 5)", x=normal(4))

@@ -60,7 +60,7 @@ def test_unknown_keyword_is_refused_not_ignored():
     (bad.appends_to_arg, ([1.0], 2.0), "xs.append(x)"),
     (bad.view_then_write, (np.ones(3),), "y[0] = 5.0"),
     (bad.write_through_list, (np.ones(3),), "e[0] = 7.0"),
-    (bad.hidden_add_at, (np.ones(3),), "np.add.at(y"),
+    (bad.hidden_add_at, (np.ones(3),), "np.add.at(x"),
     (bad.write_after_store, (1.0,), "row[0] = x * i"),
     (bad.hidden_copyto, (np.ones(3),), "np.copyto(y, x)"),
 ])

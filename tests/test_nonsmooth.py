@@ -81,3 +81,23 @@ def test_power_at_a_zero_base():
     assert gx == 0.0 and gy == 0.0
     gy = srcad.grad(power, argnums=1)(2.0, 3.0)
     assert gy == pytest.approx(3 * 8.0 * math.log(2.0))
+
+
+def cumprod_sum(x):
+    return np.sum(np.cumprod(x))
+
+
+def cumprod_rows(x):
+    return np.sum(np.cumprod(x, axis=1) * np.array([1.0, 2.0, 3.0]))
+
+
+def test_cumprod_at_zeros_hand_derived():
+    x = np.array([2.0, 0.0, 3.0, 0.0, 5.0])
+    # sum(cumprod) = x0 + x0 x1 + x0 x1 x2 + ...: d/dx0 = 1 + x1 + ... = 1, d/dx1 = x0 + x0 x2 = 8
+    assert np.allclose(srcad.grad(cumprod_sum)(x), [1.0, 8.0, 0.0, 0.0, 0.0])
+    for k, want in enumerate([1.0, 8.0, 0.0, 0.0, 0.0]):
+        assert srcad.jvp(cumprod_sum, (x,), (np.eye(5)[k],))[1] == pytest.approx(want)
+    X = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 4.0]])
+    # row [a, b, c] -> a + 2ab + 3abc; row 1 (a=1, b=0, c=2): d/da = 1, d/db = 2a + 3ac = 8, d/dc = 0
+    # row 2 (a=0, b=3, c=4): d/da = 1 + 2b + 3bc = 43, d/db = d/dc = 0
+    assert np.allclose(srcad.grad(cumprod_rows)(X), [[1.0, 8.0, 0.0], [43.0, 0.0, 0.0]])

@@ -18,7 +18,7 @@ write are its aliases and the containers that hold it (its *observers*).
 from __future__ import annotations
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Const, Ext, For, Function, If, Var, While, iter_ops
+from ..ir.nodes import Apply, Const, Ext, For, Function, If, Var, While, iter_blocks, iter_ops
 from ..rules import registry
 
 _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
@@ -90,6 +90,7 @@ class Aliases:
         if not isinstance(y, Var) or not isinstance(y.type, T.Array):
             return False
         made = {o for inner in iter_ops(loop.body) for o in getattr(inner, "outs", ())}
+        made |= {p for b in iter_blocks(loop.body) if b is not loop.body for p in b.params}  # inner loops
         root = self.find(y)
         group = [v for v in list(self.parent) if self.find(v) == root]
         return all(v in made and v not in self.foreign_vars for v in group)

@@ -40,6 +40,9 @@ def _marker(kind: str, payload) -> gast.stmt:
     return gast.Expr(value=gast.Constant(value=_MARK + text, kind=None))
 
 
+_SCATTERS = ("srcad.scatter_add", "srcad.add_at")  # the latter: np.add.at as the user wrote it
+
+
 @dataclass
 class Rendered:
     """Generated source, the namespace it runs in, and its map back to user lines."""
@@ -139,7 +142,7 @@ class CodeEmitter(ExprEmitter):
     def update_stmt(self, op: Apply, k: int) -> list:
         base = op.args[k]
         out = op.outs[0]
-        if isinstance(base.type, (T.Tuple, T.Unknown, T.Num, T.Float)) and op.prim == "srcad.scatter_add":
+        if isinstance(base.type, (T.Tuple, T.Unknown, T.Num, T.Float)) and op.prim in _SCATTERS:
             helper = _name(self.ns.ref(runtime.scatter_add, "_scatter_add"))
             functional = isinstance(base.type, T.Tuple)  # the helper builds a new tuple
             copy = self.atom(base) if functional or id(op) in self.naming.inplace else _call(
@@ -156,7 +159,7 @@ class CodeEmitter(ExprEmitter):
         if p in ("operator.setitem", "srcad.setitem"):
             sub = gast.Subscript(value=target, slice=self.index(rest[0]), ctx=gast.Store())
             return pre + [_assign(sub, self.atom(rest[1]))]
-        if p == "srcad.scatter_add":
+        if p in _SCATTERS:
             return pre + [self.scatter_stmt(out, target, rest[0], rest[1])]
         if p in ("srcad.list_append", "list.append"):
             return pre + [gast.Expr(value=_call(_attr(target, "append"), [self.atom(rest[0])]))]

@@ -216,7 +216,20 @@ class FunctionLowerer(ExprLowerer):
     def stmt_Expr(self, node) -> None:
         if isinstance(node.value, gast.Constant):
             return  # docstrings and bare literals
-        self.expr(node.value)
+        call = node.value
+        if isinstance(call, gast.Call) and len(call.args) == 3 and not call.keywords and isinstance(
+                call.args[0], gast.Name) and call.args[0].id in self.scope.locals and self._is_add_at(call):
+            # np.add.at(y, idx, v) on a local array: y[idx] += v, adding once per repeated index
+            self.write(call.args[0].id, self.emit("srcad.add_at", [self.value(a) for a in call.args], node=call))
+            return
+        self.expr(call)
+
+    def _is_add_at(self, call) -> bool:
+        if not isinstance(call.func, gast.Attribute) or call.func.attr != "at":
+            return False
+        fn = self._static_callee(call)
+        return fn is not None and getattr(fn, "__self__", None) is not None and \
+            getattr(fn.__self__, "__name__", None) == "add" and type(fn.__self__).__name__ == "ufunc"
 
     def stmt_Return(self, node) -> None:
         value = Const(None) if node.value is None else self.value(node.value)

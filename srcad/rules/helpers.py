@@ -114,6 +114,11 @@ defrule("srcad.prod_partials", "a, axis=None",
         out=ty.floating("a"), fn=rt.prod_partials)
 # log_or_zero: log(x) with 0 at x == 0; its derivative is 1 / x (infinite at 0)
 defrule("srcad.log_or_zero", "x", jvp="t / x", vjp="g / x", out=ty.floating("x"), fn=rt.log_or_zero)
+# cross2_adjoint(c, o, which) = (1 - 2 which) [c o1, -c o0]: bilinear in c and o
+defrule("srcad.cross2_adjoint", "c, o, which", fn=rt.cross2_adjoint, out=ty.array(None), linear=("c", "o"),
+        jvp={"c": "srcad.cross2_adjoint(t, o, which)", "o": "srcad.cross2_adjoint(c, t, which)"},
+        vjp={"c": "srcad.unbroadcast((1 - 2 * which) * (g[..., 0] * o[..., 1] - g[..., 1] * o[..., 0]), c)",
+             "o": "srcad.unbroadcast((1 - 2 * which) * np.stack([-g[..., 1] * c, g[..., 0] * c], axis=-1), o)"})
 nondiff("srcad.write_winners", "x, idx", out=ty.array(None, "b"), fn=rt.write_winners)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar)

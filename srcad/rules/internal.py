@@ -54,6 +54,8 @@ defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), f
 defrule("srcad.scatter_add", "acc, idx, v", jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
         vjp={"acc": "g", "v": "g[idx]"}, jvp_all="srcad.scatter_add(t_acc, idx, t_v)",
         out=ty.same("acc"), fn=rt.scatter_add, updates=0, broadcasts=("v",), linear=("acc", "v"))
+# np.add.at(y, idx, v) on a local array, as the user wrote it (checked like y[idx] += v)
+alias("srcad.add_at", "srcad.scatter_add", fn=rt.scatter_add)
 defrule("srcad.T", "x", jvp="srcad.T(t)", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
         fresh=False, linear=("x",))
 defrule("srcad.sum_adjoint", "v, x", jvp={"v": "srcad.sum_adjoint(t, x)"}, vjp={"v": "sum(g)"},

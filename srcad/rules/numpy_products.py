@@ -4,8 +4,8 @@ vecdot, and their numpy.linalg (array API) versions.
 Each product is linear in each operand; adjoints are products of the cotangent with the
 other operand. Limits: einsum takes at most three operands (subscripts, a, b=None, c=None;
 ellipsis dimensions must match exactly, no size-1 broadcasting) and no `optimize=`; kron
-takes two 1-d or two 2-d operands; cross takes 3-vectors (2-vectors are deprecated in
-NumPy 2).
+takes two 1-d or two 2-d operands; cross takes 3-vectors, and 2-vectors along the last
+axis (deprecated in NumPy 2).
 """
 
 import re
@@ -99,10 +99,14 @@ defrule("numpy.kron", "a, b", jvp=("np.kron(t, b)", "np.kron(a, t)"),
              f"np.dot(a, {_G1}) if np.ndim(a) == 1 else np.einsum('ipjq,ij->pq', {_G2}, a)"),
         out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), "f"), linear=("a", "b"))
 
-# cross products of 3-vectors: <g, a x b> = <a, b x g> = <b, g x a>
+# cross products of 3-vectors: <g, a x b> = <a, b x g> = <b, g x a>; 2-vectors (last axis,
+# deprecated in NumPy 2) have a scalar result a0 b1 - a1 b0
+_CROSS2 = ("({1} if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2 and axis is None and axisa == -1 "
+           "and axisb == -1 else {0})")
 defrule("numpy.cross", "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
         jvp=("np.cross(t, b, axisa, axisb, axisc, axis)", "np.cross(a, t, axisa, axisb, axisc, axis)"),
-        vjp=("np.cross(b, g, axisb, axisc, axisa, axis)", "np.cross(g, a, axisc, axisa, axisb, axis)"),
+        vjp=(_CROSS2.format("np.cross(b, g, axisb, axisc, axisa, axis)", "srcad.cross2_adjoint(g, b, 0)"),
+             _CROSS2.format("np.cross(g, a, axisc, axisa, axisb, axis)", "srcad.cross2_adjoint(g, a, 1)")),
         out=lambda sig: T.Array(None, "f"), broadcasts=("a", "b"), linear=("a", "b"))
 defrule("numpy.linalg.cross", "x1, x2, axis=-1",
         jvp=("np.linalg.cross(t, x2, axis=axis)", "np.linalg.cross(x1, t, axis=axis)"),

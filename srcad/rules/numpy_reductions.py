@@ -6,13 +6,14 @@ Non-smooth and singular points (the same choice in both modes):
   like the derivative of sqrt at 0; var is smooth.
 - ptp (max - min) and nanmax/nanmin split the derivative equally among tied extrema, as
   max/min do; a constant array gets derivative 0 from ptp.
-- cumprod and nanprod use ans / a, so they are exact wherever a != 0 and NaN where an
-  element is 0 (prod itself is exact at zeros, see numpy_arrays).
+- cumprod's derivatives are exact where elements are 0 (runtime.cumprod_tangent and
+  cumprod_adjoint); its second derivatives, and nanprod, use ans / a (NaN at a 0).
 - NaN-ignoring functions (nansum, nanmean, nanmax, nanmin, nanprod, nanvar, nanstd,
   nancumsum) give derivative 0 to NaN elements and never turn them into NaN gradients.
 - average(weights=w): w must have the shape of a, or be 1-d along an integer axis.
 """
 
+from .. import runtime as rt
 from ..ir import types as T
 from . import typefns as ty
 from .registry import defrule, family
@@ -111,8 +112,23 @@ def _cum_type(sig) -> T.Type:
 CUM = "a, axis=None, dtype=None, out=None"
 defrule("numpy.cumsum", CUM, jvp={"a": "np.cumsum(t, axis=axis)"}, vjp={"a": _rcs("g")},
         out=_cum_type, linear=("a",))
-defrule("numpy.cumprod", CUM, jvp={"a": "ans * np.cumsum(t / a, axis=axis)"},
-        vjp={"a": _rcs("g * ans") + " / a"}, out=_cum_type)
+defrule("numpy.cumprod", CUM, jvp={"a": "srcad.cumprod_tangent(t, a, axis)"},
+        vjp={"a": "srcad.cumprod_adjoint(g, a, axis)"}, out=_cum_type)
+# the two zero-safe helpers: linear in their first argument, each other's transpose; their
+# derivatives in a (second derivatives of cumprod) use ans / a (NaN where an element is 0)
+_C = "np.cumprod(a, axis=axis)"
+_W = "np.cumsum(v / a, axis=axis)"
+defrule("srcad.cumprod_tangent", "v, a, axis=None", fn=rt.cumprod_tangent, out=_cum_type, linear=("v",),
+        jvp={"v": "srcad.cumprod_tangent(t, a, axis)",
+             "a": f"{_C} * (np.cumsum(t / a, axis=axis) * {_W} - np.cumsum(v * t / a ** 2, axis=axis))"},
+        vjp={"v": "srcad.cumprod_adjoint(g, a, axis)",
+             "a": f"({_rcs(f'g * {_C} * {_W}')} - {_rcs(f'g * {_C}')} * v / a) / a"})
+defrule("srcad.cumprod_adjoint", "c, a, axis=None", fn=rt.cumprod_adjoint, out=ty.array_like("a"),
+        linear=("c",),
+        jvp={"c": "srcad.cumprod_adjoint(t, a, axis)",
+             "a": f"({_rcs(f'c * {_C} * np.cumsum(t / a, axis=axis)')} - ans * t) / a"},
+        vjp={"c": "srcad.cumprod_tangent(g, a, axis)",
+             "a": f"({_rcs(f'np.cumsum(g / a, axis=axis) * c * {_C}')} - g * ans) / a"})
 defrule("numpy.nancumsum", CUM, jvp={"a": f"np.cumsum(np.where({NAN}, 0.0, t), axis=axis)"},
         vjp={"a": f"np.where({NAN}, 0.0, {_rcs('g')})"}, out=_cum_type, linear=("a",))
 # numpy >= 2.1 (array API): axis may be None only for 1-d x; include_initial is not supported

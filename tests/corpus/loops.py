@@ -259,6 +259,14 @@ def enumerate_from_one(x):
     return s
 
 
+def assemble_with_add_at(x):
+    K = np.zeros(4)
+    for e in range(3):  # element e touches nodes e and e + 1 (node 1 and 2 twice)
+        np.add.at(K, [e, e + 1], x[e] * np.array([1.0, -1.0]))
+    np.add.at(K, [0, 0, 3], x)  # a repeated index adds twice, as in NumPy
+    return np.sum(K * K * np.arange(1.0, 5.0))
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -295,4 +303,5 @@ CASES = [
     (rows_and_builtin_sum, (rng.normal(size=(2, 3)),)),
     (rows_built_then_stored, (rng.normal(size=2),)),
     (enumerate_from_one, (rng.normal(size=3),)),
+    (assemble_with_add_at, (rng.normal(size=3),)),
 ]

@@ -86,9 +86,8 @@ def random_in_loss(x):
 
 
 def hidden_add_at(x):
-    y = x * 2.0
-    np.add.at(y, [0, 0], 1.0)  # writes into y behind srcad's back
-    return np.sum(y * x)
+    np.add.at(x, [0, 0], 1.0)  # writes into the caller's array
+    return np.sum(x * x)
 
 
 def hidden_copyto(x):
