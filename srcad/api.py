@@ -41,6 +41,7 @@ class JvpTransformed(Transformed):
         super().__init__(fn, Spec(kind, (), True, False), build_forward)
 
     def __call__(self, primals, tangents):
+        self._refresh()
         primals, tangents = tuple(primals), tuple(tangents)
         if len(primals) != len(tangents):
             raise ArgumentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
@@ -77,6 +78,7 @@ class VjpTransformed(Transformed):
         self.only = only  # cotangents for these positions alone (jacrev's argnums)
 
     def __call__(self, *primals):
+        self._refresh()
         given = len(primals)  # vjp_fn returns one cotangent per primal given (not per default)
         if len(primals) != self._nparams:
             primals = self._prepare(primals, {})
@@ -147,6 +149,7 @@ class BatchedTransformed(Transformed):
         self.unbatchable: set = set()
 
     def __call__(self, primals):
+        self._refresh()
         primals = self._prepare(tuple(primals), {}) if len(primals) != self._nparams else tuple(primals)
         x = primals[self.argnum]
         n = x.size if isinstance(x, np.ndarray) else 1

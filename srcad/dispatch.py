@@ -18,7 +18,9 @@ from . import cache
 from .codegen.compile import add_source_notes
 from .errors import ArgumentError, TypeSupportError
 from .ir import types as T
-from .pipeline import Built, Spec, build_reverse, free_reads, lowered
+from .pipeline import Built, Spec, build_reverse, forget_lowered, free_reads, lowered, user_function_globals
+
+_MISSING = object()
 
 
 def _quick_kind(x):
@@ -62,6 +64,7 @@ class Transformed:
         self._variants: dict = {}
         self._latest = None
         self._readers = None
+        self._deps = None  # the user functions the code inlined, by the global names they had
         self._signature = _signature_of(fn)
         self._nparams = len(self._signature.parameters)
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -115,7 +118,26 @@ class Transformed:
                 args = args[:i] + (np.asarray(a, dtype=float) if type(a) is np.ndarray else float(a),) + args[i + 1:]
         return args
 
+    def _refresh(self) -> None:
+        """Rebuild from scratch when a global name of an inlined function (a helper, or f
+        itself when called by name) now refers to another object: code inlines callees."""
+        if self._deps is None:
+            self._deps = user_function_globals(self._base())
+        if self._deps and any(d.get(n, _MISSING) is not v for d, n, v in self._deps):
+            t = self
+            while t is not None:
+                t._cache.clear(), t._fast.clear(), t._variants.clear()
+                t._latest = t._readers = t._deps = None
+                t = getattr(t.fn, "__srcad_transform__", None)
+            forget_lowered(self._base())
+            self._deps = user_function_globals(self._base())
+
+    def _base(self):
+        inner = getattr(self.fn, "__srcad_transform__", None)
+        return inner._base() if inner is not None else self.fn
+
     def __call__(self, *args, **kwargs):
+        self._refresh()
         built = None
         if not kwargs and len(args) == self._nparams:
             built = self._fast.get(tuple([_quick_kind(a) for a in args]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import types
 import weakref
 from dataclasses import dataclass
 
@@ -15,6 +16,8 @@ from . import __version__
 from .errors import NonScalarOutputError, diagnostic
 from .codegen.compile import compile_function
 from .codegen.emit import render
+from .custom import CustomRule
+from .frontend.resolve import is_library_object
 from .frontend.lower import Lowered_, lower_function
 from .ir import types as T
 from .ir.nodes import Apply, Const, Function, Param, iter_ops
@@ -64,6 +67,33 @@ def lowered(fn) -> Lowered_:
         got = lower_function(fn)
         _LOWERED[fn] = got
     return got
+
+
+def forget_lowered(fn) -> None:
+    """Drop the cached IR of fn (a helper it inlined was rebound)."""
+    _LOWERED.pop(fn, None)
+
+
+def user_function_globals(fn) -> tuple:
+    """(globals dict, name, object) for every global name through which fn, or a function
+    it inlines, reaches a user function or transform (what rebinding that name changes)."""
+    out = []
+    for g in lowered(fn).functions:
+        ns = getattr(g, "__globals__", {})
+        for name in sorted(_code_names(g.__code__)):
+            value = ns.get(name)
+            if (isinstance(value, types.FunctionType) and not is_library_object(value)) or hasattr(
+                    value, "__srcad_transform__") or isinstance(value, CustomRule):
+                out.append((ns, name, value))
+    return tuple(out)
+
+
+def _code_names(code) -> set:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _code_names(c)
+    return names
 
 
 def free_reads(low: Lowered_) -> tuple:

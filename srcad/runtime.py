@@ -38,14 +38,15 @@ def broadcast_like(t, ans):
 
 
 def zeros_like(x):
-    """A zero cotangent or tangent for x: 0.0 for scalars, zeros for arrays and containers."""
+    """A zero cotangent or tangent for x: 0.0 for scalars, zeros for arrays and containers
+    (None for None, which carries no derivative)."""
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape)
     if isinstance(x, (list, tuple)):
         return type(x)(zeros_like(e) for e in x)
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
-    return 0.0
+    return None if x is None else 0.0
 
 
 def add(a, b):
@@ -54,6 +55,8 @@ def add(a, b):
         return type(a)(add(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return {k: add(a[k], b[k]) for k in a}
+    if a is None or b is None:  # the cotangent of a None leaf
+        return b if a is None else a
     return a + b
 
 

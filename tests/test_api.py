@@ -273,3 +273,24 @@ def _kwonly(x, *, scale=3.0):
 def test_numpy_integer_and_keyword_only_arguments():
     assert srcad.grad(_kwonly)(np.int64(2)) == pytest.approx(12.0)
     assert srcad.grad(_kwonly)(2.0, scale=5.0) == pytest.approx(20.0)
+
+
+def _helper_square(x):
+    return x * x
+
+
+def _uses_helper(x):
+    return _helper_square(x) * 2.0
+
+
+def test_rebinding_an_inlined_helper_retransforms():
+    global _helper_square
+    g = srcad.grad(_uses_helper)
+    assert g(3.0) == pytest.approx(12.0)  # d/dx 2 x^2
+    original = _helper_square
+    try:
+        _helper_square = lambda x: x ** 3  # noqa: E731  (as a notebook cell redefining the helper)
+        assert g(3.0) == pytest.approx(54.0)  # d/dx 2 x^3
+    finally:
+        _helper_square = original
+    assert g(3.0) == pytest.approx(12.0)
