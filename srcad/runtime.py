@@ -184,6 +184,24 @@ def cumprod_tangent(v, a, axis=None):
     return out if axis is None else np.moveaxis(out, -1, axis)
 
 
+def dict_values(d):
+    return tuple(d.values())
+
+
+def dict_items(d):
+    return tuple(d.items())
+
+
+def dict_like(d, values):
+    """A dict with d's keys and these values: the cotangent of d.values()."""
+    return dict(zip(d, values))
+
+
+def items_cotangent(d, pairs):
+    """The cotangent of d.items(): the value half of each (key, value) pair."""
+    return dict(zip(d, (p[1] for p in pairs)))
+
+
 def prod_partials(a, axis=None):
     """d prod(a, axis) / d a: per element, the product of the other elements of its group.
     Exclusive cumulative products from both ends, so exact where elements are 0 (ans / a

@@ -72,6 +72,7 @@ def row(rule, expr, **args):
 # INTERNAL: rules exercised by other tests (the reason says where), not by a spec row.
 INTERNAL = {
     "operator.setitem": "item assignment statements: corpus loops (fill) and test_errors",
+    "srcad.iter": "for loops over sequences and dicts (resolved while specialising): corpus loops",
     "srcad.add_at": "np.add.at statements: corpus loops.assemble_with_add_at and test_errors",
     "srcad.global": "globals: test_api.test_globals_are_read_at_call_time",
     "srcad.cell": "closures: test_api.test_closures_are_read_at_call_time",
@@ -248,6 +249,10 @@ helper("srcad.log_or_zero", "rt.log_or_zero(x)", x=uniform(0.5, 2.0, 3))
 helper("srcad.log_or_zero", "rt.log_or_zero(x) * x", x=uniform(0.5, 2.0), note="a float")
 helper("srcad.cross2_adjoint", "rt.cross2_adjoint(x, y, 1)", x=normal(3), y=normal(3, 2))
 helper("srcad.cross2_adjoint", "rt.cross2_adjoint(x, y, 0)", x=normal(), y=normal(2), note="one pair")
+helper("srcad.dict_values", "rt.dict_values({'a': x, 'b': y})[1] * x", x=V3, y=V3)
+helper("srcad.dict_items", "rt.dict_items({'a': x, 'b': y})[0][1] * y", x=V3, y=V3)
+helper("srcad.dict_like", "rt.dict_like({'a': 0.0, 'b': 0.0}, (x, y))['b'] * x", x=V3, y=V3)
+helper("srcad.items_cotangent", "rt.items_cotangent({'a': 0.0}, (('a', x),))['a'] * x", x=V3)
 helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0, 2]))", x=V3)
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)

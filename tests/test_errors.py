@@ -121,9 +121,3 @@ def test_sampler_parameters_are_refused_not_zero():
     with pytest.raises(srcad.NoRuleError):
         srcad.jvp(bad.samples_with_active_mean, (np.zeros(2),), (np.ones(2),))
 
-
-def test_iterating_a_dict_is_a_clear_error():
-    with pytest.raises(srcad.TypeSupportError) as err:
-        srcad.grad(bad.iterates_dict)({"W": np.ones(2), "b": np.ones(3)})
-    assert _lines(err) == [line_of("for k in p:")]
-    assert "for k in ('W', 'b')" in str(err.value)

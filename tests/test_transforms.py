@@ -233,3 +233,15 @@ def test_custom_vjp_rules_written_as_lambdas_differentiate_twice():
     # f = x^3 through the custom rule: f' = 3x^2, f'' = 6x
     assert srcad.grad(_uses_square)(0.7) == pytest.approx(3 * 0.49)
     assert srcad.grad(srcad.grad(_uses_square))(0.7) == pytest.approx(6 * 0.7)
+
+
+def test_iterating_a_dict_of_parameters_both_modes():
+    params = {"W": rng.normal(size=(2, 3)), "b": rng.normal(size=2)}
+    x = rng.normal(size=3)
+    g = srcad.grad(fam.dict_iteration)(params, x)
+    assert_tree_close(g, fd_grad(fam.dict_iteration, (params, x)))
+    t = {k: rng.normal(size=v.shape) for k, v in params.items()}
+    _, jv = srcad.jvp(fam.dict_iteration, (params, x), (t, None))
+    assert jv == pytest.approx(float(fd_jvp(fam.dict_iteration, (params, x), (t, None))), rel=1e-6)
+    # the dot-product test: <J t, 1> == <t, J^T 1>
+    assert jv == pytest.approx(sum(float(np.sum(g[k] * t[k])) for k in params), rel=1e-9)

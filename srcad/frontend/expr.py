@@ -68,6 +68,21 @@ def static_atom(obj: object) -> Const:
     return Const(obj) if is_literal(obj) else Const(Ext(ext_name(obj), obj))
 
 
+def _class_method(base, attr: str):
+    """`obj.attr` for an object known while transforming (a bound method's self) when attr
+    is a function defined on its class: Static(the bound method). Data attributes stay
+    run-time reads."""
+    if not (isinstance(base, Const) and isinstance(base.value, Ext)):
+        return None
+    obj = base.value.obj
+    if isinstance(obj, types.ModuleType) or attr in getattr(obj, "__dict__", {}):
+        return None
+    raw = inspect.getattr_static(type(obj), attr, None)
+    if isinstance(raw, (types.FunctionType, staticmethod, classmethod)):
+        return Static(getattr(obj, attr))
+    return None
+
+
 class ExprLowerer:
     """Lower expressions into a Builder. Subclasses provide name lookup."""
 
@@ -279,6 +294,9 @@ class ExprLowerer:
                 return LiveGlobal(Ext(ext_name(s.obj), s.obj), node.attr)
             return self.emit("srcad.getattr", (Const(node.attr), self.atom(base, node)), node=node,
                              hint=node.attr)
+        method = _class_method(base, node.attr)
+        if method is not None:  # self.helper(x) on an object srcad was given: inline the method
+            return method
         return self.emit("srcad.getattr", (Const(node.attr), self.atom(base, node)), node=node)
 
     def expr_JoinedStr(self, node) -> Lowered:

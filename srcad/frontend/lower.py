@@ -446,7 +446,7 @@ class FunctionLowerer(ExprLowerer):
             n, inner = self.sequence(node.args[0])
             last = self.emit("operator.sub", (n, Const(1)), node=node)
             return n, lambda i: inner(self.emit("operator.sub", (last, i), node=node))
-        seq = self.value(node)
+        seq = self.emit("srcad.iter", (self.value(node),), node=node)  # (a dict: its keys)
         n = self.emit("builtins.len", (seq,), node=node)
         return n, lambda i: self.emit("operator.getitem", (seq, i), node=node)
 

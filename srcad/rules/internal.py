@@ -133,3 +133,25 @@ defrule("srcad.select_adjoint", "v, xs, best", jvp={"v": "srcad.select_adjoint(t
 defrule("srcad.select_tangent", "v, xs, best", jvp={"v": "srcad.select_tangent(t, xs, best)"},
         vjp={"v": "srcad.select_adjoint(g, xs, best)"}, out=ty.same("best"), fn=rt.select_tangent,
         linear=("v",))
+
+
+# iterating dicts: d.values() and d.items() as tuples (keys known while transforming)
+def _dict_parts(pairs: bool):
+    def out(sig) -> T.Type:
+        d = sig.type("d")
+        if not isinstance(d, T.Dict):
+            return T.UNKNOWN
+        return T.Tuple(tuple(T.Tuple((T.of_value(k), t)) if pairs else t for k, t in d.items))
+    return out
+
+
+defrule("srcad.dict_values", "d", jvp="srcad.dict_values(t)", vjp="srcad.dict_like(d, g)",
+        out=_dict_parts(False), fn=rt.dict_values, fresh=False, linear=("d",))
+defrule("srcad.dict_items", "d", jvp="srcad.dict_items(t)", vjp="srcad.items_cotangent(d, g)",
+        out=_dict_parts(True), fn=rt.dict_items, fresh=False, linear=("d",))
+defrule("srcad.dict_like", "d, v", jvp={"v": "srcad.dict_like(d, t)"}, vjp={"v": "srcad.dict_values(g)"},
+        out=ty.same("d"), fn=rt.dict_like, linear=("v",))
+defrule("srcad.items_cotangent", "d, pairs", jvp={"pairs": "srcad.items_cotangent(d, t)"},
+        vjp={"pairs": "srcad.dict_items(g)"}, out=ty.same("d"), fn=rt.items_cotangent, linear=("pairs",))
+# `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
+defrule("srcad.iter", "x", jvp="t", vjp="g", out=ty.same("x"), fresh=False, linear=("x",))

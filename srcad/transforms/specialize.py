@@ -140,13 +140,19 @@ class Specializer:
             raise NoRuleError(f"no rule named {prim}", [diagnostic(op.loc, f"no rule named {prim}")])
         self.check_call(rule, args, kw, op)
         if prim == "operator.getitem" and _iterates_dict(args):
-            raise TypeSupportError("iterating over a dict is not supported", [diagnostic(
-                op.loc, "iterating over a dict is not supported",
-                "loop over its keys written out: for k in ('W', 'b'): ... d[k]")])
+            raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
+                op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
+                "index it by its keys: for k in d: ... d[k], or for k, v in d.items()")])
         if rule.custom:
             types = (_custom_result_type(args[0].value.obj, tuple(atom_type(a) for a in args[1:])), T.UNKNOWN)
         else:
             types = out_types(rule, args, kw, len(op.outs), self.free_types)
+        if prim == "srcad.iter" or (prim == "srcad.method" and args[0] == Const("keys") and len(args) == 2):
+            seq = args[-1]  # for k in d (or d.keys()): the keys; any other sequence: itself
+            d = atom_type(seq)
+            if isinstance(d, T.Dict) or prim == "srcad.iter":
+                self.env[op.outs[0]] = Const(tuple(k for k, _ in d.items)) if isinstance(d, T.Dict) else seq
+                return pre
         known = _known_result(prim, args, kw) if len(op.outs) == 1 and not rule.impure else None
         if known is not None:  # shapes and arithmetic on them: constants for what follows
             self.env[op.outs[0]] = known
@@ -177,6 +183,8 @@ class Specializer:
         prim = op.prim
         if prim == "srcad.method":
             name, recv, rest = args[0].value, args[1], list(args[2:])
+            if isinstance(atom_type(recv), T.Dict) and name in ("values", "items") and not rest:
+                return f"srcad.dict_{name}", (recv,), kw
             fam = _receiver_family(atom_type(recv))
             cand = f"{fam}.{name}" if fam else None
             if cand and registry.lookup(cand):
@@ -255,7 +263,7 @@ def _dtype_kind(a) -> str | None:
 
 
 def _iterates_dict(args) -> bool:
-    """`for k in d:` reads d[i] for a run-time position i: a dict without int keys."""
+    """d[i] for a run-time int i, on a dict without int keys (a KeyError when it runs)."""
     d, key = atom_type(args[0]), args[1]
     return isinstance(d, T.Dict) and not isinstance(key, Const) and isinstance(atom_type(key), T.Int) \
         and not any(isinstance(k, int) for k, _ in d.items)

@@ -119,3 +119,14 @@ def scaled_vector(p):
 
 def value_and_norm(x):
     return np.sin(x), np.sum(x ** 2)
+
+
+def dict_iteration(params, x):
+    h = np.tanh(params["W"] @ x + params["b"])
+    l2 = sum(np.sum(w ** 2) for w in params.values())
+    s = 0.0
+    for k, v in params.items():
+        s = s + np.sum(v) * (2.0 if k == "W" else 1.0)
+    for k in params:
+        s = s + np.mean(params[k] ** 2)
+    return np.sum(h ** 2) + 0.1 * l2 + s

@@ -105,13 +105,6 @@ def samples_with_active_mean(mu):
     return np.sum(noise ** 2)
 
 
-def iterates_dict(p):
-    t = 0.0
-    for k in p:
-        t = t + np.sum(p[k] ** 2)
-    return t
-
-
 def write_after_store(x):
     rows = []
     for i in range(2):
