@@ -204,7 +204,7 @@ class CodeEmitter(ExprEmitter):
         if isinstance(out.type, T.List):
             sub_load = gast.Subscript(value=_name(self.name(out)), slice=self.index(idx), ctx=gast.Load())
             sub = gast.Subscript(value=target, slice=self.index(idx), ctx=gast.Store())
-            if isinstance(out.type.elt, (T.Float, T.Array, T.Num)):
+            if isinstance(out.type.elt, (T.Float, T.Array, T.Num)) and isinstance(t_idx, (T.Int, T.Bool)):
                 return _assign(sub, gast.BinOp(left=sub_load, op=gast.Add(), right=self.atom(value)))
             add = _name(self.ns.ref(runtime.add, "_add"))  # elements are containers: add leaves
             return _assign(sub, _call(add, [sub_load, self.atom(value)]))

@@ -301,11 +301,21 @@ class FunctionLowerer(ExprLowerer):
         if isinstance(target, gast.Name):
             self.write(target.id, value)
         elif isinstance(target, (gast.Tuple, gast.List)):
-            if any(isinstance(e, gast.Starred) for e in target.elts):
-                raise self.error(UnsupportedSyntaxError, target, "starred assignment is not supported",
+            stars = [i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)]
+            if len(stars) > 1:
+                raise self.error(UnsupportedSyntaxError, target, "two starred targets in one assignment",
                                  "index the sequence explicitly")
+            star = stars[0] if stars else None
+            after = len(target.elts) - 1 - star if stars else 0
             for i, t in enumerate(target.elts):
-                self.assign(t, self.emit("operator.getitem", (value, Const(i)), node=target))
+                if i == star:  # a, *rest, z = v: rest = list(v[1:-1])
+                    stop = Const(-after) if after else Const(None)
+                    key = self.emit("srcad.slice", (Const(i), stop, Const(None)), node=target)
+                    part = self.emit("operator.getitem", (value, key), node=target)
+                    self.assign(t.value, self.emit("builtins.list", (part,), node=target))
+                    continue
+                k = i if star is None or i < star else i - len(target.elts)
+                self.assign(t, self.emit("operator.getitem", (value, Const(k)), node=target))
         elif isinstance(target, gast.Subscript):
             self.assign_item(target, value)
         else:

@@ -267,6 +267,14 @@ def assemble_with_add_at(x):
     return np.sum(K * K * np.arange(1.0, 5.0))
 
 
+def list_slices_and_starred(x):
+    xs = [x[0], x[1] * 2.0, x[2], x[0] * x[1]]
+    first, *mid, last = xs
+    a, *rest = x
+    tail = xs[1:3]
+    return first * last + sum(mid) + sum(tail) * a + np.sum(np.array(rest) ** 2)
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -304,4 +312,5 @@ CASES = [
     (rows_built_then_stored, (rng.normal(size=2),)),
     (enumerate_from_one, (rng.normal(size=3),)),
     (assemble_with_add_at, (rng.normal(size=3),)),
+    (list_slices_and_starred, (rng.normal(size=3),)),
 ]
