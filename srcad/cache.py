@@ -21,7 +21,7 @@ import inspect
 import json
 import os
 
-from . import __version__
+from . import __version__, runtime
 from .codegen.compile import register_source
 from .codegen.standalone import module_text, stale_sources
 from .errors import CodegenError
@@ -93,6 +93,10 @@ def load(key: str):
     register_source(module_path, text)
     namespace = {"__name__": "srcad.cached"}
     exec(compile(text, module_path, "exec"), namespace)
+    for name, value in list(namespace.items()):  # srcad's own helpers, not the module's copies,
+        real = getattr(runtime, getattr(value, "__name__", ""), None)  # so that transforming
+        if inspect.isfunction(value) and value.__module__ == "srcad.cached" and inspect.isfunction(real):
+            namespace[name] = real  # this code again finds their rules (stop_gradient...)
     return namespace, meta, text
 
 
@@ -101,6 +105,7 @@ def store(key: str, built, files: list[str]) -> None:
     if not config.cache_dir or key is None:
         return
     module_path, meta_path = _paths(key)
+    files = [f for f in files if os.path.isfile(f)]  # (not the names of generated code)
     try:
         text = module_text(built.rendered, [(f, f) for f in files], "(srcad persistent cache)", "")
     except CodegenError:

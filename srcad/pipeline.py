@@ -12,7 +12,7 @@ import types
 import weakref
 from dataclasses import dataclass
 
-from . import __version__
+from . import __version__, cache
 from .errors import NonScalarOutputError, diagnostic
 from .codegen.compile import compile_function
 from .codegen.emit import render
@@ -119,8 +119,13 @@ def typed(fn, arg_types, free_types) -> Function:
 
 
 def _generated(f: Function) -> bool:
-    """Is f srcad's own generated derivative code (being differentiated again)?"""
-    return f.loc is not None and f.loc.file.startswith("<srcad ")
+    """Is f srcad's own generated derivative code (being differentiated again), compiled
+    now or loaded from the persistent cache?"""
+    if f.loc is None:
+        return False
+    cached = cache.config.cache_dir and os.path.abspath(f.loc.file).startswith(
+        os.path.abspath(cache.config.cache_dir) + os.sep)
+    return f.loc.file.startswith("<srcad ") or bool(cached)
 
 
 def _record(trace: dict | None, stage: str, fn: Function) -> Function:

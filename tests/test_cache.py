@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 SCRIPT = textwrap.dedent("""
     import math, sys
     import numpy as np
@@ -77,3 +79,34 @@ def test_concurrent_writers(tmp_path):
     assert not [f for f in cache.rglob("*.tmp")]
     _, how = _run(script, cache)
     assert how == "cached"
+
+
+NESTED = textwrap.dedent("""
+    import numpy as np
+    import srcad
+
+    def f(x):
+        return x ** 3 * srcad.stop_gradient(x)
+
+    def g(p):
+        return p["a"] ** 2 * np.sum(p["w"] ** 3)
+
+    # hand-derived: d2/dx2 [x^3 c] = 6 x c with c = x held constant; d2 g/da2 = 2 sum(w^3)
+    print(srcad.grad(srcad.grad(f))(2.0), srcad.hessian(f)(2.0),
+          srcad.hessian(g)({"a": 0.5, "w": np.array([0.1, -0.3])})["a"]["a"])
+""")
+
+
+def test_transforms_of_transforms_cold_and_warm(tmp_path):
+    script = tmp_path / "nested.py"
+    script.write_text(NESTED)
+    cache_dir = tmp_path / "cache"
+    runs = []
+    for _ in range(2):  # cold, then warm: the same numbers
+        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                             env=_env(cache_dir), cwd=str(tmp_path))
+        assert out.returncode == 0, out.stderr
+        runs.append([float(v) for v in out.stdout.split()])
+    want = [24.0, 24.0, 2 * (0.1 ** 3 - 0.3 ** 3)]
+    for got in runs:
+        assert got == [pytest.approx(w) for w in want]

@@ -121,3 +121,10 @@ def test_sampler_parameters_are_refused_not_zero():
     with pytest.raises(srcad.NoRuleError):
         srcad.jvp(bad.samples_with_active_mean, (np.zeros(2),), (np.ones(2),))
 
+
+
+def test_indexing_an_object_with_a_differentiated_value_is_refused():
+    with pytest.raises(srcad.NoRuleError) as err:
+        srcad.grad(bad.indexes_an_object)(np.ones(2))
+    assert _lines(err) == [line_of("np.r_[x, x]")]
+    assert "np.concatenate" in str(err.value)

@@ -245,3 +245,39 @@ def test_iterating_a_dict_of_parameters_both_modes():
     assert jv == pytest.approx(float(fd_jvp(fam.dict_iteration, (params, x), (t, None))), rel=1e-6)
     # the dot-product test: <J t, 1> == <t, J^T 1>
     assert jv == pytest.approx(sum(float(np.sum(g[k] * t[k])) for k in params), rel=1e-9)
+
+
+def _list_loop(x):
+    ys = []
+    for k in range(3):
+        ys.append(x * (k + 1.0))
+    s = 0.0
+    for y in ys:
+        s = s + y * y
+    return s  # (1 + 4 + 9) x^2
+
+
+def test_reverse_over_reverse_through_list_stacks():
+    assert srcad.grad(srcad.grad(_list_loop))(0.7) == pytest.approx(28.0)
+
+
+def _piecewise(x, unused):
+    return np.floor(x) * 2.0
+
+
+def test_vjp_and_jacrev_with_zero_cotangents_for_arrays():
+    x = np.array([0.3, -1.2])
+    _, vjp_fn = srcad.vjp(_piecewise, x, x)
+    cx, cu = vjp_fn(np.ones(2))
+    assert np.array_equal(cx, [0.0, 0.0]) and np.array_equal(cu, [0.0, 0.0])
+    assert np.array_equal(srcad.jacrev(_piecewise)(x, x), np.zeros((2, 2)))
+
+
+def _list_input(xs):
+    return np.sum(np.concatenate([xs, xs]) ** 2) + np.sum([v * 3.0 for v in xs])
+
+
+def test_list_argument_gets_a_list_gradient():
+    xs = [1.0, 2.0, 3.0]
+    g = srcad.grad(_list_input)(xs)
+    assert isinstance(g, list) and np.allclose(g, [4 * v + 3.0 for v in xs])

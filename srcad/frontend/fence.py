@@ -129,7 +129,7 @@ def problems(parsed: ParsedFunction) -> list[Diagnostic]:
             out.append(_diag(parsed, node, "nested function definitions are not supported",
                              "define the helper at module level; srcad differentiates through calls to it"))
         elif name in REJECTED:
-            if getattr(node, "lineno", None) is None:
+            if getattr(node, "lineno", None) is None or name == "alias":
                 continue  # a part of a rejected statement (withitem, alias...): reported with it
             msg, hint = REJECTED[name]
             out.append(_diag(parsed, node, msg, hint))

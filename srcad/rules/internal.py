@@ -88,8 +88,25 @@ alias("list.pop", "srcad.list_pop", attr=True, fn=None)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy)
 nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index)
 nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)
+def _list_type(sig) -> T.Type:
+    """list(x): a list of x's elements (rows of an array)."""
+    x = sig.type("x")
+    if isinstance(x, T.List):
+        return x
+    if isinstance(x, T.Tuple):
+        elt = T.BOTTOM
+        for e in x.elts:
+            elt = T.join(elt, e)
+        return T.List(elt)
+    if isinstance(x, T.Array) and x.ndim:
+        if x.ndim == 1:
+            return T.List({"f": T.FLOAT, "i": T.INT, "u": T.INT, "b": T.BOOL}.get(x.kind, T.UNKNOWN))
+        return T.List(T.Array(x.ndim - 1, x.kind))
+    return T.UNKNOWN
+
+
 defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.array_adjoint(g, x) if isinstance(x, list) else np.array(g)",
-        out=ty.unknown, linear=("x",))
+        out=_list_type, linear=("x",))
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=ty.same("x"), linear=("x", "y"))
 defrule("srcad.list_repeat", "x, n", out=ty.same("x"))  # no derivative rule: an error if active

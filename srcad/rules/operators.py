@@ -72,7 +72,7 @@ def _setitem_type(sig) -> T.Type:
 
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
-        fresh=False, linear=("x",))
+        fresh=False, linear=("x",), refuses=("idx",))  # (np.r_[x, y]: an object indexed by floats)
 defrule("operator.setitem", "x, idx, v",
         jvp={"x": "srcad.setitem(t, idx, 0.0)",
              "v": "srcad.setitem(srcad.zeros_like(x), idx, t)"},

@@ -249,6 +249,8 @@ def defrule(
         fn = resolve_path(path)
         if fn is None:
             return None
+    if fn is None and path.startswith("operator.") and flags.get("updates") is None:
+        fn = resolve_path(path)  # operator.mul(a, b) written as a call is the same primitive
     names, defaults = _parse_params(params)
     where = f"rule {path}"
     clash = set(names) & set(_SPECIAL_NAMES)

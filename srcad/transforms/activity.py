@@ -35,7 +35,8 @@ def operand_params(op: Apply, rule: registry.Rule) -> list[tuple[str, Atom]]:
     bound = registry.bind(rule, op.args, op.kw)
     if not rule.differentiable:  # a differentiated value reaching these is an error
         return [(p, bound[p]) for p in rule.refuses if p in bound]
-    names = rule.diff_params or rule.params  # no rule at all: every argument (an error if active)
+    names = (rule.diff_params or rule.params) + rule.refuses  # no rule at all: every argument
+    # (a differentiated value reaching a parameter without a rule is an error)
     return [(p, bound[p]) for p in names if p in bound]
 
 

@@ -58,7 +58,11 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
             name = f"method .{target}()"
         elif rule.name == "srcad.getattr":
             name = f"attribute .{target}"
-    if rule.refuses:
+    if rule.name == "operator.getitem":
+        msg = "indexing with a differentiated value (as np.r_[x, y] and np.c_[x, y] do) has no derivative"
+        return NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "
+                                            "or np.column_stack instead")])
+    if rule.refuses and rule.name.startswith("numpy.random."):
         msg = f"{name} draws random samples: srcad does not differentiate through its parameters"
         return NoRuleError(msg, [diagnostic(op.loc, msg, "write the sample reparameterised, e.g. "
                                             "loc + scale * np.random.standard_normal(size), or wrap "
@@ -191,6 +195,8 @@ class Reverse(LoopAdjoints):
         t = atom_type(v)
         if isinstance(t, _SCALARS) or isinstance(v, Const):
             return Const(0.0)
+        if isinstance(t, T.Array) and t.shape is not None:  # no need for the value itself
+            return self.em.apply("numpy.zeros", (Const(t.shape),), (), loc, "_zeros")
         return self.em.zeros(self.primal(v), loc)
 
     def materialize(self, vs, loc=None) -> None:
@@ -255,7 +261,10 @@ class Reverse(LoopAdjoints):
         self.layers[0].update(zip(fn.body.params, params))
         self.make_stacks()
         self.fwd_block(fn.body)
-        residuals = sorted(self.plan.top, key=lambda v: v.id)
+        # (an argument whose cotangent may be a zero of a shape known only at run time)
+        shapeless = {p for p in (fn.body.params[i] for i in wrt) if not isinstance(p.type, _SCALARS)
+                     and T.shape_of(p.type) is None}
+        residuals = sorted(set(self.plan.top) | shapeless, key=lambda v: v.id)
         stacks = sorted(k for k in _stack_keys(self.b))
         res_atoms = [self.fwd(v) for v in residuals] + [self.b.read(k) for k in stacks]
         out = self.fwd(fn.body.yields[0])
@@ -374,6 +383,9 @@ class Reverse(LoopAdjoints):
             c = self.em.instantiate(tpl, bindings, aloc(op.loc), (a.hint + "_bar") if a.hint else "")
             if p in rule.broadcasts and self.needs_unbroadcast(op, rule, p, bindings, c):
                 c = self.em.apply("srcad.unbroadcast", (c, self.primal(a)), (), aloc(op.loc))
+            if isinstance(atom_type(a), T.List) and rule.name.startswith("numpy."):
+                # np.sum(xs) of a list: its cotangent is a list again, split like xs
+                c = self.em.apply("srcad.array_adjoint", (c, self.primal(a)), (), aloc(op.loc))
             self.accumulate(a, c, aloc(op.loc))
 
     def bwd_custom(self, op: Apply, g: Atom, pairs) -> None:

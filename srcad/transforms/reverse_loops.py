@@ -53,7 +53,7 @@ class LoopAdjoints:
         index, params = self.b.begin_for(
             self.fwd(op.start), self.fwd(op.stop), self.fwd(op.step), tuple(self.fwd(a) for a in op.init),
             index_hint=op.body.params[0].hint or "i", hints=tuple(p.hint for p in op.body.params[1:]),
-            types=tuple(p.type for p in op.body.params[1:]), loc=op.loc)
+            types=tuple(p.type for p in op.body.params[1:]), reverse=op.reverse, loc=op.loc)
         self.layers.append(dict(zip(op.body.params, (index,) + params)))
         self.loop_depth += 1
         self._push_all(op, params=True)
@@ -172,17 +172,25 @@ class LoopAdjoints:
         self.b.write(k, self.primal(op.outs[i]))
 
     def _open_reverse_loop(self, op, is_for: bool) -> Var:
-        if is_for and not op.exits:
+        hint, loc = op.body.params[0].hint or "i", aloc(op.loc)
+        if is_for and not op.exits:  # the same range, the other way round
             index, _ = self.b.begin_for(self.primal(op.start), self.primal(op.stop), self.primal(op.step),
-                                        index_hint=op.body.params[0].hint or "i", reverse=True, loc=aloc(op.loc))
+                                        index_hint=hint, reverse=not op.reverse, loc=loc)
             return index
         trips = self.primal(self.trip_var(op))
         if is_for:
-            start, step = self.primal(op.start), self.primal(op.step)
-            span = self.em.apply("operator.mul", (trips, step), (), aloc(op.loc))
-            stop = self.em.apply("operator.add", (start, span), (), aloc(op.loc))
-            index, _ = self.b.begin_for(start, stop, step, index_hint=op.body.params[0].hint or "i",
-                                        reverse=True, loc=aloc(op.loc))
+            start, stop, step = self.primal(op.start), self.primal(op.stop), self.primal(op.step)
+            if op.reverse:  # the forward sweep took the last `trips` indices, from the end
+                n = self.em.apply("builtins.len", (self.em.apply("builtins.range", (start, stop, step), (), loc),),
+                                  (), loc)
+                skipped = self.em.apply("operator.sub", (n, trips), (), loc)
+                start = self.em.apply("operator.add", (start, self.em.apply(
+                    "operator.mul", (skipped, step), (), loc)), (), loc)
+                index, _ = self.b.begin_for(start, stop, step, index_hint=hint, loc=loc)
+                return index
+            span = self.em.apply("operator.mul", (trips, step), (), loc)
+            stop = self.em.apply("operator.add", (start, span), (), loc)
+            index, _ = self.b.begin_for(start, stop, step, index_hint=hint, reverse=True, loc=loc)
             return index
         index, _ = self.b.begin_for(Const(0), trips, Const(1), index_hint="_", loc=aloc(op.loc))
         return index

@@ -1,6 +1,7 @@
 """Calls to other user functions: defaults, keywords, nested calls, tuples returned."""
 
 import math
+import operator
 
 import numpy as np
 
@@ -52,6 +53,12 @@ def nested_comprehension(x):
     return grid[1][0] * grid[2][1] + sum(row[1] for row in grid)
 
 
+def operator_calls_and_list_copies(x):
+    ys = list((x, x * x))
+    ys.append(operator.mul(ys[0], 3.0))
+    return operator.add(ys[1], operator.truediv(ys[2], x + 2.0)) + np.sum([v * v for v in ys])
+
+
 CASES = [
     (two_calls, (0.3, 0.5)),
     (calls_keyword_only, (0.7,)),
@@ -60,4 +67,5 @@ CASES = [
     (deep, (0.2,)),
     (call_in_loop, (0.8,)),
     (nested_comprehension, (0.7,)),
+    (operator_calls_and_list_copies, (0.7,)),
 ]

@@ -275,6 +275,20 @@ def list_slices_and_starred(x):
     return first * last + sum(mid) + sum(tail) * a + np.sum(np.array(rest) ** 2)
 
 
+def reversed_ranges(x):
+    s, w = 0.0, 1.0
+    for i in reversed(range(len(x))):
+        s = s + w * x[i] * x[i]
+        w = w * 1.5
+    for i in reversed(range(1, len(x), 2)):
+        s = s * x[i] + 1.0
+    for i in reversed(range(len(x))):
+        if x[i] > 0.9:  # leaves after a data-dependent number of steps
+            break
+        s = s + np.sin(x[i]) * (i + 1)
+    return s
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -313,4 +327,5 @@ CASES = [
     (enumerate_from_one, (rng.normal(size=3),)),
     (assemble_with_add_at, (rng.normal(size=3),)),
     (list_slices_and_starred, (rng.normal(size=3),)),
+    (reversed_ranges, (np.array([0.3, 1.2, 0.5, -0.4, 0.7]),)),
 ]

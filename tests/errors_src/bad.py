@@ -112,3 +112,7 @@ def write_after_store(x):
         rows.append(row)
         row[0] = x * i  # visible through rows: it holds this very row
     return np.sum(np.stack(rows))
+
+
+def indexes_an_object(x):
+    return np.sum(np.r_[x, x] ** 2)

@@ -19,7 +19,7 @@ def grad_grad_scalar_loop(x, n):
         _stack_s_2.append(s)
         s = s * x + math.sin(s + x)
     s_bar = 1.0
-    for i in range(n):
+    for i in reversed(range(n)):
         _stack_s_bar.append(s_bar)
         s = _stack_s_2.pop()
         _t3 = s + x
@@ -34,7 +34,7 @@ def grad_grad_scalar_loop(x, n):
     _stack_s_bar_1 = _zeros_like(_stack_s_2)
     s_bar_bar = 0.0
     x_bar = 0.0
-    for i in reversed(range(n)):
+    for i in range(n):
         _t7 = _stack_t_1.pop()
         _t8 = _stack_t.pop()
         s_bar = _stack_s_bar.pop()
