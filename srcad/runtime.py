@@ -8,6 +8,12 @@ example an operand whose shape is unknown until run time).
 
 import numpy as np
 
+from .adjoints import (  # the helpers of particular rules, kept in their own module
+    log_or_zero, cross2_adjoint, write_winners, _cumprod_parts, _cumprod_back,
+    cumprod_adjoint, cumprod_tangent, dict_values, dict_items, dict_like, items_cotangent,
+    prod_partials,
+)
+
 
 def stop_gradient(x):
     """Return x unchanged; derivatives do not flow through it (at any order)."""
@@ -115,109 +121,6 @@ def expand_reduced(v, x, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         v = np.expand_dims(v, axis)
     return np.broadcast_to(v, np.shape(x))
-
-
-def log_or_zero(x):
-    """log(x), and 0 where x is 0: the factor in d(x ** y)/dy = x ** y * log(x), whose
-    limit at x = 0 (for y > 0) is 0, not 0 * -inf."""
-    if isinstance(x, np.ndarray):
-        return np.log(np.where(x == 0.0, 1.0, x))
-    return float(np.log(x)) if x != 0.0 else 0.0
-
-
-def cross2_adjoint(c, o, which):
-    """The adjoint of np.cross for 2-vectors (result a0 b1 - a1 b0) in operand `which` (0 for
-    a, 1 for b), with o the other operand and c the cotangent of the result."""
-    c = np.asarray(c, dtype=float)[..., None]
-    o = np.asarray(o, dtype=float)
-    return (1 - 2 * which) * np.concatenate([c * o[..., 1:2], -c * o[..., 0:1]], axis=-1)
-
-
-def write_winners(x, idx):
-    """For `x[idx] = v`: which selected positions keep their value. An index that repeats
-    (x[[0, 0]] = v) keeps only its last write, so only that entry of v has a derivative."""
-    keys = idx if isinstance(idx, tuple) else (idx,)
-    if not isinstance(x, np.ndarray) or all(
-            isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in keys):
-        return True  # (a dict key or list index names one item)
-    shape = np.shape(np.asarray(x)[idx])
-    ids = np.arange(int(np.prod(shape))).reshape(shape)
-    last = np.zeros(np.shape(x), dtype=np.intp)
-    last[idx] = ids
-    return last[idx] == ids
-
-
-def _cumprod_parts(a, axis):
-    """a with its reduced axis last (flattened for axis=None), and per position: before the
-    first 0 of its row, at that first 0, and the products with that 0 taken as 1."""
-    a2 = np.ravel(a).astype(float) if axis is None else np.moveaxis(np.asarray(a, dtype=float), axis, -1)
-    zero = a2 == 0.0
-    seen = np.cumsum(zero, axis=-1)
-    before, first = seen == 0, zero & (seen == 1)
-    return np.where(first, 1.0, a2), before, first
-
-
-def _cumprod_back(out, a, axis):
-    return np.reshape(out, np.shape(a)) if axis is None else np.moveaxis(out, -1, axis)
-
-
-def cumprod_adjoint(c, a, axis=None):
-    """The adjoint of np.cumprod(a, axis) for the cotangent c, exact where elements are 0:
-    an element before the first 0 of its row gets sum_i c_i ans_i / a_k over the products
-    before that 0, the first 0 gets the products with it taken as 1, later ones get 0."""
-    a1, before, first = _cumprod_parts(a, axis)
-    c2 = np.ravel(c) if axis is None else np.moveaxis(np.asarray(c, dtype=float), axis, -1)
-    cp = c2 * np.cumprod(a1, axis=-1)
-    tail = np.flip(np.cumsum(np.flip(np.where(before, cp, 0.0), -1), axis=-1), -1)
-    out = np.where(before, tail / np.where(before, a1, 1.0), 0.0)
-    out = np.where(first, np.sum(np.where(before, 0.0, cp), axis=-1, keepdims=True), out)
-    return _cumprod_back(out, a, axis)
-
-
-def cumprod_tangent(v, a, axis=None):
-    """The tangent of np.cumprod(a, axis) along v, exact where elements are 0."""
-    a1, before, first = _cumprod_parts(a, axis)
-    v2 = np.ravel(v) if axis is None else np.moveaxis(np.asarray(v, dtype=float), axis, -1)
-    p = np.cumprod(a1, axis=-1)
-    inside = p * np.cumsum(np.where(before, v2 / np.where(before, a1, 1.0), 0.0), axis=-1)
-    out = np.where(before, inside, np.sum(np.where(first, v2, 0.0), axis=-1, keepdims=True) * p)
-    return out if axis is None else np.moveaxis(out, -1, axis)
-
-
-def dict_values(d):
-    return tuple(d.values())
-
-
-def dict_items(d):
-    return tuple(d.items())
-
-
-def dict_like(d, values):
-    """A dict with d's keys and these values: the cotangent of d.values()."""
-    return dict(zip(d, values))
-
-
-def items_cotangent(d, pairs):
-    """The cotangent of d.items(): the value half of each (key, value) pair."""
-    return dict(zip(d, (p[1] for p in pairs)))
-
-
-def prod_partials(a, axis=None):
-    """d prod(a, axis) / d a: per element, the product of the other elements of its group.
-    Exclusive cumulative products from both ends, so exact where elements are 0 (ans / a
-    would divide 0 by 0)."""
-    a = np.asarray(a, dtype=float)
-    if a.ndim == 0 or a.size == 0:
-        return np.ones_like(a)
-    axes = tuple(range(a.ndim)) if axis is None else tuple(
-        ax % a.ndim for ax in (axis if isinstance(axis, tuple) else (axis,)))
-    last = tuple(range(a.ndim - len(axes), a.ndim))
-    moved = np.moveaxis(a, axes, last)
-    flat = moved.reshape(moved.shape[:a.ndim - len(axes)] + (-1,))
-    one = np.ones_like(flat[..., :1])
-    left = np.cumprod(np.concatenate([one, flat[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([one, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return np.moveaxis((left * right).reshape(moved.shape), last, axes)
 
 
 def clip_mask(x, lo, hi):
@@ -539,3 +442,11 @@ def select_tangent(t, xs, ans):
     """The tangent of ans = max(xs) or min(xs) from the tangent t of xs."""
     w = _ties(xs, ans)
     return sum(ti * wi for ti, wi in zip(t, w)) if isinstance(xs, (list, tuple)) else np.sum(t * w)
+
+
+# re-exported: generated code and the rules name them as srcad.runtime helpers
+ADJOINT_HELPERS = (
+    log_or_zero, cross2_adjoint, write_winners, _cumprod_parts, _cumprod_back,
+    cumprod_adjoint, cumprod_tangent, dict_values, dict_items, dict_like, items_cotangent,
+    prod_partials,
+)

@@ -27,8 +27,9 @@ from .. import __version__, runtime
 from ..errors import CodegenError
 from ..frontend.resolve import GlobalsProxy
 
+_HELPER_MODULES = (runtime.__name__, "srcad.adjoints")  # (runtime re-exports the latter)
 _RUNTIME_FUNCS = {name: obj for name, obj in vars(runtime).items() if inspect.isfunction(obj)
-                  and obj.__module__ == runtime.__name__}
+                  and obj.__module__ in _HELPER_MODULES}
 
 
 def file_hash(path: str) -> str:
@@ -96,7 +97,7 @@ def module_text(units, sources: list[tuple[str, str]], command: str, options: st
         obj = namespace[name]
         if not re.search(rf"\b{re.escape(name)}\b", text):
             continue  # bound but unused (np and math are always bound)
-        if inspect.isfunction(obj) and obj.__module__ == runtime.__name__:
+        if inspect.isfunction(obj) and obj.__module__ in _HELPER_MODULES:
             helpers.add((name, obj.__name__))
             continue
         imports.append(_import_line(name, obj))

@@ -26,10 +26,10 @@ from ..ir.builder import Builder
 from ..ir.nodes import Atom, Const, Function, Param, Var
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
+from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
 from .resolve import Scope, Static
 from .source import ParsedFunction, parse_function
 
-RET, RETVAL = "__ret", "__retval"
 
 
 @dataclass
@@ -42,47 +42,7 @@ class LowerContext:
     functions: list = field(default_factory=list)  # every user function lowered (for caching)
 
 
-def _escapes(stmts) -> bool:
-    """Does control always leave this statement list early (return/break/continue/raise)?"""
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, (gast.Return, gast.Break, gast.Continue, gast.Raise)):
-        return True
-    if isinstance(last, gast.If):
-        return _escapes(last.body) and _escapes(last.orelse)
-    return False
-
-
-def _jumps(node, loops: bool) -> set[str]:
-    """Which early exits ('ret', 'brk', 'cont') may happen inside `node`."""
-    found = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, gast.Return):
-            found.add("ret")
-        elif isinstance(n, gast.Break) and loops:
-            found.add("brk")
-        elif isinstance(n, gast.Continue) and loops:
-            found.add("cont")
-        if isinstance(n, (gast.For, gast.While)) and n is not node:
-            found |= _jumps_in(n.body, loops=False)
-            continue
-        if isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not node:
-            continue
-        stack.extend(gast.iter_child_nodes(n))
-    return found
-
-
-def _jumps_in(stmts, loops: bool) -> set[str]:
-    out = set()
-    for s in stmts:
-        out |= _jumps(s, loops)
-    return out
-
-
-class FunctionLowerer(ExprLowerer):
+class FunctionLowerer(LoopLowering, ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls."""
 
     def __init__(self, ctx: LowerContext, parsed: ParsedFunction, prefix: int = 0):
@@ -176,14 +136,14 @@ class FunctionLowerer(ExprLowerer):
     def stmts(self, stmts) -> None:
         for i, s in enumerate(stmts):
             rest = stmts[i + 1 :]
-            if isinstance(s, gast.If) and rest and _escapes(s.body) != _escapes(s.orelse):
-                self.stmt_If(s, rest if _escapes(s.orelse) else [], rest if _escapes(s.body) else [])
+            if isinstance(s, gast.If) and rest and escapes(s.body) != escapes(s.orelse):
+                self.stmt_If(s, rest if escapes(s.orelse) else [], rest if escapes(s.body) else [])
                 return
             self.stmt(s)
-            if _escapes([s]):
+            if escapes([s]):
                 return
             if rest:
-                jumps = _jumps(s, loops=bool(self.loops))
+                jumps = jumps_of(s, loops=bool(self.loops))
                 if jumps:
                     self.guarded(jumps, rest, s)
                     return
@@ -362,142 +322,6 @@ class FunctionLowerer(ExprLowerer):
         self.b.begin_else()
         self.stmts(list(node.orelse) + list(else_extra))
         self.b.end_if()
-
-    def stmt_For(self, node) -> None:
-        jumps = _jumps_in(node.body, loops=True) | ({"ret"} if _jumps_in(node.body, False) else set())
-        self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps)
-
-    def stmt_While(self, node) -> None:
-        jumps = _jumps_in(node.body, loops=True)
-        self.b.begin_while(loc=self.loc(node))
-        cond = self.value(node.test)
-        self.b.begin_while_body(cond)
-        exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node)
-        self.b.end_while(exit_flag=exit_flag)
-
-    def loop_body(self, lower, jumps: set[str], node):
-        """Lower a loop body with fresh break/continue flags; return its exit flag or None."""
-        depth = len(self.loops)
-        brk, cont = self.flag(f"brk{depth}"), self.flag(f"cont{depth}")
-        self.loops.append((brk, cont))
-        self.write_key(brk, Const(False))
-        self.write_key(cont, Const(False))
-        lower()
-        self.loops.pop()
-        exit_flag = None
-        if "brk" in jumps:
-            exit_flag = self.b.read(brk)
-        if "ret" in jumps:
-            ret = self.b.read(self.flag(RET))
-            exit_flag = ret if exit_flag is None else self.emit("operator.or_", (exit_flag, ret), node=node)
-        self.b.kill(brk)
-        self.b.kill(cont)
-        return exit_flag
-
-    def iterate(self, iter_node, target, lower_body, node, jumps=frozenset()) -> None:
-        """`for target in iter_node: lower_body()` as a loop over a range."""
-        start, stop, step, element, reverse = self.iteration_space(iter_node, node)
-        index_hint = target.id if isinstance(target, gast.Name) and element is None else "_k"
-        index, _ = self.b.begin_for(start, stop, step, index_hint=index_hint, reverse=reverse,
-                                    loc=self.loc(node))
-
-        def body():
-            self.assign(target, index if element is None else element(index))
-            lower_body()
-
-        exit_flag = self.loop_body(body, set(jumps), node)
-        self.b.end_for(exit_flag=exit_flag)
-
-    def iteration_space(self, it, node):
-        """(start, stop, step, element, reverse): element(index) gives the loop target."""
-        fn = self._static_callee(it)
-        reverse = False
-        if fn is reversed and len(it.args) == 1 and self._static_callee(it.args[0]) is range:
-            it, fn, reverse = it.args[0], range, True
-        if fn is range and not it.keywords:
-            args = [self.value(a) for a in it.args]
-            if len(args) == 1:
-                return Const(0), args[0], Const(1), None, reverse
-            return args[0], args[1], (args[2] if len(args) > 2 else Const(1)), None, reverse
-        n, element = self.sequence(it)
-        return Const(0), n, Const(1), element, False
-
-    def _static_callee(self, node):
-        if not isinstance(node, gast.Call):
-            return None
-        if isinstance(node.func, gast.Attribute) and not isinstance(self.expr(node.func.value), Static):
-            return None
-        s = self.static_of(self.expr(node.func))
-        return s.obj if s is not None else None
-
-    def sequence(self, node):
-        """(length, element(index)) for something iterated: enumerate/zip/reversed nest."""
-        fn = self._static_callee(node)
-        if fn is enumerate and len(node.args) == 1 and [k.arg for k in node.keywords] == ["start"]:
-            node = gast.Call(func=node.func, args=node.args + [node.keywords[0].value], keywords=[])
-        if fn in (enumerate, zip, reversed) and node.keywords:
-            raise self.error(UnsupportedSyntaxError, node, f"keyword arguments to {fn.__name__}() in a "
-                             "for loop are not supported", "pass them positionally")
-        if fn is enumerate:
-            n, inner = self.sequence(node.args[0])
-            offset = self.value(node.args[1]) if len(node.args) > 1 else Const(0)
-
-            def element(i):
-                k = i if offset == Const(0) else self.emit("operator.add", (i, offset), node=node)
-                return self.emit("srcad.tuple", (k, inner(i)), node=node)
-            return n, element
-        if fn is zip:
-            parts = [self.sequence(a) for a in node.args]
-            n = parts[0][0]
-            for m, _ in parts[1:]:
-                n = self.emit("builtins.min", (n, m), node=node)
-            return n, lambda i: self.emit("srcad.tuple", [el(i) for _, el in parts], node=node)
-        if fn is reversed and len(node.args) == 1:
-            n, inner = self.sequence(node.args[0])
-            last = self.emit("operator.sub", (n, Const(1)), node=node)
-            return n, lambda i: inner(self.emit("operator.sub", (last, i), node=node))
-        seq = self.emit("srcad.iter", (self.value(node),), node=node)  # (a dict: its keys)
-        n = self.emit("builtins.len", (seq,), node=node)
-        return n, lambda i: self.emit("operator.getitem", (seq, i), node=node)
-
-    def comprehension(self, node) -> Atom:
-        scope = {}
-        for gen in node.generators:
-            for t in gast.walk(gen.target):
-                if isinstance(t, gast.Name):
-                    scope[t.id] = ("comp", next(self.ctx.counter), t.id)
-                    self.b.var_hints[scope[t.id]] = t.id
-        acc = ("comp", next(self.ctx.counter), "_list")
-        self.b.var_hints[acc] = "_list"
-        self.write_key(acc, self.emit("srcad.list", (), node=node))
-        self.renames.append(scope)
-
-        def level(gens):
-            if not gens:
-                item = self.value(node.elt)
-                # (srcad's own list, invisible until complete: not a user mutation to check)
-                new = self.emit("srcad.list_append", (self.b.read(acc), item), node=node)
-                self.write_key(acc, new)
-                return
-            gen = gens[0]
-
-            def body():
-                for cond in gen.ifs:
-                    c = self.value(cond)
-                    self.b.begin_if(c, self.loc(cond))
-                level_rest = gens[1:]
-                level(level_rest)
-                for _ in gen.ifs:
-                    self.b.begin_else()
-                    self.b.end_if()
-            self.iterate(gen.iter, gen.target, body, node)
-        level(list(node.generators))
-        self.renames.pop()
-        result = self.b.read(acc)
-        self.b.kill(acc)
-        for k in scope.values():
-            self.b.kill(k)
-        return result
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var
 from ..rules import registry
 from .activity import Activity, operand_params
 from .emitter import Emitter
-from .reverse import no_rule_error
+from .reverse_apply import no_rule_error
 
 _SCALARS = (T.Float, T.Int, T.Bool)
 

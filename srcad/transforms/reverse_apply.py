@@ -1,0 +1,164 @@
+"""Reverse mode, one operation at a time: the adjoint of an `Apply` from its rule's vjp
+templates (or its joint template, a scatter for indexing, a user's custom backward), with
+cotangents reduced back to each input's shape when NumPy broadcast it. A mixin of the
+`Reverse` transform (transforms/reverse.py), which owns the sweeps and the cotangents.
+"""
+
+from __future__ import annotations
+
+from ..errors import NoRuleError, diagnostic
+from ..ir import types as T
+from ..ir.nodes import Apply, Atom, Const, Ext, atom_type
+from ..rules import registry
+from .activity import operand_params
+from .emitter import aloc
+
+SCALARS = (T.Float, T.Int, T.Bool)
+
+
+def _is_scalar(a: Atom) -> bool:
+    if isinstance(a, Const):
+        return isinstance(a.value, (bool, int, float))
+    return isinstance(a.type, SCALARS)
+
+
+def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
+    """The error for a differentiated value reaching a call srcad has no rule for."""
+    name = rule.name
+    if rule.opaque and op.args and isinstance(op.args[0], Const):
+        target = op.args[0].value
+        name = getattr(target, "name", None) or str(target)
+        if rule.name == "srcad.method":
+            name = f"method .{target}()"
+        elif rule.name == "srcad.getattr":
+            name = f"attribute .{target}"
+    if rule.name == "operator.getitem":
+        msg = "indexing with a differentiated value (as np.r_[x, y] and np.c_[x, y] do) has no derivative"
+        return NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "
+                                            "or np.column_stack instead")])
+    if rule.refuses and rule.name.startswith("numpy.random."):
+        msg = f"{name} draws random samples: srcad does not differentiate through its parameters"
+        return NoRuleError(msg, [diagnostic(op.loc, msg, "write the sample reparameterised, e.g. "
+                                            "loc + scale * np.random.standard_normal(size), or wrap "
+                                            "the parameters in srcad.stop_gradient")])
+    msg = f"no {kind} rule for {name}{what}"
+    return NoRuleError(msg, [diagnostic(op.loc, msg, "register one with srcad.defrule (docs/rules.md), "
+                                        "wrap the function with @srcad.custom_vjp, or use "
+                                        "srcad.stop_gradient if no derivative should flow")])
+
+
+class ApplyAdjoints:
+    def no_rule(self, op: Apply, rule, what: str = ""):
+        return no_rule_error(op, rule, what, "derivative")
+
+    def bwd_apply(self, op: Apply) -> None:
+        cts = [self.take_ct(o) if self.act.active(o) else None for o in op.outs]
+        if all(c is None for c in cts):
+            return
+        rule = registry.lookup(op.prim)
+        pairs = [(p, a) for p, a in operand_params(op, rule) if self.act.active(a)]
+        if not pairs:
+            return
+        if rule.structural:
+            return self.bwd_structural(op, rule, cts[0])
+        if rule.opaque:
+            raise self.no_rule(op, rule)
+        if rule.custom:
+            return self.bwd_custom(op, cts[0], pairs)
+        bindings = self.bindings(op, rule, cts)
+        if rule.updates is not None:  # read the cotangent before updating it in place
+            updated = rule.params[rule.updates]
+            pairs = [pa for pa in pairs if pa[0] != updated] + [pa for pa in pairs if pa[0] == updated]
+        if rule.vjp_all is not None:
+            return self.bwd_joint(op, rule, bindings, pairs)
+        for p, a in pairs:
+            if rule.scatter and p == rule.params[0]:
+                self.scatter(a, bindings, rule, op)
+                continue
+            tpl = rule.vjp.get(p)
+            if tpl is None:
+                raise self.no_rule(op, rule, f" with respect to its argument {p!r}")
+            c = self.em.instantiate(tpl, bindings, aloc(op.loc), (a.hint + "_bar") if a.hint else "")
+            if p in rule.broadcasts and self.needs_unbroadcast(op, rule, p, bindings, c):
+                c = self.em.apply("srcad.unbroadcast", (c, self.primal(a)), (), aloc(op.loc))
+            if isinstance(atom_type(a), T.List) and rule.name.startswith("numpy."):
+                # np.sum(xs) of a list: its cotangent is a list again, split like xs
+                c = self.em.apply("srcad.array_adjoint", (c, self.primal(a)), (), aloc(op.loc))
+            self.accumulate(a, c, aloc(op.loc))
+
+    def bwd_custom(self, op: Apply, g: Atom, pairs) -> None:
+        """Call the user's backward rule with the residuals its forward rule returned."""
+        custom = op.args[0].value.obj
+        if custom.bwd is None:
+            raise NoRuleError(f"{custom.__name__} has no reverse-mode rule", [diagnostic(
+                op.loc, f"{custom.__name__} has no reverse-mode rule",
+                "give it one with .defvjp(fwd, bwd) (a custom_jvp alone serves forward mode)")])
+        loc = aloc(op.loc)
+        res = self.primal(op.outs[1])
+        raw = self.em.apply("srcad.call", (Const(Ext(custom.bwd.__name__, custom.bwd)), res, g), (), loc)
+        args = self.em.apply("srcad.tuple", tuple(self.primal(a) for a in op.args[1:]), (), loc)
+        cts = self.em.apply("srcad.custom_cotangents", (raw, args), (), loc)
+        for p, a in pairs:
+            c = self.em.apply("operator.getitem", (cts, Const(int(p))), (), loc, (a.hint + "_bar") if a.hint else "")
+            self.accumulate(a, c, loc)
+
+    def bindings(self, op: Apply, rule, cts) -> dict:
+        bound = registry.bind(rule, op.args, op.kw)
+        bindings: dict = {}
+        for name in rule.params:
+            if name in bound:
+                bindings[name] = (lambda a=bound[name]: self.primal(a))
+            elif name in rule.defaults:
+                bindings[name] = Const(rule.defaults[name])
+        if len(op.outs) == 1:
+            bindings["ans"] = lambda: self.primal(op.outs[0])
+            bindings["g"] = cts[0]
+        else:
+            for i, o in enumerate(op.outs):
+                bindings[f"ans{i}"] = (lambda o=o: self.primal(o))
+                bindings[f"g{i}"] = cts[i] if cts[i] is not None else (lambda o=o: self.zeros_for(o, aloc(op.loc)))
+        for name, tpl in rule.let.items():
+            bindings[name] = (lambda tpl=tpl: self.em.instantiate(tpl, bindings, aloc(op.loc)))
+        bindings["_bound"] = bound
+        return bindings
+
+    def needs_unbroadcast(self, op: Apply, rule, p: str, bindings: dict, c: Atom) -> bool:
+        bound = bindings["_bound"]
+        x, ans = bound[p], op.outs[0]
+        if _is_scalar(x) and (isinstance(ans.type, SCALARS) or _is_scalar(c)):
+            return False
+        others = [bound[q] for q in rule.broadcasts if q != p and q in bound]
+        return not (all(_is_scalar(o) for o in others) and not _is_scalar(x))
+
+    def scatter(self, x: Atom, bindings: dict, rule, op: Apply) -> None:
+        idx_name, g_name = rule.scatter
+        idx = bindings[idx_name]
+        idx = idx() if callable(idx) else idx
+        g = bindings[g_name]
+        acc = self.take_ct(x)
+        if acc is None:
+            acc = self.zeros_for(x, aloc(op.loc))
+        k = self.key(x)
+        self.b.var_hints.setdefault(k, (x.hint + "_bar") if x.hint else "")
+        self.cts[-1].add(x)
+        new = self.em.apply("srcad.scatter_add", (acc, idx, g), (), aloc(op.loc), self.b.var_hints[k])
+        self.b.write(k, new)
+
+    def bwd_joint(self, op: Apply, rule, bindings: dict, pairs) -> None:
+        tup = self.em.instantiate(rule.vjp_all, bindings, aloc(op.loc))
+        active = dict(pairs)
+        for i, p in enumerate(rule.diff):
+            if p in active:
+                c = self.em.apply("operator.getitem", (tup, Const(i)), (), aloc(op.loc))
+                self.accumulate(active[p], c, aloc(op.loc))
+
+    def bwd_structural(self, op: Apply, rule, g: Atom) -> None:
+        args = op.args
+        if rule.name == "srcad.dict":
+            items = [(args[i].value, args[i + 1]) for i in range(0, len(args), 2)]
+        else:
+            items = list(enumerate(args))
+        for key, a in items:
+            if self.act.active(a):
+                c = self.em.apply("operator.getitem", (g, Const(key)), (), aloc(op.loc), (a.hint + "_bar") if a.hint else "")
+                self.accumulate(a, c, aloc(op.loc))
