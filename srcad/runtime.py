@@ -11,7 +11,8 @@ import numpy as np
 from .adjoints import (  # the helpers of particular rules, kept in their own module
     log_or_zero, cross2_adjoint, write_winners, _cumprod_parts, _cumprod_back,
     cumprod_adjoint, cumprod_tangent, dict_values, dict_items, dict_like, items_cotangent,
-    prod_partials,
+    prod_partials, trapezoid_weights, _along, polyval_adjoint, interp_weights, interp_fp_adjoint,
+    interp_slope, interp_slope_adjoint,
 )
 
 
@@ -448,5 +449,6 @@ def select_tangent(t, xs, ans):
 ADJOINT_HELPERS = (
     log_or_zero, cross2_adjoint, write_winners, _cumprod_parts, _cumprod_back,
     cumprod_adjoint, cumprod_tangent, dict_values, dict_items, dict_like, items_cotangent,
-    prod_partials,
+    prod_partials, trapezoid_weights, _along, polyval_adjoint, interp_weights, interp_fp_adjoint,
+    interp_slope, interp_slope_adjoint,
 )

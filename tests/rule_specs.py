@@ -253,6 +253,13 @@ helper("srcad.dict_values", "rt.dict_values({'a': x, 'b': y})[1] * x", x=V3, y=V
 helper("srcad.dict_items", "rt.dict_items({'a': x, 'b': y})[0][1] * y", x=V3, y=V3)
 helper("srcad.dict_like", "rt.dict_like({'a': 0.0, 'b': 0.0}, (x, y))['b'] * x", x=V3, y=V3)
 helper("srcad.items_cotangent", "rt.items_cotangent({'a': 0.0}, (('a', x),))['a'] * x", x=V3)
+helper("srcad.trapezoid_weights", "x * rt.trapezoid_weights(np.zeros(3), np.array([0.0, 1.0, 3.0]))", x=V3)
+helper("srcad.polyval_adjoint", "rt.polyval_adjoint(x, np.zeros(3), np.array([0.5, -1.0]))", x=normal(2))
+helper("srcad.interp_fp_adjoint", "rt.interp_fp_adjoint(x, np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]))",
+       x=normal(2))
+helper("srcad.interp_slope", "rt.interp_slope(np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]), x)", x=V3)
+helper("srcad.interp_slope_adjoint", "rt.interp_slope_adjoint(x, np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]))",
+       x=normal(2))
 helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0, 2]))", x=V3)
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)

@@ -276,3 +276,14 @@ row("numpy.ndarray.nonzero", "x[(x > 0.0).nonzero()]", x=normal(4))
 row("numpy.ndarray.any", "x * (x > 0.0).any()", x=V)
 row("numpy.ndarray.all", "x * (x > -10.0).all()", x=V)
 row("numpy.ndarray.round", "x * x.round()", x=V)
+
+# -- numerical analysis: quadrature, polynomials, interpolation -----------------------------------
+row("numpy.trapezoid", "np.trapezoid(x * x, np.array([0.0, 0.5, 1.5, 2.0]))", x=normal(4))
+row("numpy.trapezoid", "np.trapezoid(x, dx=0.3, axis=0)", x=normal(3, 2), note="dx, along an axis")
+row("numpy.polyval", "np.polyval(x, y)", x=normal(3), y=normal(4), note="coefficients and points")
+row("numpy.polyval", "np.polyval(x, y)", x=normal(2), y=normal(), note="a float point")
+row("numpy.polyder", "np.polyder(x)", x=normal(4))
+row("numpy.interp", "np.interp(y, np.array([0.0, 1.0, 2.5]), x)", x=normal(3),
+    y=const(np.array([0.3, 1.7, 2.2, -0.5, 3.0])), note="inside, and beyond both ends")
+row("numpy.interp", "np.interp(y, np.array([0.0, 1.0, 2.5]), np.array([1.0, -2.0, 0.5]))",
+    y=uniform(0.1, 0.9, 3), note="in x: the slope of the interval")
