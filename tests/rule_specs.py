@@ -173,6 +173,7 @@ row("builtins.sum", "sum([x, y * y], z)", x=V3, y=V3, z=S, note="a list and a st
 row("builtins.float", "float(x) * 2.0 + x", x=S)
 row("builtins.pow", "pow(x, y)", x=uniform(0.5, 2.0), y=uniform(0.5, 2.5))
 row("builtins.list", "np.array(list(x)) ** 2", x=V3)
+row("builtins.tuple", "np.array(tuple(x)) * tuple([x[0], x[1]])[1]", x=V3)
 row("builtins.len", "x * len(x)", x=V3)
 row("builtins.int", "x * int(3.7)", x=V3)
 row("builtins.bool", "x * float(bool(x[0] > 0.0))", x=V3)

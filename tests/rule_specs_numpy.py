@@ -287,3 +287,5 @@ row("numpy.interp", "np.interp(y, np.array([0.0, 1.0, 2.5]), x)", x=normal(3),
     y=const(np.array([0.3, 1.7, 2.2, -0.5, 3.0])), note="inside, and beyond both ends")
 row("numpy.interp", "np.interp(y, np.array([0.0, 1.0, 2.5]), np.array([1.0, -2.0, 0.5]))",
     y=uniform(0.1, 0.9, 3), note="in x: the slope of the interval")
+row("numpy.ndarray.item", "x.item(1) * (x[:1] * 2.0).item()", x=V)
+row("numpy.ndarray.tolist", "np.array((x * x).tolist()[1:])", x=V)

@@ -158,6 +158,10 @@ class Simplifier:
                 if d and d.prim in ("srcad.tuple", "srcad.list") and isinstance(y.value, int) \
                         and -len(d.args) <= y.value < len(d.args):
                     return d.args[y.value]
+        if p == "srcad.array_adjoint" and len(a) == 2 and isinstance(a[0], Var):
+            d = self.defs.get(a[0])  # splitting a cotangent like x twice is splitting it once
+            if d and d.prim == "srcad.array_adjoint" and d.args[1:] == a[1:]:
+                return a[0]
         if p == "numpy.where" and len(a) == 3 and isinstance(a[0], Var):
             d = self.defs.get(a[0])  # every write of a basic key wins: np.where(True, g[k], 0) is g[k]
             if d and d.prim == "srcad.write_winners" and _basic_key(atom_type(d.args[1])):

@@ -105,6 +105,10 @@ def _list_type(sig) -> T.Type:
     return T.UNKNOWN
 
 
+defrule("builtins.tuple", "x=()", jvp="tuple(t)",
+        vjp="tuple(srcad.array_adjoint(g, x)) if isinstance(x, (list, tuple)) else np.array(g)",
+        out=lambda sig: (T.Tuple(sig.type("x").elts) if isinstance(sig.type("x"), T.Tuple)
+                         else T.UNKNOWN), linear=("x",))
 defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.array_adjoint(g, x) if isinstance(x, list) else np.array(g)",
         out=_list_type, linear=("x",))
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),

@@ -17,6 +17,13 @@ defrule("numpy.ndarray.astype", "a, dtype", jvp="np.asarray(t, dtype=dtype)", vj
         out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), None), attr=True, linear=("a",))
 defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", out=ty.same("a"),
         fresh=False, attr=True, linear=("a",))
+# x.item(): the one element of a size-1 array (or x.item(i): element i of the flattened array)
+defrule("numpy.ndarray.item", "a, i=None", jvp={"a": "float(np.ravel(t)[0 if i is None else i])"},
+        vjp={"a": "srcad.setitem(np.zeros(np.shape(a)), np.unravel_index(0 if i is None else i, np.shape(a)), g)"},
+        out=ty.scalar_float, attr=True, linear=("a",))
+defrule("numpy.ndarray.tolist", "a", jvp="t.tolist()", vjp="np.array(g)",
+        out=lambda sig: T.List(T.FLOAT) if isinstance(sig.type("a"), T.Array) and sig.type("a").ndim == 1
+        else T.UNKNOWN, attr=True, linear=("a",))
 defrule("numpy.ndarray.real", "a", jvp="np.real(t)", vjp="g", out=ty.same("a"), fresh=False,
         attr=True, linear=("a",))
 
