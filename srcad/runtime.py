@@ -88,6 +88,15 @@ def setitem(x, idx, v):
     return x
 
 
+def list_unrepeat(c, x):
+    """The adjoint of xs * n (a list repeated): the cotangents of the copies of each item, added."""
+    k = len(x)
+    out = list(c[:k])
+    for i in range(k, len(c)):
+        out[i % k] = add(out[i % k], c[i])
+    return out
+
+
 def list_pop(xs):
     """Remove and return the last element of xs: (xs, element)."""
     v = xs.pop()

@@ -104,7 +104,6 @@ INTERNAL = {
     "srcad.select_adjoint": "the adjoint of max/min of an iterable: srcad.max_of rows, second order",
     "srcad.select_tangent": "the tangent of max/min of an iterable: srcad.max_of rows, second order",
     "srcad.list_concat": "corpus containers",
-    "srcad.list_repeat": "test_errors (no derivative rule when active)",
     "srcad.not_in": "corpus branches",
     "list.append": "corpus loops",
     "list.pop": "corpus loops",
@@ -173,6 +172,7 @@ row("builtins.sum", "sum([x, y * y], z)", x=V3, y=V3, z=S, note="a list and a st
 row("builtins.float", "float(x) * 2.0 + x", x=S)
 row("builtins.pow", "pow(x, y)", x=uniform(0.5, 2.0), y=uniform(0.5, 2.5))
 row("builtins.list", "np.array(list(x)) ** 2", x=V3)
+row("srcad.list_repeat", "np.array([x[0], x[1]] * 2) * x[2] + np.array(2 * [x[1], x[0]])", x=V3)
 row("builtins.tuple", "np.array(tuple(x)) * tuple([x[0], x[1]])[1]", x=V3)
 row("builtins.len", "x * len(x)", x=V3)
 row("builtins.int", "x * int(3.7)", x=V3)
@@ -261,6 +261,7 @@ helper("srcad.interp_fp_adjoint", "rt.interp_fp_adjoint(x, np.array([0.2, 1.6]),
 helper("srcad.interp_slope", "rt.interp_slope(np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]), x)", x=V3)
 helper("srcad.interp_slope_adjoint", "rt.interp_slope_adjoint(x, np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]))",
        x=normal(2))
+helper("srcad.list_unrepeat", "np.array(rt.list_unrepeat([x[0], x[1], x[2], x[0] * x[1]], [0.0, 0.0]))", x=V3)
 helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0, 2]))", x=V3)
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)

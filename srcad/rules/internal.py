@@ -113,7 +113,11 @@ defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.array_adjoint(g, x) i
         out=_list_type, linear=("x",))
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=ty.same("x"), linear=("x", "y"))
-defrule("srcad.list_repeat", "x, n", out=ty.same("x"))  # no derivative rule: an error if active
+defrule("srcad.list_repeat", "x, n", jvp={"x": "t * n"}, vjp={"x": "srcad.list_unrepeat(g, x)"},
+        out=ty.same("x"), linear=("x",))
+defrule("srcad.list_unrepeat", "c, x", jvp={"c": "srcad.list_unrepeat(t, x)"},
+        vjp={"c": "g * (len(c) // len(g))"}, out=ty.same("x"), fn=rt.list_unrepeat,
+        linear=("c",))
 defrule("srcad.copy_value", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("x"),
         fn=rt.copy_value, linear=("x",))
 

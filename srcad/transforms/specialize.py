@@ -214,7 +214,7 @@ class Specializer:
             return "srcad.list_concat", args, kw
         if prim in ("operator.mul", "operator.imul") and any(
                 isinstance(atom_type(a), T.List) for a in args):
-            return "srcad.list_repeat", args, kw
+            return "srcad.list_repeat", (args if isinstance(atom_type(args[0]), T.List) else args[::-1]), kw
         return prim, args, kw
 
     def pack(self, atoms, op: Apply, pre: list) -> Atom:
