@@ -230,7 +230,7 @@ def as_python_function(fun):
     custom-rule function, a one-line Python function that calls it."""
     if hasattr(fun, "__srcad_transform__"):
         return fun
-    if isinstance(fun, types.FunctionType) and (fun.__module__ or "").startswith("srcad."):
+    if isinstance(fun, types.FunctionType) and fun.__module__ == "srcad.compose":
         raise ArgumentError(f"{fun.__name__} (from srcad.{fun.__module__.split('.')[-1]}) cannot be "
                             "transformed again: nest grad, value_and_grad and jvp instead "
                             "(hessian is jacfwd(grad(f)); jacfwd(grad(f)) and grad(grad(f)) work)")

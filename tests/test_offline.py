@@ -135,3 +135,9 @@ def test_module_inside_a_package_and_a_test_file_elsewhere(tmp_path):
     test = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out_dir)],
                           cwd=tmp_path, capture_output=True, text=True, env=env)
     assert test.returncode == 0, test.stdout + test.stderr
+
+
+def test_demo_command_checks_its_gradient(capsys):
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "def grad_" in out and "check: OK" in out
