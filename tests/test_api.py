@@ -294,3 +294,16 @@ def test_rebinding_an_inlined_helper_retransforms():
     finally:
         _helper_square = original
     assert g(3.0) == pytest.approx(12.0)
+
+
+def _fused_failure(x):
+    y = np.log(x)
+    z = np.zeros(2)
+    return y * z[3]  # fails; the generated statement also holds the adjoint of np.log
+
+
+def test_traceback_names_every_user_line_a_failing_statement_evaluates():
+    with pytest.raises(IndexError) as info:
+        srcad.grad(_fused_failure)(2.0)
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "return y * z[3]" in notes

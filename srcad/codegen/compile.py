@@ -41,7 +41,14 @@ def compile_function(rendered: Rendered, name: str):
 
 def user_location(filename: str, line: int):
     """(user file, user line) that generated `line` of `filename` came from, or None."""
-    return SOURCE_MAPS.get(filename, {}).get(line)
+    got = SOURCE_MAPS.get(filename, {}).get(line)
+    return tuple(got[:2]) if got is not None else None
+
+
+def _also(filename: str, line: int) -> list:
+    """Other lines of that user file whose expressions the generated line evaluates."""
+    got = SOURCE_MAPS.get(filename, {}).get(line)
+    return list(got[2]) if got is not None and len(got) > 2 else []
 
 
 def add_source_notes(exc: BaseException) -> None:
@@ -58,6 +65,8 @@ def add_source_notes(exc: BaseException) -> None:
             text = linecache.getline(file, line).strip()
             notes.append(f"srcad: line {tb.tb_lineno} of generated {code.co_name} comes from "
                          f"{file}:{line}: {text}")
+            for other in _also(code.co_filename, tb.tb_lineno):
+                notes.append(f"       and evaluates {file}:{other}: {linecache.getline(file, other).strip()}")
         tb = tb.tb_next
     for note in notes:
         exc.add_note(note)

@@ -49,7 +49,7 @@ class Rendered:
 
     source: str
     namespace: dict
-    line_map: dict = field(default_factory=dict)  # generated line -> (file, line)
+    line_map: dict = field(default_factory=dict)  # generated line -> (file, line, other lines)
 
 
 class CodeEmitter(ExprEmitter):
@@ -84,9 +84,21 @@ class CodeEmitter(ExprEmitter):
             comment = comment[: max(room - 3, 20)].rstrip() + "..."
         out.append(_marker("C", comment))
 
-    def mark(self, loc: Loc | None, out: list) -> None:
+    def mark(self, loc: Loc | None, out: list, op=None) -> None:
         if loc is not None:
-            out.append(_marker("L", [loc.file, loc.line]))
+            out.append(_marker("L", [loc.file, loc.line, self._inlined_lines(op, loc)]))
+
+    def _inlined_lines(self, op, loc: Loc) -> list:
+        """Other lines of the same user file whose expressions this statement evaluates."""
+        found, todo = set(), list(op.operands()) if isinstance(op, Apply) else []
+        while todo:
+            a = todo.pop()
+            if isinstance(a, Var) and a in self.inline:
+                inner = self.defs[a]
+                if inner.loc is not None and inner.loc.file == loc.file and inner.loc.line != loc.line:
+                    found.add(inner.loc.line)
+                todo.extend(inner.operands())
+        return sorted(found)
 
     def block(self, b: Block, extra: list | None = None) -> list:
         self._plan_inline(b)
@@ -96,7 +108,7 @@ class CodeEmitter(ExprEmitter):
             if isinstance(op, Apply) and op.outs and op.outs[0] in self.inline:
                 continue
             self.comment(op.loc, out)
-            self.mark(op.loc, out)
+            self.mark(op.loc, out, op)
             out.extend(self.stmt(op))
         self.depth -= 1
         return out + (extra or [])
@@ -368,7 +380,7 @@ class CodeEmitter(ExprEmitter):
         ret = self.atom(self.fn.body.yields[0]) if len(self.fn.body.yields) == 1 else gast.Tuple(
             elts=[self.atom(y) for y in self.fn.body.yields], ctx=gast.Load())
         first = self.fn.body.yields[0] if self.fn.body.yields else None
-        self.mark(self.defs[first].loc if first in self.defs else self.fn.loc, body)
+        self.mark(self.defs[first].loc if first in self.defs else self.fn.loc, body, self.defs.get(first))
         body.append(gast.Return(value=ret))
         arguments = gast.arguments(args=args, posonlyargs=[], vararg=None, kwonlyargs=kwonly,
                                    kw_defaults=kw_defaults, kwarg=None, defaults=defaults)
