@@ -97,6 +97,20 @@ def list_unrepeat(c, x):
     return out
 
 
+def list_extend(xs, ys):
+    """Extend xs by the items of ys and return xs."""
+    xs.extend(ys)
+    return xs
+
+
+def list_unextend(c, ys):
+    """The adjoint of xs.extend(ys): (the cotangents of xs's items, those of ys's items)."""
+    k = len(c) - len(ys)
+    part = c[k:]
+    return list(c[:k]), (tuple(part) if isinstance(ys, tuple) else np.array(part) if isinstance(
+        ys, np.ndarray) else list(part))
+
+
 def list_pop(xs):
     """Remove and return the last element of xs: (xs, element)."""
     v = xs.pop()

@@ -88,6 +88,8 @@ INTERNAL = {
     "srcad.list": "lists: corpus loops/containers",
     "srcad.dict": "dicts: corpus containers (pytrees)",
     "srcad.list_append": "emitted for xs.append: corpus loops",
+    "srcad.list_extend": "xs.extend(ys): corpus loops.extended_list (second order too)",
+    "list.extend": "xs.extend(ys): corpus loops.extended_list",
     "srcad.list_pop": "loop stacks: every loop test, and reverse-over-reverse",
     "srcad.zeros_like": "zero cotangents: every branch test",
     "srcad.unbroadcast": "broadcast adjoints: rows with broadcasting, second order tests",
@@ -262,6 +264,7 @@ helper("srcad.interp_slope", "rt.interp_slope(np.array([0.2, 1.6]), np.array([0.
 helper("srcad.interp_slope_adjoint", "rt.interp_slope_adjoint(x, np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]))",
        x=normal(2))
 helper("srcad.list_unrepeat", "np.array(rt.list_unrepeat([x[0], x[1], x[2], x[0] * x[1]], [0.0, 0.0]))", x=V3)
+helper("srcad.list_unextend", "np.array(rt.list_unextend([x[0], x[1] * x[2], x[2]], [0.0, 0.0])[1])", x=V3)
 helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0, 2]))", x=V3)
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)

@@ -175,6 +175,8 @@ class CodeEmitter(ExprEmitter):
             return pre + [self.scatter_stmt(out, target, rest[0], rest[1])]
         if p in ("srcad.list_append", "list.append"):
             return pre + [gast.Expr(value=_call(_attr(target, "append"), [self.atom(rest[0])]))]
+        if p in ("srcad.list_extend", "list.extend"):
+            return pre + [gast.Expr(value=_call(_attr(target, "extend"), [self.atom(rest[0])]))]
         if p in ("srcad.list_pop", "list.pop"):
             call = _call(_attr(target, "pop"), [])
             if self.uses[op.outs[1]] == 0:

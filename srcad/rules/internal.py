@@ -74,6 +74,23 @@ def _appended(sig):
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
         updates=0)
+
+
+def _extended(sig):
+    xs, ys = sig.type("xs"), sig.type("ys")
+    elt = xs.elt if isinstance(xs, T.List) else T.BOTTOM
+    for e in ys.elts if isinstance(ys, T.Tuple) else (ys.elt,) if isinstance(ys, T.List) else (T.UNKNOWN,):
+        elt = T.join(elt, e)
+    return T.List(elt)
+
+
+# xs.extend(ys): the adjoint splits the cotangent list back into xs's part and ys's part
+defrule("srcad.list_extend", "xs, ys", jvp_all="srcad.list_extend(t_xs, t_ys)",
+        vjp_all="srcad.list_unextend(g, ys)", diff=("xs", "ys"), out=_extended, fn=rt.list_extend,
+        updates=0)
+defrule("srcad.list_unextend", "c, ys", jvp={"c": "srcad.list_unextend(t, ys)"},
+        vjp={"c": "srcad.list_extend(list(g[0]), g[1])"}, out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))),
+        fn=rt.list_unextend, linear=("c",))
 defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
@@ -85,6 +102,7 @@ defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
 # list methods (the receiver is the first parameter)
 alias("list.append", "srcad.list_append", attr=True, fn=None)
 alias("list.pop", "srcad.list_pop", attr=True, fn=None)
+alias("list.extend", "srcad.list_extend", attr=True, fn=None)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy)
 nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index)
 nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)

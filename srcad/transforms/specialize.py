@@ -26,7 +26,7 @@ from ..rules import registry
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
 _VARARG_METHODS = {"reshape", "transpose"}
-_MUTATORS = {"append": "list.append", "pop": "list.pop"}
+_MUTATORS = {"append": "list.append", "pop": "list.pop", "extend": "list.extend"}
 _MAX_ROUNDS = 8
 
 

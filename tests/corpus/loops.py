@@ -289,6 +289,16 @@ def reversed_ranges(x):
     return s
 
 
+def extended_list(x):
+    ys = [x[0] * 2.0]
+    ys.extend([x[1], x[2] * x[0]])
+    ys.extend((x[1] * 3.0,))
+    s = 0.0
+    for y in ys:
+        s = s + y * y
+    return s + ys[2] * ys[3]
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -328,4 +338,5 @@ CASES = [
     (assemble_with_add_at, (rng.normal(size=3),)),
     (list_slices_and_starred, (rng.normal(size=3),)),
     (reversed_ranges, (np.array([0.3, 1.2, 0.5, -0.4, 0.7]),)),
+    (extended_list, (rng.normal(size=3),)),
 ]
