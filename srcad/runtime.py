@@ -111,6 +111,18 @@ def list_unextend(c, ys):
         ys, np.ndarray) else list(part))
 
 
+def list_insert(xs, i, v):
+    """Insert v at position i of xs and return xs."""
+    xs.insert(i, v)
+    return xs
+
+
+def list_pop_at(xs, i):
+    """Remove item i of xs: (xs, the item)."""
+    v = xs.pop(i)
+    return xs, v
+
+
 def list_pop(xs):
     """Remove and return the last element of xs: (xs, element)."""
     v = xs.pop()

@@ -22,8 +22,8 @@ from ..ir.nodes import Apply, Const, Ext, For, Function, If, Var, While, iter_bl
 from ..rules import registry
 
 _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
-_STORES = ("srcad.list_append", "list.append", "srcad.list_extend", "list.extend", "operator.setitem",
-           "srcad.setitem", "srcad.scatter_add")
+_STORES = ("srcad.list_append", "list.append", "srcad.list_extend", "list.extend", "srcad.list_insert",
+           "list.insert", "operator.setitem", "srcad.setitem", "srcad.scatter_add")
 _CONTAINERS = (T.List, T.Tuple, T.Dict)
 _READ_ONLY_VIEWS = frozenset(("srcad.sum_adjoint", "srcad.broadcast_to", "numpy.broadcast_to",
                               "srcad.expand_reduced", "srcad.broadcast_like"))

@@ -177,6 +177,13 @@ class CodeEmitter(ExprEmitter):
             return pre + [gast.Expr(value=_call(_attr(target, "append"), [self.atom(rest[0])]))]
         if p in ("srcad.list_extend", "list.extend"):
             return pre + [gast.Expr(value=_call(_attr(target, "extend"), [self.atom(rest[0])]))]
+        if p in ("srcad.list_insert", "list.insert"):
+            return pre + [gast.Expr(value=_call(_attr(target, "insert"), [self.atom(a) for a in rest[:2]]))]
+        if p == "srcad.list_pop_at":
+            call = _call(_attr(target, "pop"), [self.atom(rest[0])])
+            if self.uses[op.outs[1]] == 0:
+                return pre + [gast.Expr(value=call)]
+            return pre + [_assign(_name(self.name(op.outs[1]), gast.Store()), call)]
         if p in ("srcad.list_pop", "list.pop"):
             call = _call(_attr(target, "pop"), [])
             if self.uses[op.outs[1]] == 0:

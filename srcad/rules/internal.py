@@ -95,6 +95,13 @@ defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
         fn=rt.list_pop, updates=0)
+# xs.insert(i, v) and xs.pop(i): each is the other's adjoint
+defrule("srcad.list_insert", "xs, i, v", jvp_all="srcad.list_insert(t_xs, i, t_v)",
+        vjp_all="srcad.list_pop_at(g, i)", diff=("xs", "v"), out=_appended, fn=rt.list_insert, updates=0)
+defrule("srcad.list_pop_at", "xs, i", jvp_all="srcad.list_pop_at(t_xs, i)",
+        vjp_all="(srcad.list_insert(g0, i, g1),)", diff=("xs",), nouts=2,
+        out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
+        fn=rt.list_pop_at, updates=0)
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem)
 defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
         vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",))
@@ -103,6 +110,7 @@ defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
 alias("list.append", "srcad.list_append", attr=True, fn=None)
 alias("list.pop", "srcad.list_pop", attr=True, fn=None)
 alias("list.extend", "srcad.list_extend", attr=True, fn=None)
+alias("list.insert", "srcad.list_insert", attr=True, fn=None)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy)
 nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index)
 nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)

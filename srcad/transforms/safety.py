@@ -22,7 +22,8 @@ from ..ir.nodes import Apply, Const, Function, Var, iter_ops
 _SCALAR = (T.Float, T.Int, T.Bool)
 #: operations that come from the user's own syntax (x[i] = v, xs.append(v), x += y); srcad's
 #: functional helpers (srcad.setitem, srcad.list_append) copy when needed and need no check
-USER_MUTATIONS = frozenset({"operator.setitem", "list.append", "list.pop", "list.extend", "srcad.add_at"}) | INPLACE_OPERATORS
+USER_MUTATIONS = frozenset({"operator.setitem", "list.append", "list.pop", "list.extend", "list.insert",
+                            "srcad.list_pop_at", "srcad.add_at"}) | INPLACE_OPERATORS
 
 
 def _describe(v: Var) -> str:

@@ -26,7 +26,7 @@ from ..rules import registry
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
 _VARARG_METHODS = {"reshape", "transpose"}
-_MUTATORS = {"append": "list.append", "pop": "list.pop", "extend": "list.extend"}
+_MUTATORS = {"append": "list.append", "pop": "list.pop", "extend": "list.extend", "insert": "list.insert"}
 _MAX_ROUNDS = 8
 
 
@@ -202,6 +202,8 @@ class Specializer:
         if prim == "srcad.mutate":
             name, recv = args[0].value, args[1]
             t = atom_type(recv)
+            if isinstance(t, T.List) and name == "pop" and len(args) == 3 and not kw:
+                return "srcad.list_pop_at", (recv, args[2]), kw  # xs.pop(i)
             if isinstance(t, T.List) and name in _MUTATORS and (name != "pop" or len(args) == 2):
                 return _MUTATORS[name], (recv, *args[2:]), kw
             raise UnsafeMutationError(

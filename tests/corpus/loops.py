@@ -293,10 +293,12 @@ def extended_list(x):
     ys = [x[0] * 2.0]
     ys.extend([x[1], x[2] * x[0]])
     ys.extend((x[1] * 3.0,))
-    s = 0.0
+    ys.insert(1, x[0] * x[2])
+    first = ys.pop(0)
+    s = first * ys.pop(2)
     for y in ys:
         s = s + y * y
-    return s + ys[2] * ys[3]
+    return s + ys[2] * ys[1]
 
 
 rng = np.random.default_rng(2)
