@@ -22,6 +22,7 @@ from .frontend.lower import Lowered_, lower_function
 from .ir import types as T
 from .ir.nodes import Apply, Const, Function, Param, iter_ops
 from .ir.verify import verify
+from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
 from .transforms.activity import analyze
 from .transforms.batched import batched_forward
@@ -197,7 +198,7 @@ def build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     body = em.b.end_function((result,))
     name = f"{spec.prefix}_{f.name}"
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, False, f.doc))
-    out = _record(trace, "optimized", optimize(out))
+    out = _record(trace, "optimized", verify(copy_gradients_of_inputs(optimize(out))))
     saved = saved_report(f, plan, out)
     header = _header(fn, spec, arg_types, f, saved)
     rendered = render(out, name, header)

@@ -111,6 +111,16 @@ def list_unextend(c, ys):
         ys, np.ndarray) else list(part))
 
 
+def iter_items(x):
+    """What `for v in x` goes through: a dict's keys (as a tuple), anything else itself."""
+    return tuple(x) if isinstance(x, dict) else x
+
+
+def iter_adjoint(c, x):
+    """The adjoint of iter_items: a dict's keys carry no derivative (zeros for its values)."""
+    return zeros_like(x) if isinstance(x, dict) else c
+
+
 def list_insert(xs, i, v):
     """Insert v at position i of xs and return xs."""
     xs.insert(i, v)

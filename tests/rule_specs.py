@@ -268,6 +268,7 @@ helper("srcad.interp_slope_adjoint", "rt.interp_slope_adjoint(x, np.array([0.2, 
        x=normal(2))
 helper("srcad.list_unrepeat", "np.array(rt.list_unrepeat([x[0], x[1], x[2], x[0] * x[1]], [0.0, 0.0]))", x=V3)
 helper("srcad.list_unextend", "np.array(rt.list_unextend([x[0], x[1] * x[2], x[2]], [0.0, 0.0])[1])", x=V3)
+helper("srcad.iter_adjoint", "np.array(rt.iter_adjoint((x[0], x[1] * x[2]), [0.0, 0.0]))", x=V3)
 helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0, 2]))", x=V3)
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)

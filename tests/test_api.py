@@ -307,3 +307,23 @@ def test_traceback_names_every_user_line_a_failing_statement_evaluates():
         srcad.grad(_fused_failure)(2.0)
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert "return y * z[3]" in notes
+
+
+def _inner_product(x, w):
+    return np.sum(x * w)
+
+
+def test_a_gradient_is_never_the_callers_argument_itself():
+    x, w = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    g = srcad.grad(_inner_product)(x, w)  # d/dx = w: a copy of it
+    g *= 10.0
+    assert np.array_equal(w, [3.0, 4.0]) and np.array_equal(g, [30.0, 40.0])
+
+
+def _int_weighted(A):
+    return np.sum(A * np.arange(A.size).reshape(A.shape))
+
+
+def test_gradient_of_a_float_array_is_float_even_with_int_weights():
+    g = srcad.grad(_int_weighted)(np.ones((2, 3)))
+    assert g.dtype == np.float64 and np.array_equal(g, np.arange(6.0).reshape(2, 3))

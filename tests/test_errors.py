@@ -128,3 +128,9 @@ def test_indexing_an_object_with_a_differentiated_value_is_refused():
         srcad.grad(bad.indexes_an_object)(np.ones(2))
     assert _lines(err) == [line_of("np.r_[x, x]")]
     assert "np.concatenate" in str(err.value)
+
+
+def test_dict_keys_computed_at_run_time_are_refused():
+    with pytest.raises(srcad.TypeSupportError) as err:
+        srcad.grad(bad.dict_with_runtime_keys)(1.5)
+    assert _lines(err) == [line_of("out[k] = x * 2.0")]

@@ -270,7 +270,7 @@ def refine(rule, sig, out: T.Type) -> T.Type:
     be inferred."""
     if rule.name in shape_rules.KEEPS_KIND and rule.params and isinstance(out, T.Array) and out.kind == "f":
         first = sig.type(rule.params[0])
-        if isinstance(first, T.Array) and first.kind in ("i", "u", "b"):
+        if isinstance(first, T.Array) and first.kind in ("i", "u", "b", None):  # (None: unknown)
             out = T.Array(out.ndim, first.kind, out.shape)
     if rule.name == "srcad.array_adjoint" and isinstance(out, T.List):
         x = sig.type("x")  # the cotangent of a list has the list's element type

@@ -152,3 +152,38 @@ class _Views:
 
 def copy_views_read_across_writes(fn: Function) -> Function:
     return dataclasses.replace(fn, body=_Views(fn).block(fn.body))
+
+
+def copy_gradients_of_inputs(fn: Function) -> Function:
+    """A gradient that simplified to an argument itself (or a view of one: d/dx sum(x * w)
+    is w) is copied before it is returned, so that changing the gradient in place (g *= lr)
+    never changes the caller's argument."""
+    aliases = Aliases(fn)
+    foreign = {aliases.find(p) for p in fn.body.params}
+    defs = {op.outs[0]: op for op in fn.body.ops if isinstance(op, Apply) and len(op.outs) == 1}
+    next_id = [max_var_id(fn) + 1]
+    extra: list = []
+
+    def own(a):
+        if isinstance(a, Var) and a in defs and defs[a].prim == "srcad.tuple":
+            d = defs[a]
+            args = tuple(own(x) for x in d.args)
+            if args == d.args:
+                return a
+            v = Var(next_id[0], a.hint, a.type)
+            next_id[0] += 1
+            extra.append(Apply((v,), "srcad.tuple", args, (), d.loc))
+            return v
+        if isinstance(a, Var) and isinstance(a.type, (T.Array, T.Num, T.Unknown)) and aliases.find(a) in foreign:
+            v = Var(next_id[0], "", a.type)
+            next_id[0] += 1
+            extra.append(Apply((v,), "numpy.copy" if isinstance(a.type, T.Array) else "srcad.copy_value",
+                               (a,), (), fn.loc))
+            return v
+        return a
+
+    yields = tuple(own(y) for y in fn.body.yields)
+    if not extra:
+        return fn
+    body = dataclasses.replace(fn.body, ops=fn.body.ops + tuple(extra), yields=yields)
+    return dataclasses.replace(fn, body=body)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
+import numpy as np
+
 from ..analysis.shape_rules import NO, SHAPES
 from ..analysis.shapes import broadcast
 from ..ir import types as T
@@ -28,11 +30,23 @@ def _is_num(a: Atom, value: float) -> bool:
     return isinstance(a, Const) and type(a.value) in (int, float) and a.value == value
 
 
+def _keeps(x: Atom, c: Const) -> bool:
+    """Does x op c (c a 0 or 1) have x's type? Floats always; ints and int arrays with an int c."""
+    if _floaty(x):
+        return True
+    t = atom_type(x)
+    integral = isinstance(t, T.Int) or (isinstance(t, T.Array) and t.kind in ("i", "u"))
+    return integral and type(c.value) is int and not (isinstance(x, Const) and isinstance(x.value, np.ndarray)
+                                                      and x.value.dtype.kind not in "iu")
+
+
 def _floaty(a: Atom) -> bool:
-    """A number or array whose type an identity like x * 1 -> x keeps (not a bool)."""
+    """A float or float array: an identity like x * 1 -> x keeps its type (an int or bool
+    times 1.0 would become a float)."""
     t = atom_type(a)
-    return isinstance(t, (T.Float, T.Num, T.Int, T.Unknown)) or (
-        isinstance(t, T.Array) and t.kind in ("f", "i", None))
+    if isinstance(a, Const) and isinstance(a.value, np.ndarray):
+        return a.value.dtype.kind == "f"
+    return isinstance(t, (T.Float, T.Num, T.Unknown)) or (isinstance(t, T.Array) and t.kind in ("f", None))
 
 
 _ELEMENTWISE = {"operator.add", "operator.sub", "operator.mul", "operator.truediv", "operator.eq",
@@ -127,24 +141,24 @@ class Simplifier:
         if len(a) == 2:
             x, y = a
             if p == "operator.add":
-                if _is_num(y, 0) and _floaty(x) and atom_type(x) == op.out.type:
+                if _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
                     return x
-                if _is_num(x, 0) and _floaty(y) and atom_type(y) == op.out.type:
+                if _is_num(x, 0) and _keeps(y, x) and atom_type(y) == op.out.type:
                     return y
                 for u, v in ((x, y), (y, x)):  # u + -w is u - w (exactly, in IEEE arithmetic)
                     d = self.defs.get(v) if isinstance(v, Var) else None
                     if d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0]) and _floaty(u):
                         return dataclasses.replace(op, prim="operator.sub", args=(u, d.args[0]))
-            if p == "operator.sub" and _is_num(y, 0) and _floaty(x) and atom_type(x) == op.out.type:
+            if p == "operator.sub" and _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
                 return x
             if p in ("operator.mul", "operator.truediv"):
                 masked = self.masked(op)
                 if masked is not None:
                     return masked
             if p == "operator.mul":
-                if _is_num(y, 1) and _floaty(x) and atom_type(x) == op.out.type:
+                if _is_num(y, 1) and _keeps(x, y) and atom_type(x) == op.out.type:
                     return x
-                if _is_num(x, 1) and _floaty(y) and atom_type(y) == op.out.type:
+                if _is_num(x, 1) and _keeps(y, x) and atom_type(y) == op.out.type:
                     return y
                 for u, v in ((x, y), (y, x)):
                     d = self.defs.get(v) if isinstance(v, Var) else None

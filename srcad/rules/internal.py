@@ -205,4 +205,7 @@ defrule("srcad.dict_like", "d, v", jvp={"v": "srcad.dict_like(d, t)"}, vjp={"v":
 defrule("srcad.items_cotangent", "d, pairs", jvp={"pairs": "srcad.items_cotangent(d, t)"},
         vjp={"pairs": "srcad.dict_items(g)"}, out=ty.same("d"), fn=rt.items_cotangent, linear=("pairs",))
 # `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
-defrule("srcad.iter", "x", jvp="t", vjp="g", out=ty.same("x"), fresh=False, linear=("x",))
+defrule("srcad.iter", "x", jvp="srcad.iter_items(t)", vjp="srcad.iter_adjoint(g, x)", out=ty.unknown,
+        fn=rt.iter_items, linear=("x",))
+defrule("srcad.iter_adjoint", "c, x", jvp={"c": "srcad.iter_adjoint(t, x)"}, vjp={"c": "srcad.iter_items(g)"},
+        out=ty.same("x"), fn=rt.iter_adjoint, fresh=False, linear=("c",))

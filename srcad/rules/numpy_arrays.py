@@ -45,12 +45,22 @@ defrule("numpy.full", "shape, fill_value, dtype=None, order='C'", jvp={"fill_val
 defrule("numpy.full_like", "a, fill_value, dtype=None", jvp={"fill_value": "np.full_like(a, t, dtype)"},
         vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=ty.array_like("a", kind=None),
         linear=("fill_value",))
+def _arange_type(sig) -> T.Type:
+    """An int array for int arguments, a float array if any is a float."""
+    ts = [sig.type(p) for p in ("start", "stop", "step")]
+    if any(isinstance(t, (T.Float, T.Num)) for t in ts):
+        return T.Array(1, "f")
+    if all(isinstance(t, (T.Int, T.Bool, T.NoneT)) for t in ts):
+        return T.Array(1, "i")
+    return T.Array(1, None)
+
+
 # arange(start, stop, step) is start + k * step (with one argument, that argument is stop)
 defrule("numpy.arange", "start, stop=None, step=None, dtype=None",
         jvp={"start": "t * np.ones(np.shape(ans)) if stop is not None else 0.0 * ans",
              "step": "t * np.arange(np.size(ans))"},
         vjp={"start": "np.sum(g) if stop is not None else 0.0", "step": "np.sum(g * np.arange(np.size(ans)))"},
-        out=ty.array(1, None))
+        out=_arange_type)
 _WEIGHTS = "np.sum(np.moveaxis(g, 0, -1) * np.linspace({}, num, endpoint), axis=-1)"
 defrule("numpy.linspace", "start, stop, num=50, endpoint=True",
         jvp={"start": "np.linspace(t, 0.0 * t, num, endpoint)", "stop": "np.linspace(0.0 * t, t, num, endpoint)"},

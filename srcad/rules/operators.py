@@ -63,7 +63,7 @@ def _setitem_type(sig) -> T.Type:
     """x itself, except that a dict gets (or replaces) the key: d["new"] = v."""
     x = sig.type("x")
     key = sig.const("idx", NotImplemented)
-    if isinstance(x, T.Dict) and key is not NotImplemented:
+    if isinstance(x, T.Dict):
         items = [(k, t) for k, t in x.items if k != key]
         return T.Dict(tuple(items) + ((key, sig.type("v")),)) if len(items) == len(x.items) else \
             T.Dict(tuple((k, sig.type("v") if k == key else t) for k, t in x.items))

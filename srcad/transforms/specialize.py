@@ -139,6 +139,12 @@ class Specializer:
         if rule is None:
             raise NoRuleError(f"no rule named {prim}", [diagnostic(op.loc, f"no rule named {prim}")])
         self.check_call(rule, args, kw, op)
+        if prim in ("operator.setitem", "srcad.setitem") and isinstance(atom_type(args[0]), T.Dict) \
+                and not isinstance(args[1], Const):
+            raise TypeSupportError("a dict key computed at run time", [diagnostic(
+                op.loc, "a dict filled with keys known only at run time (d[k] = v in a loop over keys)",
+                "srcad tracks a dict's keys while transforming: build it with constant keys "
+                "(d = {'a': ..., 'b': ...}) or keep the values in a list")])
         if prim == "operator.getitem" and _iterates_dict(args):
             raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
                 op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
@@ -150,9 +156,10 @@ class Specializer:
         if prim == "srcad.iter" or (prim == "srcad.method" and args[0] == Const("keys") and len(args) == 2):
             seq = args[-1]  # for k in d (or d.keys()): the keys; any other sequence: itself
             d = atom_type(seq)
-            if isinstance(d, T.Dict) or prim == "srcad.iter":
+            if isinstance(d, T.Dict) or (prim == "srcad.iter" and not isinstance(d, T.Unknown)):
                 self.env[op.outs[0]] = Const(tuple(k for k, _ in d.items)) if isinstance(d, T.Dict) else seq
                 return pre
+            # (a value of unknown type, maybe a dict: srcad.iter stays, as a run-time check)
         known = _known_result(prim, args, kw) if len(op.outs) == 1 and not rule.impure else None
         if known is not None:  # shapes and arithmetic on them: constants for what follows
             self.env[op.outs[0]] = known

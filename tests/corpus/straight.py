@@ -138,6 +138,12 @@ def arange_from(x):
     return np.sum(np.sin(np.arange(x, x + 2.5, 0.5)))
 
 
+def int_weights(A):
+    Q = A.copy()
+    Q[:, 0] = Q[:, 0] * 2.0
+    return np.sum(Q * np.arange(Q.size).reshape(Q.shape)) + np.sum(A * np.arange(A.size).reshape(A.shape))
+
+
 rng = np.random.default_rng(1)
 X = rng.uniform(0.2, 0.9, size=5)
 Y = rng.uniform(0.2, 0.9, size=5)
@@ -171,4 +177,5 @@ CASES = [
     (divmod_parts, (1.3,)),
     (repeated_fancy_writes, (rng.normal(size=3),)),
     (arange_from, (0.3,)),
+    (int_weights, (rng.normal(size=(3, 2)),)),
 ]

@@ -116,3 +116,10 @@ def write_after_store(x):
 
 def indexes_an_object(x):
     return np.sum(np.r_[x, x] ** 2)
+
+
+def dict_with_runtime_keys(x):
+    out = {}
+    for k in ["a", "b"]:
+        out[k] = x * 2.0
+    return out["a"] * out["b"]
