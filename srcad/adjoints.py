@@ -1,6 +1,7 @@
 """Run-time helpers of particular rules: derivatives that are exact where the textbook
 formula divides by zero (prod and cumprod at zeros, x ** y at x = 0), the adjoints of
-2-vector cross products and of repeated fancy-index writes, and dict iteration.
+2-vector cross products and of repeated fancy-index writes, dict iteration, and the
+weights of trapezoid quadrature, polynomial evaluation and linear interpolation.
 
 Part of srcad.runtime (which re-exports every name here): generated code calls them, and
 `srcad codegen` copies them into standalone modules.
@@ -17,14 +18,12 @@ def log_or_zero(x):
     return float(np.log(x)) if x != 0.0 else 0.0
 
 
-
 def cross2_adjoint(c, o, which):
     """The adjoint of np.cross for 2-vectors (result a0 b1 - a1 b0) in operand `which` (0 for
     a, 1 for b), with o the other operand and c the cotangent of the result."""
     c = np.asarray(c, dtype=float)[..., None]
     o = np.asarray(o, dtype=float)
     return (1 - 2 * which) * np.concatenate([c * o[..., 1:2], -c * o[..., 0:1]], axis=-1)
-
 
 
 def write_winners(x, idx):
@@ -41,7 +40,6 @@ def write_winners(x, idx):
     return last[idx] == ids
 
 
-
 def _cumprod_parts(a, axis):
     """a with its reduced axis last (flattened for axis=None), and per position: before the
     first 0 of its row, at that first 0, and the products with that 0 taken as 1."""
@@ -52,10 +50,8 @@ def _cumprod_parts(a, axis):
     return np.where(first, 1.0, a2), before, first
 
 
-
 def _cumprod_back(out, a, axis):
     return np.reshape(out, np.shape(a)) if axis is None else np.moveaxis(out, -1, axis)
-
 
 
 def cumprod_adjoint(c, a, axis=None):
@@ -71,7 +67,6 @@ def cumprod_adjoint(c, a, axis=None):
     return _cumprod_back(out, a, axis)
 
 
-
 def cumprod_tangent(v, a, axis=None):
     """The tangent of np.cumprod(a, axis) along v, exact where elements are 0."""
     a1, before, first = _cumprod_parts(a, axis)
@@ -82,15 +77,12 @@ def cumprod_tangent(v, a, axis=None):
     return out if axis is None else np.moveaxis(out, -1, axis)
 
 
-
 def dict_values(d):
     return tuple(d.values())
 
 
-
 def dict_items(d):
     return tuple(d.items())
-
 
 
 def dict_like(d, values):
@@ -98,11 +90,9 @@ def dict_like(d, values):
     return dict(zip(d, values))
 
 
-
 def items_cotangent(d, pairs):
     """The cotangent of d.items(): the value half of each (key, value) pair."""
     return dict(zip(d, (p[1] for p in pairs)))
-
 
 
 def prod_partials(a, axis=None):
