@@ -81,17 +81,21 @@ class Aliases:
                     if isinstance(op, While):
                         self.union(o, op.cond.params[i])
                     carried.append((op, o, op.body.yields[i]))
+        made: dict = {}  # id(loop) -> the values its body defines (once per loop)
         for op, o, y in reversed(carried):  # inner loops first
-            if not (user and self._made_by(op, y)):
+            if not (user and self._made_by(op, y, made)):
                 self.union(o, y)
         self._finish()
 
-    def _made_by(self, loop, y) -> bool:
+    def _made_by(self, loop, y, made: dict) -> bool:
         """Is y's object made by the loop body, anew on each iteration?"""
         if not isinstance(y, Var) or not isinstance(y.type, T.Array):
             return False
-        made = {o for inner in iter_ops(loop.body) for o in getattr(inner, "outs", ())}
-        made |= {p for b in iter_blocks(loop.body) if b is not loop.body for p in b.params}  # inner loops
+        if id(loop) not in made:
+            defined = {o for inner in iter_ops(loop.body) for o in getattr(inner, "outs", ())}
+            defined |= {p for b in iter_blocks(loop.body) if b is not loop.body for p in b.params}  # inner loops
+            made[id(loop)] = defined
+        made = made[id(loop)]
         root = self.find(y)
         group = [v for v in list(self.parent) if self.find(v) == root]
         return all(v in made and v not in self.foreign_vars for v in group)

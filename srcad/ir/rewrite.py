@@ -8,6 +8,17 @@ from typing import Mapping
 from .nodes import Apply, Atom, Block, For, If, Op, Var, While
 
 
+def map_blocks(op: Op, f) -> Op:
+    """`op` with `f` applied to each block it owns (an Apply is returned as is)."""
+    if isinstance(op, If):
+        return dataclasses.replace(op, then=f(op.then), orelse=f(op.orelse))
+    if isinstance(op, For):
+        return dataclasses.replace(op, body=f(op.body))
+    if isinstance(op, While):
+        return dataclasses.replace(op, cond=f(op.cond), body=f(op.body))
+    return op
+
+
 def sub_atom(a: Atom, subst: Mapping[Var, Atom]) -> Atom:
     """Follow `subst` from `a` until reaching a value that is not replaced."""
     seen = 0

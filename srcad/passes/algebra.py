@@ -19,7 +19,8 @@ import dataclasses
 from collections import Counter
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks, max_var_id
+from ..ir.nodes import Apply, Atom, Block, Const, Function, Var, atom_type, iter_blocks, max_var_id
+from ..ir.rewrite import map_blocks
 
 _MUL, _DIV, _NEG = "operator.mul", "operator.truediv", "operator.neg"
 _PRODUCT = (_MUL, _DIV, _NEG)
@@ -59,17 +60,8 @@ class _Gatherer:
                 new = self.rewrite(op, defs) if op.prim in _PRODUCT and not op.kw else None
                 ops.extend(new if new is not None else [op])
             else:
-                ops.append(self.region(op))
+                ops.append(map_blocks(op, self.block))
         return Block(b.params, tuple(ops), b.yields)
-
-    def region(self, op):
-        if isinstance(op, If):
-            return dataclasses.replace(op, then=self.block(op.then), orelse=self.block(op.orelse))
-        if isinstance(op, For):
-            return dataclasses.replace(op, body=self.block(op.body))
-        if isinstance(op, While):
-            return dataclasses.replace(op, cond=self.block(op.cond), body=self.block(op.body))
-        return op
 
     def factors(self, a: Atom, power: int, defs: dict, out: list, root: bool = False) -> int:
         """Flatten a product tree into (atom, ±1) factors; returns the sign; counts array ops."""

@@ -26,6 +26,7 @@ from collections import Counter
 from ..analysis.aliases import Aliases, update_base
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, For, Function, If, Var, While, iter_ops, max_var_id
+from ..ir.rewrite import map_blocks
 
 
 def _updated(block: Block) -> set:
@@ -118,7 +119,7 @@ class _Views:
         return out
 
     def block(self, b: Block) -> Block:
-        ops = [self._nested(op) for op in b.ops]
+        ops = [map_blocks(op, self.block) for op in b.ops]
         out = []
         for i, op in enumerate(ops):
             if self._read_across_write(op, ops[i + 1:], b.yields):
@@ -128,15 +129,6 @@ class _Views:
                 op = Apply(op.outs, "numpy.copy", (view,), (), op.loc)
             out.append(op)
         return dataclasses.replace(b, ops=tuple(out))
-
-    def _nested(self, op):
-        if isinstance(op, If):
-            return dataclasses.replace(op, then=self.block(op.then), orelse=self.block(op.orelse))
-        if isinstance(op, For):
-            return dataclasses.replace(op, body=self.block(op.body))
-        if isinstance(op, While):
-            return dataclasses.replace(op, cond=self.block(op.cond), body=self.block(op.body))
-        return op
 
     def _read_across_write(self, op, rest, yields) -> bool:
         if not (isinstance(op, Apply) and op.prim == "operator.getitem" and isinstance(op.args[0], Var)

@@ -46,35 +46,17 @@ class LoopAdjoints:
 
     def fwd_for(self, op: For) -> None:
         n = len(op.init)
-        counting = self._counts_trips(op)
-        if counting:
-            self.b.var_hints[("trip", id(op))] = "_trips"
-            self.b.write(("trip", id(op)), Const(0))
+        counting = self._start_trips(op)
         index, params = self.b.begin_for(
             self.fwd(op.start), self.fwd(op.stop), self.fwd(op.step), tuple(self.fwd(a) for a in op.init),
             index_hint=op.body.params[0].hint or "i", hints=tuple(p.hint for p in op.body.params[1:]),
             types=tuple(p.type for p in op.body.params[1:]), reverse=op.reverse, loc=op.loc)
         self.layers.append(dict(zip(op.body.params, (index,) + params)))
-        self.loop_depth += 1
-        self._push_all(op, params=True)
-        self.fwd_block(op.body)
-        if counting:
-            self._count_trip(op)
-        self._push_all(op, params=False)
-        ys = tuple(self.fwd(y) for y in op.body.yields)
-        self.loop_depth -= 1
-        self.layers.pop()
-        outs = self.b.end_for(ys[:n], ys[n] if op.exits else None)
-        self.layers[-1].update(zip(op.outs, outs))
-        if counting:
-            self.layers[-1][self.trip_var(op)] = self.b.read(("trip", id(op)))
+        self._fwd_loop_body(op, n, counting, self.b.end_for)
 
     def fwd_while(self, op: While) -> None:
         n = len(op.init)
-        counting = self._counts_trips(op)
-        if counting:
-            self.b.var_hints[("trip", id(op))] = "_trips"
-            self.b.write(("trip", id(op)), Const(0))
+        counting = self._start_trips(op)
         hints = tuple(p.hint for p in op.body.params)
         types = tuple(p.type for p in op.body.params)
         cparams = self.b.begin_while(tuple(self.fwd(a) for a in op.init), hints, types, op.loc)
@@ -84,6 +66,19 @@ class LoopAdjoints:
         self.layers.pop()
         bparams = self.b.begin_while_body(cond)
         self.layers.append(dict(zip(op.body.params, bparams)))
+        self._fwd_loop_body(op, n, counting, self.b.end_while)
+
+    def _start_trips(self, op) -> bool:
+        """Count the iterations of `op` when its backward loop needs the count."""
+        counting = self._counts_trips(op)
+        if counting:
+            self.b.var_hints[("trip", id(op))] = "_trips"
+            self.b.write(("trip", id(op)), Const(0))
+        return counting
+
+    def _fwd_loop_body(self, op, n: int, counting: bool, end) -> None:
+        """The forward sweep of a loop body (its parameters' layer already open), then close
+        the loop with `end` (the builder's end_for or end_while)."""
         self.loop_depth += 1
         self._push_all(op, params=True)
         self.fwd_block(op.body)
@@ -93,11 +88,10 @@ class LoopAdjoints:
         ys = tuple(self.fwd(y) for y in op.body.yields)
         self.loop_depth -= 1
         self.layers.pop()
-        outs = self.b.end_while(ys[:n], ys[n] if op.exits else None)
+        outs = end(ys[:n], ys[n] if op.exits else None)
         self.layers[-1].update(zip(op.outs, outs))
         if counting:
             self.layers[-1][self.trip_var(op)] = self.b.read(("trip", id(op)))
-
 
     def bwd_loop(self, op) -> None:
         is_for = isinstance(op, For)
