@@ -37,7 +37,3 @@ def unflatten(spec, leaves):
         return s[0](*children) if hasattr(s[0], "_fields") else s[0](children)
 
     return build(spec)
-
-
-def is_leaf(tree) -> bool:
-    return not isinstance(tree, (dict, list, tuple))
