@@ -18,19 +18,11 @@ from .ir import types as T
 from .dispatch import Transformed, _quick_kind, _reader, _signature_of, _spec
 from .pipeline import Spec, build_batched, build_forward, build_vjp, differentiable_positions
 from .transforms.batched import NotBatchable
-from .trees import flatten
+from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output
 
 stop_gradient = runtime.stop_gradient
 
 
-
-
-def _check_structures(primals, tangents) -> None:
-    """Each tangent must have its primal's structure (the same dict keys, list lengths)."""
-    for i, (p, t) in enumerate(zip(primals, tangents)):
-        if isinstance(t, (dict, list, tuple)) and flatten(p)[1] != flatten(t)[1]:
-            raise ArgumentError(f"jvp: the tangent of argument {i} does not have the structure of the "
-                                f"argument (dict keys, list and tuple lengths must match)")
 
 
 class JvpTransformed(Transformed):
@@ -39,6 +31,7 @@ class JvpTransformed(Transformed):
 
     def __init__(self, fn, kind: str = "jvp"):
         super().__init__(fn, Spec(kind, (), True, False), build_forward)
+        self._gate.reason = "it has a tangent"
 
     def __call__(self, primals, tangents):
         self._refresh()
@@ -48,9 +41,9 @@ class JvpTransformed(Transformed):
         if len(primals) != self._nparams:
             primals = self._prepare(primals, {})  # defaults filled in: they get no tangent
             tangents = tangents + (None,) * (len(primals) - len(tangents))
+        primals, tangents = admit_tangents(self._gate, primals, tangents, self._names)
         if self._readers is None:
             self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
-        _check_structures(primals, tangents)
         kinds = tuple(_quick_kind(a) for a in primals)
         present = tuple(t is not None for t in tangents)
         key = kinds + present + tuple(_quick_kind(read()) for _, read in self._readers)
@@ -61,7 +54,7 @@ class JvpTransformed(Transformed):
             built = self._build_for(key, arg_types, self._free_types(), Spec(self.spec.kind, wrt, True, False))
             built.wrt = wrt
         self._latest = built
-        return built.function(*primals, *(_as_tangent(tangents[i]) for i in built.wrt))
+        return built.function(*primals, *(tangents[i] for i in built.wrt))
 
     def latest(self):
         if self._latest is None:
@@ -82,6 +75,9 @@ class VjpTransformed(Transformed):
         given = len(primals)  # vjp_fn returns one cotangent per primal given (not per default)
         if len(primals) != self._nparams:
             primals = self._prepare(primals, {})
+        primals = admit_arguments(self._gate, primals, self._names,
+                                  self.only if self.only is not None else range(len(primals)),
+                                  NAMED if self.only is not None else IMPLICIT)
         if self._readers is None:
             self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
         key = tuple(_quick_kind(a) for a in primals) + tuple(_quick_kind(read()) for _, read in self._readers)
@@ -93,10 +89,11 @@ class VjpTransformed(Transformed):
             built.wrt = wrt
         self._latest = built
         out, aux, residuals = built.function(*primals)
-        backward, wrt = built.backward, built.wrt
+        check_output(self._gate, out)
+        backward, wrt, gate = built.backward, built.wrt, self._gate
 
         def vjp_fn(cotangent):
-            cts = backward(*residuals, cotangent)
+            cts = backward(*residuals, admit_cotangent(gate, out, cotangent))
             full = [None] * given
             for i, c in zip(wrt, cts):
                 if i < given:
@@ -200,10 +197,6 @@ def batched_jacobian(fun, args, argnum: int):
     return float(jac) if jac.ndim == 0 else jac
 
 
-def _as_tangent(t):
-    return float(t) if type(t) is int else t
-
-
 def _jvp_of(fun, kind: str = "jvp") -> JvpTransformed:
     cache = _cached(fun)
     got = cache.get(kind)
@@ -278,7 +271,7 @@ def _transform(kind: str, fun, argnums, has_aux: bool):
         if wrapped is not fun:  # a primitive: the transform of its one-line wrapper
             cache[quick] = _transform(kind, wrapped, argnums, has_aux)
             return cache[quick]
-        spec = _spec(kind, argnums, has_aux, len(_signature_of(fun).parameters))
+        spec = _spec(kind, argnums, has_aux, len(_signature_of(fun).parameters), fun)
         if spec not in cache:
             cache[spec] = Transformed(fun, spec)
         cache[quick] = cache[spec]

@@ -8,10 +8,13 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
-from .api import _jvp_of, batched_jacobian, grad, jvp, vjp_of
+from .api import _jvp_of, as_python_function, batched_jacobian, grad, jvp, vjp_of
 from .errors import ArgumentError
+from .gate import Gate, admit_arguments, admit_tangents, check_output
 from .trees import flatten, unflatten
 
 
@@ -36,10 +39,31 @@ def _zero(x):
 
 def _argnums(argnums, n):
     nums = argnums if isinstance(argnums, (tuple, list)) else (argnums,)
+    if isinstance(argnums, (tuple, list)) and not nums:
+        raise ArgumentError("argnums is an empty tuple; name at least one argument")
     for i in nums:
-        if not -n <= i < n:
-            raise ArgumentError(f"argnums {i} is out of range for {n} arguments")
+        if type(i) is not int or not -n <= i < n:
+            raise ArgumentError(f"argnums {i!r} is out of range for {n} arguments")
     return tuple(i % n for i in nums), isinstance(argnums, (tuple, list))
+
+
+def _admitted(kind: str, fun, args, nums):
+    """args with the arguments in nums through the type gate (ints promoted to float)."""
+    user = as_python_function(fun)
+    user = getattr(getattr(user, "__srcad_transform__", None), "_base", lambda: user)()
+    gate = Gate(f"{kind} of {getattr(fun, '__qualname__', getattr(fun, '__name__', 'f'))}", user)
+    names = _names(fun)
+    return admit_arguments(gate, tuple(args), names, nums), gate
+
+
+def _names(fun):
+    inner = getattr(fun, "__srcad_transform__", None)
+    if inner is not None:
+        return inner._names
+    try:
+        return tuple(inspect.signature(fun, follow_wrapped=False).parameters)
+    except (TypeError, ValueError):
+        return ()
 
 
 def _assemble(columns, out_shape, in_shape):
@@ -75,16 +99,20 @@ def jacfwd(fun, argnums=0, batched: bool = True):
     All directions go through the generated code at once (tangents with a leading batch
     axis) when srcad knows every shape; otherwise, or with batched=False, one jvp per
     direction."""
+    return _jacfwd(fun, argnums, batched, "jacfwd", fun)
 
+
+def _jacfwd(fun, argnums, batched: bool, kind: str, user):
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
+        args, gate = _admitted(kind, user, args, nums)
         parts = []
         for i in nums:
             got = batched_jacobian(fun, args, i) if batched else None
             parts.append(got if got is not None else _columns(fun, args, i))
         return _nest(parts, as_tuple)
 
-    jacobian.__name__ = f"jacfwd_{getattr(fun, '__name__', 'f')}"
+    jacobian.__name__ = f"{kind}_{getattr(user, '__name__', 'f')}"
     return jacobian
 
 
@@ -111,6 +139,7 @@ def jacrev(fun, argnums=0):
 
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
+        args, gate = _admitted("jacrev", fun, args, nums)
         out, vjp_fn = vjp_of(fun, only=tuple(nums))(*args)  # cotangents for argnums alone
         out_leaves, out_spec = flatten(out)
         rows = []  # rows[o]: the cotangents of args per entry of output leaf o
@@ -145,15 +174,18 @@ def _leaves_of(cotangent, n):
 
 def hessian(fun, argnums=0):
     """The Hessian of a scalar function: forward mode over reverse mode."""
-    return jacfwd(grad(fun, argnums=argnums), argnums=argnums)
+    return _jacfwd(grad(fun, argnums=argnums), argnums, True, "hessian", fun)
 
 
 def hvp(fun, primals, tangents):
     """Hessian-vector product H v of a scalar function, as jvp(grad(f)). Returns one array
     per differentiated argument (a tuple when there are several)."""
     primals, tangents = tuple(primals), tuple(tangents)
-    positions = tuple(i for i, (p, t) in enumerate(zip(primals, tangents))
-                      if t is not None and not isinstance(p, (bool, int, np.integer)))
+    if len(primals) != len(tangents):
+        raise ArgumentError(f"hvp: {len(primals)} primals but {len(tangents)} tangents")
+    gate = Gate(f"hvp of {getattr(fun, '__qualname__', 'f')}", as_python_function(fun), "it has a tangent")
+    primals, tangents = admit_tangents(gate, primals, tangents, _names(fun))
+    positions = tuple(i for i, t in enumerate(tangents) if t is not None)
     if not positions:
         raise ArgumentError("hvp needs at least one float argument with a tangent")
     g = grad(fun, argnums=positions if len(positions) > 1 else positions[0])

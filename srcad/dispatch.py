@@ -16,7 +16,8 @@ import numpy as np
 
 from . import cache
 from .codegen.compile import add_source_notes
-from .errors import ArgumentError, TypeSupportError
+from .errors import ArgumentError
+from .gate import Gate, admit_arguments
 from .ir import types as T
 from .pipeline import Built, Spec, build_reverse, forget_lowered, free_reads, lowered, user_function_globals
 
@@ -67,6 +68,8 @@ class Transformed:
         self._deps = None  # the user functions the code inlined, by the global names they had
         self._signature = _signature_of(fn)
         self._nparams = len(self._signature.parameters)
+        self._names = tuple(self._signature.parameters)
+        self._gate = Gate(f"{spec.kind} of {getattr(fn, '__qualname__', 'f')}", _user_function(fn))
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__module__ = getattr(fn, "__module__", None)
         self.__name__ = f"{spec.prefix}_{getattr(fn, '__name__', 'f')}"
@@ -108,14 +111,7 @@ class Transformed:
                 raise ArgumentError(f"{self.__name__}: {e}") from None
             bound.apply_defaults()
             args = tuple(bound.arguments.values())
-        for i in self.spec.argnums:
-            a = args[i]
-            if isinstance(a, (complex, np.complexfloating)) or (type(a) is np.ndarray and a.dtype.kind == "c"):
-                raise TypeSupportError(f"{self.__name__}: argument {i} is complex; srcad differentiates "
-                                       "real floats and float arrays (split real and imaginary parts)")
-            if type(a) is int or isinstance(a, (np.integer, np.bool_)) or (
-                    type(a) is np.ndarray and a.dtype.kind in "iub"):
-                args = args[:i] + (np.asarray(a, dtype=float) if type(a) is np.ndarray else float(a),) + args[i + 1:]
+        return admit_arguments(self._gate, args, self._names, self.spec.argnums)
         return args
 
     def _refresh(self) -> None:
@@ -245,13 +241,22 @@ def _signature_of(fn):
 
 def _check_argnums(argnums, nparams: int, fn) -> None:
     for i in argnums:
-        if not isinstance(i, int) or not -nparams <= i < nparams:
+        if type(i) is not int or not -nparams <= i < nparams:
             raise ArgumentError(f"argnums {i!r} is out of range for {getattr(fn, '__qualname__', fn)}, "
                                 f"which takes {nparams} arguments")
 
 
-def _spec(kind: str, argnums, has_aux: bool, nparams: int) -> Spec:
+def _user_function(fn):
+    """The user's function behind a transform (for error locations)."""
+    inner = getattr(fn, "__srcad_transform__", None)
+    return inner._base() if inner is not None else fn
+
+
+def _spec(kind: str, argnums, has_aux: bool, nparams: int, fn=None) -> Spec:
     as_tuple = isinstance(argnums, (tuple, list))
     nums = tuple(argnums) if as_tuple else (argnums,)
-    nums = tuple(i + nparams if isinstance(i, int) and i < 0 else i for i in nums)
+    if as_tuple and not nums:
+        raise ArgumentError(f"{kind}: argnums is an empty tuple; name at least one argument")
+    _check_argnums(nums, nparams, fn)  # (before negative positions are resolved: -3 of 2 is out)
+    nums = tuple(i + nparams if i < 0 else i for i in nums)
     return Spec(kind, nums, as_tuple, has_aux)

@@ -163,16 +163,41 @@ def _max_id(fn: Function) -> int:
     return max_var_id(fn)
 
 
-def _check_scalar(fn: Function, spec: Spec) -> None:
+def _check_scalar(fn: Function, spec: Spec) -> Function:
+    """grad's output must be a real scalar: refused when its type says otherwise, checked
+    when the generated code runs when its type leaves it open (srcad.scalar_output)."""
     out = fn.body.yields[0]
-    t = out.type if not isinstance(out, Const) else T.FLOAT
-    bad = (isinstance(t, T.Array) and t.ndim not in (0, None)) or isinstance(t, (T.Tuple, T.List, T.Dict))
-    if bad:
-        what = f"an array of rank {t.ndim}" if isinstance(t, T.Array) else f"a {t}"
-        hint = ("grad needs a scalar output; use srcad.jacrev or srcad.vjp for other outputs, or "
-                "has_aux=True to return extra values")
-        raise NonScalarOutputError(f"{spec.kind} of a function whose output is {what}",
-                                   [diagnostic(fn.loc, f"{fn.name} returns {what}", hint)])
+    t = out.type if not isinstance(out, Const) else T.of_value(out.value)
+    if isinstance(t, (T.Float, T.Int, T.Bool)) or (isinstance(t, T.Array) and t.ndim == 0 and t.kind in "fiub"):
+        return fn
+    if isinstance(t, (T.Array, T.Num, T.Unknown)) and (not isinstance(t, T.Array) or t.ndim is None) and (
+            not isinstance(t, T.Array) or t.kind in ("f", "i", "u", "b", None)):
+        where = _return_loc(fn)
+        text = f"{where.file}:{where.line}:{where.col}" if where else fn.name
+        v = T.FLOAT if isinstance(t, T.Num) else t
+        from .ir.nodes import Var  # (a small rewrite of the body's tail)
+
+        checked = Var(_max_id(fn) + 1, "", v)
+        op = Apply((checked,), "srcad.scalar_output", (out, Const(f"{spec.kind} of {fn.doc or fn.name} ({text})")),
+                   (), where)
+        body = dataclasses.replace(fn.body, ops=fn.body.ops + (op,), yields=(checked,) + fn.body.yields[1:])
+        return dataclasses.replace(fn, body=body)
+    if isinstance(t, T.Array) and t.ndim not in (0, None):
+        what = f"an array of rank {t.ndim}" + (f" (shape {t.shape})" if t.shape is not None else "")
+    elif isinstance(t, T.Array) and t.kind == "c" or isinstance(t, T.Opaque) and t.kind == "complex":
+        what = "a complex value"
+    else:
+        what = {T.NoneT: "None", T.Str: "a string"}.get(type(t), f"a {t}")
+    hint = ("grad needs a real scalar output (a float, or an array of shape ()); use srcad.jacrev or "
+            "srcad.vjp for other outputs, has_aux=True to return extra values, or index/sum the result")
+    where = _return_loc(fn)
+    raise NonScalarOutputError(f"{spec.kind} of a function whose output is {what}",
+                               [diagnostic(where or fn.loc, f"{fn.name} returns {what}", hint)])
+
+
+def _return_loc(fn: Function):
+    """The user's return statement (the last one, when there are several), or None."""
+    return fn.returns[-1] if fn.returns else None
 
 
 def _describe(arg_types, fn: Function) -> str:
@@ -180,9 +205,8 @@ def _describe(arg_types, fn: Function) -> str:
 
 
 def build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
-    f = _split_aux(typed(fn, arg_types, free_types), spec)
+    f = _check_scalar(_split_aux(typed(fn, arg_types, free_types), spec), spec)
     _record(trace, "typed", f)
-    _check_scalar(f, spec)
     params = f.body.params
     outputs = (f.body.yields[0],)
     act = analyze(f.body, tuple(params[i] for i in spec.argnums), outputs)

@@ -45,7 +45,8 @@ def zeros_like(x):
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape)
     if isinstance(x, (list, tuple)):
-        return type(x)(zeros_like(e) for e in x)
+        items = [zeros_like(e) for e in x]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)  # (named tuples too)
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     return None if x is None else 0.0
@@ -54,7 +55,8 @@ def zeros_like(x):
 def add(a, b):
     """Sum two cotangents elementwise, also for lists, tuples and dicts of them."""
     if isinstance(a, (list, tuple)):
-        return type(a)(add(x, y) for x, y in zip(a, b))
+        items = [add(x, y) for x, y in zip(a, b)]
+        return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
     if isinstance(a, dict):
         return {k: add(a[k], b[k]) for k in a}
     if a is None or b is None:  # the cotangent of a None leaf
@@ -68,7 +70,7 @@ def scatter_add(acc, idx, g):
     if isinstance(acc, tuple):
         items = list(acc)
         items[idx] = add(items[idx], g)
-        return tuple(items)
+        return type(acc)(*items) if hasattr(acc, "_fields") else tuple(items)
     if isinstance(acc, (list, dict)):
         acc[idx] = add(acc[idx], g)
         return acc
@@ -447,6 +449,21 @@ def custom_cotangents(cts, args):
 def broadcast_to(v, shape):
     """v broadcast to a known shape (a read-only view)."""
     return np.broadcast_to(v, shape)
+
+
+def scalar_output(x, where):
+    """x when it is a real scalar (the output grad differentiates); raises otherwise."""
+    if type(x) is float or isinstance(x, (int, float, np.floating, np.integer, np.bool_)) or (
+            np.shape(x) == () and getattr(getattr(x, "dtype", None), "kind", "") in "fiub" and
+            hasattr(x, "dtype")):  # (0-d arrays, also of other array libraries)
+        return x
+    try:
+        from srcad.errors import NonScalarOutputError as error
+    except ImportError:  # (generated code written by `srcad codegen` runs without srcad)
+        error = ValueError
+    what = f"shape {np.shape(x)}" if isinstance(x, np.ndarray) else f"a value of type {type(x).__name__}"
+    raise error(f"{where}: the differentiated output must be a real scalar, got {what}; use "
+                "srcad.jacrev or srcad.vjp for other outputs, or has_aux=True for extra values")
 
 
 def require_scalar(x, what="this argument"):

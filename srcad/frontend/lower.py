@@ -54,6 +54,7 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         self.renames: list[dict[str, object]] = []  # comprehension scopes
         self.loops: list[object] = []  # keys of the break/continue flags of open loops
         self.keys_written: set = set()
+        self.returns: list = []  # Locs of return statements
 
     # -- variables ---------------------------------------------------------------------------
 
@@ -192,6 +193,8 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
             getattr(fn.__self__, "__name__", None) == "add" and type(fn.__self__).__name__ == "ufunc"
 
     def stmt_Return(self, node) -> None:
+        if not self.prefix:  # (the user's function itself, not an inlined callee)
+            self.returns.append(self.loc(node))
         value = Const(None) if node.value is None else self.value(node.value)
         self.write_key(self.flag(RETVAL), value)
         self.write_key(self.flag(RET), Const(True))
@@ -358,7 +361,7 @@ def lower_function(fn) -> Lowered_:
     body = b.end_function((result,))
     return Lowered_(
         Function(fn.__name__ if fn.__name__ != "<lambda>" else "lambda_", tuple(sigs), body,
-                 low.loc(parsed.node), False, fn.__qualname__),
+                 low.loc(parsed.node), False, fn.__qualname__, tuple(low.returns)),
         tuple(ctx.functions),
     )
 

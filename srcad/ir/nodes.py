@@ -244,6 +244,7 @@ class Function:
     loc: Loc | None = None
     ret_tuple: bool = False
     doc: str = ""
+    returns: tuple = ()  # the Locs of the user's `return` statements (for errors about outputs)
 
 
 def iter_ops(block: Block) -> Iterator[Op]:

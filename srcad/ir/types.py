@@ -174,10 +174,18 @@ class Str(Type):
 
 @dataclass(frozen=True)
 class Opaque(Type):
-    """A non-numeric object (a module, a function, a range, a slice...)."""
+    """A value that is not a number, array or container: `kind` is "inert" for values that
+    cannot carry a derivative (a module, a function, a range, a slice, a string...), or the
+    kind `value_kind` gives a value srcad does not know ("complex", "foreign", "object"),
+    which a differentiated value may not meet."""
 
     what: str = "object"
     value: tuple | None = None  # a constant slice's (start, stop, step), for shape analysis
+    kind: str = "inert"
+
+    @property
+    def known(self) -> bool:
+        return self.kind == "inert"
 
     def __str__(self) -> str:
         return self.what
@@ -261,7 +269,7 @@ def of_value(x: object) -> Type:
         return INT
     if isinstance(x, (float, np.floating)):
         return FLOAT
-    if isinstance(x, np.ndarray):
+    if type(x) is np.ndarray:
         return Array(x.ndim, x.dtype.kind, x.shape)
     if x is None:
         return NONE
@@ -269,15 +277,64 @@ def of_value(x: object) -> Type:
         return STR
     if isinstance(x, tuple):
         return Tuple(tuple(of_value(e) for e in x))
-    if isinstance(x, list):
+    if type(x) is list:
         elt: Type = BOTTOM
         for e in x:
             elt = join(elt, of_value(e))
         return List(elt)
-    if isinstance(x, dict):
+    if isinstance(x, dict) and (type(x) is dict or type(x).__module__ == "collections"):
         return Dict(tuple((k, of_value(v)) for k, v in x.items()))
-    if isinstance(x, complex):
-        return Opaque("complex")
     if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):
         return Opaque("slice", (x.start, x.stop, x.step))
-    return Opaque(type(x).__name__)
+    return Opaque(type(x).__name__, kind=value_kind(x))
+
+
+#: The kinds of Python values, as the type gate (srcad/gate.py) classifies them.
+_DTYPE_KINDS = {"f": "float", "i": "int", "u": "int", "b": "bool", "c": "complex"}
+_FOREIGN_MODULES = ("dask", "cupy", "jax", "jaxlib", "torch", "tensorflow", "array_api_strict", "sparse",
+                    "mlx")
+_ARRAY_PROTOCOLS = ("__array_namespace__", "__cuda_array_interface__", "__dlpack__",
+                    "__array_function__", "__array__")
+
+
+def _dtype_kind(k: str) -> str:
+    return _DTYPE_KINDS.get(k, "object" if k in "OV" else "inert")  # (strings, dates: inert)
+
+
+def value_kind(x: object) -> str:
+    """One of "float", "int", "bool", "none", "complex", "inert" (cannot carry a derivative:
+    strings, functions, modules, slices...), "foreign" (arrays of other libraries: dask, CuPy,
+    JAX, torch, array-API namespaces) and "object" (anything else, also ndarray subclasses
+    such as np.matrix and pandas/xarray objects, whose operators differ from NumPy's), for a
+    value that is not a tuple, list or dict."""
+    import types
+
+    import numpy as np
+
+    t = type(x)
+    if t is float:
+        return "float"
+    if t is np.ndarray:
+        return _dtype_kind(x.dtype.kind)
+    if t is int:
+        return "int"
+    if t is bool or t is np.bool_:
+        return "bool"
+    if x is None:
+        return "none"
+    if isinstance(x, np.generic):
+        return _dtype_kind(x.dtype.kind)
+    if isinstance(x, complex):
+        return "complex"
+    inert = (str, bytes, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+             types.ModuleType, type, slice, range, type(Ellipsis), np.dtype, np.ufunc)
+    if isinstance(x, inert):
+        return "inert"
+    module = t.__module__.split(".")[0]
+    if isinstance(x, np.ndarray) or module in ("pandas", "xarray"):
+        return "object"  # ndarray subclasses (np.matrix, masked arrays), labelled arrays: other semantics
+    if any(hasattr(x, a) for a in _ARRAY_PROTOCOLS) or module in _FOREIGN_MODULES:
+        return "foreign"
+    if isinstance(x, (float, int)):  # subclasses of float and int
+        return "float" if isinstance(x, float) else "int"
+    return "object"

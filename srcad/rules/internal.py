@@ -39,6 +39,9 @@ nondiff("srcad.assert", "test, msg", out=ty.none, impure=True, nouts=0)
 nondiff("srcad.raise", "exc", out=ty.none, impure=True, nouts=0)
 
 nondiff("srcad.stop_gradient", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh=False)
+# grad's output, checked when its type is not known while transforming
+defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
+        fn=rt.scalar_output, fresh=False, linear=("x",), impure=True)
 nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like)
 nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x"), fn=rt.clip_mask)
 nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..ir.nodes import Apply, Atom, Block, For, If, Var, While
 from ..ir.types import is_integral
 from ..rules import registry
+from .policy import check_types
 
 
 def _can_carry(v: Var) -> bool:
@@ -131,4 +132,5 @@ def analyze(body: Block, wrt: tuple[Var, ...], outputs: tuple[Atom, ...]) -> Act
     U = {o for o in outputs if isinstance(o, Var) and o in V}
     _useful_block(body, U, V)
     U |= set(wrt) & V
+    check_types(body, V)  # the type policy, in every transformation
     return Activity(V, U)

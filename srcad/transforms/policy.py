@@ -1,0 +1,86 @@
+"""The type policy inside a function: what a differentiated value may meet.
+
+srcad/gate.py decides what may enter a transformation; this module applies the same policy
+to the values a function meets on the way: globals, closure variables, arguments that are
+not differentiated and results of calls. A differentiated value may be combined with floats,
+ints, bools, NumPy arrays of those kinds, containers, None, strings, slices and the like.
+Combined with a complex value, an ndarray subclass (np.matrix, whose `*` is a matrix
+product; a masked array, whose sums skip entries), a pandas or xarray object (which align
+by labels) or an object srcad knows nothing about, its derivative rule would not describe
+what the operation computes, so that is a `TypeSupportError` at the user's line, for every
+transformation (activity.analyze runs it). Arrays of other libraries that follow NumPy's
+semantics (dask, CuPy, array-API arrays) may meet differentiated values as constants.
+
+    def f(x, z):            # grad(f)(2.0, 1j)
+        return x * z        # TypeSupportError: 'z' is complex
+"""
+
+from __future__ import annotations
+
+from ..errors import NoRuleError, TypeSupportError, diagnostic
+from ..ir import types as T
+from ..ir.nodes import Apply, Atom, Block, Const, Ext, Var, iter_ops
+from ..rules import registry
+
+_HINTS = {
+    "complex": "srcad differentiates real values: keep complex numbers away from differentiated "
+               "ones (split them into real and imaginary float parts)",
+    "object": "read the numbers out of it (obj.w, np.asarray(m)) before combining them with "
+              "differentiated values",
+}
+
+
+def bad_kind(a: Atom) -> str | None:
+    """"complex" or "object" for a value a differentiated value may not meet."""
+    if isinstance(a, Const):
+        if isinstance(a.value, Ext):
+            kind = T.value_kind(a.value.obj)
+            return kind if kind in _HINTS else None
+        return "complex" if isinstance(a.value, complex) else None
+    t = a.type
+    if isinstance(t, T.Opaque) and t.kind in _HINTS:
+        return t.kind
+    if isinstance(t, T.Array) and t.kind == "c":
+        return "complex"
+    return None
+
+
+def _describe(a: Atom, kind: str) -> str:
+    if kind == "complex":
+        return "a complex value"
+    name = type(a.value.obj).__name__ if isinstance(a, Const) else a.type.what
+    return (f"a {name} object, which srcad does not know (ndarray subclasses such as np.matrix, "
+            "and pandas or xarray objects, have operators that differ from NumPy's)")
+
+
+def check_types(body: Block, varied: set) -> None:
+    """Raise TypeSupportError where a differentiated value meets a value of a kind srcad
+    cannot differentiate through (see the module docstring)."""
+    from .activity import operand_params  # (activity imports this module)
+
+    for op in iter_ops(body):
+        if not isinstance(op, Apply):
+            continue
+        rule = registry.lookup(op.prim)
+        if rule is None or rule.structural or rule.custom or rule.opaque or not rule.differentiable:
+            continue
+        if not any(isinstance(a, Var) and a in varied for _, a in operand_params(op, rule)):
+            continue
+        for a in op.operands() + tuple(op.outs):
+            kind = bad_kind(a)
+            if kind is not None:
+                _refuse(op, a, kind)
+
+
+def _refuse(op: Apply, a: Atom, kind: str) -> None:
+    if op.prim == "operator.getitem" and a is op.args[0] and isinstance(a, Const):
+        msg = "indexing with a differentiated value (as np.r_[x, y] and np.c_[x, y] do) has no derivative"
+        raise NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "
+                                           "or np.column_stack instead")])
+    what, hint = _describe(a, kind), _HINTS[kind]
+    name = f"'{a.hint}'" if isinstance(a, Var) and a.hint else "a value"
+    if isinstance(a, Var) and a in op.outs:
+        msg = f"{op.prim} of a differentiated value gives {what} here"
+    else:
+        msg = f"a differentiated value meets {name}, {what}, in {op.prim}"
+    raise TypeSupportError(msg, [diagnostic(op.loc, msg, hint)])
