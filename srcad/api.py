@@ -18,7 +18,7 @@ from .ir import types as T
 from .dispatch import Transformed, _quick_kind, _reader, _signature_of, _spec
 from .pipeline import Spec, build_batched, build_forward, build_vjp, differentiable_positions
 from .transforms.batched import NotBatchable
-from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output
+from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 
 stop_gradient = runtime.stop_gradient
 
@@ -97,7 +97,7 @@ class VjpTransformed(Transformed):
             full = [None] * given
             for i, c in zip(wrt, cts):
                 if i < given:
-                    full[i] = c
+                    full[i] = shaped_like(c, primals[i])
             return tuple(full)
 
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)

@@ -17,7 +17,7 @@ import numpy as np
 from . import cache
 from .codegen.compile import add_source_notes
 from .errors import ArgumentError
-from .gate import Gate, admit_arguments
+from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
 from .pipeline import Built, Spec, build_reverse, forget_lowered, free_reads, lowered, user_function_globals
 
@@ -146,10 +146,29 @@ class Transformed:
         self._latest = built
         fn = built.function
         try:
-            return fn(*args)
+            result = fn(*args)
         except Exception as e:  # name the user's line behind the failing generated line
             add_source_notes(e)
             raise
+        return self._restructure(result, args) if self._sequences(args) else result
+
+    def _sequences(self, args) -> bool:
+        return any(type(args[i]) in (list, tuple) for i in self.spec.argnums)
+
+    def _restructure(self, result, args):
+        """Gradients of list and tuple arguments as lists and tuples (NumPy code that converts a
+        list to an array gives it an array cotangent)."""
+        spec = self.spec
+        if spec.kind == "value_and_grad":
+            return result[0], self._restructure_grads(result[1], args)
+        if spec.has_aux:
+            return self._restructure_grads(result[0], args), result[1]
+        return self._restructure_grads(result, args)
+
+    def _restructure_grads(self, grads, args):
+        if not self.spec.argnums_tuple:
+            return shaped_like(grads, args[self.spec.argnums[0]])
+        return tuple(shaped_like(g, args[i]) for g, i in zip(grads, self.spec.argnums))
 
     def _lookup(self, args):
         if self._readers is None:

@@ -255,3 +255,23 @@ def check_output(gate: Gate, out, path: str = "the output"):
     kind = leaf_kind(out)
     if kind in ("complex", "foreign", "object", "inert"):
         raise gate.refuse(path, out, kind, "a differentiated output must be real floats")
+
+
+def shaped_like(ct, primal):
+    """A cotangent in the structure of its primal: a list (or tuple) argument that NumPy code
+    used as an array gets its array cotangent back as a list (tuple) of floats."""
+    if isinstance(primal, (list, tuple)):
+        if isinstance(ct, np.ndarray) and ct.shape[:1] == (len(primal),):
+            items = [shaped_like(c, p) for c, p in zip(ct, primal)]
+        elif isinstance(ct, (list, tuple)) and len(ct) == len(primal):
+            items = [shaped_like(c, p) for c, p in zip(ct, primal)]
+            if all(a is b for a, b in zip(items, ct)) and type(ct) is type(primal):
+                return ct
+        else:
+            return ct
+        return type(primal)(*items) if hasattr(primal, "_fields") else type(primal)(items)
+    if isinstance(primal, dict) and isinstance(ct, dict):
+        return {k: shaped_like(ct[k], v) for k, v in primal.items()} if set(ct) == set(primal) else ct
+    if isinstance(primal, (float, int)) and isinstance(ct, np.ndarray) and ct.shape == ():
+        return float(ct)
+    return ct

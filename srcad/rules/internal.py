@@ -141,7 +141,8 @@ defrule("builtins.tuple", "x=()", jvp="tuple(t)",
 defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.array_adjoint(g, x) if isinstance(x, list) else np.array(g)",
         out=_list_type, linear=("x",))
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
-        vjp=("g[:len(x)]", "g[len(x):]"), out=ty.same("x"), linear=("x", "y"))
+        vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),
+        linear=("x", "y"))
 defrule("srcad.list_repeat", "x, n", jvp={"x": "t * n"}, vjp={"x": "srcad.list_unrepeat(g, x)"},
         out=ty.same("x"), linear=("x",))
 defrule("srcad.list_unrepeat", "c, x", jvp={"c": "srcad.list_unrepeat(t, x)"},

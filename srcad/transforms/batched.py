@@ -28,6 +28,7 @@ _ELEMENTWISE_OPS = {f"operator.{n}" for n in ("add", "sub", "mul", "truediv", "p
 _ELEMENTWISE_OPS |= {f"operator.i{n}" for n in ("add", "sub", "mul", "truediv", "pow", "mod")}
 _ELEMENTWISE_OPS |= {"builtins.abs", "builtins.max", "builtins.min", "builtins.pow", "srcad.stop_gradient"}
 _REDUCTIONS = {"numpy.sum", "numpy.mean", "numpy.ndarray.sum", "numpy.ndarray.mean"}
+_CONTAINERS = (T.List, T.Tuple, T.Dict)
 
 
 class NotBatchable(Exception):
@@ -46,6 +47,10 @@ class BatchedForward(Forward):
         if s is None:
             raise NotBatchable(f"unknown shape of {a!r}")
         return s
+
+    @staticmethod
+    def type_of(a: Atom) -> T.Type:
+        return a.type if isinstance(a, Var) else T.of_value(a.value)
 
     def ttype(self, t: T.Type) -> T.Type:
         s = T.shape_of(t)
@@ -89,6 +94,8 @@ class BatchedForward(Forward):
     def loop_contribution(self, op: Apply, rule, p: str, a: Atom, bindings: dict) -> Atom:
         """Run the ordinary template once per direction and stack the results."""
         loc = op.loc
+        if any(isinstance(self.type_of(x), _CONTAINERS) for x in op.operands()):
+            raise NotBatchable(f"{op.prim} of a container")  # (its tangent has no batch axis to loop over)
         t = self.t(a)
         acc = ("batch", id(op), p)
         self.b.write(acc, self.em.apply("srcad.list", (), (), loc, "_cols"))
@@ -116,6 +123,8 @@ class BatchedForward(Forward):
 
     def batch_operator_getitem(self, op, p, t, bindings):
         idx = op.args[1]
+        if isinstance(self.type_of(op.args[0]), _CONTAINERS):  # a container of batched tangents
+            return self.em.apply("operator.getitem", (t, idx if isinstance(idx, Const) else self.v(idx)), (), op.loc)
         if isinstance(idx, Const):
             key = idx.value if isinstance(idx.value, tuple) else (idx.value,)
             return self.em.apply("operator.getitem", (t, Const((slice(None),) + key)), (), op.loc)

@@ -1,0 +1,157 @@
+"""Regression tests for silently wrong derivatives found by trying srcad on other projects'
+programs and on random programs (the soundness issue, items 1-13). Each compares against an
+independent oracle: finite differences (tests/oracle.py) or a hand-derived formula."""
+
+import numpy as np
+import pytest
+
+import srcad
+from oracle import assert_tree_close, fd_grad, fd_jvp
+
+
+def _check_all_modes(f, args, argnum=0):
+    """grad, jvp (one random direction), jacfwd and jacrev of f against finite differences."""
+    ref = fd_grad(f, args, argnum)
+    assert_tree_close(srcad.grad(f, argnums=argnum)(*args), ref, what="grad")
+    x = args[argnum]
+    v = np.random.default_rng(0).normal(size=np.shape(x))
+    v = float(v) if np.ndim(x) == 0 else v
+    tangents = [None] * len(args)
+    tangents[argnum] = v
+    _, t = srcad.jvp(f, tuple(args), tuple(tangents))
+    np.testing.assert_allclose(t, np.sum(np.asarray(ref) * v), rtol=1e-5, atol=1e-6, err_msg="jvp")
+    assert_tree_close(srcad.jacfwd(f, argnums=argnum)(*args), ref, what="jacfwd")
+    assert_tree_close(srcad.jacrev(f, argnums=argnum)(*args), ref, what="jacrev")
+
+
+# 1. tuple concatenation is concatenation, not addition
+
+
+def tuple_concat(x, y):
+    t = (x,) + (y,)
+    return t[0] * t[1] * t[1]
+
+
+def tuple_concat_arrays(x, w):
+    args = (x,) + (np.ones(3), w)
+    return np.sum(args[0] * args[1] * args[2] ** 2)
+
+
+def tuple_repeat(x):
+    t = (x, 2.0) * 2
+    return t[0] * t[2] + t[1] * t[3]
+
+
+def test_tuple_concatenation():
+    assert srcad.grad(tuple_concat, argnums=(0, 1))(2.0, 3.0) == (9.0, 12.0)
+    assert srcad.jvp(tuple_concat, (2.0, 3.0), (1.0, 0.0)) == (18.0, 9.0)
+    _check_all_modes(tuple_concat, [2.0, 3.0], 1)
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([1.5, 2.0, -0.5])
+    _check_all_modes(tuple_concat_arrays, [x, w], 0)
+    _check_all_modes(tuple_concat_arrays, [x, w], 1)
+    _check_all_modes(tuple_repeat, [1.5])
+
+
+def tuple_plus_array(t, x):
+    return np.sum(t + x)  # NumPy converts the tuple: elementwise
+
+
+def test_a_tuple_meeting_an_array_is_numpy_arithmetic():
+    _check_all_modes(tuple_plus_array, [(1.0, 2.0), np.array([0.5, 1.5])], 1)
+    g = srcad.grad(tuple_plus_array)((1.0, 2.0), np.array([0.5, 1.5]))
+    assert type(g) is tuple and g == (1.0, 1.0)
+
+
+# 2. concatenation onto an empty list
+
+
+def empty_list_concat(x):
+    lst = []
+    lst = lst + [x * x]
+    return lst[0]
+
+
+def empty_list_concat_loop(x):
+    lst = []
+    for i in range(3):
+        lst = lst + [x * i]
+    return lst[2] * x
+
+
+def test_concatenation_onto_an_empty_list():
+    assert srcad.grad(empty_list_concat)(2.0) == 4.0
+    assert srcad.jvp(empty_list_concat, (2.0,), (1.0,)) == (4.0, 4.0)
+    assert srcad.grad(empty_list_concat_loop)(2.0) == 8.0  # d/dx 2x^2
+    assert srcad.jvp(empty_list_concat_loop, (2.0,), (1.0,)) == (8.0, 8.0)
+    _check_all_modes(empty_list_concat_loop, [1.5])
+
+
+# 5. ints promoted in every transformation; builtin sum over a generator of list items
+
+
+def test_int_arguments_in_jacfwd_and_generators():
+    assert srcad.jacfwd(lambda t: t * t)(3) == 6.0
+    assert srcad.grad(lambda xs: sum(v * v for v in xs))([1, 2]) == [2.0, 4.0]
+    assert srcad.grad(lambda xs: sum(v * v for v in xs))([1.0, 2.0]) == [2.0, 4.0]
+
+
+# 7. jacfwd of builtin sum over a list of arrays (the batch axis of list items)
+
+
+def sum_of_list(x):
+    return sum([x * 2.0, np.sin(x)])
+
+
+def dict_of_items(x):
+    d = {"a": x, "b": x ** 2}
+    return d["a"] * d["b"]
+
+
+def test_jacfwd_of_containers_of_arrays():
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(srcad.jacfwd(sum_of_list)(x), np.diag(2.0 + np.cos(x)))
+    np.testing.assert_allclose(srcad.jacfwd(dict_of_items)(x), np.diag(3 * x ** 2))
+
+
+# 8. a Python list where NumPy applies: NumPy's conversion, not list semantics
+
+
+def list_plus_array(x):
+    return np.sum(np.asarray(x) * 2.0 + x)
+
+
+def list_times_array(x, w):
+    return np.sum(w * x)
+
+
+def test_lists_used_as_arrays():
+    g = srcad.grad(list_plus_array)([1.0, 2.0])
+    assert type(g) is list and g == [3.0, 3.0]
+    w = np.array([0.5, -2.0])
+    g = srcad.grad(list_times_array)([1.0, 2.0], w)
+    assert type(g) is list
+    np.testing.assert_allclose(g, w)
+    _, vjp_fn = srcad.vjp(list_times_array, [1.0, 2.0], w)
+    assert type(vjp_fn(1.0)[0]) is list
+
+
+def list_repeated(x):
+    return np.sum(np.array(x * 2) ** 2)  # x * 2 repeats the list: x0, x1, x0, x1
+
+
+def test_list_repetition_is_repetition():
+    np.testing.assert_allclose(srcad.grad(list_repeated)([1.0, 3.0]), [4.0, 12.0])
+    assert list_repeated([1.0, 3.0]) == 20.0
+
+
+def unknown_concat(x, n):
+    t = (x,)
+    for _ in range(n):
+        t = t + (x,)  # the length changes every iteration
+    return t[0]
+
+
+def test_concatenation_srcad_cannot_type_is_refused():
+    with pytest.raises(srcad.SrcadError) as err:
+        srcad.grad(unknown_concat)(1.0, 3)
+    assert err.value.filename == __file__
