@@ -15,7 +15,7 @@ from .codegen.compile import register_source
 from .custom import CustomRule
 from .errors import ArgumentError
 from .ir import types as T
-from .dispatch import Transformed, _quick_kind, _reader, _signature_of, _spec
+from .dispatch import Transformed, _quick_kind, _signature_of, _spec
 from .pipeline import Spec, build_batched, build_forward, build_vjp, differentiable_positions
 from .transforms.batched import NotBatchable
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
@@ -42,11 +42,9 @@ class JvpTransformed(Transformed):
             primals = self._prepare(primals, {})  # defaults filled in: they get no tangent
             tangents = tangents + (None,) * (len(primals) - len(tangents))
         primals, tangents = admit_tangents(self._gate, primals, tangents, self._names)
-        if self._readers is None:
-            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
         kinds = tuple(_quick_kind(a) for a in primals)
         present = tuple(t is not None for t in tangents)
-        key = kinds + present + tuple(_quick_kind(read()) for _, read in self._readers)
+        key = kinds + present + self._read_kinds()
         built = self._cache.get(key)
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
@@ -78,9 +76,7 @@ class VjpTransformed(Transformed):
         primals = admit_arguments(self._gate, primals, self._names,
                                   self.only if self.only is not None else range(len(primals)),
                                   NAMED if self.only is not None else IMPLICIT)
-        if self._readers is None:
-            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
-        key = tuple(_quick_kind(a) for a in primals) + tuple(_quick_kind(read()) for _, read in self._readers)
+        key = tuple(_quick_kind(a) for a in primals) + self._read_kinds()
         built = self._cache.get(key)
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
@@ -150,9 +146,7 @@ class BatchedTransformed(Transformed):
         primals = self._prepare(tuple(primals), {}) if len(primals) != self._nparams else tuple(primals)
         x = primals[self.argnum]
         n = x.size if isinstance(x, np.ndarray) else 1
-        if self._readers is None:
-            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
-        key = tuple(_quick_kind(a) for a in primals) + tuple(_quick_kind(read()) for _, read in self._readers)
+        key = tuple(_quick_kind(a) for a in primals) + self._read_kinds()
         if key in self.unbatchable:
             return None
         built = self._cache.get(key)

@@ -15,6 +15,7 @@ import inspect
 import numpy as np
 
 from . import cache
+from .analysis import reads
 from .codegen.compile import add_source_notes
 from .errors import ArgumentError
 from .gate import Gate, admit_arguments, shaped_like
@@ -43,14 +44,6 @@ def _rank_kind(k):
     if isinstance(k, T.Type):
         return T.without_shapes(k)
     return k
-
-
-def _reader(prim: str, ext, name: str):
-    if prim == "srcad.cell":
-        cell = ext.obj
-        return lambda: cell.cell_contents
-    obj = ext.obj
-    return lambda: getattr(obj, name)
 
 
 class Transformed:
@@ -92,8 +85,10 @@ class Transformed:
         return self._latest
 
     def function_for_call(self, args):
-        """The generated function to inline where user code calls this transform."""
-        return self.latest().function
+        """The generated function to inline where user code calls this transform: code for
+        arguments of any type and shape (the caller's transform specialises it again), never
+        the code built for the latest direct call, whose shapes may differ."""
+        return self._function_for_types(tuple(T.UNKNOWN for _ in range(self._nparams)))
 
     def source(self, *args, **kwargs) -> str:
         if args or kwargs:
@@ -170,12 +165,14 @@ class Transformed:
             return shaped_like(grads, args[self.spec.argnums[0]])
         return tuple(shaped_like(g, args[i]) for g, i in zip(grads, self.spec.argnums))
 
-    def _lookup(self, args):
+    def _read_kinds(self) -> tuple:
+        """The kinds of the values the function reads from outside (globals, attributes)."""
         if self._readers is None:
-            self._readers = tuple((key, _reader(*key)) for key in self._free_reads())
-        key = tuple(_quick_kind(a) for a in args)
-        if self._readers:
-            key += tuple(_quick_kind(read()) for _, read in self._readers)
+            self._readers = tuple((entry, reads.reader(entry)) for entry in self._free_reads())
+        return tuple([_quick_kind(read()) for _, read in self._readers])
+
+    def _lookup(self, args):
+        key = tuple(_quick_kind(a) for a in args) + self._read_kinds()
         built = self._cache.get(key)
         if built is None:
             built = self._build_for(key, tuple(T.of_value(a) for a in args), self._free_types())
@@ -212,7 +209,7 @@ class Transformed:
         return free_reads(lowered(self.fn))
 
     def _free_types(self) -> dict:
-        return {(prim, id(ext.obj), name): T.of_value(read()) for (prim, ext, name), read in self._readers}
+        return {reads.read_key(entry): reads.type_of_read(read()) for entry, read in self._readers}
 
     def _build_types(self, arg_types, free_types=None, spec=None):
         inner = getattr(self.fn, "__srcad_transform__", None)

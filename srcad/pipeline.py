@@ -24,6 +24,7 @@ from .ir.nodes import Apply, Const, Function, Param, iter_ops
 from .ir.verify import verify
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
+from .analysis import reads
 from .transforms.activity import analyze
 from .transforms.batched import batched_forward
 from .transforms.forward import forward
@@ -98,16 +99,9 @@ def _code_names(code) -> set:
 
 
 def free_reads(low: Lowered_) -> tuple:
-    """The globals and closure cells the function reads at run time: (prim, ext, name)."""
-    out = []
-    for op in iter_ops(low.function.body):
-        if isinstance(op, Apply) and op.prim in ("srcad.global", "srcad.cell"):
-            ext = op.args[0].value
-            name = op.args[1].value if op.prim == "srcad.global" else ""
-            key = (op.prim, ext, name)
-            if key not in out:
-                out.append(key)
-    return tuple(out)
+    """The globals, closure cells and object attributes the function reads at run time
+    (analysis/reads.py)."""
+    return reads.free_reads(low.function.body)
 
 
 def typed(fn, arg_types, free_types) -> Function:

@@ -155,3 +155,71 @@ def test_concatenation_srcad_cannot_type_is_refused():
     with pytest.raises(srcad.SrcadError) as err:
         srcad.grad(unknown_concat)(1.0, 3)
     assert err.value.filename == __file__
+
+
+# 12. attributes of global objects: code is specialised on their current types
+
+import types  # noqa: E402
+
+config = types.SimpleNamespace(scale=2.0)
+
+
+def scaled_total(x):
+    return np.sum(config.scale * x)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def loss(self, x):
+        return np.sum(self.w * x ** 2)
+
+
+def test_a_global_attribute_that_changes_type_gets_new_code():
+    g = srcad.grad(scaled_total)
+    try:
+        assert g(1.5) == 2.0
+        config.scale = np.array([1.0, 2.0, 3.0])
+        assert g(1.5) == 6.0  # d/dx sum(scale * x) for an array scale
+        assert_tree_close(g(np.ones(3)), config.scale)
+        config.scale = 1.0 + 2.0j
+        with pytest.raises(srcad.TypeSupportError) as err:
+            g(1.5)
+        assert err.value.lineno == scaled_total.__code__.co_firstlineno + 1
+    finally:
+        config.scale = 2.0
+
+
+def test_attributes_of_a_bound_method_self_are_read_and_typed_on_each_call():
+    m = Model(2.0)
+    g = srcad.grad(m.loss)
+    assert_tree_close(g(np.ones(3)), 4.0 * np.ones(3))
+    m.w = np.array([1.0, 0.0, 1.0])
+    assert_tree_close(g(np.ones(3)), fd_grad(m.loss, [np.ones(3)]))
+
+
+# 13. a transform called inside differentiated code is inlined for the caller's shapes
+
+
+def cubes(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] ** 3
+    return s
+
+
+d_cubes = srcad.grad(cubes)
+
+
+def uses_inner_gradient(x):
+    return np.sum(d_cubes(x) * x)  # sum(3 x^3)
+
+
+def test_inner_transforms_are_not_the_code_of_their_last_direct_call():
+    d_cubes(np.ones(2))  # built for shape (2,) first
+    x = np.array([1.0, 2.0, 3.0])
+    assert_tree_close(srcad.grad(uses_inner_gradient)(x), 9 * x ** 2)
+    _, t = srcad.jvp(uses_inner_gradient, (x,), (np.ones(3),))
+    assert t == pytest.approx(np.sum(9 * x ** 2))
+    assert_tree_close(srcad.jacfwd(uses_inner_gradient)(x), 9 * x ** 2)

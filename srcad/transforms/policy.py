@@ -78,9 +78,10 @@ def _refuse(op: Apply, a: Atom, kind: str) -> None:
         raise NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "
                                            "or np.column_stack instead")])
     what, hint = _describe(a, kind), _HINTS[kind]
-    name = f"'{a.hint}'" if isinstance(a, Var) and a.hint else "a value"
     if isinstance(a, Var) and a in op.outs:
         msg = f"{op.prim} of a differentiated value gives {what} here"
+    elif isinstance(a, Var) and a.hint:
+        msg = f"a differentiated value meets '{a.hint}', {what}, in {op.prim}"
     else:
-        msg = f"a differentiated value meets {name}, {what}, in {op.prim}"
+        msg = f"a differentiated value meets {what} in {op.prim}"
     raise TypeSupportError(msg, [diagnostic(op.loc, msg, hint)])

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import NoRuleError, TypeSupportError, UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
+from ..analysis.reads import read_key
 from ..analysis.shapes import refine
 from ..passes.fold import fold_apply
 from ..rules import registry
@@ -46,6 +47,7 @@ class Specializer:
         self.free_types = free_types
         self.next_id = max_var_id(fn) + 1
         self.env: dict[Var, Atom] = {}
+        self.reads: dict[int, tuple] = {}  # Var id -> what it reads (globals, attributes)
 
     # values
 
@@ -152,7 +154,8 @@ class Specializer:
         if rule.custom:
             types = (_custom_result_type(args[0].value.obj, tuple(atom_type(a) for a in args[1:])), T.UNKNOWN)
         else:
-            types = out_types(rule, args, kw, len(op.outs), self.free_types)
+            read = self.read_of(prim, args, op)
+            types = out_types(rule, args, kw, len(op.outs), self.free_types, read)
         if prim == "srcad.iter" or (prim == "srcad.method" and args[0] == Const("keys") and len(args) == 2):
             seq = args[-1]  # for k in d (or d.keys()): the keys; any other sequence: itself
             d = atom_type(seq)
@@ -166,6 +169,24 @@ class Specializer:
             return pre
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         return pre + [Apply(outs, prim, args, kw, op.loc)]
+
+    def read_of(self, prim: str, args, op: Apply):
+        """What a srcad.global, srcad.cell or srcad.getattr reads (None for anything else);
+        remembered for the attributes read through its result."""
+        entry = None
+        if prim == "srcad.global":
+            entry = (prim, args[0].value, args[1].value)
+        elif prim == "srcad.cell":
+            entry = (prim, args[0].value, "")
+        elif prim == "srcad.getattr" and len(args) == 2 and isinstance(args[0], Const):
+            base = args[1]
+            if isinstance(base, Var) and base.id in self.reads:
+                entry = (prim, self.reads[base.id], args[0].value)
+            elif isinstance(base, Const) and isinstance(base.value, Ext):
+                entry = (prim, ("srcad.static", base.value, ""), args[0].value)
+        if entry is not None and op.outs:
+            self.reads[op.outs[0].id] = entry
+        return entry
 
     def check_call(self, rule, args, kw, op: Apply) -> None:
         if not rule.params:
@@ -273,11 +294,14 @@ class Specializer:
         return v
 
 
-def out_types(rule, args, kw, nouts: int, free_types: dict | None = None) -> tuple[T.Type, ...]:
-    """The types of the results of `rule` applied to typed arguments."""
+def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=None) -> tuple[T.Type, ...]:
+    """The types of the results of `rule` applied to typed arguments (`read`: what a
+    srcad.getattr reads, analysis/reads.py)."""
     if rule.name in ("srcad.global", "srcad.cell"):
         key = (rule.name, id(args[0].value.obj), args[-1].value if rule.name == "srcad.global" else "")
         return ((free_types or {}).get(key, T.UNKNOWN),)
+    if rule.name == "srcad.getattr" and read is not None:
+        return ((free_types or {}).get(read_key(read), T.UNKNOWN),)
     if rule.name in ("srcad.tuple", "srcad.list"):
         sig = registry.Sig(rule, {str(i): atom_type(a) for i, a in enumerate(args)}, {})
     elif rule.name == "srcad.dict":
