@@ -439,11 +439,43 @@ def svd_rank(a, full_matrices=True):
 
 
 def custom_cotangents(cts, args):
-    """Check a custom backward rule's result and turn None entries into zeros."""
+    """Check a custom backward rule's result (one real cotangent per argument, of its shape)
+    and turn None entries into zeros."""
     if not isinstance(cts, (tuple, list)) or len(cts) != len(args):
         raise ValueError(f"a custom backward rule must return a tuple of {len(args)} cotangents "
                          f"(one per argument; None for zero), got {cts!r}")
+    for i, (c, a) in enumerate(zip(cts, args)):
+        _check_cotangent(c, a, f"cotangent {i}")
     return tuple(zeros_like(a) if c is None else c for c, a in zip(cts, args))
+
+
+def _check_cotangent(c, a, what):
+    """A custom rule's cotangent c for the argument a: None, or real numbers shaped like a."""
+    if c is None or isinstance(a, (bool, np.bool_, str)) or a is None:
+        return
+    if isinstance(a, (list, tuple, dict)):
+        if isinstance(c, dict) and isinstance(a, dict):
+            for k in a:
+                _check_cotangent(c.get(k), a[k], f"{what}[{k!r}]")
+        elif isinstance(c, (list, tuple)) and len(c) == len(a):
+            for k, (ci, ai) in enumerate(zip(c, a)):
+                _check_cotangent(ci, ai, f"{what}[{k}]")
+        elif np.shape(c) != np.shape(a):
+            _bad_cotangent(f"{what} has shape {np.shape(c)}, but its argument has shape {np.shape(a)}")
+        return
+    if np.iscomplexobj(c) or not isinstance(c, (int, float, np.number, np.ndarray)):
+        _bad_cotangent(f"{what} is a {type(c).__name__}{' of complex numbers' if np.iscomplexobj(c) else ''}; "
+                       "cotangents must be real floats")
+    if np.shape(c) != np.shape(a):
+        _bad_cotangent(f"{what} has shape {np.shape(c)}, but its argument has shape {np.shape(a)}")
+
+
+def _bad_cotangent(message):
+    try:
+        from srcad.errors import TypeSupportError as error
+    except ImportError:  # (generated code written by `srcad codegen` runs without srcad)
+        error = ValueError
+    raise error(f"srcad: a custom_vjp backward rule returned a bad cotangent: {message}")
 
 
 def broadcast_to(v, shape):

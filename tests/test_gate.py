@@ -319,3 +319,42 @@ def test_argnums_out_of_range_are_refused(argnums):
 def test_negative_argnums_count_from_the_end():
     assert srcad.grad(two, argnums=-1)(2.0, 3.0) == 2.0
     assert srcad.grad(two, argnums=-2)(2.0, 3.0) == 3.0
+
+
+# -- what custom_vjp backward rules return -------------------------------------------------
+
+
+@srcad.custom_vjp
+def doubled(x):
+    return np.sum(x * 2.0)
+
+
+def _doubled_fwd(x):
+    return doubled(x), x
+
+
+doubled.defvjp(_doubled_fwd, lambda x, g: (g * 2.0 * np.ones_like(x),))
+
+
+@srcad.custom_vjp
+def complex_rule(x):
+    return np.sum(x * 2.0)
+
+
+complex_rule.defvjp(_doubled_fwd, lambda x, g: (g * 2.0j * np.ones_like(x),))
+
+
+@srcad.custom_vjp
+def misshapen_rule(x):
+    return np.sum(x * 2.0)
+
+
+misshapen_rule.defvjp(_doubled_fwd, lambda x, g: (np.ones(2),))
+
+
+def test_custom_rule_cotangents_are_checked():
+    np.testing.assert_allclose(srcad.grad(lambda x: doubled(x) * 3.0)(np.ones(3)), 6.0 * np.ones(3))
+    with pytest.raises(srcad.TypeSupportError, match="complex"):
+        srcad.grad(lambda x: complex_rule(x) * 3.0)(np.ones(3))
+    with pytest.raises(srcad.TypeSupportError, match="shape"):
+        srcad.grad(lambda x: misshapen_rule(x) * 3.0)(np.ones(3))
