@@ -145,10 +145,7 @@ class Transformed:
         except Exception as e:  # name the user's line behind the failing generated line
             add_source_notes(e)
             raise
-        return self._restructure(result, args) if self._sequences(args) else result
-
-    def _sequences(self, args) -> bool:
-        return any(type(args[i]) in (list, tuple) for i in self.spec.argnums)
+        return self._restructure(result, args) if built.sequences else result
 
     def _restructure(self, result, args):
         """Gradients of list and tuple arguments as lists and tuples (NumPy code that converts a
@@ -193,6 +190,7 @@ class Transformed:
                 built = self._cache[rank_key] = self._build_types(arg_types, free, spec)
             else:
                 built = self._build_types(arg_types, free, spec)
+        built.sequences = any(isinstance(arg_types[i], (T.List, T.Tuple)) for i in self.spec.argnums)
         self._cache[key] = built
         return built
 

@@ -57,6 +57,7 @@ class Built:
     saved: list
     name: str
     rendered: list = dataclasses.field(default_factory=list)  # (Rendered, name) per function
+    sequences: bool = False  # a differentiated argument is a list or tuple (gradients reshaped)
 
 
 _LOWERED: "weakref.WeakKeyDictionary[object, Lowered_]" = weakref.WeakKeyDictionary()
