@@ -223,3 +223,28 @@ def test_inner_transforms_are_not_the_code_of_their_last_direct_call():
     _, t = srcad.jvp(uses_inner_gradient, (x,), (np.ones(3),))
     assert t == pytest.approx(np.sum(9 * x ** 2))
     assert_tree_close(srcad.jacfwd(uses_inner_gradient)(x), 9 * x ** 2)
+
+
+# found by the fuzzer (tests/fuzz): minimal programs
+
+
+def index_in_branch(x, n):
+    a0 = np.full(1, 0.5)
+    return x[0, n] if a0 else 0.5
+
+
+def row_written_by_broadcast(y):
+    y2 = np.zeros(y.shape)
+    y2[0] = y[:, 0]  # shape (1,) broadcast into a row of shape (2,)
+    return np.mean(y2)
+
+
+def test_hessian_of_an_index_stored_in_one_branch():
+    x = np.array([[0.5, 0.25]])
+    assert_tree_close(srcad.hessian(index_in_branch)(x, 0), np.zeros((1, 2, 1, 2)))
+
+
+def test_item_assignment_of_a_broadcast_value():
+    y = np.array([[0.5, 0.25]])
+    _check_all_modes(row_written_by_broadcast, [y])
+    assert_tree_close(srcad.grad(row_written_by_broadcast)(y), np.array([[1.0, 0.0]]))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var, While, max_var_id
+from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, For, Function, If, Var, While, max_var_id
 
 _MAX_ARITY = 16
 
@@ -39,6 +39,8 @@ class _Scalarizer:
     def get(self, tup: Atom, i: int, t: T.Type, loc, out: list) -> Atom:
         if isinstance(tup, Const) and isinstance(tup.value, tuple):
             return Const(tup.value[i])
+        if isinstance(tup, Const) and tup.value is UNDEF:  # (not assigned on this path)
+            return tup
         v = self.fresh("", t)
         out.append(Apply((v,), "operator.getitem", (tup, Const(i)), (), loc))
         return v

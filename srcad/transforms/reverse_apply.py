@@ -128,6 +128,8 @@ class ApplyAdjoints:
         if _is_scalar(x) and (isinstance(ans.type, SCALARS) or _is_scalar(c)):
             return False
         others = [bound[q] for q in rule.broadcasts if q != p and q in bound]
+        if not others:  # broadcast against a slot or the elements (x[i] = v, sum(xs, start)):
+            return True  # reduced unless the shapes match (the simplifier drops it then)
         return not (all(_is_scalar(o) for o in others) and not _is_scalar(x))
 
     def scatter(self, x: Atom, bindings: dict, rule, op: Apply) -> None:
