@@ -26,6 +26,7 @@ from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
 from .analysis import reads
 from .transforms.activity import analyze
+from .transforms.policy import guard_unknown
 from .transforms.batched import batched_forward
 from .transforms.forward import forward
 from .transforms.reverse import reverse, reverse_split
@@ -195,6 +196,14 @@ def _return_loc(fn: Function):
     return fn.returns[-1] if fn.returns else None
 
 
+def _analyzed(f: Function, positions, outputs):
+    """Activity of f's values for derivatives with respect to the parameters at `positions`
+    (the type policy checked on the way), and f with run-time checks of values whose type
+    is unknown where they meet differentiated ones."""
+    act = analyze(f.body, tuple(f.body.params[i] for i in positions), outputs)
+    return guard_unknown(f, act.varied), act
+
+
 def _describe(arg_types, fn: Function) -> str:
     return ", ".join(f"{p.name}: {t}" for p, t in zip(fn.signature, arg_types))
 
@@ -204,7 +213,7 @@ def build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     _record(trace, "typed", f)
     params = f.body.params
     outputs = (f.body.yields[0],)
-    act = analyze(f.body, tuple(params[i] for i in spec.argnums), outputs)
+    f, act = _analyzed(f, spec.argnums, outputs)
     em, new_params, value, aux, grads, plan = reverse(f, act, spec.argnums)
     g = grads[0] if not spec.argnums_tuple else em.apply("srcad.tuple", grads)
     if spec.kind == "value_and_grad":
@@ -248,7 +257,7 @@ def build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     """`jvp_f(*args, *tangents) -> (out, out_dot)` for the differentiable arguments in spec.argnums."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types))
     wrt = spec.argnums
-    act = analyze(f.body, tuple(f.body.params[i] for i in wrt), (f.body.yields[0],))
+    f, act = _analyzed(f, wrt, (f.body.yields[0],))
     em, params, tangents, out, out_dot = forward(f, act, wrt)
     # kind "tangent" (hvp's jvp of a gradient): the tangent alone, so the primal is not computed
     result = out_dot if spec.kind == "tangent" else em.apply("srcad.tuple", (out, out_dot))
@@ -267,7 +276,7 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     `vjp_bwd_f(*residuals, g) -> cotangents` (one per differentiable argument in argnums)."""
     f = _split_aux(typed(fn, arg_types, free_types), spec)
     params = f.body.params
-    act = analyze(f.body, tuple(params[i] for i in spec.argnums), (f.body.yields[0],))
+    f, act = _analyzed(f, spec.argnums, (f.body.yields[0],))
     (fwd_b, (out, aux, res), bwd_b, bwd_params, grads, names), plan = reverse_split(f, act, spec.argnums)
     fwd_em = fwd_b
     from .transforms.emitter import Emitter
@@ -294,7 +303,7 @@ def build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     for argument spec.argnums[0] at once (raises NotBatchable when shapes are unknown)."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types))
     wrt = spec.argnums
-    act = analyze(f.body, tuple(f.body.params[i] for i in wrt), (f.body.yields[0],))
+    f, act = _analyzed(f, wrt, (f.body.yields[0],))
     em, params, tangents, out, out_dot = batched_forward(f, act, wrt, spec.batch)
     result = em.apply("srcad.tuple", (out, out_dot))
     body = em.b.end_function((result,))

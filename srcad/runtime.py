@@ -498,6 +498,28 @@ def scalar_output(x, where):
                 "srcad.jacrev or srcad.vjp for other outputs, or has_aux=True for extra values")
 
 
+def known(x, where):
+    """Check a value whose type srcad did not know while transforming, where it meets a
+    differentiated value: numbers, NumPy arrays, containers and arrays of other libraries
+    are fine; complex values, ndarray subclasses and other objects are refused."""
+    t = type(x)
+    if t is float or t is int or t is np.ndarray and x.dtype.kind in "fiub" or x is None:
+        return
+    if isinstance(x, (bool, int, float, np.integer, np.floating, np.bool_, str, list, tuple, dict)):
+        return
+    module = t.__module__.split(".")[0]
+    foreign = hasattr(x, "__array_namespace__") or module in ("dask", "cupy", "jax", "jaxlib", "torch")
+    if foreign and not isinstance(x, np.ndarray) and not np.iscomplexobj(x):
+        return
+    try:
+        from srcad.errors import TypeSupportError as error
+    except ImportError:  # (generated code written by `srcad codegen` runs without srcad)
+        error = TypeError
+    what = "a complex value" if np.iscomplexobj(x) else f"a {t.__module__}.{t.__qualname__} object"
+    raise error(f"{where}: a differentiated value meets {what}, which srcad cannot differentiate "
+                "through (read plain numbers or NumPy arrays out of it first)")
+
+
 def require_scalar(x, what="this argument"):
     """1.0 when x is a scalar; raises otherwise (guards rules that hold for scalars only)."""
     if np.ndim(x) != 0:

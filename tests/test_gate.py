@@ -358,3 +358,30 @@ def test_custom_rule_cotangents_are_checked():
         srcad.grad(lambda x: complex_rule(x) * 3.0)(np.ones(3))
     with pytest.raises(srcad.TypeSupportError, match="shape"):
         srcad.grad(lambda x: misshapen_rule(x) * 3.0)(np.ones(3))
+
+
+# -- values whose type srcad cannot know while transforming: checked when the code runs ----
+
+
+class Maker:
+    """A callable object: srcad cannot see into the call, so its result's type is unknown."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self):
+        return self.value
+
+
+def times_made(x, maker):
+    c = maker()
+    return np.sum(x * c)
+
+
+def test_results_of_opaque_calls_are_checked_where_they_meet_differentiated_values():
+    x = np.ones(2)
+    np.testing.assert_allclose(srcad.grad(times_made)(x, Maker(np.array([1.0, 2.0]))), [1.0, 2.0])
+    for bad in (1.0 + 2.0j, np.matrix([[1.0, 2.0]])):
+        with pytest.raises(srcad.TypeSupportError) as err:
+            srcad.grad(times_made)(x, Maker(bad))
+        assert f"{__file__}:{times_made.__code__.co_firstlineno + 2}" in str(err.value)

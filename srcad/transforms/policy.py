@@ -17,9 +17,12 @@ semantics (dask, CuPy, array-API arrays) may meet differentiated values as const
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..errors import NoRuleError, TypeSupportError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import Apply, Atom, Block, Const, Ext, Var, iter_ops
+from ..ir.nodes import Apply, Atom, Block, Const, Ext, Function, Var, iter_ops
+from ..ir.rewrite import map_blocks
 from ..rules import registry
 
 _HINTS = {
@@ -53,18 +56,48 @@ def _describe(a: Atom, kind: str) -> str:
             "and pandas or xarray objects, have operators that differ from NumPy's)")
 
 
+def _meets_varied(op: Apply, varied: set) -> bool:
+    """Is op a differentiable operation with a differentiated operand?"""
+    from .activity import operand_params  # (activity imports this module)
+
+    rule = registry.lookup(op.prim)
+    if rule is None or rule.structural or rule.custom or rule.opaque or not rule.differentiable:
+        return False
+    return any(isinstance(a, Var) and a in varied for _, a in operand_params(op, rule))
+
+
+def guard_unknown(fn: Function, varied: set) -> Function:
+    """`fn` with a run-time check (srcad.known) before the first operation where a value
+    whose type is not known while transforming — the result of a call srcad cannot see
+    into, an attribute of an object — meets a differentiated value: when it turns out to be
+    complex or an object srcad does not know, the generated code raises TypeSupportError
+    there instead of applying a derivative rule that does not hold for it.
+
+        %c: ? = srcad.call(@make_scale)        %c: ? = srcad.call(@make_scale)
+        %y = operator.mul(%x, %c)       ->     srcad.known(%c, 'model.py:7:8')
+                                               %y = operator.mul(%x, %c)
+    """
+
+    def block(b: Block, checked: frozenset) -> Block:
+        ops, seen = [], set(checked)
+        for op in b.ops:
+            if isinstance(op, Apply) and _meets_varied(op, varied):
+                for a in op.operands():
+                    if isinstance(a, Var) and a not in varied and a not in seen and isinstance(a.type, T.Unknown):
+                        where = f"{op.loc.file}:{op.loc.line}:{op.loc.col}" if op.loc else fn.name
+                        ops.append(Apply((), "srcad.known", (a, Const(where)), (), op.loc))
+                        seen.add(a)
+            ops.append(map_blocks(op, lambda inner: block(inner, frozenset(seen))))
+        return dataclasses.replace(b, ops=tuple(ops))
+
+    return dataclasses.replace(fn, body=block(fn.body, frozenset()))
+
+
 def check_types(body: Block, varied: set) -> None:
     """Raise TypeSupportError where a differentiated value meets a value of a kind srcad
     cannot differentiate through (see the module docstring)."""
-    from .activity import operand_params  # (activity imports this module)
-
     for op in iter_ops(body):
-        if not isinstance(op, Apply):
-            continue
-        rule = registry.lookup(op.prim)
-        if rule is None or rule.structural or rule.custom or rule.opaque or not rule.differentiable:
-            continue
-        if not any(isinstance(a, Var) and a in varied for _, a in operand_params(op, rule)):
+        if not isinstance(op, Apply) or not _meets_varied(op, varied):
             continue
         for a in op.operands() + tuple(op.outs):
             kind = bad_kind(a)
