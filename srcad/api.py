@@ -52,7 +52,9 @@ class JvpTransformed(Transformed):
             built = self._build_for(key, arg_types, self._free_types(), Spec(self.spec.kind, wrt, True, False))
             built.wrt = wrt
         self._latest = built
-        return built.function(*primals, *(tangents[i] for i in built.wrt))
+        result = built.function(*primals, *(tangents[i] for i in built.wrt))
+        check_output(self._gate, result[0] if self.spec.kind == "jvp" else result, built.output_loc)
+        return result
 
     def latest(self):
         if self._latest is None:
@@ -85,7 +87,7 @@ class VjpTransformed(Transformed):
             built.wrt = wrt
         self._latest = built
         out, aux, residuals = built.function(*primals)
-        check_output(self._gate, out)
+        check_output(self._gate, out, built.output_loc)
         backward, wrt, gate = built.backward, built.wrt, self._gate
 
         def vjp_fn(cotangent):
@@ -182,6 +184,7 @@ def batched_jacobian(fun, args, argnum: int):
     if got is None:
         return None
     out, t_out = got
+    check_output(cache[key]._gate, out, cache[key]._latest.output_loc)
     if not isinstance(out, (float, np.floating, np.ndarray)):
         return None  # a tuple, list or dict of outputs: one jvp per direction instead
     n = x.size if isinstance(x, np.ndarray) else 1

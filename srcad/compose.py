@@ -130,7 +130,11 @@ def _columns(fun, args, i):
             out, col = jvp(fun, args, tangents)
             cols.append(flatten(col)[0])
         columns.append(cols)
-    out_leaves, out_spec = flatten(fun(*args) if out is None else out)
+    out = fun(*args) if out is None else out
+    latest = _jvp_of(fun)._latest
+    check_output(Gate(f"jacfwd of {getattr(fun, '__qualname__', 'f')}", as_python_function(fun)), out,
+                 latest.output_loc if latest is not None else None, none=False)
+    out_leaves, out_spec = flatten(out)
     return _blocks(out_leaves, leaves, lambda o, k: [c[o] for c in columns[k]]), out_spec, spec
 
 
@@ -140,7 +144,9 @@ def jacrev(fun, argnums=0):
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
         args, gate = _admitted("jacrev", fun, args, nums)
-        out, vjp_fn = vjp_of(fun, only=tuple(nums))(*args)  # cotangents for argnums alone
+        vjp_t = vjp_of(fun, only=tuple(nums))
+        out, vjp_fn = vjp_t(*args)  # cotangents for argnums alone
+        check_output(gate, out, vjp_t._latest.output_loc, none=False)
         out_leaves, out_spec = flatten(out)
         rows = []  # rows[o]: the cotangents of args per entry of output leaf o
         for o, leaf in enumerate(out_leaves):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ArgumentError, Diagnostic, TypeSupportError
+from .errors import ArgumentError, Diagnostic, NonScalarOutputError, TypeSupportError
 from .ir.types import value_kind as leaf_kind
 
 NAMED, IMPLICIT = "named", "implicit"
@@ -74,7 +74,9 @@ def _describe(x, kind: str) -> str:
         return f"a {type_name(x)} (an ndarray subclass, whose operators differ from ndarray's)"
     if kind == "object":
         extra = " (a dataclass)" if hasattr(type(x), "__dataclass_fields__") else ""
-        return f"a {type_name(x)} object{extra}"
+        return f"an object of type {type_name(x)}{extra}"
+    if x is None:
+        return "None"
     return f"a {type_name(x)}"
 
 
@@ -241,20 +243,27 @@ def admit_cotangent(gate: Gate, out, ct, path: str = "the cotangent"):
     return _tangent_leaf(gate, out, ct, path, "the output")
 
 
-def check_output(gate: Gate, out, path: str = "the output"):
-    """The outputs of vjp, jacfwd and jacrev: real floats (ints and bools carry no
-    derivative); complex values and objects are refused."""
+def check_output(gate: Gate, out, loc=None, path: str = "the output", none: bool = True):
+    """The outputs of jvp, vjp, jacfwd and jacrev: real floats (ints, bools and None carry no
+    derivative); strings and objects are a NonScalarOutputError, complex values and arrays
+    of other libraries a TypeSupportError, at the user's return line `loc`."""
     if isinstance(out, (tuple, list)):
         for i, o in enumerate(out):
-            check_output(gate, o, f"{path}[{i}]")
+            check_output(gate, o, loc, f"{path}[{i}]", none)
         return
     if isinstance(out, dict):
         for k, o in out.items():
-            check_output(gate, o, f"{path}[{k!r}]")
+            check_output(gate, o, loc, f"{path}[{k!r}]", none)
         return
     kind = leaf_kind(out)
-    if kind in ("complex", "foreign", "object", "inert"):
-        raise gate.refuse(path, out, kind, "a differentiated output must be real floats")
+    if kind in ("float", "int", "bool") or kind == "none" and none:
+        return
+    msg = f"{gate.what}: {path} is {_describe(out, kind)}; a differentiated output must be real floats"
+    hint = ("return numbers or NumPy arrays (and tuples, lists and dicts of them); pass other "
+            "values out with has_aux=True")
+    where = Diagnostic(loc.file, loc.line, loc.col, msg, hint) if loc is not None else gate.where(msg, hint)
+    cls = TypeSupportError if kind in ("complex", "foreign") else NonScalarOutputError
+    raise cls(msg, [where])
 
 
 def shaped_like(ct, primal):

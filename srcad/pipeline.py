@@ -59,6 +59,7 @@ class Built:
     name: str
     rendered: list = dataclasses.field(default_factory=list)  # (Rendered, name) per function
     sequences: bool = False  # a differentiated argument is a list or tuple (gradients reshaped)
+    output_loc: object = None  # the user's return statement (for errors about outputs)
 
 
 _LOWERED: "weakref.WeakKeyDictionary[object, Lowered_]" = weakref.WeakKeyDictionary()
@@ -268,7 +269,9 @@ def build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     out_fn = _record(trace, "optimized", optimize(out_fn))
     header = _header(fn, spec, arg_types, f, [])
     rendered = render(out_fn, name, header)
-    return Built(compile_function(rendered, name), rendered.source, out_fn, [], name, [(rendered, name)])
+    built = Built(compile_function(rendered, name), rendered.source, out_fn, [], name, [(rendered, name)])
+    built.output_loc = _return_loc(f) or f.loc
+    return built
 
 
 def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
@@ -295,6 +298,7 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source, fwd_fn,
                   saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)])
     built.backward = compile_function(r2, bwd_name)
+    built.output_loc = _return_loc(f) or f.loc
     return built
 
 
@@ -312,4 +316,6 @@ def build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, False, f.doc)))
     header = _header(fn, spec, arg_types, f, [])
     rendered = render(out_fn, name, header)
-    return Built(compile_function(rendered, name), rendered.source, out_fn, [], name, [(rendered, name)])
+    built = Built(compile_function(rendered, name), rendered.source, out_fn, [], name, [(rendered, name)])
+    built.output_loc = _return_loc(f) or f.loc
+    return built

@@ -66,7 +66,7 @@ def test_the_path_of_an_object_inside_a_pytree_is_named():
     with pytest.raises(srcad.TypeSupportError) as err:
         srcad.grad(weight_in_dict)({"layers": [1.0, Params(2.0)]})
     assert "argument d['layers'][1] is a" in str(err.value)
-    assert "Params object (a dataclass)" in str(err.value)
+    assert "an object of type test_gate.Params (a dataclass)" in str(err.value)
 
 
 def total(x):
@@ -385,3 +385,24 @@ def test_results_of_opaque_calls_are_checked_where_they_meet_differentiated_valu
         with pytest.raises(srcad.TypeSupportError) as err:
             srcad.grad(times_made)(x, Maker(bad))
         assert f"{__file__}:{times_made.__code__.co_firstlineno + 2}" in str(err.value)
+
+
+def pair_with_text(x):
+    return "label", x
+
+
+def nothing(x):
+    y = x * 2.0
+    return None
+
+
+def test_outputs_of_jacobians_and_vjp_must_be_numbers():
+    line = pair_with_text.__code__.co_firstlineno + 1
+    for thunk in (lambda: srcad.vjp(pair_with_text, 1.0), lambda: srcad.jvp(pair_with_text, (1.0,), (1.0,)),
+                  lambda: srcad.jacfwd(pair_with_text)(1.0), lambda: srcad.jacrev(pair_with_text)(1.0)):
+        with pytest.raises(srcad.NonScalarOutputError) as err:
+            thunk()
+        assert err.value.lineno == line
+    for thunk in (lambda: srcad.jacfwd(nothing)(1.0), lambda: srcad.jacrev(nothing)(1.0)):
+        with pytest.raises(srcad.NonScalarOutputError):
+            thunk()
