@@ -248,3 +248,31 @@ def test_item_assignment_of_a_broadcast_value():
     y = np.array([[0.5, 0.25]])
     _check_all_modes(row_written_by_broadcast, [y])
     assert_tree_close(srcad.grad(row_written_by_broadcast)(y), np.array([[1.0, 0.0]]))
+
+
+def value_in_untaken_branch(n, x):
+    v = 0.5
+    if n == 0:
+        y = x[0, n]
+        v = y
+    return v
+
+
+def list_slot_of_another_shape(A, y):
+    xs = [y]
+    xs[0] = A @ y  # shape (2,) replaces shape (3,)
+    return sum(np.sum(e) for e in xs)
+
+
+def test_hessian_when_the_branch_defining_a_value_is_not_taken():
+    x = np.array([[0.5]])
+    assert_tree_close(srcad.grad(value_in_untaken_branch, argnums=1)(1, x), np.zeros((1, 1)))
+    assert_tree_close(srcad.hessian(value_in_untaken_branch, argnums=1)(1, x), np.zeros((1, 1, 1, 1)))
+    assert_tree_close(srcad.hessian(value_in_untaken_branch, argnums=1)(0, x), np.zeros((1, 1, 1, 1)))
+
+
+def test_a_list_item_replaced_by_a_value_of_another_shape():
+    A = np.array([[0.5, -0.25, 1.0], [0.75, 0.5, -1.0]])
+    y = np.array([-0.5, 0.5, 0.25])
+    assert_tree_close(srcad.grad(list_slot_of_another_shape, argnums=1)(A, y), A.sum(axis=0))
+    _check_all_modes(list_slot_of_another_shape, [A, y], 1)

@@ -26,6 +26,12 @@ def _splittable(t: T.Type) -> bool:
     return isinstance(t, T.Tuple) and 0 < len(t.elts) <= _MAX_ARITY
 
 
+def _undef(a: Atom) -> bool:
+    """A value not assigned on some path: its tuple stays whole (packing its elements again
+    after the join would read a variable Python never assigned)."""
+    return isinstance(a, Const) and a.value is UNDEF
+
+
 class _Scalarizer:
     def __init__(self, fn: Function):
         self.next = max_var_id(fn) + 1
@@ -66,7 +72,8 @@ class _Scalarizer:
                                offset=0)
 
     def split_if(self, op: If) -> list:
-        which = [i for i, o in enumerate(op.outs) if _splittable(o.type)]
+        which = [i for i, o in enumerate(op.outs) if _splittable(o.type)
+                 and not _undef(op.then.yields[i]) and not _undef(op.orelse.yields[i])]
         if not which:
             return [op]
         self.changed = True
@@ -93,7 +100,7 @@ class _Scalarizer:
     def split_loop(self, op, offset: int) -> list:
         params = op.body.params[offset:]
         n = len(op.outs)
-        which = [i for i in range(n) if _splittable(params[i].type)]
+        which = [i for i in range(n) if _splittable(params[i].type) and not _undef(op.init[i])]
         if not which:
             return [op]
         self.changed = True

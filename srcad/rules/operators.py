@@ -60,13 +60,16 @@ for _op in ("add", "sub", "mul", "truediv", "pow", "mod", "matmul", "floordiv", 
 
 
 def _setitem_type(sig) -> T.Type:
-    """x itself, except that a dict gets (or replaces) the key: d["new"] = v."""
+    """x itself, except that a dict gets (or replaces) the key: d["new"] = v, and a list's
+    item type joins v's."""
     x = sig.type("x")
     key = sig.const("idx", NotImplemented)
     if isinstance(x, T.Dict):
         items = [(k, t) for k, t in x.items if k != key]
         return T.Dict(tuple(items) + ((key, sig.type("v")),)) if len(items) == len(x.items) else \
             T.Dict(tuple((k, sig.type("v") if k == key else t) for k, t in x.items))
+    if isinstance(x, T.List):  # xs[i] = v: the items are the old ones or v (also of another shape)
+        return T.List(T.join(x.elt, sig.type("v")))
     return x
 
 
