@@ -24,10 +24,7 @@ BUDGET = 70  # programs ci:0 .. ci:69 (about 20 s of CPU)
 FAILING_TODAY = {  # seed: finding in /work/fuzz-findings/ (see docs/reliability.md)
     "ci:3": "hessian-int-index-const",   # AssertionError in codegen/expressions.py const
     "ci:42": "hessian-int-index-const",
-    "ci:5": "jacfwd-list-const-sum",     # IndexError in generated jacfwd code (list with constants)
     "ci:15": "setitem-broadcast-row",    # ValueError in generated grad code: y2[0] = y[:, 0]
-    "ci:38": "jacfwd-dict-const",        # TypeError in generated jacfwd code (dict with a constant)
-    "ci:63": "jacfwd-dict-const",
 }
 
 
