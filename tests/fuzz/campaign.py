@@ -162,7 +162,7 @@ def run_campaign(cfg: Config, n: int, seed: str, jobs: int = 1, out: str | None 
         os.makedirs(out, exist_ok=True)
     log = open(os.path.join(out, "workers.log"), "w") if out else subprocess.DEVNULL
     pool = Pool(cfg, jobs, workdir, log)
-    results_file = open(os.path.join(out, "results.jsonl"), "w") if out else None
+    results_file = open(os.path.join(out, "results.jsonl"), "w", buffering=1) if out else None
     try:
         tasks = [{"op": "run", "seed": f"{seed}:{i}"} for i in range(start, start + n)]
         for k, (task, r) in enumerate(pool.map(tasks, lambda _: cfg.timeout + 30)):
@@ -204,3 +204,25 @@ def _shrink_all(pool, tally, out, budget, per_signature, progress):
         progress(f"shrinking {len(tasks)} failing programs (one per signature)")
     for task, answer in pool.map(tasks, lambda _: budget + 60):
         write_failure(out, by_seed[task["seed"]], answer)
+
+
+def shrink_directory(cfg: Config, out: str, jobs: int, budget: float, per_signature: int, progress=print) -> Tally:
+    """Shrink the failures of a finished or interrupted campaign in `out`."""
+    tally = Tally()
+    with open(os.path.join(out, "results.jsonl")) as fh:
+        for line in fh:
+            r = json.loads(line)
+            src = os.path.join(out, "failures", _safe(r["seed"]), "original.py")
+            if os.path.exists(src):
+                with open(src) as s:
+                    r["source"] = s.read()
+            tally.add(r)
+    workdir = tempfile.mkdtemp(prefix="srcad-fuzz-")
+    with open(os.path.join(out, "workers.log"), "a") as log:
+        pool = Pool(cfg, jobs, workdir, log)
+        try:
+            _shrink_all(pool, tally, out, budget, per_signature, progress)
+        finally:
+            pool.close()
+            shutil.rmtree(workdir, ignore_errors=True)
+    return tally

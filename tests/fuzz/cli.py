@@ -4,6 +4,7 @@
     python -m tests.fuzz --replay 7:123          print program 7:123 and what its checks found
     python -m tests.fuzz --check prog.py         run the checks on a program file (f, make_args, DIFF)
     python -m tests.fuzz --features=-while,einsum=2 --no-known-bugs ...
+    python -m tests.fuzz --shrink-failures DIR  shrink the failures of an (interrupted) campaign
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument(f"--{name}", type=float, help=f"fraction of programs with the {help_} check")
     p.add_argument("--replay", metavar="SEED:I", help="generate and check one program, print it")
     p.add_argument("--check", metavar="FILE", help="check a program file")
+    p.add_argument("--shrink-failures", metavar="DIR", help="shrink the failures of an earlier campaign's --out DIR")
     p.add_argument("--list-features", action="store_true")
     return p
 
@@ -75,7 +77,13 @@ def main(argv=None) -> int:
         return 0
     if args.replay or args.check:
         return replay(args.replay or "file:0", cfg, args.check)
-    from .campaign import run_campaign
+    from .campaign import run_campaign, shrink_directory
+
+    if args.shrink_failures:
+        tally = shrink_directory(cfg, args.shrink_failures, args.jobs, args.shrink_budget,
+                                 args.shrink_per_signature, progress=lambda s: print(s, flush=True))
+        print(tally.report(0.0))
+        return 0
 
     tally = run_campaign(cfg, args.n, args.seed, args.jobs, args.out, args.shrink, args.shrink_budget,
                          args.shrink_per_signature, start=args.start, progress=lambda s: print(s, flush=True))
