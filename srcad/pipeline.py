@@ -20,8 +20,9 @@ from .custom import CustomRule
 from .frontend.resolve import is_library_object
 from .frontend.lower import Lowered_, lower_function
 from .ir import types as T
-from .ir.nodes import Apply, Const, Function, Param, iter_ops
+from .ir.nodes import Apply, Const, Function, Param, Var, iter_ops
 from .ir.verify import verify
+from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
 from .analysis import reads
@@ -172,8 +173,6 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
         where = _return_loc(fn)
         text = f"{where.file}:{where.line}:{where.col}" if where else fn.name
         v = T.FLOAT if isinstance(t, T.Num) else t
-        from .ir.nodes import Var  # (a small rewrite of the body's tail)
-
         checked = Var(_max_id(fn) + 1, "", v)
         op = Apply((checked,), "srcad.scalar_output", (out, Const(f"{spec.kind} of {fn.doc or fn.name} ({text})")),
                    (), where)
@@ -287,7 +286,8 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     em = Emitter(fwd_em)
     result = em.apply("srcad.tuple", (out, aux if aux is not None else Const(None), res))
     fwd_name, bwd_name = f"vjp_fwd_{f.name}", f"vjp_bwd_{f.name}"
-    fwd_fn = optimize(Function(fwd_name, f.signature, fwd_b.end_function((result,)), f.loc, False, f.doc))
+    fwd_fn = Function(fwd_name, f.signature, fwd_b.end_function((result,)), f.loc, False, f.doc)
+    fwd_fn = optimize(define_everywhere(fwd_fn, _operands_of(fwd_fn.body, res)))
     bem = Emitter(bwd_b)
     g_out = bem.apply("srcad.tuple", grads)
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
@@ -300,6 +300,14 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     built.backward = compile_function(r2, bwd_name)
     built.output_loc = _return_loc(f) or f.loc
     return built
+
+
+def _operands_of(body, v) -> list:
+    """The values the operation defining v reads (the residuals of a vjp)."""
+    for op in body.ops:
+        if isinstance(op, Apply) and op.outs and op.outs[0] == v:
+            return [a for a in op.args if isinstance(a, Var)]
+    return []
 
 
 def build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:

@@ -184,6 +184,9 @@ def inverse_axes(axes):
 def array_adjoint(g, x):
     """The adjoint of np.array(x) for x a (nested) list or tuple: g split the same way."""
     if isinstance(x, (list, tuple)):
+        if isinstance(g, (float, int, np.number)) or type(g) is np.ndarray and g.ndim == 0:
+            # a scalar cotangent (a zero) stands for the whole array
+            return [array_adjoint(g, xi) for xi in x]
         return [array_adjoint(gi, xi) for gi, xi in zip(g, x)]
     return g
 

@@ -276,3 +276,41 @@ def test_a_list_item_replaced_by_a_value_of_another_shape():
     y = np.array([-0.5, 0.5, 0.25])
     assert_tree_close(srcad.grad(list_slot_of_another_shape, argnums=1)(A, y), A.sum(axis=0))
     _check_all_modes(list_slot_of_another_shape, [A, y], 1)
+
+
+def list_item_replaced(x):
+    xs0 = [np.array([x, x]), np.array([x, x])]
+    xs0[1] = 0.5 * xs0[0] - 1.0
+    return sum(np.sum(e) for e in xs0)
+
+
+def assigned_in_one_branch(x, z):
+    if z > 0.5:
+        a0 = np.sin(x)
+    else:
+        return x * x
+    return a0 * 2.0
+
+
+def dict_key_added_in_loop(x, y):
+    d0 = {"b": x, "w": 0.5, "c": 0}
+    for i0, e0 in y:
+        d0["z"] = 0.5
+    a0 = np.full(3, d0["b"]).reshape(3)
+    return np.mean(a0 * a0) + d0["b"] + d0["w"]
+
+
+def test_list_item_replaced_after_np_array_of_floats():
+    assert srcad.grad(list_item_replaced)(0.5) == 3.0  # sum = 2x + (x - 2)
+
+
+def test_vjp_of_a_value_assigned_on_one_path_only():
+    for z in (0.0, 1.0):
+        out, vjp_fn = srcad.vjp(assigned_in_one_branch, 0.3, z)
+        expected = 2 * 0.3 if z < 0.5 else 2.0 * np.cos(0.3)
+        assert vjp_fn(1.0)[0] == pytest.approx(expected)
+
+
+def test_second_order_through_a_dict_whose_keys_change_in_a_loop():
+    y = np.array([[-0.5, -0.5]])
+    assert srcad.hessian(dict_key_added_in_loop)(0.5, y) == pytest.approx(2.0)  # mean(x^2) + x + 0.5

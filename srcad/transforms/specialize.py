@@ -213,6 +213,8 @@ class Specializer:
             name, recv, rest = args[0].value, args[1], list(args[2:])
             if isinstance(atom_type(recv), T.Dict) and name in ("values", "items") and not rest:
                 return f"srcad.dict_{name}", (recv,), kw
+            if name == "copy" and not rest and not kw and isinstance(atom_type(recv), T.Unknown):
+                return "srcad.copy_value", (recv,), kw  # (maybe an array, maybe a list or dict)
             fam = _receiver_family(atom_type(recv))
             cand = f"{fam}.{name}" if fam else None
             if cand and registry.lookup(cand):
