@@ -25,6 +25,7 @@ from .errors import (  # noqa: E402
     RecursionNotSupportedError,
     SourceUnavailableError,
     SrcadError,
+    StaleSourceError,
     TypeSupportError,
     UnsafeMutationError,
     UnsupportedSyntaxError,
@@ -35,6 +36,7 @@ __all__ = [
     "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp",
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError",
-    "RecursionNotSupportedError", "SourceUnavailableError", "TypeSupportError", "UnsafeMutationError",
+    "RecursionNotSupportedError", "SourceUnavailableError", "StaleSourceError", "TypeSupportError",
+    "UnsafeMutationError",
     "UnsupportedSyntaxError",
 ]
