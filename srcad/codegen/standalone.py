@@ -147,16 +147,20 @@ def _wrapped(prefix: str, text: str, width: int = 96) -> list[str]:
 
 def read_header(path: str) -> tuple[list[tuple[str, str]], str]:
     """(source file, sha256) pairs and the options line recorded in a generated module."""
-    sources, options = [], ""
     with open(path) as f:
-        for line in f:
-            if line.startswith("# srcad-source: "):
-                src, _, digest = line[len("# srcad-source: "):].strip().rpartition(" sha256=")
-                sources.append((src, digest))
-            elif line.startswith("# srcad-options: "):
-                options = line[len("# srcad-options: "):].strip()
-            elif not line.startswith("#"):
-                break
+        return _header(f)
+
+
+def _header(lines) -> tuple[list[tuple[str, str]], str]:
+    sources, options = [], ""
+    for line in lines:
+        if line.startswith("# srcad-source: "):
+            src, _, digest = line[len("# srcad-source: "):].strip().rpartition(" sha256=")
+            sources.append((src, digest))
+        elif line.startswith("# srcad-options: "):
+            options = line[len("# srcad-options: "):].strip()
+        elif not line.startswith("#"):
+            break
     return sources, options
 
 
@@ -165,8 +169,16 @@ def stale_sources(path: str) -> list[str]:
     sources, _ = read_header(path)
     if not sources:
         raise CodegenError(f"{path} has no srcad header: was it written by `srcad codegen`?")
+    return _changed(sources, os.path.dirname(os.path.abspath(path)))
+
+
+def stale_sources_in(text: str) -> list[str]:
+    """Like stale_sources, for the text of a module whose recorded paths are absolute."""
+    return _changed(_header(text.splitlines())[0], os.getcwd())
+
+
+def _changed(sources, base: str) -> list[str]:
     out = []
-    base = os.path.dirname(os.path.abspath(path))
     for src, digest in sources:
         full = src if os.path.isabs(src) else os.path.join(base, src)
         if not os.path.exists(full) and os.path.exists(src):
