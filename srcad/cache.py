@@ -70,9 +70,10 @@ def cache_root() -> str | None:
 _SRCAD_FINGERPRINT: list = []
 
 
-def srcad_fingerprint() -> str:
+def srcad_fingerprint() -> str | None:
     """A hash of srcad's own source files and of the versions of Python and of the libraries
-    that shape generated code (computed once per process)."""
+    that shape generated code (computed once per process; None when srcad's source files
+    cannot be read, which turns the cache off)."""
     if not _SRCAD_FINGERPRINT:
         import astor
         import gast
@@ -80,10 +81,17 @@ def srcad_fingerprint() -> str:
 
         h = hashlib.sha256()
         root = os.path.dirname(os.path.abspath(__file__))
-        for path in _package_files(root):
-            with open(path, "rb") as f:
-                data = f.read()
-            h.update(f"{os.path.relpath(path, root)}\0{len(data)}\0".encode() + data)
+        try:
+            files = _package_files(root)
+            for path in files:
+                with open(path, "rb") as f:
+                    data = f.read()
+                h.update(f"{os.path.relpath(path, root)}\0{len(data)}\0".encode() + data)
+        except OSError:
+            files = []
+        if not files:
+            _SRCAD_FINGERPRINT.append(None)
+            return None
         versions = [__version__, sys.version, sys.implementation.cache_tag or "", numpy.__version__,
                     getattr(gast, "__version__", ""), getattr(astor, "__version__", "")]
         h.update("\0".join(versions).encode())
@@ -97,6 +105,10 @@ def _package_files(root: str) -> list[str]:
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         out += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".py")]
     return out
+
+
+if config.cache_dir:  # (read while srcad is being imported: the files of the code that runs)
+    srcad_fingerprint()
 
 
 _RULES_FINGERPRINT: list = []
@@ -170,7 +182,12 @@ def entry_key(fn, spec, arg_types, free_types) -> str | None:
         source = source_text(fn)
     except SrcadError:
         return None
-    parts = [srcad_fingerprint(), rules_fingerprint(), fn.__code__.co_filename, fn.__qualname__, source,
+    if srcad_fingerprint() is None:
+        return None
+    # (srcad's generated code, transformed again, has a file name that depends on whether it
+    # came from the cache; its text says it all)
+    file = "" if fn.__globals__.get("__name__") in _GENERATED else fn.__code__.co_filename
+    parts = [srcad_fingerprint(), rules_fingerprint(), file, fn.__qualname__, source,
              code_fingerprint(fn.__code__), repr(spec), repr(tuple(str(t) for t in arg_types)),
              repr(sorted((k[0], k[2], str(t)) for k, t in free_types.items()))]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
@@ -196,6 +213,8 @@ def dependencies(functions) -> list | None:
             continue
         seen.add(id(namespace))
         module = namespace.get("__name__")
+        if module in _GENERATED:
+            continue  # srcad's code being transformed again: what it names is in its text (the key)
         if not isinstance(module, str) or getattr(sys.modules.get(module), "__dict__", None) is not namespace:
             return None
         for name in sorted(names & namespace.keys()):
@@ -205,6 +224,9 @@ def dependencies(functions) -> list | None:
                 if isinstance(value, types.ModuleType):
                     todo.append(vars(value))
     return deps
+
+
+_GENERATED = ("srcad.generated", "srcad.cached")
 
 
 def _user_object(value) -> bool:
@@ -320,6 +342,8 @@ def _reads_key(fn) -> str | None:
     try:
         source = source_text(fn)
     except SrcadError:
+        return None
+    if srcad_fingerprint() is None:
         return None
     parts = ["reads", srcad_fingerprint(), fn.__code__.co_filename, fn.__qualname__, source,
              code_fingerprint(fn.__code__)]

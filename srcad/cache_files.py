@@ -124,7 +124,7 @@ def read_entry(path: str, key: str) -> tuple[dict, str, str] | None:
         bad_entry(path, f"cannot be read ({e.strerror or e})")
         return None
     if problem:
-        _warn(("file", path), f"srcad: the cache entry {path} {problem}; not used")
+        _warn(("dir", os.path.dirname(path)), f"srcad: the cache entry {path} {problem}; not used")
         return None
     try:
         text = data.decode("utf-8")

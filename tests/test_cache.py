@@ -197,12 +197,14 @@ def test_transforms_of_transforms_cold_and_warm(tmp_path):
     script = tmp_path / "nested.py"
     script.write_text(NESTED)
     cache_dir = tmp_path / "cache"
-    runs = []
-    for _ in range(2):  # cold, then warm: the same numbers
+    runs, written = [], []
+    for _ in range(2):  # cold, then warm: the same numbers, and nothing new to write
         out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                              env=_env(cache_dir), cwd=str(tmp_path))
         assert out.returncode == 0, out.stderr
         runs.append([float(v) for v in out.stdout.split()])
+        written.append({p: p.stat().st_mtime_ns for p in entries(cache_dir)})
+    assert len(written[0]) >= 4 and written[0] == written[1]  # (the outer transforms too)
     want = [24.0, 24.0, 2 * (0.1 ** 3 - 0.3 ** 3)]
     for got in runs:
         assert got == [pytest.approx(w) for w in want]
