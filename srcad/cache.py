@@ -198,13 +198,14 @@ def dependencies(functions) -> list | None:
     function the code inlined (after the first, the function itself, whose code is in the
     key) and for each user function, class, module or transform the functions reach by a
     global name (also through user modules); None when one of them cannot be found again by
-    name in a new process (the build is then not cacheable)."""
-    deps = []
+    name in a new process (the build is then not cacheable). The function's own module is
+    written "" (the same file imported under another name, as `__main__`, is the same code)."""
+    deps, home = [], functions[0].__module__
     for g in functions[1:]:
         module, path = getattr(g, "__module__", None), getattr(g, "__qualname__", "")
         if not isinstance(module, str) or _resolve(module, path) is not g:
             return None  # (also srcad's own generated code: its sources are not recorded)
-        deps.append([module, path, _describe(g)])
+        deps.append(["" if module == home else module, path, _describe(g)])
     names = set().union(*(_code_names(g.__code__) for g in functions))
     todo, seen = [g.__globals__ for g in functions], set()
     while todo:
@@ -219,8 +220,9 @@ def dependencies(functions) -> list | None:
             return None
         for name in sorted(names & namespace.keys()):
             value = namespace[name]
-            if _user_object(value) and [module, name] not in [d[:2] for d in deps]:
-                deps.append([module, name, _describe(value)])
+            where = "" if module == home else module
+            if _user_object(value) and [where, name] not in [d[:2] for d in deps]:
+                deps.append([where, name, _describe(value)])
                 if isinstance(value, types.ModuleType):
                     todo.append(vars(value))
     return deps
@@ -253,18 +255,20 @@ def _resolve(module: str, path: str):
     return obj
 
 
-def _dependencies_hold(deps) -> bool:
+def _dependencies_hold(deps, fn) -> bool:
+    home = getattr(fn, "__module__", None)
     try:
-        return all(_describe(_resolve(module, path)) == want for module, path, want in deps)
+        return all(_describe(_resolve(module or home, path)) == want for module, path, want in deps)
     except (TypeError, ValueError):
         return False
 
 
 # -- generated modules --------------------------------------------------------------------------
 
-def load(key: str | None):
+def load(key: str | None, fn=None):
     """(namespace dict of the cached module, metadata, the generated functions' source) or
-    None (a miss)."""
+    None (a miss). `fn` is the function the code is for (its module stands for the module
+    recorded as "" in the dependencies)."""
     root = cache_root() if key else None
     folder = folder_of(root, key, create=False) if root else None
     if folder is None:
@@ -275,7 +279,7 @@ def load(key: str | None):
         return None
     meta, body, text = got
     try:
-        if not _dependencies_hold(meta["deps"]) or stale_sources_in(body):
+        if not _dependencies_hold(meta["deps"], fn) or stale_sources_in(body):
             return None  # (an edited helper or file: rebuilt and rewritten, no warning)
         register_source(path, text)
         namespace = {"__name__": "srcad.cached"}
@@ -363,7 +367,7 @@ def load_reads(fn):
     meta, body, _ = got
     try:
         rows = json.loads(body)
-        if not _dependencies_hold(meta["deps"]):
+        if not _dependencies_hold(meta["deps"], fn):
             return None
         modules = [sys.modules[mod] for _, mod, _ in rows]  # (never imported because of the cache)
         if not all(is_identifier(ext_name) and isinstance(name, str) for ext_name, _, name in rows):

@@ -214,7 +214,7 @@ class Transformed:
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
         spec, free_types = spec or self.spec, free_types or {}
         key = cache.entry_key(target, spec, arg_types, free_types) if cache.config.cache_dir else None
-        hit = cache.load(key) if key else None
+        hit = cache.load(key, target) if key else None
         if hit is not None:
             return _from_cache(*hit)
         built = self._builder(target, spec, arg_types, free_types)

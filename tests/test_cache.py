@@ -488,15 +488,37 @@ def test_warm_entry_is_not_used_when_an_inlined_helper_runs_other_code(tmp_path)
         assert g(np.array(X), W) == pytest.approx(expected("f2"), abs=1e-12)
         entry = only_entry(cache_dir)
         key = entry.name[:-3]
-        assert cache.load(key) is not None
+        assert cache.load(key, mod.f2) is not None
 
         def cube(v):
             return v * v * v
 
         mod.square.__code__ = cube.__code__  # the helper the entry inlined now runs other code
-        assert cache.load(key) is None
+        assert cache.load(key, mod.f2) is None
         mod.square = cube  # (or the global name now means another function)
-        assert cache.load(key) is None
+        assert cache.load(key, mod.f2) is None
+
+
+def test_one_file_imported_under_two_names_shares_entries(tmp_path):
+    """(As a script runs as __main__ and is imported by name elsewhere.) The inlined helper
+    is looked up in the module of the function being differentiated."""
+    path = tmp_path / "twice.py"
+    path.write_text(MODULE)
+    first, second = _fresh_module(tmp_path, "twice_a", path), _fresh_module(tmp_path, "twice_b", path)
+    with _cache_at(tmp_path / "cache"):
+        assert srcad.grad(first.f2, argnums=1)(np.array(X), W) == pytest.approx(expected("f2"), abs=1e-12)
+        written = entries(tmp_path / "cache")
+        g = srcad.grad(second.f2, argnums=1)
+        assert g(np.array(X), W) == pytest.approx(expected("f2"), abs=1e-12)
+        assert g.latest().function.__code__.co_filename.startswith(str(tmp_path / "cache"))
+        assert entries(tmp_path / "cache") == written
+
+        def cube(v):
+            return v * v * v
+
+        second.square = cube  # only the second module's helper changed: its entry is not used
+        assert cache.load(written[0].name[:-3], second.f2) is None
+        assert cache.load(written[0].name[:-3], first.f2) is not None
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -513,12 +535,13 @@ class _cache_at:
         srcad.config.cache_dir = self.old
 
 
-def _fresh_module(tmp_path, name):
+def _fresh_module(tmp_path, name, path=None):
     """A new module object (new function objects: nothing cached in memory)."""
     import importlib.util
 
-    path = tmp_path / f"{name}.py"
-    path.write_text(MODULE)
+    if path is None:
+        path = tmp_path / f"{name}.py"
+        path.write_text(MODULE)
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
