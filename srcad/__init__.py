@@ -16,6 +16,7 @@ from . import rules  # noqa: E402  (importing registers the rule tables)
 from .api import grad, jvp, saved_values, source, stop_gradient, value_and_grad, vjp  # noqa: E402
 from .compose import hessian, hvp, jacfwd, jacrev  # noqa: E402
 from .cache import config  # noqa: E402
+from .cache_files import CacheWarning  # noqa: E402
 from .custom import custom_jvp, custom_vjp  # noqa: E402
 from .rules.registry import public_defrule as defrule  # noqa: E402
 from .errors import (  # noqa: E402
@@ -25,6 +26,7 @@ from .errors import (  # noqa: E402
     RecursionNotSupportedError,
     SourceUnavailableError,
     SrcadError,
+    StaleSourceError,
     TypeSupportError,
     UnsafeMutationError,
     UnsupportedSyntaxError,
@@ -34,7 +36,9 @@ __all__ = [
     "rules",
     "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp",
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
+    "CacheWarning",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError",
-    "RecursionNotSupportedError", "SourceUnavailableError", "TypeSupportError", "UnsafeMutationError",
+    "RecursionNotSupportedError", "SourceUnavailableError", "StaleSourceError", "TypeSupportError",
+    "UnsafeMutationError",
     "UnsupportedSyntaxError",
 ]

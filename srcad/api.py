@@ -14,6 +14,7 @@ from . import runtime
 from .codegen.compile import register_source
 from .custom import CustomRule
 from .errors import ArgumentError
+from .identifiers import identifier, is_identifier
 from .ir import types as T
 from .dispatch import Transformed, _quick_kind, _signature_of, _spec
 from .pipeline import Spec, build_batched, build_forward, build_vjp, differentiable_positions
@@ -234,20 +235,29 @@ def as_python_function(fun):
         sig = inspect.signature(getattr(fun, "fun", fun))
     except (TypeError, ValueError):
         sig = None
-    params, namespace = [], {"_target": fun}
+    # The wrapper's text is srcad's template filled with identifiers only: the callable's
+    # __name__ and its parameter names are data (anyone can set them), so they are sanitised.
+    params, call, used, namespace = [], [], {"_target"}, {"_target": fun}
     for i, p in enumerate(sig.parameters.values() if sig else [inspect.Parameter("x", 1)]):
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or (
+                p.kind == p.KEYWORD_ONLY and not is_identifier(p.name)):
             break
-        if p.default is p.empty:
-            params.append(p.name)
-        elif isinstance(fun, CustomRule):
-            namespace[f"_d{i}"] = p.default
-            params.append(f"{p.name}=_d{i}")
-        else:
+        if p.default is not p.empty and not isinstance(fun, CustomRule):
             break  # a library function's optional parameters stay at their defaults
-    names = [p.split("=")[0] for p in params]
-    name = getattr(fun, "__name__", "f").strip("<>") or "f"
-    source = f"def {name}({', '.join(params)}):\n    return _target({', '.join(names)})\n"
+        pname = identifier(p.name, f"x{i}")
+        while pname in used:
+            pname += "_"
+        used.add(pname)
+        if p.default is p.empty:
+            params.append(pname)
+        else:
+            namespace[f"_d{i}"] = p.default
+            params.append(f"{pname}=_d{i}")
+        call.append(f"{p.name}={pname}" if p.kind == p.KEYWORD_ONLY else pname)
+    raw = getattr(fun, "__name__", None)
+    name = identifier(raw.strip("<>") if isinstance(raw, str) else None, "f")
+    name = "f" if name == "_target" else name
+    source = f"def {name}({', '.join(params)}):\n    return _target({', '.join(call)})\n"
     filename = f"<srcad wrapper of {name}>"
     register_source(filename, source)
     exec(compile(source, filename, "exec"), namespace)

@@ -202,7 +202,7 @@ class Transformed:
             reads = cache.load_reads(self.fn)
             if reads is None:
                 reads = free_reads(lowered(self.fn))
-                cache.store_reads(self.fn, reads)
+                cache.store_reads(self.fn, reads, lowered(self.fn).functions)
             return reads
         return free_reads(lowered(self.fn))
 
@@ -214,12 +214,12 @@ class Transformed:
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
         spec, free_types = spec or self.spec, free_types or {}
         key = cache.entry_key(target, spec, arg_types, free_types) if cache.config.cache_dir else None
-        hit = cache.load(key) if key else None
+        hit = cache.load(key, target) if key else None
         if hit is not None:
             return _from_cache(*hit)
         built = self._builder(target, spec, arg_types, free_types)
         if key:
-            cache.store(key, built, [f for f in (_source_file(g) for g in lowered(target).functions) if f])
+            cache.store(key, built, lowered(target).functions)
         return built
 
     def _function_for_types(self, arg_types):
@@ -231,13 +231,6 @@ class Transformed:
 
     def __repr__(self) -> str:
         return f"<srcad {self.spec.kind} of {getattr(self.fn, '__qualname__', self.fn)!r}>"
-
-
-def _source_file(fn):
-    try:
-        return inspect.getsourcefile(fn)
-    except TypeError:
-        return None
 
 
 def _from_cache(namespace: dict, meta: dict, text: str) -> Built:

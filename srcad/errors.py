@@ -58,6 +58,11 @@ class SourceUnavailableError(SrcadError):
     """The function's source cannot be read (defined in a REPL, built-in, lambda in eval...)."""
 
 
+class StaleSourceError(SourceUnavailableError):
+    """The function's file changed since the function was defined: the source srcad reads is
+    not the code that runs."""
+
+
 class UnsupportedSyntaxError(SrcadError):
     """The function uses Python constructs srcad does not transform."""
 

@@ -20,7 +20,9 @@ from astor.source_repr import split_lines
 import gast
 
 from .. import runtime
+from ..errors import CodegenError
 from ..frontend.source import source_line
+from ..identifiers import is_identifier
 from ..ir import types as T
 from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While
 from ..rules import registry
@@ -447,6 +449,7 @@ def render(fn: Function, name: str, header: list[str] = (), comments: bool = Tru
     em = CodeEmitter(fn, comments)
     node = em.function(name, list(header))
     module = gast.Module(body=[node], type_ignores=[])
+    _check_names(module)
     text = astor.to_source(gast.gast_to_ast(module), pretty_source=_pretty)
     source, line_map = _apply_markers(text)
     return Rendered(source, dict(em.ns.names), line_map)
@@ -461,6 +464,25 @@ def _pretty(source) -> str:
 _MARK_RE = re.compile(r"^(\s*)(\"\"\"|\'\'\'|\"|\')" + re.escape(_MARK) + r"([0-9a-f]*)\2\s*$")
 
 
+def _one_line(text: str) -> str:
+    """Comment text that stays one comment: characters that could end the line (or that
+    the compiler refuses, like NUL) are written as escapes."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text)
+
+
+def _check_names(module: gast.Module) -> None:
+    """Every name in generated text must be an identifier (never text from an object's
+    `__name__` that could be code): a last guard behind the frontend's sanitising."""
+    for node in gast.walk(module):
+        name = (node.id if isinstance(node, gast.Name) else node.attr if isinstance(node, gast.Attribute)
+                else node.name if isinstance(node, gast.FunctionDef)
+                else node.arg if isinstance(node, gast.keyword) and node.arg is not None else None)
+        if name is not None and not is_identifier(name):
+            raise CodegenError(f"generated code would contain the name {name!r}, which is not an identifier")
+
+
 def _apply_markers(text: str) -> tuple[str, dict]:
     lines, line_map, pending = [], {}, None
     for raw in text.splitlines():
@@ -468,7 +490,7 @@ def _apply_markers(text: str) -> tuple[str, dict]:
         if m:
             kind, payload = json.loads(binascii.unhexlify(m.group(3)).decode())
             if kind == "C":
-                lines.append(f"{m.group(1)}# {payload}" if payload else "")
+                lines.append(f"{m.group(1)}# {_one_line(payload)}" if payload else "")
             else:
                 pending = tuple(payload)
             continue

@@ -10,6 +10,7 @@ import math
 import gast
 import numpy as np
 
+from ..identifiers import identifier, is_identifier
 from ..ir.nodes import Atom, Const
 
 BINOPS = {
@@ -57,8 +58,9 @@ class Namespace:
     def ref(self, obj: object, want: str) -> str:
         if id(obj) in self.by_id:
             return self.by_id[id(obj)]
+        want = want if isinstance(want, str) else "obj"
         clean = re.sub(r"\W+", "_", want).strip("_") or "obj"  # `<lambda>` is `_lambda`
-        base = want if want.isidentifier() and not _is_builtin_name(want, obj) else "_" + clean
+        base = want if is_identifier(want) and not _is_builtin_name(want, obj) else "_" + identifier(clean)
         name, k = base, 1
         while name in self.names:
             name, k = f"{base}_{k}", k + 1

@@ -14,6 +14,7 @@ from typing import Union
 
 import gast
 
+from ..identifiers import identifier
 from ..errors import Diagnostic, NoRuleError, TypeSupportError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
@@ -52,9 +53,9 @@ _NICE_NAMES = {"numpy": "np", "math": "math"}
 def ext_name(obj: object) -> str:
     """The name generated code uses for an object (made unique later by codegen)."""
     if isinstance(obj, types.ModuleType):
-        return _NICE_NAMES.get(obj.__name__, obj.__name__.split(".")[-1])
+        return _NICE_NAMES.get(obj.__name__) or identifier(str(obj.__name__).split(".")[-1], "_mod")
     name = getattr(obj, "__name__", None) or type(obj).__name__.lower()
-    return name if name.isidentifier() else "_obj"
+    return identifier(name, "_obj")
 
 
 def is_literal(obj: object) -> bool:

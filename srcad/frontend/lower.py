@@ -360,7 +360,7 @@ def lower_function(fn) -> Lowered_:
     result = low.body()
     body = b.end_function((result,))
     return Lowered_(
-        Function(fn.__name__ if fn.__name__ != "<lambda>" else "lambda_", tuple(sigs), body,
+        Function(parsed.node.name if parsed.node.name != "lambda" else "lambda_", tuple(sigs), body,
                  low.loc(parsed.node), False, fn.__qualname__, tuple(low.returns)),
         tuple(ctx.functions),
     )

@@ -1,14 +1,25 @@
-"""Read a function's source and parse it with gast, keeping user line and column numbers."""
+"""Read a function's source and parse it with gast, keeping user line and column numbers.
+
+The source is that of the code the function runs (`fn.__code__`; never the function a
+decorator's `__wrapped__` names), and it is checked to still be that code: a file edited
+after the module was imported is a `StaleSourceError` (see staleness.py).
+"""
 
 from __future__ import annotations
 
 import inspect
 import linecache
+import types
+import weakref
 from dataclasses import dataclass
 
 import gast
 
-from ..errors import Diagnostic, SourceUnavailableError, UnsupportedSyntaxError
+from ..errors import Diagnostic, SourceUnavailableError, StaleSourceError, UnsupportedSyntaxError
+from .staleness import def_matches, lambda_matches
+
+#: code object -> the source text found to compile to it (checked once per text)
+_VERIFIED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -33,8 +44,9 @@ def _where(fn) -> str:
 
 
 def _source_lines(fn) -> tuple[list[str], int]:
+    code = getattr(fn, "__code__", None)
     try:
-        lines, first = inspect.getsourcelines(fn)
+        lines, first = inspect.getsourcelines(code if isinstance(code, types.CodeType) else fn)
     except (OSError, TypeError) as e:
         name = getattr(fn, "__qualname__", repr(fn))
         raise SourceUnavailableError(
@@ -44,6 +56,31 @@ def _source_lines(fn) -> tuple[list[str], int]:
             "functions created by exec() without a linecache entry have no source to read."
         ) from None
     return lines, max(first, 1)
+
+
+def source_text(fn) -> str:
+    """The source text of `fn` as srcad reads it (raises SourceUnavailableError)."""
+    return "".join(_source_lines(fn)[0])
+
+
+def _check_fresh(fn, text: str, first: int, matches) -> None:
+    """Refuse source text that does not compile to the code `fn` runs."""
+    code = fn.__code__
+    if _VERIFIED.get(code) == text:
+        return
+    if not matches():
+        file = code.co_filename
+        name = getattr(code, "co_qualname", None) or fn.__qualname__
+        msg = (f"the source of {name} in {file} changed since the function was defined: srcad "
+               "reads the file, but the function runs the code compiled from the old text")
+        hint = ("reload the module (importlib.reload) or re-run the cell or script that defines "
+                "the function, then transform it again")
+        raise StaleSourceError(msg, [Diagnostic(file, first, 0, "this text is not the code that runs", hint)])
+    _VERIFIED[code] = text
+
+
+def _qualname(fn) -> str:
+    return getattr(fn.__code__, "co_qualname", None) or fn.__qualname__
 
 
 def _dedent(lines: list[str]) -> tuple[str, int]:
@@ -75,6 +112,8 @@ def _parse_lambda(fn, lines: list[str], first: int) -> tuple[gast.FunctionDef, i
             continue
         lam = _find_lambda(tree, fn)
         if lam is not None:
+            _check_fresh(fn, candidate, first, lambda: lambda_matches(
+                fn.__code__, candidate, lam, _qualname(fn), fn.__globals__))
             ret = gast.Return(value=lam.body)
             gast.copy_location(ret, lam.body)
             node = gast.FunctionDef(
@@ -94,9 +133,11 @@ def parse_function(fn) -> ParsedFunction:
     """Parse the source of `fn` into a gast FunctionDef with decorators removed."""
     lines, first = _source_lines(fn)
     file = fn.__code__.co_filename
-    if fn.__name__ == "<lambda>":
+    if fn.__code__.co_name == "<lambda>":
         node, indent = _parse_lambda(fn, lines, first)
         return ParsedFunction(fn, node, file, indent)
+    _check_fresh(fn, "".join(lines), first,
+                 lambda: def_matches(fn.__code__, lines, first, _qualname(fn), fn.__globals__))
     text, indent = _dedent(lines)
     try:
         tree = gast.parse(text)
