@@ -301,6 +301,51 @@ def extended_list(x):
     return s + ys[2] * ys[1]
 
 
+# a carried variable overwritten on every iteration by a value not computed from it: its
+# tangent after the loop is the last iteration's, not the (zero) tangent it started with
+def overwritten_each_step(x, n):
+    s = 0.0
+    for i in range(n):
+        s = x
+        s = s * s
+    return s
+
+
+def overwritten_in_while(x):
+    s = 0.0
+    k = 0
+    while k < 3:
+        s = x * 2.0
+        s = s * s
+        k += 1
+    return s
+
+
+def overwritten_in_nested_loops(x, n):
+    s = 0.0
+    for i in range(n):
+        for j in range(n):
+            s = math.sin(x) * j
+    return s
+
+
+def overwritten_in_branches(x, n):
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            s = x * 3.0
+        else:
+            s = x * x
+    return s
+
+
+def overwritten_array(x, n):
+    s = np.zeros(3)
+    for i in range(n):
+        s = x * x
+    return np.sum(s * x)
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -341,4 +386,10 @@ CASES = [
     (list_slices_and_starred, (rng.normal(size=3),)),
     (reversed_ranges, (np.array([0.3, 1.2, 0.5, -0.4, 0.7]),)),
     (extended_list, (rng.normal(size=3),)),
+    (overwritten_each_step, (1.5, 3)),
+    (overwritten_in_while, (0.7,)),
+    (overwritten_in_nested_loops, (0.4, 3)),
+    (overwritten_in_branches, (0.6, 3)),
+    (overwritten_in_branches, (0.6, 4)),
+    (overwritten_array, (rng.normal(size=3), 2)),
 ]
