@@ -97,7 +97,7 @@ class Forward:
         args = tuple(self.v(a) for a in op.args)
         kw = tuple((k, self.v(a)) for k, a in op.kw)
         outs = tuple(self.b.fresh(o.hint, o.type) for o in op.outs)
-        self.b.emit(Apply(outs, op.prim, args, kw, op.loc))
+        self.b.emit(Apply(outs, op.prim, args, kw, op.loc, op.keep))
         self.val.update(zip(op.outs, outs))
         if not any(self.act.active(o) for o in op.outs):
             return

@@ -271,7 +271,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
                 args = tuple(self.fwd(a) for a in op.args)
                 kw = tuple((k, self.fwd(a)) for k, a in op.kw)
                 outs = tuple(self.b.fresh(o.hint, o.type) for o in op.outs)
-                self.b.emit(Apply(outs, op.prim, args, kw, op.loc))
+                self.b.emit(Apply(outs, op.prim, args, kw, op.loc, op.keep))
                 self.layers[-1].update(zip(op.outs, outs))
             elif isinstance(op, If):
                 self.fwd_if(op)
