@@ -274,6 +274,7 @@ helper("srcad.iter_adjoint", "np.array(rt.iter_adjoint((x[0], x[1] * x[2]), [0.0
 helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0, 2]))", x=V3)
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)
+helper("srcad.assigned", "rt.assigned(x, 'x') * x", x=V3)
 helper("srcad.copy_value", "rt.copy_value(x) * x", x=V3)
 helper("srcad.sum_to_shape", "rt.sum_to_shape(x, (3,))", x=normal(2, 3))
 helper("srcad.broadcast_to", "rt.broadcast_to(x, (2, 3))", x=V3)

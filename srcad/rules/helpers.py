@@ -121,4 +121,6 @@ defrule("srcad.cross2_adjoint", "c, o, which", fn=rt.cross2_adjoint, out=ty.arra
              "o": "srcad.unbroadcast((1 - 2 * which) * np.stack([-g[..., 1] * c, g[..., 0] * c], axis=-1), o)"})
 nondiff("srcad.write_winners", "x, idx", out=ty.array(None, "b"), fn=rt.write_winners)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
+defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
+        fresh=False, linear=("x",), raises="always")
 nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar, raises="always")

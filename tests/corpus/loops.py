@@ -346,6 +346,51 @@ def overwritten_array(x, n):
     return np.sum(s * x)
 
 
+# a variable first assigned inside a loop and read after it (unbound before the loop):
+# layers of different shapes, so its zero cotangent takes the shape of its stored value
+def mlp_last_preactivation(params, inputs):
+    for W, b in params:
+        outputs = inputs @ W + b
+        inputs = np.tanh(outputs)
+    return np.sum(outputs)
+
+
+def mlp_dict_layers(inputs, layers):
+    for layer in layers:
+        pre = inputs @ layer["W"]
+        inputs = np.tanh(pre) * layer["s"]
+    return np.sum(pre * pre) + np.sum(inputs)
+
+
+def last_in_while(x, m):
+    k = 0
+    h = x
+    while k < m:
+        last = np.ones(3 - k) * np.sum(h)
+        h = np.sin(last)
+        k += 1
+    return np.sum(last) + np.sum(h)
+
+
+def last_in_nested_loops(x, m):
+    h = x
+    for n in range(m, 0, -2):
+        for j in range(2):
+            z = np.ones(n) * np.sum(h) * (j + 1)
+            h = np.tanh(z)
+    return np.sum(z * z)
+
+
+def last_before_break(x, m):
+    h = x
+    for n in range(2, m):
+        z = np.ones(n) * np.sum(h)
+        h = np.cos(z)
+        if n > 2:
+            break
+    return np.sum(z) * np.sum(h)
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -392,4 +437,11 @@ CASES = [
     (overwritten_in_branches, (0.6, 3)),
     (overwritten_in_branches, (0.6, 4)),
     (overwritten_array, (rng.normal(size=3), 2)),
+    (mlp_last_preactivation, ([(rng.normal(size=(3, 4)), rng.normal(size=4)),
+                               (rng.normal(size=(4, 2)), rng.normal(size=2))], rng.normal(size=(5, 3)))),
+    (mlp_dict_layers, (rng.normal(size=(2, 3)), [{"W": rng.normal(size=(3, 4)), "s": 0.5},
+                                                 {"W": rng.normal(size=(4, 2)), "s": 1.5}])),
+    (last_in_while, (rng.normal(size=2) * 0.3, 3)),
+    (last_in_nested_loops, (rng.normal(size=2) * 0.3, 3)),
+    (last_before_break, (rng.normal(size=2) * 0.3, 5)),
 ]
