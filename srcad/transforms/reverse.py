@@ -302,9 +302,9 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
 
     def fwd_if(self, op: If) -> None:
         lifted = tuple(sorted(self.plan.lift.get(id(op), ()), key=lambda v: v.id))
-        # a value only one branch defines: None in the other where it is stored or returned
-        # (in loops, and as a residual of vjp), else left unbound
-        filler = Const(None) if self.loop_depth or self.split else Const(UNDEF)
+        # a value only one branch defines: a placeholder in the other where it is stored or
+        # returned (in loops, and as a residual of vjp), else left unbound
+        filler = None if self.loop_depth or self.split else Const(UNDEF)
         self.b.begin_if(self.fwd_read(op.cond, op.loc), op.loc)
         then_y = self._fwd_branch(op.then, lifted, filler)
         self.b.begin_else(then_y)
@@ -319,7 +319,18 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.fwd_block(block)
         layer = self.layers.pop()
         ys = tuple(self.fwd_in(layer, y) for y in block.yields)
-        return ys + tuple(layer.get(v, filler) for v in lifted)
+        return ys + tuple(layer[v] if v in layer else filler or self._placeholder(v) for v in lifted)
+
+    def _placeholder(self, v: Var) -> Atom:
+        """A value of v's type that is never read (the branch that defines v was not taken):
+        None, except for numbers and lists, which keep their type (precise types when the
+        derivative is differentiated again)."""
+        t = v.type
+        if isinstance(t, (T.Float, T.Int, T.Bool)):
+            return Const({T.Float: 0.0, T.Int: 0, T.Bool: False}[type(t)])
+        if isinstance(t, T.List):
+            return self.b.apply("srcad.list", (), (), None, v.hint, (t,))
+        return Const(None)
 
     def fwd_in(self, layer: dict, a: Atom) -> Atom:
         if isinstance(a, Var) and a in layer:
