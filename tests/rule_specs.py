@@ -115,6 +115,7 @@ INTERNAL = {
     "list.append": "corpus loops",
     "list.pop": "corpus loops",
     "list.copy": "corpus containers",
+    "dict.copy": "corpus straight (copied_dict) and calls (dict_state, whose gradient copies dicts)",
     "list.index": "non-differentiable list method",
     "list.count": "non-differentiable list method",
     "builtins.print": "effects are kept: test_passes",

@@ -51,9 +51,10 @@ def _ref(a) -> bool:
 
 
 class Aliases:
-    """`user=True` is the relation the safety check applies to the user's code: an array a
-    loop body creates afresh on every iteration and carries to the next is a new object each
-    time, so writing into it in the body never writes into the loop's initial value. The
+    """`user=True` is the relation the safety check applies to the user's code: an array,
+    list or dict a loop body creates afresh on every iteration and carries to the next is a
+    new object each time, so writing into it in the body never writes into the loop's
+    initial value or the previous iteration's object. The
     optimiser and codegen keep a coarser relation (carried values join their initial value)
     and also never write into read-only broadcasts (srcad's own cotangent helpers)."""
 
@@ -88,8 +89,9 @@ class Aliases:
         self._finish()
 
     def _made_by(self, loop, y, made: dict) -> bool:
-        """Is y's object made by the loop body, anew on each iteration?"""
-        if not isinstance(y, Var) or not isinstance(y.type, T.Array):
+        """Is y's object made by the loop body, anew on each iteration (an array, or a list
+        or dict built in the body, as a helper that returns a new list does)?"""
+        if not isinstance(y, Var) or not isinstance(y.type, (T.Array, T.List, T.Dict)):
             return False
         if id(loop) not in made:
             defined = {o for inner in iter_ops(loop.body) for o in getattr(inner, "outs", ())}

@@ -117,6 +117,8 @@ alias("list.pop", "srcad.list_pop", attr=True, fn=None)
 alias("list.extend", "srcad.list_extend", attr=True, fn=None)
 alias("list.insert", "srcad.list_insert", attr=True, fn=None)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy)
+defrule("dict.copy", "d", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("d"), attr=True, linear=("d",),
+        fn=dict.copy)
 nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index, raises="always")
 nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)
 def _list_type(sig) -> T.Type:
