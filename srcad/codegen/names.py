@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from ..ir import types as T
 from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_ops
 from ..analysis.aliases import Aliases, update_base
+from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import Liveness
 
 _UPDATES_INPLACE_TYPES = (T.Array, T.List, T.Unknown, T.Num, T.Dict)
@@ -106,6 +107,11 @@ class _Namer:
         self.fn, self.live = fn, live
         self.reserved = set(reserved) | set(keyword.kwlist)
         self.alias = Aliases(fn)
+        # a list a loop body fills and then stores (`_stack.append(xs)`, a list built by a
+        # comprehension in a loop): the fills are not visible through the container
+        self.late = late_stores(loop_bodies(fn))
+        self.relaxed = Aliases(fn, skip=frozenset(id(s) for s, *_ in self.late)) if self.late else self.alias
+        self.pos = positions(fn.body) if self.late else {}
         self.cls = _UnionFind()
         self.groups: dict = {}
 
@@ -125,7 +131,9 @@ class _Namer:
             if not isinstance(base.type, _UPDATES_INPLACE_TYPES) or not self.alias.owned(base):
                 continue
             after = self.live.live_after[id(op)]
-            group = self.alias.observers(base)
+            seen_by = self.relaxed if self.late and before_late_stores(op, base, self.late, self.relaxed,
+                                                                       self.pos) else self.alias
+            group = seen_by.observers(base)
             if any(m in after and m not in op.outs for m in group):
                 continue
             if self.merge(base, op.outs[0], force=False):

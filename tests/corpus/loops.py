@@ -391,6 +391,14 @@ def last_before_break(x, m):
     return np.sum(z) * np.sum(h)
 
 
+def comprehension_each_step(x):
+    s = 0.0
+    for i in range(3):
+        ys = [x * j for j in range(i + 1)]  # a new list per step, filled in place, then stored
+        s = s + sum(ys) * x
+    return s
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -444,4 +452,5 @@ CASES = [
     (last_in_while, (rng.normal(size=2) * 0.3, 3)),
     (last_in_nested_loops, (rng.normal(size=2) * 0.3, 3)),
     (last_before_break, (rng.normal(size=2) * 0.3, 5)),
+    (comprehension_each_step, (0.7,)),
 ]
