@@ -106,11 +106,12 @@ class _Namer:
     def __init__(self, fn: Function, live: Liveness, reserved: set):
         self.fn, self.live = fn, live
         self.reserved = set(reserved) | set(keyword.kwlist)
-        self.alias = Aliases(fn)
+        self.alias = Aliases(fn, fresh=True)  # (lists and dicts a loop body builds anew)
         # a list a loop body fills and then stores (`_stack.append(xs)`, a list built by a
         # comprehension in a loop): the fills are not visible through the container
         self.late = late_stores(loop_bodies(fn))
-        self.relaxed = Aliases(fn, skip=frozenset(id(s) for s, *_ in self.late)) if self.late else self.alias
+        self.relaxed = Aliases(fn, skip=frozenset(id(s) for s, *_ in self.late), fresh=True) \
+            if self.late else self.alias
         self.pos = positions(fn.body) if self.late else {}
         self.cls = _UnionFind()
         self.groups: dict = {}

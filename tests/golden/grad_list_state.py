@@ -8,9 +8,7 @@ def grad_list_state(x):
     for i in range(3):
         _stack_state.append(state)
         out = []
-        out = out.copy()
         out.append(state[0] * x)
-        out = out.copy()
         out.append(state[1] + x)
         state = out
     state[0]
@@ -26,13 +24,11 @@ def grad_list_state(x):
         # adjoint of line 67: out.append(state[1] + x)
         _t6 = state_bar.pop()
         x_bar += _t6
-        _zeros = _zeros_like(state)
-        state_bar_1 = _zeros.copy()
+        state_bar_1 = _zeros_like(state)
         state_bar_1[1] = state_bar_1[1] + _t6
         # adjoint of line 66: out.append(state[0] * x)
-        _t7 = state_bar.copy()
-        _t8 = _t7.pop()
-        x_bar += state[0] * _t8
-        state_bar_1[0] = state_bar_1[0] + _t8 * x
+        _t7 = state_bar.pop()
+        x_bar += state[0] * _t7
+        state_bar_1[0] = state_bar_1[0] + _t7 * x
         state_bar = state_bar_1
     return x_bar
