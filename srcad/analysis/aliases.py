@@ -55,8 +55,9 @@ class Aliases:
     list or dict a loop body creates afresh on every iteration and carries to the next is a
     new object each time, so writing into it in the body never writes into the loop's
     initial value or the previous iteration's object. The
-    optimiser and codegen keep a coarser relation (carried values join their initial value)
-    and also never write into read-only broadcasts (srcad's own cotangent helpers)."""
+    optimiser and codegen keep a coarser relation (carried values join their initial value;
+    codegen asks `fresh=True` for lists and dicts only) and also never write into read-only
+    broadcasts (srcad's own cotangent helpers)."""
 
     def __init__(self, fn: Function, user: bool = False, skip: frozenset = frozenset(),
                  fresh: bool | None = None):
