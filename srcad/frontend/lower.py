@@ -25,7 +25,7 @@ import gast
 
 from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError
 from ..ir.builder import Builder
-from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
+from ..ir.nodes import Atom, Const, Function, Param, Var
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
@@ -130,11 +130,8 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     def body(self) -> Atom:
         """Lower the function body; return the returned value."""
         self.write_key(self.flag(RET), Const(False))
-        # None where the function may fall off its end; otherwise the return value starts
-        # unassigned, so that it keeps the type of what is returned (a loop carries it)
-        body = self.parsed.node.body
-        self.write_key(self.flag(RETVAL), Const(UNDEF) if escapes(body) else Const(None))
-        self.stmts(body)
+        self.write_key(self.flag(RETVAL), Const(None))
+        self.stmts(self.parsed.node.body)
         return self.b.read(self.flag(RETVAL))
 
     # -- statements --------------------------------------------------------------------------
