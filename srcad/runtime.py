@@ -523,6 +523,16 @@ def known(x, where):
                 "through (read plain numbers or NumPy arrays out of it first)")
 
 
+def assigned(x, name):
+    """x, which must have been assigned: a loop's variable that reverse mode starts as None
+    (the loop stores it before its first assignment) after zero iterations raises the error
+    the user's function raises there."""
+    if x is None:
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
+                                "with a value")
+    return x
+
+
 def require_scalar(x, what="this argument"):
     """1.0 when x is a scalar; raises otherwise (guards rules that hold for scalars only)."""
     if np.ndim(x) != 0:

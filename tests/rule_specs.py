@@ -115,6 +115,7 @@ INTERNAL = {
     "list.append": "corpus loops",
     "list.pop": "corpus loops",
     "list.copy": "corpus containers",
+    "dict.copy": "corpus straight (copied_dict) and calls (dict_state, whose gradient copies dicts)",
     "list.index": "non-differentiable list method",
     "list.count": "non-differentiable list method",
     "builtins.print": "effects are kept: test_passes",
@@ -274,6 +275,7 @@ helper("srcad.iter_adjoint", "np.array(rt.iter_adjoint((x[0], x[1] * x[2]), [0.0
 helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0, 2]))", x=V3)
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)
+helper("srcad.assigned", "rt.assigned(x, 'x') * x", x=V3)
 helper("srcad.copy_value", "rt.copy_value(x) * x", x=V3)
 helper("srcad.sum_to_shape", "rt.sum_to_shape(x, (3,))", x=normal(2, 3))
 helper("srcad.broadcast_to", "rt.broadcast_to(x, (2, 3))", x=V3)

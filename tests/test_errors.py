@@ -63,6 +63,8 @@ def test_unknown_keyword_is_refused_not_ignored():
     (bad.hidden_add_at, (np.ones(3),), "np.add.at(x"),
     (bad.write_after_store, (1.0,), "row[0] = x * i"),
     (bad.hidden_copyto, (np.ones(3),), "np.copyto(y, x)"),
+    (bad.appends_into_initial_state, (1.0,), "into the caller's list"),
+    (bad.fresh_list_written_after_store, (1.0,), "history holds this very list"),
 ])
 def test_unsafe_mutation(fn, args, text):
     with pytest.raises(srcad.UnsafeMutationError) as err:

@@ -51,14 +51,18 @@ def _ref(a) -> bool:
 
 
 class Aliases:
-    """`user=True` is the relation the safety check applies to the user's code: an array a
-    loop body creates afresh on every iteration and carries to the next is a new object each
-    time, so writing into it in the body never writes into the loop's initial value. The
-    optimiser and codegen keep a coarser relation (carried values join their initial value)
-    and also never write into read-only broadcasts (srcad's own cotangent helpers)."""
+    """`user=True` is the relation the safety check applies to the user's code: an array,
+    list or dict a loop body creates afresh on every iteration and carries to the next is a
+    new object each time, so writing into it in the body never writes into the loop's
+    initial value or the previous iteration's object. The
+    optimiser and codegen keep a coarser relation (carried values join their initial value;
+    codegen asks `fresh=True` for lists and dicts only) and also never write into read-only
+    broadcasts (srcad's own cotangent helpers)."""
 
-    def __init__(self, fn: Function, user: bool = False, skip: frozenset = frozenset()):
+    def __init__(self, fn: Function, user: bool = False, skip: frozenset = frozenset(),
+                 fresh: bool | None = None):
         self.user, self.skip = user, skip  # skip: ids of stores whose element edge is left out
+        fresh = user if fresh is None else fresh  # objects a loop body makes anew are not its init
         self.parent: dict = {}
         self.foreign_vars: set = set()
         self.edges: list = []  # (container, element) pairs of Vars
@@ -83,13 +87,15 @@ class Aliases:
                     carried.append((op, o, op.body.yields[i]))
         made: dict = {}  # id(loop) -> the values its body defines (once per loop)
         for op, o, y in reversed(carried):  # inner loops first
-            if not (user and self._made_by(op, y, made)):
+            if not (fresh and self._made_by(op, y, made, user)):
                 self.union(o, y)
         self._finish()
 
-    def _made_by(self, loop, y, made: dict) -> bool:
-        """Is y's object made by the loop body, anew on each iteration?"""
-        if not isinstance(y, Var) or not isinstance(y.type, T.Array):
+    def _made_by(self, loop, y, made: dict, arrays: bool = True) -> bool:
+        """Is y's object made by the loop body, anew on each iteration (an array, or a list
+        or dict built in the body, as a helper that returns a new list does)?"""
+        kinds = (T.Array, T.List, T.Dict) if arrays else (T.List, T.Dict)
+        if not isinstance(y, Var) or not isinstance(y.type, kinds):
             return False
         if id(loop) not in made:
             defined = {o for inner in iter_ops(loop.body) for o in getattr(inner, "outs", ())}

@@ -9,6 +9,7 @@ map (used by tracebacks and `srcad show`).
 from __future__ import annotations
 
 import binascii
+import bisect
 import builtins
 import json
 import re
@@ -43,6 +44,9 @@ def _marker(kind: str, payload) -> gast.stmt:
 
 
 _SCATTERS = ("srcad.scatter_add", "srcad.add_at")  # the latter: np.add.at as the user wrote it
+#: At most this many operations are folded into one expression: astor, gast and CPython's
+#: compiler recurse over expressions, and generated code is parsed again for second order.
+MAX_FOLD_DEPTH = 40
 
 
 @dataclass
@@ -65,6 +69,7 @@ class CodeEmitter(ExprEmitter):
         self.uses = _use_counts(fn)
         self.defs: dict[Var, Apply] = {}
         self.inline: set[Var] = set()
+        self.nesting: dict[Var, int] = {}  # how many folded operations an inlined value nests
         self._last_comment = None
         self.depth = 0  # indentation level of the block being emitted
         self.override: dict = {}  # values evaluated early into a temporary name
@@ -330,6 +335,10 @@ class CodeEmitter(ExprEmitter):
             if isinstance(a, Var):
                 uses_at.setdefault(a, n)
         barrier = [i for i, op in enumerate(b.ops) if not self._movable(op)]
+        written_at: dict[str, list] = {}  # name -> positions of the operations assigning it
+        for k, op in enumerate(b.ops):
+            for o in op.outs:
+                written_at.setdefault(self.name(o), []).append(k)
         bases = {op.args[update_base(op)] for op in b.ops if isinstance(op, Apply) and update_base(op) is not None}
         bases |= {op.args[self.naming.accumulate[id(op)]] for op in b.ops if id(op) in self.naming.accumulate}
         for v, i in position.items():
@@ -346,12 +355,16 @@ class CodeEmitter(ExprEmitter):
                 continue
             if j == n and id(b) not in self._cond_ids and b is not self.fn.body:
                 continue
-            if any(i < k < j for k in barrier):
+            if _any_between(barrier, i, j):
                 continue
-            written = {self.name(o) for k in range(i + 1, j) for o in b.ops[k].outs}
-            if written & self._reads(v):
+            depth = 1 + max((self.nesting.get(a, 1) for a in op.operands() if isinstance(a, Var)
+                             and a in self.inline), default=0)
+            if depth > MAX_FOLD_DEPTH:
+                continue  # a long chain (x*0.0 + x*1.0 + ... ) is cut into statements
+            if any(_any_between(written_at.get(name, ()), i, j) for name in self._reads(v)):
                 continue  # a name the expression reads is reassigned before the use
             self.inline.add(v)
+            self.nesting[v] = depth
 
     def _reads(self, v: Var) -> set:
         names = set()
@@ -397,6 +410,12 @@ class CodeEmitter(ExprEmitter):
                                    kw_defaults=kw_defaults, kwarg=None, defaults=defaults)
         return gast.FunctionDef(name=name, args=arguments, body=body, decorator_list=[], returns=None,
                                 type_comment=None, type_params=[])
+
+
+def _any_between(positions, i: int, j: int) -> bool:
+    """Is some position of the sorted list strictly between i and j?"""
+    k = bisect.bisect_right(positions, i)
+    return k < len(positions) and positions[k] < j
 
 
 def _real(stmts) -> bool:

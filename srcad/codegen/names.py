@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from ..ir import types as T
 from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_ops
 from ..analysis.aliases import Aliases, update_base
+from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import Liveness
 
 _UPDATES_INPLACE_TYPES = (T.Array, T.List, T.Unknown, T.Num, T.Dict)
@@ -76,13 +77,44 @@ def accumulation_base(op: Apply):
     return None
 
 
+class _Group:
+    """Values that get one name: the members, and everything live where one is defined (two
+    groups interfere when a member of one is live where a member of the other is defined).
+    Kept as sets so that merging and checking stay fast for thousands of values."""
+
+    def __init__(self, members, live: Liveness):
+        self.members = list(members)
+        self.set = set(self.members)
+        self.live: set = set()
+        for m in self.members:
+            self.live.update(live.live_at_def.get(m, ()))
+        self.user_names = _user_names(self.members)
+
+    def interferes(self, other: "_Group") -> bool:
+        return not self.live.isdisjoint(other.set) or not other.live.isdisjoint(self.set)
+
+    def absorb(self, other: "_Group") -> "_Group":
+        big, small = (self, other) if len(self.set) >= len(other.set) else (other, self)
+        big.members = self.members + other.members  # (program order within each part)
+        big.set |= small.set
+        big.live |= small.live
+        big.user_names |= small.user_names
+        return big
+
+
 class _Namer:
     def __init__(self, fn: Function, live: Liveness, reserved: set):
         self.fn, self.live = fn, live
         self.reserved = set(reserved) | set(keyword.kwlist)
-        self.alias = Aliases(fn)
+        self.alias = Aliases(fn, fresh=True)  # (lists and dicts a loop body builds anew)
+        # a list a loop body fills and then stores (`_stack.append(xs)`, a list built by a
+        # comprehension in a loop): the fills are not visible through the container
+        self.late = late_stores(loop_bodies(fn))
+        self.relaxed = Aliases(fn, skip=frozenset(id(s) for s, *_ in self.late), fresh=True) \
+            if self.late else self.alias
+        self.pos = positions(fn.body) if self.late else {}
         self.cls = _UnionFind()
-        self.members: dict = {}
+        self.groups: dict = {}
 
     # in place
 
@@ -100,7 +132,9 @@ class _Namer:
             if not isinstance(base.type, _UPDATES_INPLACE_TYPES) or not self.alias.owned(base):
                 continue
             after = self.live.live_after[id(op)]
-            group = self.alias.observers(base)
+            seen_by = self.relaxed if self.late and before_late_stores(op, base, self.late, self.relaxed,
+                                                                       self.pos) else self.alias
+            group = seen_by.observers(base)
             if any(m in after and m not in op.outs for m in group):
                 continue
             if self.merge(base, op.outs[0], force=False):
@@ -110,8 +144,15 @@ class _Namer:
 
     # name classes
 
+    def _group(self, v: Var) -> _Group:
+        root = self.cls.find(v)
+        got = self.groups.get(root)
+        if got is None:
+            got = self.groups[root] = _Group([v], self.live)
+        return got
+
     def _class(self, v: Var) -> list:
-        return self.members.setdefault(self.cls.find(v), [v])
+        return self._group(v).members
 
     def merge(self, a, b, force: bool) -> bool:
         if not (isinstance(a, Var) and isinstance(b, Var)):
@@ -119,14 +160,14 @@ class _Namer:
         ra, rb = self.cls.find(a), self.cls.find(b)
         if ra == rb:
             return True
-        ma, mb = self._class(a), self._class(b)
-        if not force and _user_names(ma) and _user_names(mb) and not _user_names(ma) & _user_names(mb):
+        ga, gb = self._group(a), self._group(b)
+        if not force and ga.user_names and gb.user_names and not ga.user_names & gb.user_names:
             return False  # keep the user's names: `s = x` stays a copy rather than renaming s
-        if not force and any(self.live.interferes(x, y) for x in ma for y in mb):
+        if not force and ga.interferes(gb):
             return False
         root = self.cls.union(a, b)
-        self.members[root] = ma + mb
-        self.members.pop(rb if root == ra else ra, None)
+        self.groups.pop(rb if root == ra else ra, None)
+        self.groups[root] = ga.absorb(gb)
         return True
 
     def coalesce_loops(self) -> None:
@@ -159,7 +200,7 @@ class _Namer:
                 order.append(v)
             for op in b.ops:
                 order.extend(op.outs)
-        taken: dict[str, list] = {}
+        taken: dict[str, _Group] = {}  # the values already named so, as one group
         temps = 0
         fixed, used = {}, set()
         for p in self.fn.body.params:  # parameters keep their names, made distinct
@@ -170,13 +211,14 @@ class _Namer:
             used.add(name)
             fixed[p] = name
         for p in self.fn.body.params:
-            taken.setdefault(fixed[p], []).append(self._class(p))
+            self._take(taken, fixed[p], self._group(p))
         for v in order:
             root = self.cls.find(v)
             if root in seen:
                 continue
             seen.add(root)
-            members = self._class(v)
+            group = self._group(v)
+            members = group.members
             param = next((m for m in members if m in fixed), None)
             if param is not None:
                 for m in members:
@@ -191,20 +233,29 @@ class _Namer:
                     name = f"_t{temps}"
                     temps += 1
             else:
-                name = self._free_name(hint, members, taken)
-            taken.setdefault(name, []).append(members)
+                name = self._free_name(hint, group, taken)
+            self._take(taken, name, group)
             for m in members:
                 naming.names[m] = name
 
-    def _free_name(self, hint: str, members, taken) -> str:
+    @staticmethod
+    def _take(taken: dict, name: str, group: _Group) -> None:
+        if name in taken:
+            have = taken[name]
+            have.set |= group.set
+            have.live |= group.live
+        else:
+            taken[name] = _Group([], Liveness())
+            _Namer._take(taken, name, group)
+
+    def _free_name(self, hint: str, group: _Group, taken) -> str:
         k = 0
         while True:
             name = hint if k == 0 else f"{hint}_{k}"
             k += 1
             if name in self.reserved:
                 continue
-            if all(not self.live.interferes(x, y) for other in taken.get(name, ()) for x in members
-                   for y in other):
+            if name not in taken or not group.interferes(taken[name]):
                 return name
 
 

@@ -15,8 +15,10 @@ that index the sequences; comprehensions become loops that append to a list.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
+import sys
 from dataclasses import dataclass, field
 
 import gast
@@ -337,8 +339,29 @@ def _default_atom(value) -> Atom:
     return static_atom(value)
 
 
+@contextlib.contextmanager
+def _deep_expressions():
+    """Room for the recursion of gast's parser and of expression lowering over a long
+    expression (`x*0.0 + x*1.0 + ... + x*1999.0` is a tree 2000 deep; CPython itself compiles
+    up to about 3000): the recursion limit is raised while lowering, then restored."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, _LOWERING_RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+_LOWERING_RECURSION_LIMIT = 30_000
+
+
 def lower_function(fn) -> Lowered_:
     """Parse, check and lower `fn` (inlining the user functions it calls)."""
+    with _deep_expressions():
+        return _lower_function(fn)
+
+
+def _lower_function(fn) -> Lowered_:
     parsed = parse_function(fn)
     check(parsed)
     b = Builder()

@@ -88,7 +88,7 @@ class Builder:
             return v
         named = Var(v.id, hint, v.type)
         frame.ops[-1] = Apply(tuple(named if o == v else o for o in last.outs), last.prim, last.args,
-                              last.kw, last.loc)
+                              last.kw, last.loc, last.keep)
         return named
 
     def emit(self, op: Op) -> None:

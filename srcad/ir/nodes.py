@@ -126,13 +126,19 @@ class Loc:
 
 @dataclass(frozen=True)
 class Apply:
-    """`outs = prim(args, **kw)` for a primitive named in the rule registry."""
+    """`outs = prim(args, **kw)` for a primitive named in the rule registry.
+
+    `keep`: the operation runs even when nothing reads its results. Set on the user's
+    operations that may raise (passes/dce.py mark_kept), since a derivative must raise where
+    the function does; operations a transform adds for derivatives do not have it.
+    """
 
     outs: tuple[Var, ...]
     prim: str
     args: tuple[Atom, ...]
     kw: tuple[tuple[str, Atom], ...] = ()
     loc: Loc | None = None
+    keep: bool = False
 
     @property
     def out(self) -> Var:

@@ -63,11 +63,11 @@ class _CSE:
             if op.prim in _COMMUTATIVE and len(args) == 2 and not op.kw:
                 args = tuple(sorted(args))  # x * y and y * x: one value (IEEE + and * commute)
             key = (op.prim, args, tuple((k, _key_atom(a)) for k, a in op.kw))
-            if key in table:
-                for o, prev in zip(op.outs, table[key]):
+            if key in table and not (op.keep and not table[key][0].keep):
+                for o, prev in zip(op.outs, table[key][1]):
                     self.subst[o] = prev
                 return None
-            table[key] = op.outs
+            table[key] = (op, op.outs)
             return op
         if isinstance(op, If):
             return dataclasses.replace(op, cond=s(op.cond), then=self.block(op.then, table),

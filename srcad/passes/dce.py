@@ -4,7 +4,9 @@
     %s = for ... carry(%a = 0.0, %b = 1.0):   (%b's result and parameter unused: removed)
 
 Liveness starts from the function's results and from operations with effects (print,
-raise, assert), and flows backwards; loop-carried values are live if their result is, or if
+raise, assert, calls srcad cannot see into, and anything that may raise: `math.log(x)` with
+its result unused still raises for x <= 0, and so must the derivative; see
+analysis/effects.py), and flows backwards; loop-carried values are live if their result is, or if
 something live in the body reads their parameter (a fixed point).
 """
 
@@ -12,15 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..analysis.effects import has_effect as _effect
+from ..analysis.effects import must_keep
 from ..ir.nodes import Apply, Block, For, Function, If, Var, While
-from ..rules import registry
-
-
-def _effect(op) -> bool:
-    if isinstance(op, Apply):
-        rule = registry.lookup(op.prim)
-        return rule is None or rule.impure
-    return any(_effect(o) for b in op.blocks() for o in b.ops)
+from ..ir.rewrite import map_blocks
 
 
 class _Live:
@@ -38,7 +35,7 @@ class _Live:
             self.op(op)
 
     def op(self, op) -> None:
-        if isinstance(op, Apply):
+        if not isinstance(op, (If, For, While)):
             if _effect(op) or any(o in self.live for o in op.outs):
                 self.use(op.operands())
             return
@@ -81,7 +78,7 @@ class _Live:
 def _sweep_block(b: Block, live: set) -> Block:
     ops = []
     for op in b.ops:
-        if isinstance(op, Apply):
+        if not isinstance(op, (If, For, While)):
             if _effect(op) or any(o in live for o in op.outs):
                 ops.append(op)
         elif isinstance(op, If):
@@ -109,6 +106,20 @@ def _sweep_loop(op, live: set):
         cond = _sweep_block(op.cond, live)
         changes["cond"] = Block(tuple(cond.params[i] for i in keep), cond.ops, cond.yields)
     return dataclasses.replace(op, **changes)
+
+
+def mark_kept(fn: Function) -> Function:
+    """Mark the user's operations that may raise (or that srcad cannot see into) `keep`, so
+    that they run in derivative code even where their results are unused.
+
+        %1 = math.log(%x)      ->     %1 = math.log(%x)  [keep]
+        %2 = numpy.log(%a)            %2 = numpy.log(%a)   (an array: NumPy only warns)
+    """
+    def mark(b: Block) -> Block:
+        ops = tuple(map_blocks(op, mark) if not isinstance(op, Apply) else dataclasses.replace(
+            op, keep=True) if not op.keep and must_keep(op) else op for op in b.ops)
+        return dataclasses.replace(b, ops=ops)
+    return dataclasses.replace(fn, body=mark(fn.body))
 
 
 def dce(fn: Function) -> Function:

@@ -6,7 +6,7 @@ from ..ir.nodes import Function
 from ..ir.verify import verify
 from .algebra import gather_scalars
 from .cse import cse
-from .dce import dce
+from .dce import dce, mark_kept
 from .licm import licm
 from .ownership import copy_views_read_across_writes, own_loop_updates
 from .scalarize import scalarize
@@ -14,8 +14,9 @@ from .simplify import simplify
 
 
 def cleanup(fn: Function) -> Function:
-    """Before a transform: fold what types settle, split tuples, drop dead code."""
-    fn = verify(simplify(fn))
+    """Before a transform: fold what types settle, split tuples, mark what may raise, drop
+    dead code."""
+    fn = verify(mark_kept(simplify(fn)))
     fn = verify(scalarize(fn))
     fn = verify(simplify(fn))
     return verify(dce(fn))

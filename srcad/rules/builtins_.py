@@ -39,23 +39,23 @@ defrule("builtins.sum", "x, start=0", jvp={"x": "sum(t)", "start": "t"},
         vjp={"x": "srcad.sum_adjoint(g, x)", "start": "g"}, out=_sum_type, broadcasts=("start",),
         linear=("x", "start"))
 defrule("builtins.float", "x", jvp="float(t)", vjp="g", out=ty.scalar_float,
-        linear=("x",))
+        linear=("x",), raises="always")  # float("a"), float(10 ** 400)
 defrule("builtins.pow", "x, y", jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"), out=ty.arith("x", "y"),
-        broadcasts=("x", "y"))
+        broadcasts=("x", "y"), raises="power")
 
 nondiff("builtins.len", "x", out=ty.scalar_int)
 nondiff("builtins.int", "x=0", out=ty.scalar_int)
 nondiff("builtins.bool", "x=False", out=ty.scalar_bool)
 nondiff("builtins.round", "x, ndigits=None", out=ty.unknown)
-nondiff("builtins.range", "*args", out=ty.opaque("range"))
+nondiff("builtins.range", "*args", out=ty.opaque("range"), raises="always")  # a step of 0
 nondiff("builtins.isinstance", "x, cls", out=ty.scalar_bool)
 nondiff("builtins.str", "*args", out=lambda sig: ty.T.STR)
 nondiff("builtins.repr", "x", out=lambda sig: ty.T.STR)
 nondiff("builtins.print", "*args", out=ty.none, impure=True)
 nondiff("builtins.any", "x", out=ty.scalar_bool)
 nondiff("builtins.all", "x", out=ty.scalar_bool)
-nondiff("builtins.divmod", "x, y", out=ty.unknown)
+nondiff("builtins.divmod", "x, y", out=ty.unknown, raises="divide")
 nondiff("builtins.slice", "*args", out=ty.opaque("slice"))
 nondiff("builtins.type", "x", out=ty.opaque("type"))
 nondiff("builtins.hasattr", "x, name", out=ty.scalar_bool)

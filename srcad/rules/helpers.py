@@ -119,6 +119,20 @@ defrule("srcad.cross2_adjoint", "c, o, which", fn=rt.cross2_adjoint, out=ty.arra
         jvp={"c": "srcad.cross2_adjoint(t, o, which)", "o": "srcad.cross2_adjoint(c, t, which)"},
         vjp={"c": "srcad.unbroadcast((1 - 2 * which) * (g[..., 0] * o[..., 1] - g[..., 1] * o[..., 0]), c)",
              "o": "srcad.unbroadcast((1 - 2 * which) * np.stack([-g[..., 1] * c, g[..., 0] * c], axis=-1), o)"})
-nondiff("srcad.write_winners", "x, idx", out=ty.array(None, "b"), fn=rt.write_winners)
+def _winners_type(sig) -> T.Type:
+    """True for a basic key (ints, slices: each position written once), else a mask shaped
+    like x[idx]."""
+    idx = sig.type("idx")
+    parts = idx.elts if isinstance(idx, T.Tuple) else (idx,)
+    if not isinstance(sig.type("x"), T.Array) or all(isinstance(p, (T.Int, T.Bool, T.NoneT)) or (
+            isinstance(p, T.Opaque) and p.what == "slice") for p in parts):
+        return T.BOOL
+    sel = ty.getitem(sig)
+    return T.Array(sel.ndim, "b", sel.shape) if isinstance(sel, T.Array) else T.Array(None, "b")
+
+
+nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
-nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar)
+defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
+        fresh=False, linear=("x",), raises="always")
+nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar, raises="always")

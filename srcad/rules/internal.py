@@ -99,14 +99,14 @@ defrule("srcad.list_unextend", "c, ys", jvp={"c": "srcad.list_unextend(t, ys)"},
 defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop, updates=0)
+        fn=rt.list_pop, updates=0, raises="always")  # an empty list
 # xs.insert(i, v) and xs.pop(i): each is the other's adjoint
 defrule("srcad.list_insert", "xs, i, v", jvp_all="srcad.list_insert(t_xs, i, t_v)",
         vjp_all="srcad.list_pop_at(g, i)", diff=("xs", "v"), out=_appended, fn=rt.list_insert, updates=0)
 defrule("srcad.list_pop_at", "xs, i", jvp_all="srcad.list_pop_at(t_xs, i)",
         vjp_all="(srcad.list_insert(g0, i, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop_at, updates=0)
+        fn=rt.list_pop_at, updates=0, raises="always")
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem)
 defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
         vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",))
@@ -117,7 +117,9 @@ alias("list.pop", "srcad.list_pop", attr=True, fn=None)
 alias("list.extend", "srcad.list_extend", attr=True, fn=None)
 alias("list.insert", "srcad.list_insert", attr=True, fn=None)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy)
-nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index)
+defrule("dict.copy", "d", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("d"), attr=True, linear=("d",),
+        fn=dict.copy)
+nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index, raises="always")
 nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)
 def _list_type(sig) -> T.Type:
     """list(x): a list of x's elements (rows of an array)."""
@@ -181,9 +183,9 @@ defrule("srcad.broadcast_to", "v, shape", jvp={"v": "srcad.broadcast_to(t, shape
 _SELECT = {"jvp": "srcad.select_tangent(t, xs, ans)", "vjp": "srcad.select_adjoint(g, xs, ans)"}
 # (a parameter may not be called ans, g or t: those names mean the result and derivatives)
 defrule("srcad.max_of", "xs", **_SELECT, out=lambda sig: getattr(sig.type("xs"), "elt", T.FLOAT),
-        fn=rt.max_of)
+        fn=rt.max_of, raises="always")  # an empty sequence
 defrule("srcad.min_of", "xs", **_SELECT, out=lambda sig: getattr(sig.type("xs"), "elt", T.FLOAT),
-        fn=rt.min_of)
+        fn=rt.min_of, raises="always")
 defrule("srcad.select_adjoint", "v, xs, best", jvp={"v": "srcad.select_adjoint(t, xs, best)"},
         vjp={"v": "srcad.select_tangent(g, xs, best)"}, out=ty.same("xs"), fn=rt.select_adjoint,
         linear=("v",))

@@ -91,10 +91,11 @@ for _name, _target in {"add": "operator.add", "subtract": "operator.sub",
                        "true_divide": "operator.truediv"}.items():
     alias(f"numpy.{_name}", _target)
 
+# (the condition too has a shape: np.where(m, 1.0, 0.0) is an array)
 defrule("numpy.where", "condition, x, y",
         jvp={"x": "np.where(condition, t, 0.0)", "y": "np.where(condition, 0.0, t)"},
         vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
-        out=ty.floating("x", "y"), broadcasts=("x", "y"), linear=("x", "y"))
+        out=ty.floating("condition", "x", "y"), broadcasts=("x", "y"), linear=("x", "y"))
 defrule("numpy.clip", "a, a_min=None, a_max=None",
         jvp={"a": "t * srcad.clip_mask(a, a_min, a_max)", "a_min": "t * (a < a_min)",
              "a_max": "t * (a > a_max)"},

@@ -21,7 +21,7 @@ from ..ir import types as T
 from . import typefns as ty
 from .registry import defrule, family
 
-family("numpy linalg")
+family("numpy linalg", raises="always")  # LinAlgError: singular, not positive definite, NaN
 
 TT = "srcad.T"
 
@@ -54,7 +54,8 @@ defrule("numpy.linalg.solve", "a, b",
 _INV_T = f"{TT}(np.linalg.inv(a))"
 _TRACE_SOLVE = "np.trace(np.linalg.solve(a, {t}), axis1=-2, axis2=-1)"
 defrule("numpy.linalg.det", "a", jvp="ans * " + _TRACE_SOLVE.format(t="t"),
-        vjp="np.expand_dims(np.expand_dims(g * ans, -1), -1) * " + _INV_T, out=_batch_scalar("a"))
+        vjp="np.expand_dims(np.expand_dims(g * ans, -1), -1) * " + _INV_T, out=_batch_scalar("a"),
+        raises="never")
 
 
 def _slogdet_type(sig):
@@ -64,7 +65,8 @@ def _slogdet_type(sig):
 
 defrule("numpy.linalg.slogdet", "a", nouts=2,
         jvp_all="(srcad.zeros_like(ans0), " + _TRACE_SOLVE.format(t="t_a") + ")",
-        vjp={"a": "np.expand_dims(np.expand_dims(g1, -1), -1) * " + _INV_T}, out=_slogdet_type)
+        vjp={"a": "np.expand_dims(np.expand_dims(g1, -1), -1) * " + _INV_T}, out=_slogdet_type,
+        raises="never")
 
 # cholesky: a = L L^T, dL = L phi(L^-1 da L^-T) with phi = lower triangle, half diagonal
 _PHI = f"(1.0 - 0.5 * {EYE})"
@@ -95,7 +97,7 @@ defrule("numpy.linalg.qr", "a", nouts=2,
         let={"M": f"ans1 @ {TT}(g1) - {TT}(g0) @ ans0"},
         jvp_all=f"(ans0 @ {_QR_OM} + {_QR_B} - ans0 @ {_QR_X}, ({_QR_X} - {_QR_OM}) @ ans1)",
         vjp={"a": f"{TT}(np.linalg.solve(ans1, {TT}(g0 + ans0 @ (np.tril(M) + {TT}(np.tril(M, -1))))))"},
-        diff=("a",), out=lambda sig: (ty.rank("a")(sig), ty.rank("a")(sig)))
+        diff=("a",), out=lambda sig: (ty.rank("a")(sig), ty.rank("a")(sig)), raises="never")
 
 # svd (Townsend 2016): a = U diag(s) Vh; F[i, j] = 1 / (s[j]^2 - s[i]^2) off the diagonal
 _SVD_LET = {

@@ -20,7 +20,7 @@ defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", ou
 # x.item(): the one element of a size-1 array (or x.item(i): element i of the flattened array)
 defrule("numpy.ndarray.item", "a, i=None", jvp={"a": "float(np.ravel(t)[0 if i is None else i])"},
         vjp={"a": "srcad.setitem(np.zeros(np.shape(a)), np.unravel_index(0 if i is None else i, np.shape(a)), g)"},
-        out=ty.scalar_float, attr=True, linear=("a",))
+        out=ty.scalar_float, attr=True, linear=("a",), raises="always")  # not of size 1
 defrule("numpy.ndarray.tolist", "a", jvp="t.tolist()", vjp="np.array(g)",
         out=lambda sig: T.List(T.FLOAT) if isinstance(sig.type("a"), T.Array) and sig.type("a").ndim == 1
         else T.UNKNOWN, attr=True, linear=("a",))

@@ -61,7 +61,7 @@ nondiff("numpy.array_equal", "a1, a2", out=ty.scalar_bool)
 defrule("numpy.bincount", "x, weights=None, minlength=0",
         jvp={"weights": "np.bincount(x, t, minlength)"}, vjp={"weights": "g[x]"},
         out=lambda sig: T.Array(1, "f" if not isinstance(sig.type("weights"), T.NoneT) else "i"),
-        linear=("weights",))
+        linear=("weights",), raises="always")  # negative values
 
 # random numbers (numpy.random module functions; Generator methods are opaque calls)
 _RANDOM = {

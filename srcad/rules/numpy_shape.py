@@ -103,15 +103,15 @@ defrule("numpy.append", "arr, values, axis=None", jvp_all="np.append(t_arr, t_va
 
 # splitting into a list of arrays (the cotangent of the list is a list)
 view("numpy.split", "ary, indices_or_sections, axis=0", "np.split(t, indices_or_sections, axis)",
-     "np.concatenate(g, axis=axis)", ty.pieces("ary"), "ary")
+     "np.concatenate(g, axis=axis)", ty.pieces("ary"), "ary", raises="always")  # unequal division
 view("numpy.array_split", "ary, indices_or_sections, axis=0", "np.array_split(t, indices_or_sections, axis)",
      "np.concatenate(g, axis=axis)", ty.pieces("ary"), "ary")
 view("numpy.hsplit", "ary, indices_or_sections", "np.hsplit(t, indices_or_sections)",
-     "np.concatenate(g, axis=1 if np.ndim(ary) > 1 else 0)", ty.pieces("ary"), "ary")
+     "np.concatenate(g, axis=1 if np.ndim(ary) > 1 else 0)", ty.pieces("ary"), "ary", raises="always")
 view("numpy.vsplit", "ary, indices_or_sections", "np.vsplit(t, indices_or_sections)",
-     "np.concatenate(g, axis=0)", ty.pieces("ary"), "ary")
+     "np.concatenate(g, axis=0)", ty.pieces("ary"), "ary", raises="always")
 view("numpy.dsplit", "ary, indices_or_sections", "np.dsplit(t, indices_or_sections)",
-     "np.concatenate(g, axis=2)", ty.pieces("ary"), "ary")
+     "np.concatenate(g, axis=2)", ty.pieces("ary"), "ary", raises="always")
 view("numpy.unstack", "x, axis=0", "np.unstack(t, axis=axis)", "np.stack(g, axis=axis)",
      ty.unknown, "x")
 
@@ -135,9 +135,9 @@ defrule("numpy.pad", "array, pad_width, mode='constant', constant_values=0",
 
 # indexing
 move("numpy.take", "a, indices, axis=None", "np.take(t, indices, axis)",
-     "srcad.take_adjoint(g, a, indices, axis)", ty.num, "a")
+     "srcad.take_adjoint(g, a, indices, axis)", ty.num, "a", raises="always")  # out-of-range indices
 move("numpy.take_along_axis", "arr, indices, axis=-1", "np.take_along_axis(t, indices, axis)",
-     "srcad.take_along_adjoint(g, arr, indices, axis)", ty.rank("arr"), "arr")
+     "srcad.take_along_adjoint(g, arr, indices, axis)", ty.rank("arr"), "arr", raises="always")
 move("numpy.diag", "v, k=0", "np.diag(t, k)", "srcad.diag_adjoint(g, v, k)", _diag_type, "v")
 move("numpy.diagflat", "v, k=0", "np.diagflat(t, k)", "np.reshape(np.diag(g, k), np.shape(v))",
      ty.array(2), "v")

@@ -19,13 +19,13 @@ defrule("operator.sub", "x, y", jvp=("t", "-t"), vjp=("g", "-g"), out=ty.arith(*
 defrule("operator.mul", "x, y", jvp=("t * y", "x * t"), vjp=("g * y", "x * g"),
         out=ty.arith(*BOTH), broadcasts=BOTH)
 defrule("operator.truediv", "x, y", jvp=("t / y", "-(t * ans) / y"), vjp=("g / y", "-(g * ans) / y"),
-        out=ty.true_div(*BOTH), broadcasts=BOTH)
+        out=ty.true_div(*BOTH), broadcasts=BOTH, raises="divide")
 defrule("operator.pow", "x, y",
         jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"),
-        out=ty.arith(*BOTH), broadcasts=BOTH)
+        out=ty.arith(*BOTH), broadcasts=BOTH, raises="power")  # 0.0 ** -1
 defrule("operator.mod", "x, y", jvp=("t", "-t * ((x - ans) / y)"), vjp=("g", "-g * ((x - ans) / y)"),
-        out=ty.arith(*BOTH), broadcasts=BOTH)
+        out=ty.arith(*BOTH), broadcasts=BOTH, raises="divide")
 defrule("operator.neg", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",))
 defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",))
 
@@ -40,11 +40,13 @@ defrule("operator.matmul", "x, y", jvp=("t @ y", "x @ t"), vjp=(_MATMUL_X, _MATM
         out=ty.matmul(), broadcasts=BOTH)
 
 for _name in ("floordiv",):
-    nondiff(f"operator.{_name}", "x, y", out=ty.arith(*BOTH))
+    nondiff(f"operator.{_name}", "x, y", out=ty.arith(*BOTH), raises="divide")
 for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
     nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH))
-for _name in ("and_", "or_", "xor", "lshift", "rshift"):
+for _name in ("and_", "or_", "xor"):
     nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH))
+for _name in ("lshift", "rshift"):  # a negative count raises
+    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH), raises="scalars")
 nondiff("operator.is_", "x, y", out=ty.scalar_bool)
 nondiff("operator.is_not", "x, y", out=ty.scalar_bool)
 nondiff("operator.contains", "x, y", out=ty.scalar_bool)
@@ -75,10 +77,10 @@ def _setitem_type(sig) -> T.Type:
 
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
-        fresh=False, linear=("x",), refuses=("idx",))  # (np.r_[x, y]: an object indexed by floats)
+        fresh=False, linear=("x",), refuses=("idx",), raises="index")  # (np.r_[x, y]: an object indexed by floats)
 defrule("operator.setitem", "x, idx, v",
         jvp={"x": "srcad.setitem(t, idx, 0.0)",
              "v": "srcad.setitem(srcad.zeros_like(x), idx, t)"},
         vjp={"x": "srcad.setitem(g, idx, 0.0)", "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
         jvp_all="srcad.setitem(t_x, idx, t_v)",
-        out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"))
+        out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"), raises="index")

@@ -68,6 +68,9 @@ class Rule:
     scatter: tuple[str, str] | None = None  # vjp of arg 0 is scatter-add of (index, g)
     linear: tuple[str, ...] = ()  # parameters in which the primitive is linear
     impure: bool = False  # has effects beyond its result (print...)
+    # for which arguments it may raise (so it is kept even when its result is unused, since a
+    # derivative raises where the function does): see RAISES
+    raises: str = "never"
     diff: tuple[str, ...] = ()  # differentiable parameters of jvp_all/vjp_all rules
     structural: bool = False  # containers: the transforms handle them element by element
     opaque: bool = False  # stands for a call srcad could not resolve (no derivative)
@@ -123,12 +126,27 @@ class Sig:
 RULES: dict[str, Rule] = {}
 _BY_ID: dict[int, str] = {}
 _KEEP: list[object] = []
-_FAMILY = [""]
+_FAMILY = ["", "never"]
+
+#: When a primitive may raise an exception for finite arguments (Rule.raises), so that an
+#: unused call still runs (srcad/analysis/effects.py). Errors that only non-finite arguments
+#: or an overflow cause (math.sin(inf), math.exp(1000.0), 10.0 ** 400) are not counted: NumPy
+#: only warns where Python numbers raise, and neither keeps unused work alive.
+RAISES = {
+    "never": "for no finite argument of the types it accepts",
+    "always": "for some argument values (domain errors, LinAlgError, an unknown callee...)",
+    "scalars": "when no operand is an array (Python numbers raise where NumPy warns)",
+    "divide": "as 'scalars', except when the divisor is a nonzero number literal",
+    "power": "as 'scalars', except when the exponent is a nonnegative number literal",
+    "index": "unless the key is a literal within the known length, shape or keys of the container",
+}
 
 
-def family(name: str) -> None:
-    """Set the family recorded on the rules registered next (the module that defines them)."""
-    _FAMILY[0] = name
+def family(name: str, raises: str = "never") -> None:
+    """Set the family recorded on the rules registered next (the module that defines them),
+    and what `raises` they get unless they say otherwise."""
+    assert raises in RAISES, raises
+    _FAMILY[0], _FAMILY[1] = name, raises
 
 
 def resolve_path(path: str) -> object | None:
@@ -262,6 +280,9 @@ def defrule(
     nouts = flags.get("nouts", 1)
     if nouts > 1:
         allowed |= {f"g{i}" for i in range(nouts)} | {f"ans{i}" for i in range(nouts)}
+    flags.setdefault("raises", _FAMILY[1])
+    if flags["raises"] not in RAISES:
+        raise RuleError(f"{where}: raises={flags['raises']!r} is not one of {sorted(RAISES)}")
     rule = Rule(path, names, defaults, fn=fn, out=out, family=_FAMILY[0], **flags)
     ns = namespace
     rule.let = {k: parse_template(v, allowed, where, ns) for k, v in lets.items()}
@@ -300,6 +321,7 @@ def public_defrule(fn, params: str = "x", *, jvp=None, vjp=None, namespace: dict
             path = f"user.{name}"
     if not callable(obj):
         raise RuleError(f"{path} is not callable")
+    flags.setdefault("raises", "always")  # the user's function may raise: calls are never dropped
     rule = defrule(path, params, jvp=jvp, vjp=vjp, namespace=namespace, out=out, fn=obj, **flags)
     rule.family = "user"
     _BY_ID[id(obj)] = rule.name  # a user rule takes precedence over an earlier one
@@ -344,6 +366,7 @@ def nondiff(path: str, params: str = "*args", out: Callable | None = None, **fla
         if fn is None:
             return None
     flags.setdefault("differentiable", False)
+    flags.setdefault("raises", _FAMILY[1])
     rule = Rule(path, names, defaults, fn=fn, out=out, family=_FAMILY[0], **flags)
     return register(rule)
 

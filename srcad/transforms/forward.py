@@ -97,7 +97,7 @@ class Forward:
         args = tuple(self.v(a) for a in op.args)
         kw = tuple((k, self.v(a)) for k, a in op.kw)
         outs = tuple(self.b.fresh(o.hint, o.type) for o in op.outs)
-        self.b.emit(Apply(outs, op.prim, args, kw, op.loc))
+        self.b.emit(Apply(outs, op.prim, args, kw, op.loc, op.keep))
         self.val.update(zip(op.outs, outs))
         if not any(self.act.active(o) for o in op.outs):
             return
@@ -224,7 +224,9 @@ class Forward:
         is_for = isinstance(op, For)
         params = op.body.params[1:] if is_for else op.body.params
         n = len(op.outs)
-        active = [i for i in range(n) if self.act.active(params[i])]
+        # a slot is carried when its value after the loop is active even if the body never
+        # reads the carried value (`s = x; s = s * s` overwrites it on every iteration)
+        active = [i for i in range(n) if self.act.active(params[i]) or self.act.active(op.outs[i])]
         init = tuple(self.v(a) for a in op.init) + tuple(self.t_or_zero(op.init[i], op.loc) for i in active)
         hints = tuple(p.hint for p in params) + tuple(self.hint(params[i]) for i in active)
         types = tuple(p.type for p in params) + tuple(self.ttype(params[i].type) for i in active)

@@ -44,6 +44,7 @@ from .emitter import Emitter, aloc
 from .remat import Remat, defs_visible
 from .reverse_apply import SCALARS, ApplyAdjoints
 from .reverse_loops import LoopAdjoints
+from .unbound import unbound_starts
 
 
 def _stack_keys(b: Builder):
@@ -78,6 +79,9 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.trips = {id(op): Var(-1 - k, "_trips", T.INT) for k, op in enumerate(loops)}
         self.rematerializable = Remat(fn)
         self._writes: dict[int, set] = {}
+        # loop slots that start as None instead of unbound, and the values that may be it
+        self.none_starts, self.maybe_none = unbound_starts(fn.body, plan.push) if not dry else (set(), set())
+        self.checked: set = set()  # forward values read through srcad.assigned
 
     # -- forward values ------------------------------------------------------------------------
 
@@ -107,6 +111,18 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         if self.em.branch_depth == 0:  # not inside a run-time branch of a rule template
             self.layers[-1][v] = out
         return out
+
+    def fwd_read(self, a: Atom, loc=None) -> Atom:
+        """The forward-sweep value of `a` where the user's code reads it: a variable that may
+        still be unassigned (transforms/unbound.py) raises UnboundLocalError there."""
+        value = self.fwd(a)
+        if a not in self.maybe_none or value in self.checked:
+            return value
+        checked = self.b.fresh(a.hint, a.type)
+        self.b.emit(Apply((checked,), "srcad.assigned", (value, Const(a.hint or "variable")), (), loc, keep=True))
+        self.layers[-1][a] = checked
+        self.checked.add(checked)
+        return checked
 
     def fwd(self, a: Atom) -> Atom:
         if not isinstance(a, Var):
@@ -203,6 +219,8 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         if not self.dry:
             self.make_stacks()
             self.fwd_block(fn.body)
+            for y in fn.body.yields:
+                self.fwd_read(y, fn.loc)
         out = fn.body.yields[0]
         value = self.primal(out) if not self.dry else out
         seed_atom = seeds[0] if seeds else (seed if seed is not None else Const(1.0))
@@ -228,6 +246,8 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.layers[0].update(zip(fn.body.params, params))
         self.make_stacks()
         self.fwd_block(fn.body)
+        for y in fn.body.yields:
+            self.fwd_read(y, fn.loc)
         # (an argument whose cotangent may be a zero of a shape known only at run time)
         shapeless = {p for p in (fn.body.params[i] for i in wrt) if not isinstance(p.type, SCALARS)
                      and T.shape_of(p.type) is None}
@@ -268,10 +288,10 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
     def fwd_block(self, block: Block) -> None:
         for op in block.ops:
             if isinstance(op, Apply):
-                args = tuple(self.fwd(a) for a in op.args)
-                kw = tuple((k, self.fwd(a)) for k, a in op.kw)
+                args = tuple(self.fwd_read(a, op.loc) for a in op.args)
+                kw = tuple((k, self.fwd_read(a, op.loc)) for k, a in op.kw)
                 outs = tuple(self.b.fresh(o.hint, o.type) for o in op.outs)
-                self.b.emit(Apply(outs, op.prim, args, kw, op.loc))
+                self.b.emit(Apply(outs, op.prim, args, kw, op.loc, op.keep))
                 self.layers[-1].update(zip(op.outs, outs))
             elif isinstance(op, If):
                 self.fwd_if(op)
@@ -282,10 +302,10 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
 
     def fwd_if(self, op: If) -> None:
         lifted = tuple(sorted(self.plan.lift.get(id(op), ()), key=lambda v: v.id))
-        # a value only one branch defines: None in the other where it is stored or returned
-        # (in loops, and as a residual of vjp), else left unbound
-        filler = Const(None) if self.loop_depth or self.split else Const(UNDEF)
-        self.b.begin_if(self.fwd(op.cond), op.loc)
+        # a value only one branch defines: a placeholder in the other where it is stored or
+        # returned (in loops, and as a residual of vjp), else left unbound
+        filler = None if self.loop_depth or self.split else Const(UNDEF)
+        self.b.begin_if(self.fwd_read(op.cond, op.loc), op.loc)
         then_y = self._fwd_branch(op.then, lifted, filler)
         self.b.begin_else(then_y)
         else_y = self._fwd_branch(op.orelse, lifted, filler)
@@ -299,7 +319,18 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.fwd_block(block)
         layer = self.layers.pop()
         ys = tuple(self.fwd_in(layer, y) for y in block.yields)
-        return ys + tuple(layer.get(v, filler) for v in lifted)
+        return ys + tuple(layer[v] if v in layer else filler or self._placeholder(v) for v in lifted)
+
+    def _placeholder(self, v: Var) -> Atom:
+        """A value of v's type that is never read (the branch that defines v was not taken):
+        None, except for numbers and lists, which keep their type (precise types when the
+        derivative is differentiated again)."""
+        t = v.type
+        if isinstance(t, (T.Float, T.Int, T.Bool)):
+            return Const({T.Float: 0.0, T.Int: 0, T.Bool: False}[type(t)])
+        if isinstance(t, T.List):
+            return self.b.apply("srcad.list", (), (), None, v.hint, (t,))
+        return Const(None)
 
     def fwd_in(self, layer: dict, a: Atom) -> Atom:
         if isinstance(a, Var) and a in layer:

@@ -48,7 +48,8 @@ class LoopAdjoints:
         n = len(op.init)
         counting = self._start_trips(op)
         index, params = self.b.begin_for(
-            self.fwd(op.start), self.fwd(op.stop), self.fwd(op.step), tuple(self.fwd(a) for a in op.init),
+            self.fwd_read(op.start, op.loc), self.fwd_read(op.stop, op.loc), self.fwd_read(op.step, op.loc),
+            self._fwd_init(op),
             index_hint=op.body.params[0].hint or "i", hints=tuple(p.hint for p in op.body.params[1:]),
             types=tuple(p.type for p in op.body.params[1:]), reverse=op.reverse, loc=op.loc)
         self.layers.append(dict(zip(op.body.params, (index,) + params)))
@@ -59,7 +60,7 @@ class LoopAdjoints:
         counting = self._start_trips(op)
         hints = tuple(p.hint for p in op.body.params)
         types = tuple(p.type for p in op.body.params)
-        cparams = self.b.begin_while(tuple(self.fwd(a) for a in op.init), hints, types, op.loc)
+        cparams = self.b.begin_while(self._fwd_init(op), hints, types, op.loc)
         self.layers.append(dict(zip(op.cond.params, cparams)))
         self.fwd_block(op.cond)
         cond = self.fwd(op.cond.yields[0])
@@ -67,6 +68,11 @@ class LoopAdjoints:
         bparams = self.b.begin_while_body(cond)
         self.layers.append(dict(zip(op.body.params, bparams)))
         self._fwd_loop_body(op, n, counting, self.b.end_while)
+
+    def _fwd_init(self, op) -> tuple:
+        """The loop's initial values; None for a variable that is unbound before the loop but
+        pushed in its first iteration (transforms/unbound.py)."""
+        return tuple(Const(None) if (id(op), i) in self.none_starts else self.fwd(a) for i, a in enumerate(op.init))
 
     def _start_trips(self, op) -> bool:
         """Count the iterations of `op` when its backward loop needs the count."""

@@ -301,6 +301,104 @@ def extended_list(x):
     return s + ys[2] * ys[1]
 
 
+# a carried variable overwritten on every iteration by a value not computed from it: its
+# tangent after the loop is the last iteration's, not the (zero) tangent it started with
+def overwritten_each_step(x, n):
+    s = 0.0
+    for i in range(n):
+        s = x
+        s = s * s
+    return s
+
+
+def overwritten_in_while(x):
+    s = 0.0
+    k = 0
+    while k < 3:
+        s = x * 2.0
+        s = s * s
+        k += 1
+    return s
+
+
+def overwritten_in_nested_loops(x, n):
+    s = 0.0
+    for i in range(n):
+        for j in range(n):
+            s = math.sin(x) * j
+    return s
+
+
+def overwritten_in_branches(x, n):
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            s = x * 3.0
+        else:
+            s = x * x
+    return s
+
+
+def overwritten_array(x, n):
+    s = np.zeros(3)
+    for i in range(n):
+        s = x * x
+    return np.sum(s * x)
+
+
+# a variable first assigned inside a loop and read after it (unbound before the loop):
+# layers of different shapes, so its zero cotangent takes the shape of its stored value
+def mlp_last_preactivation(params, inputs):
+    for W, b in params:
+        outputs = inputs @ W + b
+        inputs = np.tanh(outputs)
+    return np.sum(outputs)
+
+
+def mlp_dict_layers(inputs, layers):
+    for layer in layers:
+        pre = inputs @ layer["W"]
+        inputs = np.tanh(pre) * layer["s"]
+    return np.sum(pre * pre) + np.sum(inputs)
+
+
+def last_in_while(x, m):
+    k = 0
+    h = x
+    while k < m:
+        last = np.ones(3 - k) * np.sum(h)
+        h = np.sin(last)
+        k += 1
+    return np.sum(last) + np.sum(h)
+
+
+def last_in_nested_loops(x, m):
+    h = x
+    for n in range(m, 0, -2):
+        for j in range(2):
+            z = np.ones(n) * np.sum(h) * (j + 1)
+            h = np.tanh(z)
+    return np.sum(z * z)
+
+
+def last_before_break(x, m):
+    h = x
+    for n in range(2, m):
+        z = np.ones(n) * np.sum(h)
+        h = np.cos(z)
+        if n > 2:
+            break
+    return np.sum(z) * np.sum(h)
+
+
+def comprehension_each_step(x):
+    s = 0.0
+    for i in range(3):
+        ys = [x * j for j in range(i + 1)]  # a new list per step, filled in place, then stored
+        s = s + sum(ys) * x
+    return s
+
+
 rng = np.random.default_rng(2)
 V = rng.normal(size=4)
 
@@ -341,4 +439,18 @@ CASES = [
     (list_slices_and_starred, (rng.normal(size=3),)),
     (reversed_ranges, (np.array([0.3, 1.2, 0.5, -0.4, 0.7]),)),
     (extended_list, (rng.normal(size=3),)),
+    (overwritten_each_step, (1.5, 3)),
+    (overwritten_in_while, (0.7,)),
+    (overwritten_in_nested_loops, (0.4, 3)),
+    (overwritten_in_branches, (0.6, 3)),
+    (overwritten_in_branches, (0.6, 4)),
+    (overwritten_array, (rng.normal(size=3), 2)),
+    (mlp_last_preactivation, ([(rng.normal(size=(3, 4)), rng.normal(size=4)),
+                               (rng.normal(size=(4, 2)), rng.normal(size=2))], rng.normal(size=(5, 3)))),
+    (mlp_dict_layers, (rng.normal(size=(2, 3)), [{"W": rng.normal(size=(3, 4)), "s": 0.5},
+                                                 {"W": rng.normal(size=(4, 2)), "s": 1.5}])),
+    (last_in_while, (rng.normal(size=2) * 0.3, 3)),
+    (last_in_nested_loops, (rng.normal(size=2) * 0.3, 3)),
+    (last_before_break, (rng.normal(size=2) * 0.3, 5)),
+    (comprehension_each_step, (0.7,)),
 ]

@@ -121,6 +121,13 @@ def dict_new_keys(x):
     return d["b"]
 
 
+def copied_dict(x):
+    d = {"a": x, "b": 2.0}
+    e = d.copy()  # a new dict: writing into it leaves d as it was
+    e["a"] = x * x
+    return d["a"] * e["a"] + e["b"] * x
+
+
 def divmod_parts(x):
     q, r = divmod(x, 0.4)
     return q * x + r * r
@@ -174,6 +181,7 @@ CASES = [
     (element_and_sum, (rng.normal(size=4),)),
     (neighbours, (rng.normal(size=5),)),
     (dict_new_keys, (0.9,)),
+    (copied_dict, (0.9,)),
     (divmod_parts, (1.3,)),
     (repeated_fancy_writes, (rng.normal(size=3),)),
     (arange_from, (0.3,)),

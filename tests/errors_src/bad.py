@@ -123,3 +123,27 @@ def dict_with_runtime_keys(x):
     for k in ["a", "b"]:
         out[k] = x * 2.0
     return out["a"] * out["b"]
+
+
+def step_in_place(state, x):
+    state.append(x)  # into the caller's list
+    return state
+
+
+def appends_into_initial_state(x):
+    first = [1.0]
+    state = first
+    for i in range(3):
+        state = step_in_place(state, x * i)
+    return sum(state) + first[0] * len(first)
+
+
+def fresh_list_written_after_store(x):
+    history = []
+    state = [x]
+    for i in range(3):
+        out = [state[0] * x]
+        history.append(out)
+        out.append(x * i)  # history holds this very list
+        state = out
+    return sum(history[0]) + state[0]

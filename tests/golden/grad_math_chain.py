@@ -6,10 +6,11 @@ def grad_math_chain(x):
     _t2 = -x
     _t4 = math.exp(_t2 * x)
     _t5 = x * x
+    math.log1p(_t5)
     # adjoint of line 21: return math.sin(x) * math.cos(x) + math.exp(-x * x) + math.log1p(x...
-    _t9 = x / (1.0 + _t5)
-    x_bar = 2.0 / (4.0 + _t5) + _t9
-    x_bar += _t9
+    _t10 = x / (1.0 + _t5)
+    x_bar = 2.0 / (4.0 + _t5) + _t10
+    x_bar += _t10
     x_bar += _t2 * _t4
     x_bar -= _t4 * x
     x_bar += _t0 * -_t0

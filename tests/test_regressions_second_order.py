@@ -1,0 +1,148 @@
+"""Second order of functions that used to crash: np.where with a scalar branch (its result
+is an array because of the condition), and a `return` inside a loop that builds a list
+comprehension (the generated gradient carries the list and the return value through the
+loop). Every way of nesting is checked against second-order finite differences."""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+from oracle import fd_grad
+
+S_GLOBAL = 0.5
+
+
+def where_scalar_argument(x, s):
+    return np.sum(np.where(x > 0, x, s))
+
+
+def where_literal(x):
+    return np.sum(np.where(x > 0, x, 0.3))
+
+
+def where_int_literal(x):
+    return np.sum(np.where(x > 0, x * x, 0))
+
+
+def where_global(x):
+    return np.sum(np.where(x > 0, x, S_GLOBAL))
+
+
+def where_mask_argument(x, mask, s):
+    return np.sum(np.where(mask, x * x, s))
+
+
+def where_scalar_squared(s, x):
+    return np.sum(np.where(x > 0, s * s, x) ** 2)
+
+
+def where_both_scalar(x):
+    return np.sum(np.where(x > 0, 1.0, 2.0) * x * x)
+
+
+def return_sum_of_comprehension(x):
+    for i in range(3):
+        ys = [x * x * j for j in range(i + 1)]
+        if i == 1:
+            return sum(ys)
+    return x
+
+
+def return_comprehension_directly(x):
+    for i in range(3):
+        if i == 1:
+            return sum([x * x * j for j in range(i + 1)])
+    return x
+
+
+def return_after_data_dependent_test(x):
+    for i in range(3):
+        ys = [math.sin(x * j) for j in range(i + 1)]
+        if sum(ys) > 0.5:
+            return sum(ys) * x
+    return x
+
+
+def return_from_while(x):
+    k = 0
+    while True:
+        ys = [x * x * j for j in range(k + 1)]
+        if k == 2:
+            return sum(ys)
+        k += 1
+
+
+def return_from_nested_loops(x):
+    for i in range(3):
+        for k in range(2):
+            ys = [x * x * j * k for j in range(i + 1)]
+            if i == 1 and k == 1:
+                return sum(ys) + x
+    return x
+
+
+def return_array_comprehension(x):
+    for i in range(3):
+        ys = [np.sin(x) * j for j in range(i + 1)]
+        if i == 1:
+            return np.sum(np.stack(ys) ** 2)
+    return np.sum(x)
+
+
+X = np.array([0.5, -1.0, 2.0, 1.5])
+CASES = [
+    (where_scalar_argument, (X, 0.7), 0), (where_scalar_argument, (X, 0.7), 1),
+    (where_literal, (X,), 0), (where_int_literal, (X,), 0), (where_global, (X,), 0),
+    (where_mask_argument, (X, X > 0, 0.7), 0), (where_mask_argument, (X, X > 0, 0.7), 2),
+    (where_scalar_squared, (0.7, X), 0), (where_both_scalar, (X,), 0),
+    (return_sum_of_comprehension, (0.7,), 0), (return_comprehension_directly, (0.7,), 0),
+    (return_after_data_dependent_test, (0.7,), 0), (return_after_data_dependent_test, (0.05,), 0),
+    (return_from_while, (0.7,), 0), (return_from_nested_loops, (0.7,), 0),
+    (return_array_comprehension, (np.array([0.3, -0.8]),), 0),
+]
+H = 1e-4
+
+
+def _second_difference(fn, args, i, u, v):
+    def f(du, dv):
+        moved = list(args)
+        moved[i] = args[i] + H * du * u + H * dv * v
+        return float(fn(*moved))
+    return (f(1, 1) - f(1, -1) - f(-1, 1) + f(-1, -1)) / (4 * H * H)
+
+
+def _close(got, want):
+    assert abs(got - want) <= 1e-4 * max(1.0, abs(want)), (got, want)
+
+
+def _ids(cases):
+    return [f"{fn.__name__}-arg{i}" for fn, _, i in cases]
+
+
+@pytest.mark.parametrize("fn,args,i", CASES, ids=_ids(CASES))
+def test_first_and_second_order_match_finite_differences(fn, args, i):
+    rng = np.random.default_rng(3)
+    x = args[i]
+    u, v = (rng.normal(size=np.shape(x)), rng.normal(size=np.shape(x))) if np.ndim(x) else (0.6, -0.9)
+    tangents = [None] * len(args)
+    tangents[i] = v
+    g = srcad.grad(fn, argnums=i)
+    np.testing.assert_allclose(g(*args), fd_grad(fn, args, i), rtol=1e-5, atol=1e-6)
+    want = _second_difference(fn, args, i, u, v)
+    n = int(np.size(x))
+    for H_matrix in (srcad.hessian(fn, argnums=i)(*args), srcad.jacfwd(g, argnums=i)(*args),
+                     srcad.jacrev(g, argnums=i)(*args)):
+        _close(float(np.ravel(u) @ np.reshape(H_matrix, (n, n)) @ np.ravel(v)), want)
+    for Hv in (srcad.hvp(fn, args, tangents), srcad.jvp(g, args, tangents)[1]):
+        _close(float(np.sum(np.asarray(u) * Hv)), want)
+    _close(float(np.sum(np.asarray(srcad.vjp(g, *args)[1](u)[i]) * v)), want)
+    if n == 1 and np.ndim(x) == 0:
+        _close(srcad.grad(g, argnums=i)(*args) * u * v, want)
+
+
+def test_grad_of_a_vector_valued_gradient_is_refused():
+    # the gradient of np.sum(np.where(x > 0, x, 0.3)) is an array: grad of it needs jacrev
+    with pytest.raises(srcad.NonScalarOutputError):
+        srcad.grad(srcad.grad(where_literal))(X)
