@@ -75,8 +75,7 @@ FEATURES = {
 }
 
 # features behind srcad bugs known to the lead and being fixed (see docs/reliability.md)
-KNOWN_BUGS = {"loop_fresh": "forward mode drops the tangent of a loop-carried variable re-assigned fresh",
-              "dead_raise": "dead-code elimination removes a raising statement"}
+KNOWN_BUGS: dict = {}
 
 
 @dataclass
