@@ -18,6 +18,7 @@ from . import cache
 from .analysis import reads
 from .codegen.compile import add_source_notes
 from .errors import ArgumentError
+from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
 from .pipeline import Built, Spec, build_reverse, forget_lowered, free_reads, lowered, user_function_globals
@@ -243,7 +244,7 @@ def _from_cache(namespace: dict, meta: dict, text: str) -> Built:
 
 def _signature_of(fn):
     inner = getattr(fn, "__srcad_transform__", None)
-    return inner._signature if inner is not None else inspect.signature(fn)
+    return inner._signature if inner is not None else code_signature(fn)
 
 
 def _check_argnums(argnums, nparams: int, fn) -> None:

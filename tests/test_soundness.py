@@ -314,3 +314,41 @@ def test_vjp_of_a_value_assigned_on_one_path_only():
 def test_second_order_through_a_dict_whose_keys_change_in_a_loop():
     y = np.array([[-0.5, -0.5]])
     assert srcad.hessian(dict_key_added_in_loop)(0.5, y) == pytest.approx(2.0)  # mean(x^2) + x + 0.5
+
+
+# class attributes are data read when the code runs (were baked in as constants)
+
+
+class Settings:
+    scale = 2.0
+    weights = np.array([1.0, 2.0])
+
+
+def uses_class_attributes(x):
+    return np.sum(x * Settings.weights) * Settings.scale
+
+
+def test_class_attributes_that_change_are_seen():
+    g = srcad.grad(uses_class_attributes)
+    old = Settings.scale, Settings.weights
+    try:
+        assert_tree_close(g(np.ones(2)), np.array([2.0, 4.0]))
+        Settings.scale, Settings.weights = 3.0, np.array([5.0, 6.0])
+        assert_tree_close(g(np.ones(2)), np.array([15.0, 18.0]))
+        Settings.scale = 1.0j
+        with pytest.raises(srcad.TypeSupportError):
+            g(np.ones(2))
+    finally:
+        Settings.scale, Settings.weights = old
+
+
+def doubled_x(x):
+    return x * 2.0
+
+
+def test_a_signature_attribute_does_not_change_what_is_differentiated():
+    import inspect
+
+    f = types.FunctionType(doubled_x.__code__, globals(), "doubled_x")
+    f.__signature__ = inspect.Signature([inspect.Parameter("y", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+    assert srcad.grad(f)(1.0) == 2.0

@@ -72,7 +72,7 @@ def _entry(op: Apply, entries: dict):
 
 
 def _is_data_object(obj) -> bool:
-    return not isinstance(obj, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType))
+    return not isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType))
 
 
 def read_key(entry) -> tuple:
@@ -102,8 +102,8 @@ def reader(entry):
         base = reader(ext)
 
         def read_attr():
-            d = getattr(base(), "__dict__", None)
-            return d.get(name, _MISSING) if isinstance(d, dict) else _MISSING
+            d = getattr(base(), "__dict__", None)  # (a dict, or a class's mappingproxy)
+            return d.get(name, _MISSING) if d is not None and hasattr(d, "get") else _MISSING
         return read_attr
     obj = ext.obj
     return lambda: getattr(obj, name, _MISSING)

@@ -30,7 +30,7 @@ from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
 from .resolve import Scope, Static
-from .source import ParsedFunction, parse_function
+from .source import ParsedFunction, code_signature, parse_function
 
 
 
@@ -113,7 +113,7 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     def inline(self, args, kw, node, caller: "FunctionLowerer") -> Atom:
         fn = self.parsed.fn
         try:
-            bound = inspect.signature(fn).bind(*args, **dict(kw))
+            bound = code_signature(fn).bind(*args, **dict(kw))
         except TypeError as e:
             raise caller.error(UnsupportedSyntaxError, node, f"bad call to {fn.__qualname__}: {e}") from None
         bound.apply_defaults()
@@ -370,7 +370,7 @@ def _lower_function(fn) -> Lowered_:
     args = parsed.node.args
     names = [a.id for a in getattr(args, "posonlyargs", [])] + [a.id for a in args.args]
     kwonly = [a.id for a in args.kwonlyargs]
-    sig = inspect.signature(fn)
+    sig = code_signature(fn)
     params, sigs = [], []
     for name in names + kwonly:
         p = sig.parameters[name]

@@ -151,6 +151,6 @@ def static_attr(obj: object, attr: str):
     value = getattr(obj, attr)
     if is_static(value) or (_is_literal(value) and is_library_object(obj)):
         return Static(value)
-    if isinstance(obj, type) or is_library_object(obj):
+    if is_library_object(obj):
         return Static(value)
-    return None
+    return None  # data of a user's class or object (Cfg.scale): read when the code runs

@@ -156,6 +156,16 @@ def parse_function(fn) -> ParsedFunction:
     return ParsedFunction(fn, node, file, indent)
 
 
+def code_signature(fn) -> inspect.Signature:
+    """The signature of the code that runs when fn is called: a `__signature__` or
+    `__wrapped__` attribute (which may describe another function) is not followed."""
+    if isinstance(fn, types.FunctionType):
+        clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+        clone.__kwdefaults__ = fn.__kwdefaults__
+        return inspect.signature(clone)
+    return inspect.signature(fn)
+
+
 def source_line(file: str, line: int) -> str:
     """The text of a line of the user's file, stripped (for comments in generated code)."""
     return linecache.getline(file, line).strip()
