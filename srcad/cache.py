@@ -40,6 +40,7 @@ from .frontend.source import source_text
 from .frontend.staleness import code_fingerprint
 from .identifiers import is_identifier
 from .rules.registry import RULES
+from .transforms.saved import saved_to_json
 
 
 class Config:
@@ -317,7 +318,8 @@ def store(key: str | None, built, functions) -> None:
     folder = folder_of(root, key, create=True)
     if folder is not None:
         meta = {"names": [name for _, name in built.rendered], "name": built.name, "deps": deps,
-                "units": [_unit(text, rendered) for rendered, _ in built.rendered]}
+                "units": [_unit(text, rendered) for rendered, _ in built.rendered],
+                "saved": saved_to_json(built.saved)}
         write_entry(root, folder, os.path.join(folder, key + ".py"), key, meta, text)
 
 

@@ -21,6 +21,7 @@ from .errors import ArgumentError
 from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
+from .transforms.saved import saved_from_json
 from .pipeline import Built, Spec, build_reverse, forget_lowered, free_reads, lowered, user_function_globals
 
 _MISSING = object()
@@ -236,7 +237,7 @@ class Transformed:
 
 def _from_cache(namespace: dict, meta: dict, text: str) -> Built:
     names = meta["names"]
-    built = Built(namespace[names[0]], text, None, [], meta["name"])
+    built = Built(namespace[names[0]], text, None, saved_from_json(meta.get("saved", [])), meta["name"])
     if len(names) > 1:
         built.backward = namespace[names[1]]
     return built

@@ -547,3 +547,32 @@ def _fresh_module(tmp_path, name, path=None):
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+SAVED = """
+import json, math, srcad
+
+def euler(k, steps):
+    x = 1.0
+    for _ in range(steps):
+        x = x - 0.01 * k * math.sin(x)
+    return x
+
+g = srcad.grad(euler)
+g(2.0, 100)
+cached = g.latest().function.__code__.co_filename.endswith(".py")
+print(json.dumps([cached, [(s.name, str(s.type), s.line) for s in srcad.saved_values(euler, 2.0, 100)]]))
+"""
+
+
+def test_saved_values_survive_the_cache(tmp_path):
+    script = tmp_path / "saved_mod.py"
+    script.write_text(SAVED)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                             env=_env(tmp_path / "cache"), cwd=str(tmp_path))
+        assert out.returncode == 0, out.stderr
+        runs.append(json.loads(out.stdout))
+    assert [cached for cached, _ in runs] == [False, True]  # the second run loads the entry
+    assert runs[0][1] == runs[1][1] == [["x", "float", 6], ["(temporary)", "float", 7]]

@@ -60,3 +60,25 @@ def saved_report(fn: Function, plan, final: Function | None = None) -> list[Save
         out.append(SavedValue(v.hint or "(temporary)", v.type, loc.line if loc else 0,
                               loc.file if loc else "", loop.loc.line if loop and loop.loc else 0))
     return sorted(out, key=lambda s: (s.loop_line, s.line, s.name))
+
+
+def saved_to_json(saved) -> list:
+    """The report as JSON rows (for the persistent cache)."""
+    return [[s.name, _type_to_json(s.type), s.line, s.file, s.loop_line] for s in saved]
+
+
+def saved_from_json(rows) -> list[SavedValue]:
+    return [SavedValue(name, _type_from_json(t), line, file, loop_line) for name, t, line, file, loop_line in rows]
+
+
+def _type_to_json(t: T.Type):
+    if isinstance(t, T.Array):
+        return ["array", t.ndim, t.kind, list(t.shape) if t.shape is not None else None]
+    return [type(t).__name__, str(t)]
+
+
+def _type_from_json(row) -> T.Type:
+    if row[0] == "array":
+        return T.Array(row[1], row[2], tuple(row[3]) if row[3] is not None else None)
+    simple = {"Float": T.FLOAT, "Int": T.INT, "Bool": T.BOOL, "Num": T.NUM, "NoneT": T.NONE, "Str": T.STR}
+    return simple.get(row[0], T.Opaque(row[1]))
