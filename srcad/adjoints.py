@@ -1,7 +1,9 @@
 """Run-time helpers of particular rules: derivatives that are exact where the textbook
-formula divides by zero (prod and cumprod at zeros, x ** y at x = 0), the adjoints of
-2-vector cross products and of repeated fancy-index writes, dict iteration, and the
-weights of trapezoid quadrature, polynomial evaluation and linear interpolation.
+formula divides by zero (prod and cumprod at zeros, to second order; x ** y at x = 0), the
+adjoints of 2-vector cross products, of repeated fancy-index writes, of kron and einsum
+(any ranks, broadcasting, the sublist form) and of list(x) / tuple(x), the triangle that
+eigh and cholesky read, dict iteration, and the weights of trapezoid quadrature,
+polynomial evaluation and linear interpolation.
 
 Part of srcad.runtime (which re-exports every name here): generated code calls them, and
 `srcad codegen` copies them into standalone modules.
@@ -43,7 +45,7 @@ def write_winners(x, idx):
 def _cumprod_parts(a, axis):
     """a with its reduced axis last (flattened for axis=None), and per position: before the
     first 0 of its row, at that first 0, and the products with that 0 taken as 1."""
-    a2 = np.ravel(a).astype(float) if axis is None else np.moveaxis(np.asarray(a, dtype=float), axis, -1)
+    a2 = _cumulative(a, axis)
     zero = a2 == 0.0
     seen = np.cumsum(zero, axis=-1)
     before, first = seen == 0, zero & (seen == 1)
@@ -51,7 +53,9 @@ def _cumprod_parts(a, axis):
 
 
 def _cumprod_back(out, a, axis):
-    return np.reshape(out, np.shape(a)) if axis is None else np.moveaxis(out, -1, axis)
+    if axis is None or np.ndim(a) == 0:
+        return np.reshape(out, np.shape(a))
+    return np.moveaxis(out, -1, axis)
 
 
 def cumprod_adjoint(c, a, axis=None):
@@ -59,7 +63,7 @@ def cumprod_adjoint(c, a, axis=None):
     an element before the first 0 of its row gets sum_i c_i ans_i / a_k over the products
     before that 0, the first 0 gets the products with it taken as 1, later ones get 0."""
     a1, before, first = _cumprod_parts(a, axis)
-    c2 = np.ravel(c) if axis is None else np.moveaxis(np.asarray(c, dtype=float), axis, -1)
+    c2 = _cumulative(c, axis if np.ndim(a) else None)
     cp = c2 * np.cumprod(a1, axis=-1)
     tail = np.flip(np.cumsum(np.flip(np.where(before, cp, 0.0), -1), axis=-1), -1)
     out = np.where(before, tail / np.where(before, a1, 1.0), 0.0)
@@ -70,11 +74,143 @@ def cumprod_adjoint(c, a, axis=None):
 def cumprod_tangent(v, a, axis=None):
     """The tangent of np.cumprod(a, axis) along v, exact where elements are 0."""
     a1, before, first = _cumprod_parts(a, axis)
-    v2 = np.ravel(v) if axis is None else np.moveaxis(np.asarray(v, dtype=float), axis, -1)
+    v2 = _cumulative(np.broadcast_to(v, np.shape(a)), axis if np.ndim(a) else None)
     p = np.cumprod(a1, axis=-1)
     inside = p * np.cumsum(np.where(before, v2 / np.where(before, a1, 1.0), 0.0), axis=-1)
     out = np.where(before, inside, np.sum(np.where(first, v2, 0.0), axis=-1, keepdims=True) * p)
-    return out if axis is None else np.moveaxis(out, -1, axis)
+    return out if axis is None or np.ndim(a) == 0 else np.moveaxis(out, -1, axis)
+
+
+def from_triangle(x, upper=False):
+    """The symmetric matrices np.linalg.eigh, eigvalsh and cholesky read from x: its lower
+    (upper) triangle, mirrored. (The other triangle of x is never read.)"""
+    x = np.asarray(x, dtype=float)
+    if upper:
+        return np.triu(x) + np.swapaxes(np.triu(x, 1), -1, -2)
+    return np.tril(x) + np.swapaxes(np.tril(x, -1), -1, -2)
+
+
+def to_triangle(c, upper=False):
+    """The adjoint of from_triangle: in the triangle read, c plus its transpose off the
+    diagonal (an element there stands for two), c on the diagonal; zeros elsewhere."""
+    c = np.asarray(c, dtype=float)
+    if upper:
+        return np.triu(c) + np.triu(np.swapaxes(c, -1, -2), 1)
+    return np.tril(c) + np.tril(np.swapaxes(c, -1, -2), -1)
+
+
+def sequence_adjoint(c, x):
+    """The adjoint of list(x) and tuple(x): the cotangents c of the items, in x's container
+    (a list, a tuple, or an array of them for an array x: its rows)."""
+    if isinstance(x, np.ndarray):
+        return np.reshape(np.array(c, dtype=float), np.shape(x))
+    return tuple(c) if isinstance(x, tuple) else list(c)
+
+
+def tensordot_adjoint(c, x, shape, axes, which):
+    """The adjoint of np.tensordot(a, b, axes) with respect to a (which=0; x is b) or to b
+    (which=1; x is a), for the cotangent c of the result; `shape` is the shape of the
+    operand whose adjoint this is."""
+    nds = (len(shape), np.ndim(x)) if which == 0 else (np.ndim(x), len(shape))
+    if np.ndim(axes) == 0:
+        ax_a, ax_b = list(range(nds[0] - axes, nds[0])), list(range(axes))
+    else:
+        ax_a, ax_b = ([int(v)] if np.ndim(v) == 0 else [int(u) for u in v] for v in axes)
+        ax_a, ax_b = [v % nds[0] for v in ax_a], [v % nds[1] for v in ax_b]
+    free_a = [d for d in range(nds[0]) if d not in ax_a]
+    free_b = [d for d in range(nds[1]) if d not in ax_b]
+    if which == 0:
+        r = np.tensordot(c, x, axes=(list(range(len(free_a), len(free_a) + len(free_b))), free_b))
+        order = free_a + [ax_a[ax_b.index(d)] for d in sorted(ax_b)]
+    else:
+        r = np.tensordot(x, c, axes=(free_a, list(range(len(free_a)))))
+        order = [ax_b[ax_a.index(d)] for d in sorted(ax_a)] + free_b
+    return np.transpose(r, np.argsort(order)) if order else r
+
+
+def kron_adjoint(c, x, shape, which):
+    """The adjoint of np.kron(a, b) with respect to a (which=0; x is b) or to b (which=1; x
+    is a), for the cotangent c of the result; `shape` is the shape of the operand whose
+    adjoint this is. Both are padded to the same rank with leading 1s, as np.kron does; c
+    viewed with axes (a0, b0, a1, b1, ...) is contracted with x over x's axes."""
+    sa, sb = (tuple(shape), np.shape(x)) if which == 0 else (np.shape(x), tuple(shape))
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    g = np.reshape(c, [d for pair in zip(pa, pb) for d in pair])
+    axes = list(range(1, 2 * n, 2)) if which == 0 else list(range(0, 2 * n, 2))
+    r = np.tensordot(g, np.reshape(x, pb if which == 0 else pa), axes=(axes, list(range(n))))
+    return np.reshape(r, shape)
+
+
+def einsum_call(subscripts, a, b=None, c=None):
+    """np.einsum with one, two or three operands (None means absent)."""
+    return np.einsum(subscripts, *[x for x in (a, b, c) if x is not None])
+
+
+def einsum_spec(subscripts, a=None, b=None, c=None, d=None, e=None, f=None):
+    """The subscripts of a call to np.einsum as a string: itself in the string form
+    (np.einsum('ij,jk->ik', x, y)); built from the sublists in the sublist form
+    (np.einsum(x, [0, 1], y, [1, 2], [0, 2]), operands at even positions)."""
+    if isinstance(subscripts, str):
+        return subscripts
+    args = [x for x in (subscripts, a, b, c, d, e, f) if x is not None]
+    def letters(sub):
+        return "".join("..." if i is Ellipsis else _einsum_letters()[i] for i in sub)
+    ins = ",".join(letters(args[i]) for i in range(1, len(args), 2))
+    return ins + ("->" + letters(args[-1]) if len(args) % 2 else "")
+
+
+def _einsum_letters():
+    """The 52 subscript letters NumPy's einsum takes (sublist index i is letter i)."""
+    return "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_parse(subscripts, shapes):
+    """Explicit subscripts: one string of letters per operand and for the output, '...'
+    replaced by letters of their own for the broadcast dimensions (aligned on the right)."""
+    spec = subscripts.replace(" ", "")
+    ins, arrow, out = spec.partition("->")
+    ins = ins.split(",")
+    named = [t.replace("...", "") for t in ins]
+    spare = [ch for ch in _einsum_letters() if ch not in spec]
+    nell = max([len(s) - len(n) for t, n, s in zip(ins, named, shapes) if "..." in t] or [0])
+    ell = "".join(spare[:nell])
+    if not arrow:  # implicit output: the broadcast dimensions, then letters used once, sorted
+        joined = "".join(named)
+        once = sorted(ch for ch in set(joined) if joined.count(ch) == 1)
+        out = "..." * ("..." in spec) + "".join(once)
+    ins = [t.replace("...", ell[nell - (len(s) - len(n)):]) for t, n, s in zip(ins, named, shapes)]
+    return ins, out.replace("...", ell)
+
+
+def einsum_vjp(subscripts, k, h, a, b=None, c=None):
+    """The adjoint of np.einsum(subscripts, a, b, c) with respect to operand k, for the
+    cotangent h of the result. Operand k is passed as its shape (a tuple). An index NumPy
+    broadcast (length 1 in operand k, longer elsewhere) is summed over."""
+    ops = [x for x in (a, b, c) if x is not None]
+    shapes = [tuple(x) if i == k else np.shape(x) for i, x in enumerate(ops)]
+    ins, out = _einsum_parse(subscripts, shapes)
+    target = ins[k]
+    unique = "".join(dict.fromkeys(target))
+    others = [t for i, t in enumerate(ins) if i != k]
+    present = set(out).union(*others)
+    kept = "".join(ch for ch in unique if ch in present)
+    rest = [x for i, x in enumerate(ops) if i != k]
+    r = np.einsum(",".join([out] + others) + "->" + kept, h, *rest)
+    dims = dict(zip(target, shapes[k]))
+    wide = tuple(i for i, ch in enumerate(kept) if dims[ch] == 1 and np.shape(r)[i] != 1)
+    if wide:  # broadcast by einsum: every position used the one element
+        r = np.sum(r, axis=wide, keepdims=True)
+    r = np.reshape(r, [np.shape(r)[kept.index(ch)] if ch in kept else 1 for ch in unique])
+    r = np.broadcast_to(r, [dims[ch] for ch in unique])
+    if len(unique) == len(target):
+        if unique == target:
+            return np.array(r)
+        return np.transpose(r, [unique.index(ch) for ch in target])
+    result = np.zeros(shapes[k])
+    grid = np.indices([dims[ch] for ch in unique], sparse=True)
+    result[tuple(grid[unique.index(ch)] for ch in target)] = r
+    return result
 
 
 def dict_values(d):
@@ -95,6 +231,18 @@ def items_cotangent(d, pairs):
     return dict(zip(d, (p[1] for p in pairs)))
 
 
+def _grouped(a, axis):
+    """a as an array (..., n) whose last axis runs over each group that np.prod(a, axis)
+    multiplies, and a function that puts an array of that form back into the shape of a."""
+    a = np.asarray(a, dtype=float)
+    axes = tuple(range(a.ndim)) if axis is None else tuple(
+        ax % a.ndim for ax in (axis if isinstance(axis, tuple) else (axis,)))
+    last = tuple(range(a.ndim - len(axes), a.ndim))
+    moved = np.moveaxis(a, axes, last)
+    flat = moved.reshape(moved.shape[:a.ndim - len(axes)] + (-1,))
+    return flat, lambda r: np.moveaxis(np.reshape(r, moved.shape), last, axes)
+
+
 def prod_partials(a, axis=None):
     """d prod(a, axis) / d a: per element, the product of the other elements of its group.
     Exclusive cumulative products from both ends, so exact where elements are 0 (ans / a
@@ -102,15 +250,92 @@ def prod_partials(a, axis=None):
     a = np.asarray(a, dtype=float)
     if a.ndim == 0 or a.size == 0:
         return np.ones_like(a)
-    axes = tuple(range(a.ndim)) if axis is None else tuple(
-        ax % a.ndim for ax in (axis if isinstance(axis, tuple) else (axis,)))
-    last = tuple(range(a.ndim - len(axes), a.ndim))
-    moved = np.moveaxis(a, axes, last)
-    flat = moved.reshape(moved.shape[:a.ndim - len(axes)] + (-1,))
+    flat, back = _grouped(a, axis)
     one = np.ones_like(flat[..., :1])
     left = np.cumprod(np.concatenate([one, flat[..., :-1]], axis=-1), axis=-1)
     right = np.cumprod(np.concatenate([one, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return np.moveaxis((left * right).reshape(moved.shape), last, axes)
+    return back(left * right)
+
+
+def prod_hvp(v, a, axis=None):
+    """The Hessian of np.prod(a, axis) times v: per element i, the sum over the other
+    elements k of its group of v_k times the product of the elements other than i and k.
+    Exact where elements are 0: with b = a with its zeros taken as 1 and q the product of b,
+    that product is q / (b_i b_k) where the zeros of the group are among i and k, else 0."""
+    a = np.asarray(a, dtype=float)
+    if a.ndim == 0 or a.size == 0:
+        return np.zeros(np.shape(a))
+    flat, back = _grouped(a, axis)
+    vf = _grouped(np.broadcast_to(v, a.shape), axis)[0]
+    zero = flat == 0.0
+    b = np.where(zero, 1.0, flat)
+    w = np.where(zero, 0.0, vf / b)
+    nz = np.sum(zero, axis=-1, keepdims=True)
+    q = np.prod(b, axis=-1, keepdims=True)
+    s = np.sum(w, axis=-1, keepdims=True)  # sum of v_k / a_k over the nonzero elements
+    vz = np.sum(np.where(zero, vf, 0.0), axis=-1, keepdims=True)  # sum of v at the zeros
+    none = q / b * (s - w)  # no zero in the group
+    one = np.where(zero, q * s, q * vz / b)  # one zero: at it, all the others; elsewhere just it
+    two = np.where(zero, q * (vz - vf), 0.0)  # two zeros: only the pair of them
+    return back(np.where(nz == 0, none, np.where(nz == 1, one, np.where(nz == 2, two, 0.0))))
+
+
+def _cumulative(x, axis):
+    """x with its cumulative axis last (flattened for axis=None, and for a 0-d x as NumPy does)."""
+    if axis is None or np.ndim(x) == 0:
+        return np.ravel(x).astype(float)
+    return np.moveaxis(np.asarray(x, dtype=float), axis, -1)
+
+
+def _rcs_last(x):
+    """Sums from the end along the last axis (the adjoint of a cumulative sum)."""
+    return np.flip(np.cumsum(np.flip(x, -1), axis=-1), -1)
+
+
+def _cumprod_zeros(a, axis):
+    """For the second derivatives of np.cumprod(a, axis), along its axis (last): a with its
+    zeros taken as 1, the zero mask, how many zeros up to each position (inclusive) and the
+    cumulative products of the first."""
+    a2 = _cumulative(a, axis)
+    zero = a2 == 0.0
+    b = np.where(zero, 1.0, a2)
+    return b, zero, np.cumsum(zero, axis=-1), np.cumprod(b, axis=-1)
+
+
+def cumprod_hvp(v, u, a, axis=None):
+    """The second derivative of np.cumprod(a, axis) along v and u: per position i, the sum
+    over k != l up to i of v_k u_l times the product of the elements up to i other than k and
+    l (exact where elements are 0: among the zeros up to i, each must be k or l)."""
+    b, zero, count, q = _cumprod_zeros(a, axis)
+    vf = _cumulative(np.broadcast_to(v, np.shape(a)), axis)
+    uf = _cumulative(np.broadcast_to(u, np.shape(a)), axis)
+    w, x = np.where(zero, 0.0, vf / b), np.where(zero, 0.0, uf / b)
+    cw, cx = np.cumsum(w, axis=-1), np.cumsum(x, axis=-1)
+    v1, u1 = (np.cumsum(np.where(zero & (count == 1), f, 0.0), axis=-1) for f in (vf, uf))
+    v2, u2 = (np.cumsum(np.where(zero & (count == 2), f, 0.0), axis=-1) for f in (vf, uf))
+    two = np.where(count == 2, v1 * u2 + v2 * u1, 0.0)
+    out = q * np.where(count == 0, cw * cx - np.cumsum(w * x, axis=-1),
+                       np.where(count == 1, v1 * cx + u1 * cw, two))
+    return out if axis is None or np.ndim(a) == 0 else np.moveaxis(out, -1, axis)
+
+
+def cumprod_hvp_adjoint(c, v, a, axis=None):
+    """The adjoint of u -> cumprod_hvp(v, u, a, axis) for the cotangent c: per position l,
+    the sum over i >= l of c_i times the sum over k != l up to i of v_k times the product of
+    the elements up to i other than k and l (exact where elements are 0)."""
+    b, zero, count, q = _cumprod_zeros(a, axis)
+    vf = _cumulative(np.broadcast_to(v, np.shape(a)), axis)
+    cq = _cumulative(c, axis if np.ndim(a) else None) * q
+    w = np.where(zero, 0.0, vf / b)
+    cw = np.cumsum(w, axis=-1)
+    tail = [_rcs_last(np.where(count == r, cq, 0.0)) for r in (0, 1, 2)]  # by number of zeros
+    tail_w = [_rcs_last(np.where(count == r, cq * cw, 0.0)) for r in (0, 1)]
+    v1 = np.sum(np.where(zero & (count == 1), vf, 0.0), axis=-1, keepdims=True)
+    v2 = np.sum(np.where(zero & (count == 2), vf, 0.0), axis=-1, keepdims=True)
+    second = np.where(count == 2, v1 * tail[2], 0.0)  # at the second zero
+    at_zero = np.where(count == 1, tail_w[1] + v2 * tail[2], second)
+    out = np.where(~zero, (tail_w[0] - w * tail[0] + v1 * tail[1]) / b, at_zero)
+    return _cumprod_back(out, a, axis)
 
 
 def trapezoid_weights(y, x=None, dx=1.0, axis=-1):

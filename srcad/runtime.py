@@ -161,7 +161,7 @@ def sum_adjoint(g, x):
 
 def expand_reduced(v, x, axis=None, keepdims=False):
     """Broadcast v, the result of reducing x over `axis`, back to the shape of x."""
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and np.ndim(x) > 0:  # (a 0-d x may have axis 0 or -1)
         v = np.expand_dims(v, axis)
     return np.broadcast_to(v, np.shape(x))
 
@@ -178,7 +178,7 @@ def clip_mask(x, lo, hi):
 
 def inverse_axes(axes):
     """The inverse of a transpose permutation (None stays None)."""
-    return None if axes is None else tuple(np.argsort(axes))
+    return None if axes is None else tuple(np.argsort([a % len(axes) for a in axes]))
 
 
 def array_adjoint(g, x):
@@ -222,8 +222,16 @@ def split_like(g, arrays, axis=0, ndmin=1):
             shapes = [promote(np.empty(s, dtype=bool)).shape for s in shapes]
         sizes = [s[axis] for s in shapes]
         pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
-    return [float(np.reshape(p, ())) if isinstance(x, float) else np.reshape(p, np.shape(x))
-            for p, x in zip(pieces, arrays)]
+    return _items_like([float(np.reshape(p, ())) if isinstance(x, float)
+                        else np.reshape(p, np.shape(x)) for p, x in zip(pieces, arrays)], arrays)
+
+
+def _items_like(pieces, arrays):
+    """The cotangents of the items of `arrays` as the cotangent of `arrays`: a list, or one
+    array shaped like it when `arrays` is an array (a sequence of its rows)."""
+    if isinstance(arrays, np.ndarray):
+        return np.reshape(np.array(pieces, dtype=float), np.shape(arrays))
+    return pieces
 
 
 def join_like(pieces, arrays, axis=0, ndmin=1):
@@ -242,9 +250,12 @@ def join_like(pieces, arrays, axis=0, ndmin=1):
     return np.concatenate(out, axis=axis)
 
 
-def unstack(x, axis=0):
-    """The slices of x along `axis`, as a list (the adjoint of np.stack)."""
-    return list(np.moveaxis(np.asarray(x), axis, 0))
+def unstack_like(c, arrays, axis=0):
+    """The adjoint of np.stack(arrays, axis): the slices of c along `axis`, one per item of
+    `arrays` (a float for a float), in a list (an array when `arrays` is an array)."""
+    pieces = list(np.moveaxis(np.asarray(c), axis, 0))
+    return _items_like([float(p) if isinstance(x, float) else np.reshape(p, np.shape(x))
+                        for p, x in zip(pieces, arrays)], arrays)
 
 
 def untile(g, a, reps):
@@ -262,7 +273,7 @@ def unrepeat(g, a, repeats, axis=None):
     """The adjoint of np.repeat(a, repeats, axis): sum the copies of each element."""
     shape = np.shape(a)
     out = np.zeros(shape)
-    if axis is None:
+    if axis is None or not shape:  # (a 0-d a is repeated as a 1-d array)
         flat = out.reshape(-1)
         np.add.at(flat, np.repeat(np.arange(flat.size), repeats), np.ravel(g))
         return out
@@ -369,66 +380,6 @@ def average_weights_adjoint(g, w, axis=None):
         return g
     axis = axis % np.ndim(g)
     return np.sum(g, axis=tuple(d for d in range(np.ndim(g)) if d != axis))
-
-
-def tensordot_adjoint(c, x, shape, axes, which):
-    """The adjoint of np.tensordot(a, b, axes) with respect to a (which=0; x is b) or to b
-    (which=1; x is a), for the cotangent c of the result; `shape` is the shape of the
-    operand whose adjoint this is."""
-    nds = (len(shape), np.ndim(x)) if which == 0 else (np.ndim(x), len(shape))
-    if np.ndim(axes) == 0:
-        ax_a, ax_b = list(range(nds[0] - axes, nds[0])), list(range(axes))
-    else:
-        ax_a, ax_b = ([int(v)] if np.ndim(v) == 0 else [int(u) for u in v] for v in axes)
-        ax_a, ax_b = [v % nds[0] for v in ax_a], [v % nds[1] for v in ax_b]
-    free_a = [d for d in range(nds[0]) if d not in ax_a]
-    free_b = [d for d in range(nds[1]) if d not in ax_b]
-    if which == 0:
-        r = np.tensordot(c, x, axes=(list(range(len(free_a), len(free_a) + len(free_b))), free_b))
-        order = free_a + [ax_a[ax_b.index(d)] for d in sorted(ax_b)]
-    else:
-        r = np.tensordot(x, c, axes=(free_a, list(range(len(free_a)))))
-        order = [ax_b[ax_a.index(d)] for d in sorted(ax_a)] + free_b
-    return np.transpose(r, np.argsort(order)) if order else r
-
-
-def einsum_call(subscripts, a, b=None, c=None):
-    """np.einsum with one, two or three operands (None means absent)."""
-    return np.einsum(subscripts, *[x for x in (a, b, c) if x is not None])
-
-
-def einsum_vjp(subscripts, k, h, a, b=None, c=None):
-    """The adjoint of np.einsum(subscripts, a, b, c) with respect to operand k, for the
-    cotangent h of the result. Operand k is passed as its shape (a tuple)."""
-    ops = [x for x in (a, b, c) if x is not None]
-    shapes = [tuple(x) if i == k else np.shape(x) for i, x in enumerate(ops)]
-    spec = subscripts.replace(" ", "")
-    ins, _, out = spec.partition("->")
-    ins = ins.split(",")
-    letters = sorted(set("".join(ins).replace(".", "")))
-    if "->" not in spec:
-        out = "".join(ch for ch in letters if "".join(ins).count(ch) == 1)
-        out = ("..." if "..." in spec else "") + out
-    spare = [ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if ch not in letters]
-    nell = max([len(s) - len(t.replace("...", "")) for t, s in zip(ins, shapes) if "..." in t] or [0])
-    ell = "".join(spare[:nell])
-    ins = [t.replace("...", ell[nell - (len(s) - len(t.replace("...", ""))):]) for t, s in zip(ins, shapes)]
-    out = out.replace("...", ell)
-    target = ins[k]
-    unique = "".join(dict.fromkeys(target))
-    others = [t for i, t in enumerate(ins) if i != k]
-    present = set(out).union(*others)
-    kept = "".join(ch for ch in unique if ch in present)
-    r = np.einsum(",".join([out] + others) + "->" + kept, h, *[x for i, x in enumerate(ops) if i != k])
-    dims = dict(zip(target, shapes[k]))
-    r = np.broadcast_to(np.reshape(r, [dims[ch] if ch in present else 1 for ch in unique]),
-                        [dims[ch] for ch in unique])
-    if len(unique) == len(target):
-        return np.transpose(r, [unique.index(ch) for ch in target]) if unique != target else np.array(r)
-    result = np.zeros(shapes[k])
-    grid = np.indices([dims[ch] for ch in unique], sparse=True)
-    result[tuple(grid[unique.index(ch)] for ch in target)] = r
-    return result
 
 
 def svd_rank(a, full_matrices=True):

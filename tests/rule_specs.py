@@ -16,7 +16,8 @@ expression for tuple-valued primitives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import string
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -33,14 +34,54 @@ class Row:
     imports: str = ""
     note: str = ""
     extra: dict = field(default_factory=dict)
+    # -- what the spec variants (tests/rule_variants.py) may change, beyond this base row --
+    template: str = ""  # expr with $placeholders; expr uses the first alternative of each
+    alts: dict = field(default_factory=dict)  # placeholder -> alternatives (strings)
+    ew: tuple = ()  # array-like arguments NumPy broadcasts elementwise: 0-d, length-1, rank variants
+    listable: tuple = ()  # arguments that may be a Python list of floats instead of an array
+    shapes: tuple = ()  # more argument shapes to try: dicts name -> shape (or "list", "tuple", "0d")
+    fd_step: float = 1e-3  # the variants' finite-difference step (smaller for piecewise-linear functions)
+
+
+@dataclass(frozen=True)
+class Sampler:
+    """Draws one argument: a float for shape (), else an array of this shape (or, boxed, a
+    0-d array, a list or a tuple of its values). Variants reshape or box a row's samplers."""
+
+    draw: str  # "normal" or "uniform"
+    shape: tuple = ()
+    lo: float = 0.0
+    hi: float = 1.0
+    scale: float = 1.0
+    box: str = ""  # "" (float or array), "0d", "list", "tuple"
+
+    def __call__(self, rng):
+        size = self.shape if self.shape else None
+        v = rng.normal(size=size) * self.scale if self.draw == "normal" else rng.uniform(self.lo, self.hi, size=size)
+        if self.box == "0d":
+            return np.array(float(v))
+        if self.box in ("list", "tuple"):
+            items = np.asarray(v).tolist()
+            return items if self.box == "list" else _tuples(items)
+        return float(v) if not self.shape else v
+
+    def reshaped(self, shape) -> Sampler:
+        return replace(self, shape=tuple(shape), box="")
+
+    def boxed(self, box: str) -> Sampler:
+        return replace(self, box=box)
+
+
+def _tuples(items):
+    return tuple(_tuples(i) for i in items) if isinstance(items, list) else items
 
 
 def normal(*shape, scale=1.0):
-    return lambda rng: float(rng.normal() * scale) if not shape else rng.normal(size=shape) * scale
+    return Sampler("normal", tuple(shape), scale=scale)
 
 
 def uniform(lo, hi, *shape):
-    return lambda rng: float(rng.uniform(lo, hi)) if not shape else rng.uniform(lo, hi, size=shape)
+    return Sampler("uniform", tuple(shape), lo=lo, hi=hi)
 
 
 def const(value):
@@ -64,9 +105,16 @@ def well_conditioned(n, m=None):
 ROWS: list[Row] = []
 
 
+_OPTIONS = ("wrt", "rtol", "atol", "reduce", "imports", "note", "alts", "ew", "listable", "shapes", "fd_step")
+
+
 def row(rule, expr, **args):
-    options = {k: args.pop(k) for k in list(args) if k in ("wrt", "rtol", "atol", "reduce", "imports", "note")}
-    ROWS.append(Row(rule, expr, args, **options))
+    """A spec row. `alts={"kw": [", axis=0", ...]}` names alternatives for `$kw` in expr (the
+    first is the base row's); `ew`, `listable` and `shapes` declare more variants."""
+    options = {k: args.pop(k) for k in list(args) if k in _OPTIONS}
+    alts = options.get("alts", {})
+    base = string.Template(expr).substitute({k: v[0] for k, v in alts.items()}) if alts else expr
+    ROWS.append(Row(rule, base, args, template=expr if alts else "", **options))
 
 
 # INTERNAL: rules exercised by other tests (the reason says where), not by a spec row.
@@ -132,15 +180,15 @@ INTERNAL = {
 # -- operators ---------------------------------------------------------------------------------
 V3 = normal(3)
 P3 = uniform(0.5, 2.0, 3)
-row("operator.add", "x + y", x=V3, y=V3)
+row("operator.add", "x + y", x=V3, y=V3, ew=("x", "y"))
 row("operator.add", "x + y", x=normal(2, 3), y=V3, note="broadcasting")
-row("operator.sub", "x - y", x=V3, y=normal())
-row("operator.mul", "x * y", x=normal(2, 1), y=V3)
-row("operator.truediv", "x / y", x=V3, y=P3)
-row("operator.pow", "x ** y", x=P3, y=uniform(0.5, 2.5, 3))
+row("operator.sub", "x - y", x=V3, y=normal(), ew=("x", "y"))
+row("operator.mul", "x * y", x=normal(2, 1), y=V3, ew=("x", "y"))
+row("operator.truediv", "x / y", x=V3, y=P3, ew=("x", "y"))
+row("operator.pow", "x ** y", x=P3, y=uniform(0.5, 2.5, 3), ew=("x", "y"))
 row("operator.pow", "x ** 3", x=V3)
-row("operator.mod", "x % y", x=uniform(0.1, 0.9, 3), y=uniform(1.1, 1.9))
-row("operator.neg", "-x", x=V3)
+row("operator.mod", "x % y", x=uniform(0.1, 0.9, 3), y=uniform(1.1, 1.9), ew=("x", "y"))
+row("operator.neg", "-x", x=V3, ew=("x",))
 row("operator.pos", "+x", x=V3)
 row("operator.matmul", "x @ y", x=normal(2, 3), y=normal(3, 4))
 row("operator.matmul", "x @ y", x=normal(3), y=normal(3, 4))
@@ -173,8 +221,8 @@ for _op in ("iadd", "isub", "imul", "itruediv", "ipow", "imod", "imatmul", "iflo
 S = normal()
 row("builtins.abs", "abs(x)", x=V3)
 row("builtins.abs", "abs(x) * y", x=S, y=S, note="a scalar")
-row("builtins.max", "max(x, y)", x=S, y=normal(scale=2.0))
-row("builtins.min", "min(x, y)", x=S, y=normal(scale=2.0))
+row("builtins.max", "max(x, y)", x=S, y=normal(scale=2.0), fd_step=1e-5)
+row("builtins.min", "min(x, y)", x=S, y=normal(scale=2.0), fd_step=1e-5)
 row("builtins.sum", "sum(x)", x=normal(2, 3))
 row("builtins.sum", "sum([x, y * y], z)", x=V3, y=V3, z=S, note="a list and a start value")
 row("builtins.float", "float(x) * 2.0 + x", x=S)
@@ -182,6 +230,11 @@ row("builtins.pow", "pow(x, y)", x=uniform(0.5, 2.0), y=uniform(0.5, 2.5))
 row("builtins.list", "np.array(list(x)) ** 2", x=V3)
 row("srcad.list_repeat", "np.array([x[0], x[1]] * 2) * x[2] + np.array(2 * [x[1], x[0]])", x=V3)
 row("builtins.tuple", "np.array(tuple(x)) * tuple([x[0], x[1]])[1]", x=V3)
+row("builtins.tuple", "tuple($s)[1] ** 2", x=V3, y=normal(3, 3), alts={"s": ["(x, y)", "[x, y]", "y"]},
+    note="a tuple, a list and the rows of an array")
+row("builtins.list", "np.sum(list($s)[0]) + np.sum(list($s)[1] ** 2)", x=normal(2), y=normal(3, 3),
+    alts={"s": ["(x, y)", "[x, y]"]}, note="items of different shapes")
+row("builtins.list", "list(y)[1] * list(x)[0]", x=V3, y=normal(3, 2), note="the rows of arrays")
 row("builtins.len", "x * len(x)", x=V3)
 row("builtins.int", "x * int(3.7)", x=V3)
 row("builtins.bool", "x * float(bool(x[0] > 0.0))", x=V3)
@@ -227,7 +280,11 @@ helper("srcad.split_like", "rt.split_like(x, [np.zeros(2), np.zeros(3)], 0)[1]",
 helper("srcad.split_like", "rt.split_like(x, [np.zeros((2, 1)), np.zeros(2)], 1, -2)[0]", x=normal(2, 2),
        note="column_stack pieces")
 helper("srcad.join_like", "rt.join_like([x, y], [np.zeros(2), np.zeros(3)], 0)", x=normal(2), y=V3)
-helper("srcad.unstack", "rt.unstack(x, 1)[0]", x=normal(2, 3))
+helper("srcad.unstack_like", "rt.unstack_like(x, [np.zeros(2), np.zeros(2), np.zeros(2)], 1)[0]", x=normal(2, 3))
+helper("srcad.unstack_like", "rt.unstack_like(x, np.zeros((3, 2)), 1)", x=normal(2, 3), note="an array's rows")
+helper("srcad.sequence_adjoint", "np.array(rt.sequence_adjoint([x[0], x[1] * x[2]], (0.0, 0.0)))", x=V3)
+helper("srcad.sequence_adjoint", "rt.sequence_adjoint([x[0], x[1] * x[2]], np.zeros(2))", x=V3,
+       note="the rows of an array")
 helper("srcad.untile", "rt.untile(x, np.zeros(2), (3,))", x=normal(6))
 helper("srcad.unrepeat", "rt.unrepeat(x, np.zeros(3), 2)", x=normal(6))
 helper("srcad.pad_adjoint", "rt.pad_adjoint(x, np.zeros(3), 1, 'edge')", x=normal(5))
@@ -242,12 +299,27 @@ helper("srcad.average_weights_adjoint", "rt.average_weights_adjoint(x, np.zeros(
 helper("srcad.tensordot_adjoint", "rt.tensordot_adjoint(x, y, (2, 3), 1, 0)", x=normal(2, 4), y=normal(3, 4))
 helper("srcad.tensordot_adjoint", "rt.tensordot_adjoint(x, y, (3, 4), 1, 1)", x=normal(2, 4), y=normal(2, 3),
        note="the adjoint for the second operand")
+helper("srcad.kron_adjoint", "rt.kron_adjoint(x, y, (2, 1, 3), 0)", x=normal(2, 3, 6), y=normal(3, 2))
+helper("srcad.kron_adjoint", "rt.kron_adjoint(x, y, (3,), 1)", x=normal(2, 6), y=normal(2, 2),
+       note="the adjoint for the second operand, of lower rank")
+helper("srcad.from_triangle", "rt.from_triangle(x, $u)", x=normal(2, 3, 3), alts={"u": ["False", "True"]})
+helper("srcad.to_triangle", "rt.to_triangle(x, $u)", x=normal(3, 3), alts={"u": ["True", "False"]})
+helper("srcad.einsum_spec", "x * len(rt.einsum_spec(np.zeros(2), [0], [0]))", x=V3)
 helper("srcad.einsum_call", "rt.einsum_call('ij,jk->ik', x, y)", x=normal(2, 3), y=normal(3, 2))
 helper("srcad.einsum_vjp", "rt.einsum_vjp('ij,jk->ik', 0, x, (2, 3), y)", x=normal(2, 4), y=normal(3, 4))
 helper("srcad.einsum_vjp", "rt.einsum_vjp('ii,i->i', 1, x, y, (3,))", x=V3, y=normal(3, 3),
        note="a repeated index in another operand")
 helper("srcad.prod_partials", "rt.prod_partials(x, (0, 2))", x=normal(2, 3, 2))
 helper("srcad.prod_partials", "rt.prod_partials(x) * x", x=normal(2, 3), note="all axes")
+helper("srcad.prod_hvp", "rt.prod_hvp(x, y, (0, 2))", x=normal(2, 3, 2), y=uniform(0.5, 1.5, 2, 3, 2))
+helper("srcad.prod_hvp", "rt.prod_hvp(x, y) * y", x=normal(2, 3), y=normal(2, 3), note="all axes")
+helper("srcad.cumprod_hvp", "rt.cumprod_hvp(x, y, z, 1)", x=normal(2, 3), y=normal(2, 3), z=uniform(0.5, 1.5, 2, 3))
+helper("srcad.cumprod_hvp", "rt.cumprod_hvp(x, y, z)", x=normal(2, 2), y=normal(2, 2), z=uniform(0.5, 1.5, 2, 2),
+       note="axis=None: flattened")
+helper("srcad.cumprod_hvp_adjoint", "rt.cumprod_hvp_adjoint(x, y, z, 0)", x=normal(3, 2), y=normal(3, 2),
+       z=uniform(0.5, 1.5, 3, 2))
+helper("srcad.cumprod_hvp_adjoint", "rt.cumprod_hvp_adjoint(x, y, z)", x=normal(4), y=normal(2, 2),
+       z=uniform(0.5, 1.5, 2, 2), note="axis=None: flattened")
 helper("srcad.cumprod_tangent", "rt.cumprod_tangent(x, y, 1)", x=normal(2, 3), y=uniform(0.5, 1.5, 2, 3))
 helper("srcad.cumprod_tangent", "rt.cumprod_tangent(x, y)", x=normal(2, 2), y=uniform(0.5, 1.5, 2, 2),
        note="axis=None: flattened")

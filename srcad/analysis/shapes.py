@@ -46,6 +46,8 @@ def _arg_shapes(sig, names):
 
 
 def _elementwise(rule, sig):
+    if any(isinstance(t, (T.List, T.Tuple)) for t in sig.types.values()):
+        return None  # (a list of numbers is an array of a shape its type does not give)
     names = [n for n in rule.params if n in sig.types and isinstance(
         sig.type(n), (T.Array, T.Float, T.Int, T.Bool, T.Num, T.Unknown))]
     if rule.name == "numpy.where":

@@ -21,6 +21,8 @@ family("internal")
 
 
 def _pieces(sig) -> T.Type:
+    if isinstance(sig.type("arrays"), T.Array):
+        return T.Array(sig.type("arrays").ndim, "f")
     elt = ty._elements(sig.type("arrays"))
     if isinstance(elt, T.Array):
         return T.List(T.Array(elt.ndim, "f"))
@@ -39,8 +41,9 @@ linear("split_like", "c, arrays, axis=0, ndmin=1", "srcad.join_like(g, arrays, a
        fresh=False)
 linear("join_like", "c, arrays, axis=0, ndmin=1", "srcad.split_like(g, arrays, axis, ndmin)",
        ty.array(None))
-defrule("srcad.unstack", "x, axis=0", jvp="srcad.unstack(t, axis)", vjp="np.stack(g, axis=axis)",
-        out=lambda sig: T.List(ty.rank("x", -1)(sig)), fn=rt.unstack, fresh=False, linear=("x",))
+linear("unstack_like", "c, arrays, axis=0", "np.stack(g, axis=axis)", _pieces, fresh=False)
+defrule("srcad.sequence_adjoint", "c, x", jvp={"c": "srcad.sequence_adjoint(t, x)"}, vjp={"c": "list(g)"},
+        out=ty.same("x"), fn=rt.sequence_adjoint, fresh=False, linear=("c",))
 linear("untile", "c, a, reps", "np.tile(g, reps)", ty.array_like("a"))
 linear("unrepeat", "c, a, repeats, axis=None", "np.repeat(g, repeats, axis)", ty.array_like("a"))
 linear("pad_adjoint", "c, array, pad_width, mode='constant'", "np.pad(g, pad_width, mode=mode)",
@@ -64,6 +67,12 @@ defrule("srcad.tensordot_adjoint", "c, x, shape, axes, which",
         vjp={"c": "np.tensordot(g, x, axes) if which == 0 else np.tensordot(x, g, axes)",
              "x": "srcad.tensordot_adjoint(c, g, np.shape(x), axes, 1 - which)"},
         out=ty.from_shape("shape"), fn=rt.tensordot_adjoint, linear=("c", "x"))
+
+defrule("srcad.kron_adjoint", "c, x, shape, which",
+        jvp={"c": "srcad.kron_adjoint(t, x, shape, which)", "x": "srcad.kron_adjoint(c, t, shape, which)"},
+        vjp={"c": "np.kron(g, x) if which == 0 else np.kron(x, g)",
+             "x": "srcad.kron_adjoint(c, g, np.shape(x), 1 - which)"},
+        out=ty.from_shape("shape"), fn=rt.kron_adjoint, linear=("c", "x"))
 
 # einsum with up to three operands; einsum_vjp gets operand k as its shape
 _EINSUM_JVP = {
@@ -106,12 +115,21 @@ defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None",
                 for j, name in enumerate(_OPS)}},
         out=ty.array(None), fn=rt.einsum_vjp, fresh=False, linear=("h", "a", "b", "c"))
 
-# prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is symmetric, with
-# entries prod_{j != i, k} a_j = ans_i / a_k (second derivatives divide by a: NaN at a 0)
-defrule("srcad.prod_partials", "a, axis=None",
-        jvp={"a": "ans * (np.sum(t / a, axis=axis, keepdims=True) - t / a)"},
-        vjp={"a": "(np.sum(g * ans, axis=axis, keepdims=True) - g * ans) / a"},
-        out=ty.floating("a"), fn=rt.prod_partials)
+# prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is the Hessian of the
+# product, symmetric, applied by prod_hvp (exact at zeros). prod_hvp's own derivative in a
+# (third derivatives of prod) divides by a: NaN where an element is 0.
+defrule("srcad.prod_partials", "a, axis=None", jvp={"a": "srcad.prod_hvp(t, a, axis)"},
+        vjp={"a": "srcad.prod_hvp(g, a, axis)"}, out=ty.floating("a"), fn=rt.prod_partials)
+# away from zeros prod_hvp(v, a) = P (sum(v / a) - v / a) with P = prod_partials(a)
+_VA = "(np.sum(v / a, axis=axis, keepdims=True) - v / a)"
+_GP = "g * srcad.prod_partials(a, axis)"
+defrule("srcad.prod_hvp", "v, a, axis=None", out=ty.floating("a"), fn=rt.prod_hvp, linear=("v",),
+        jvp={"v": "srcad.prod_hvp(t, a, axis)",
+             "a": (f"srcad.prod_hvp(t, a, axis) * {_VA} + srcad.prod_partials(a, axis) "
+                   "* (v * t / a ** 2 - np.sum(v * t / a ** 2, axis=axis, keepdims=True))")},
+        vjp={"v": "srcad.prod_hvp(g, a, axis)",
+             "a": (f"srcad.prod_hvp(g * {_VA}, a, axis) "
+                   f"+ ({_GP} - np.sum({_GP}, axis=axis, keepdims=True)) * v / a ** 2")})
 # log_or_zero: log(x) with 0 at x == 0; its derivative is 1 / x (infinite at 0)
 defrule("srcad.log_or_zero", "x", jvp="t / x", vjp="g / x", out=ty.floating("x"), fn=rt.log_or_zero)
 # cross2_adjoint(c, o, which) = (1 - 2 which) [c o1, -c o0]: bilinear in c and o
@@ -119,6 +137,15 @@ defrule("srcad.cross2_adjoint", "c, o, which", fn=rt.cross2_adjoint, out=ty.arra
         jvp={"c": "srcad.cross2_adjoint(t, o, which)", "o": "srcad.cross2_adjoint(c, t, which)"},
         vjp={"c": "srcad.unbroadcast((1 - 2 * which) * (g[..., 0] * o[..., 1] - g[..., 1] * o[..., 0]), c)",
              "o": "srcad.unbroadcast((1 - 2 * which) * np.stack([-g[..., 1] * c, g[..., 0] * c], axis=-1), o)"})
+nondiff("srcad.einsum_spec", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None", out=lambda sig: T.STR,
+        fn=rt.einsum_spec)
+# the symmetric matrix read from one triangle, and its adjoint (the linalg rules)
+defrule("srcad.from_triangle", "x, upper=False", jvp={"x": "srcad.from_triangle(t, upper)"},
+        vjp={"x": "srcad.to_triangle(g, upper)"}, out=ty.same("x"), fn=rt.from_triangle, linear=("x",))
+defrule("srcad.to_triangle", "c, upper=False", jvp={"c": "srcad.to_triangle(t, upper)"},
+        vjp={"c": "srcad.from_triangle(g, upper)"}, out=ty.same("c"), fn=rt.to_triangle, linear=("c",))
+
+
 def _winners_type(sig) -> T.Type:
     """True for a basic key (ints, slices: each position written once), else a mask shaped
     like x[idx]."""

@@ -49,7 +49,7 @@ nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x"), fn=rt.clip_mask)
 nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
 
 defrule("srcad.unbroadcast", "c, x", jvp={"c": "srcad.unbroadcast(t, x)"},
-        vjp={"c": "srcad.broadcast_like(g, c)"}, out=ty.same("x"), fn=rt.unbroadcast,
+        vjp={"c": "srcad.broadcast_like(g, c)"}, out=ty.same_array("x"), fn=rt.unbroadcast,
         fresh=False, linear=("c",))
 defrule("srcad.broadcast_like", "v, like", jvp={"v": "srcad.broadcast_like(t, like)"},
         vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,
@@ -68,7 +68,7 @@ defrule("srcad.sum_adjoint", "v, x", jvp={"v": "srcad.sum_adjoint(t, x)"}, vjp={
 defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
         jvp={"v": "srcad.expand_reduced(t, x, axis, keepdims)"},
         vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
-        out=ty.same("x"), fn=rt.expand_reduced, fresh=False, linear=("v",))
+        out=ty.same_array("x"), fn=rt.expand_reduced, fresh=False, linear=("v",))
 
 # lists as values: append and pop are each other's adjoint
 def _appended(sig):
@@ -138,11 +138,10 @@ def _list_type(sig) -> T.Type:
     return T.UNKNOWN
 
 
-defrule("builtins.tuple", "x=()", jvp="tuple(t)",
-        vjp="tuple(srcad.array_adjoint(g, x)) if isinstance(x, (list, tuple)) else np.array(g)",
+defrule("builtins.tuple", "x=()", jvp="tuple(t)", vjp="srcad.sequence_adjoint(g, x)",
         out=lambda sig: (T.Tuple(sig.type("x").elts) if isinstance(sig.type("x"), T.Tuple)
                          else T.UNKNOWN), linear=("x",))
-defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.array_adjoint(g, x) if isinstance(x, list) else np.array(g)",
+defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.sequence_adjoint(g, x)",
         out=_list_type, linear=("x",))
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),

@@ -4,7 +4,8 @@ numpy_products, numpy_linalg; ndarray methods in numpy_methods.)
 
 max/min reductions split the derivative equally among tied maxima (as JAX does); prod's
 derivative is the product of the other elements (srcad.prod_partials), exact where
-elements are 0; its second derivative divides by a (NaN where an element is 0).
+elements are 0, and so is its second derivative (srcad.prod_hvp); third derivatives divide
+by a (NaN where an element is 0).
 """
 
 from ..ir import types as T

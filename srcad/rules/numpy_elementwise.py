@@ -95,13 +95,15 @@ for _name, _target in {"add": "operator.add", "subtract": "operator.sub",
 defrule("numpy.where", "condition, x, y",
         jvp={"x": "np.where(condition, t, 0.0)", "y": "np.where(condition, 0.0, t)"},
         vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
-        out=ty.floating("condition", "x", "y"), broadcasts=("x", "y"), linear=("x", "y"))
-defrule("numpy.clip", "a, a_min=None, a_max=None",
-        jvp={"a": "t * srcad.clip_mask(a, a_min, a_max)", "a_min": "t * (a < a_min)",
-             "a_max": "t * (a > a_max)"},
-        vjp={"a": "g * srcad.clip_mask(a, a_min, a_max)", "a_min": "g * (a < a_min)",
-             "a_max": "g * (a > a_max)"},
-        out=ty.floating("a", "a_min", "a_max"), broadcasts=("a", "a_min", "a_max"))
+        out=ty.floating("condition", "x", "y"), broadcasts=("condition", "x", "y"), linear=("x", "y"))
+# (the bounds may also be given as min= and max=, NumPy 2)
+_LO, _HI = "(a_min if a_min is not None else min)", "(a_max if a_max is not None else max)"
+defrule("numpy.clip", "a, a_min=None, a_max=None, out=None, min=None, max=None",
+        jvp={"a": f"t * srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "t * (a < a_min)",
+             "a_max": "t * (a > a_max)", "min": "t * (a < min)", "max": "t * (a > max)"},
+        vjp={"a": f"g * srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "g * (a < a_min)",
+             "a_max": "g * (a > a_max)", "min": "g * (a < min)", "max": "g * (a > max)"},
+        out=ty.floating("a", "a_min", "a_max", "min", "max"), broadcasts=("a", "a_min", "a_max", "min", "max"))
 
 defrule("numpy.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
         jvp={"x": "t * np.isfinite(x)", "nan": "t * np.isnan(x)", "posinf": "t * np.isposinf(x)",

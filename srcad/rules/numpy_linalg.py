@@ -5,8 +5,10 @@ Matrices may be stacked (batched) in the leading axes; srcad.T swaps the last tw
 Assumptions and choices (the same in both modes):
 - inv, solve, det, slogdet need an invertible matrix (det uses inv(a): its derivative at a
   singular matrix raises LinAlgError instead of using the adjugate).
-- cholesky, eigh and eigvalsh read one triangle of a symmetric matrix; their derivatives
-  are the symmetric ones (perturbations of a are symmetrised), as is usual.
+- cholesky, eigh and eigvalsh read one triangle of a (the lower one; the upper one for
+  UPLO='U' or upper=True) as a symmetric matrix, and so do their derivatives: the other
+  triangle gets derivative 0, and an element below the diagonal stands for itself and its
+  mirror image (srcad.from_triangle and its adjoint srcad.to_triangle).
 - eigh and svd need distinct eigenvalues / singular values (and svd of a non-square matrix
   nonzero ones); at degenerate points the derivative is inf/NaN. svd of a non-square
   matrix needs full_matrices=False (the extra singular vectors have no derivative).
@@ -44,13 +46,25 @@ SAME = ty.rank("a")
 EYE = "np.eye(np.shape(a)[-1])"
 
 defrule("numpy.linalg.inv", "a", jvp="-(ans @ t @ ans)", vjp=f"-({TT}(ans) @ g @ {TT}(ans))", out=SAME)
-_BBAR = f"np.linalg.solve({TT}(a), g)"  # spliced as text: it is used inside a branch
+def _solve_type(sig) -> T.Type:
+    na, nb = ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b"))
+    if na is None or nb is None:
+        return T.Array(None, "f")
+    return T.Array(na - 1 if nb == 1 else max(na, nb), "f")
+
+
+# a 1-d b is one vector (the stacks of a broadcast against it); otherwise the stacks of a
+# and b broadcast (the transform sums cotangents over broadcast dimensions)
+_BBAR = (f"(np.linalg.solve({TT}(a), np.expand_dims(g, -1))[..., 0] if np.ndim(b) == 1 "
+         f"else np.linalg.solve({TT}(a), g))")  # spliced as text: it is used inside a branch
 defrule("numpy.linalg.solve", "a, b",
-        jvp={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
+        jvp={"a": "-np.linalg.solve(a, t @ np.expand_dims(ans, -1))[..., 0] if np.ndim(b) == 1 "
+                  "else -np.linalg.solve(a, t @ ans)",
+             "b": "np.linalg.solve(a, np.expand_dims(t, -1))[..., 0] if np.ndim(b) == 1 else np.linalg.solve(a, t)"},
         vjp={"a": f"-(np.expand_dims({_BBAR}, -1) * np.expand_dims(ans, -2)) if np.ndim(b) == 1 "
                   f"else -({_BBAR} @ {TT}(ans))",
              "b": _BBAR},
-        out=ty.rank("b"), linear=("b",))
+        out=_solve_type, broadcasts=("a", "b"), linear=("b",))
 _INV_T = f"{TT}(np.linalg.inv(a))"
 _TRACE_SOLVE = "np.trace(np.linalg.solve(a, {t}), axis1=-2, axis2=-1)"
 defrule("numpy.linalg.det", "a", jvp="ans * " + _TRACE_SOLVE.format(t="t"),
@@ -68,26 +82,31 @@ defrule("numpy.linalg.slogdet", "a", nouts=2,
         vjp={"a": "np.expand_dims(np.expand_dims(g1, -1), -1) * " + _INV_T}, out=_slogdet_type,
         raises="never")
 
-# cholesky: a = L L^T, dL = L phi(L^-1 da L^-T) with phi = lower triangle, half diagonal
+# cholesky: S = L L^T with S the symmetric matrix read from one triangle of a,
+# dL = L phi(L^-1 dS L^-T) with phi = lower triangle, half diagonal; upper=True gives U = L^T
 _PHI = f"(1.0 - 0.5 * {EYE})"
-_CHOL_X = f"{TT}(np.linalg.solve(ans, {TT}(np.linalg.solve(ans, {_sym('t')}))))"
-_CHOL_S = (f"{TT}(np.linalg.solve({TT}(ans), {TT}(np.linalg.solve({TT}(ans), "
-           f"np.tril(({TT}(ans) @ g) * {_PHI})))))")
-defrule("numpy.linalg.cholesky", "a", let={"S": _CHOL_S},
-        jvp=f"ans @ np.tril({_CHOL_X} * {_PHI})", vjp=_sym("S"), out=SAME)
+_LO = f"({TT}(ans) if upper else ans)"  # L
+_CHOL_X = f"{TT}(np.linalg.solve({_LO}, {TT}(np.linalg.solve({_LO}, srcad.from_triangle(t, upper)))))"
+_CHOL_DL = f"{_LO} @ np.tril({_CHOL_X} * {_PHI})"
+_CHOL_S = (f"{TT}(np.linalg.solve({TT}({_LO}), {TT}(np.linalg.solve({TT}({_LO}), "
+           f"np.tril(({TT}({_LO}) @ ({TT}(g) if upper else g)) * {_PHI})))))")
+defrule("numpy.linalg.cholesky", "a, upper=False", let={"S": _CHOL_S},
+        jvp={"a": f"{TT}({_CHOL_DL}) if upper else {_CHOL_DL}"}, vjp={"a": "srcad.to_triangle(S, upper)"}, out=SAME)
 
-# eigh: a = V diag(w) V^T; F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it
+# eigh: S = V diag(w) V^T (S read from one triangle of a); F[i, j] = 1 / (w[j] - w[i]) off
+# the diagonal, 0 on it
+_UP = "UPLO in ('U', 'u')"
 _F = "1.0 / (np.expand_dims({w}, -2) - np.expand_dims({w}, -1) + {eye}) - {eye}"
 _EIGH_F = _F.format(w="ans0", eye=EYE)
-_EIGH_P = f"({TT}(ans1) @ {_sym('t_a')} @ ans1)"
+_EIGH_P = f"({TT}(ans1) @ srcad.from_triangle(t_a, {_UP}) @ ans1)"
 _EIGH_S = f"ans1 @ (np.expand_dims(g0, -1) * {EYE} + F * ({TT}(ans1) @ g1)) @ {TT}(ans1)"
 defrule("numpy.linalg.eigh", "a, UPLO='L'", nouts=2, let={"F": _EIGH_F, "S": _EIGH_S},
         jvp_all=f"(np.diagonal({_EIGH_P}, 0, -2, -1), ans1 @ (F * {_EIGH_P}))",
-        vjp={"a": _sym("S")}, diff=("a",),
+        vjp={"a": f"srcad.to_triangle(S, {_UP})"}, diff=("a",),
         out=lambda sig: (ty.rank("a", -1)(sig), ty.rank("a")(sig)))
 defrule("numpy.linalg.eigvalsh", "a, UPLO='L'", let={"V": "np.linalg.eigh(a, UPLO)[1]"},
-        jvp={"a": f"np.sum(V * ({_sym('t')} @ V), axis=-2)"},
-        vjp={"a": f"V @ (np.expand_dims(g, -1) * {TT}(V))"}, out=ty.rank("a", -1))
+        jvp={"a": f"np.sum(V * (srcad.from_triangle(t, {_UP}) @ V), axis=-2)"},
+        vjp={"a": f"srcad.to_triangle(V @ (np.expand_dims(g, -1) * {TT}(V)), {_UP})"}, out=ty.rank("a", -1))
 
 # qr (reduced, m >= n): X = Q^T da R^-1, omega = its strictly lower part made skew
 _QR_B = f"{TT}(np.linalg.solve({TT}(ans1), {TT}(t_a)))"

@@ -17,9 +17,12 @@ defrule("numpy.ndarray.astype", "a, dtype", jvp="np.asarray(t, dtype=dtype)", vj
         out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), None), attr=True, linear=("a",))
 defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", out=ty.same("a"),
         fresh=False, attr=True, linear=("a",))
-# x.item(): the one element of a size-1 array (or x.item(i): element i of the flattened array)
-defrule("numpy.ndarray.item", "a, i=None", jvp={"a": "float(np.ravel(t)[0 if i is None else i])"},
-        vjp={"a": "srcad.setitem(np.zeros(np.shape(a)), np.unravel_index(0 if i is None else i, np.shape(a)), g)"},
+# x.item(): the one element of a size-1 array; x.item(i): element i of the flattened array
+# (negative from the end); x.item((i, j)): element [i, j]
+_ITEM = ("(i if isinstance(i, tuple) else np.unravel_index((0 if i is None else i) % max(np.size(a), 1), "
+         "np.shape(a)))")
+defrule("numpy.ndarray.item", "a, i=None", jvp={"a": "t.item() if i is None else t.item(i)"},
+        vjp={"a": f"srcad.setitem(np.zeros(np.shape(a)), {_ITEM}, g)"},
         out=ty.scalar_float, attr=True, linear=("a",), raises="always")  # not of size 1
 defrule("numpy.ndarray.tolist", "a", jvp="t.tolist()", vjp="np.array(g)",
         out=lambda sig: T.List(T.FLOAT) if isinstance(sig.type("a"), T.Array) and sig.type("a").ndim == 1

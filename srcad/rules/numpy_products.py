@@ -2,10 +2,10 @@
 vecdot, and their numpy.linalg (array API) versions.
 
 Each product is linear in each operand; adjoints are products of the cotangent with the
-other operand. Limits: einsum takes at most three operands (subscripts, a, b=None, c=None;
-ellipsis dimensions must match exactly, no size-1 broadcasting) and no `optimize=`; kron
-takes two 1-d or two 2-d operands; cross takes 3-vectors, and 2-vectors along the last
-axis (deprecated in NumPy 2).
+other operand (summed over the dimensions NumPy broadcast). Limits: einsum takes at most
+three operands, in the string form (np.einsum('ij,jk->ik', x, y)) or the sublist form
+(np.einsum(x, [0, 1], y, [1, 2], [0, 2])), and no `optimize=`; cross takes 3-vectors, and
+2-vectors along the last axis (deprecated in NumPy 2).
 """
 
 import re
@@ -67,11 +67,15 @@ defrule("numpy.inner", "a, b", jvp=("np.inner(t, b)", "np.inner(a, t)"),
              "np.sum(g * a) if np.ndim(b) == 0 else (g * a if np.ndim(a) == 0 else "
              "srcad.tensordot_adjoint(g, a, np.shape(b), (-1, -1), 1))"),
         out=_contract_type("a", "b"), linear=("a", "b"))
+# vecdot is a generalised ufunc: `axis` is each operand's own contracted axis, and the
+# other axes broadcast (summed in the adjoint with the contracted axis last)
+_VECDOT_VJP = ("np.expand_dims(g, -1) * {y} if axis == -1 else np.moveaxis(srcad.unbroadcast("
+               "np.expand_dims(g, -1) * np.moveaxis({y}, axis, -1), np.moveaxis({x}, axis, -1)), -1, axis)")
 for _path in ("numpy.vecdot", "numpy.linalg.vecdot"):
     _call = _path.replace("numpy.", "np.")
     defrule(_path, "x1, x2, axis=-1",
             jvp=(f"{_call}(t, x2, axis=axis)", f"{_call}(x1, t, axis=axis)"),
-            vjp=("np.expand_dims(g, axis) * x2", "x1 * np.expand_dims(g, axis)"),
+            vjp=(_VECDOT_VJP.format(x="x1", y="x2"), _VECDOT_VJP.format(x="x2", y="x1")),
             out=_vecdot_type, broadcasts=("x1", "x2"), linear=("x1", "x2"))
 defrule("numpy.linalg.outer", "x1, x2", jvp=("np.linalg.outer(t, x2)", "np.linalg.outer(x1, t)"),
         vjp=("np.dot(g, x2)", "np.dot(x1, g)"), out=ty.array(2), linear=("x1", "x2"))
@@ -81,23 +85,34 @@ defrule("numpy.linalg.matmul", "x1, x2", jvp=("np.linalg.matmul(t, x2)", "np.lin
         out=ty.matmul("x1", "x2"), broadcasts=("x1", "x2"), linear=("x1", "x2"))
 
 # einsum: srcad.einsum_call drops absent operands; srcad.einsum_vjp is the adjoint for one
-# operand (given as its shape), itself differentiable (rules in helpers.py)
-defrule("numpy.einsum", "subscripts, a, b=None, c=None",
+# operand (given as its shape), itself differentiable (rules in helpers.py). The sublist form
+# np.einsum(x, [0, 1], y, [1, 2], [0, 2]) has its operands at even positions (subscripts, b,
+# d); srcad.einsum_spec turns its sublists into a subscripts string.
+_SPEC = "srcad.einsum_spec(subscripts, a, b, c, d, e, f)"
+_IS_STR = "isinstance(subscripts, str)"
+_B, _D = "(b if c is not None else None)", "(d if e is not None else None)"  # an operand, not the output
+defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None",
         jvp={"a": "srcad.einsum_call(subscripts, t, b, c)",
-             "b": "srcad.einsum_call(subscripts, a, t, c)",
-             "c": "srcad.einsum_call(subscripts, a, b, t)"},
+             "b": f"srcad.einsum_call(subscripts, a, t, c) if {_IS_STR} else srcad.einsum_call({_SPEC}, subscripts, t, {_D})",
+             "c": "srcad.einsum_call(subscripts, a, b, t)",
+             "subscripts": f"srcad.einsum_call({_SPEC}, t, {_B}, {_D})",
+             "d": f"srcad.einsum_call({_SPEC}, subscripts, b, t)"},
         vjp={"a": "srcad.einsum_vjp(subscripts, 0, g, np.shape(a), b, c)",
-             "b": "srcad.einsum_vjp(subscripts, 1, g, a, np.shape(b), c)",
-             "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))"},
-        out=ty.num, linear=("a", "b", "c"))
+             "b": (f"srcad.einsum_vjp(subscripts, 1, g, a, np.shape(b), c) if {_IS_STR} else "
+                   f"srcad.einsum_vjp({_SPEC}, 1, g, subscripts, np.shape(b), {_D})"),
+             "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
+             "subscripts": f"srcad.einsum_vjp({_SPEC}, 0, g, np.shape(subscripts), {_B}, {_D})",
+             "d": f"srcad.einsum_vjp({_SPEC}, 2, g, subscripts, b, np.shape(d))"},
+        out=ty.num, linear=("subscripts", "a", "b", "c", "d"))
 
-# kron of two vectors or two matrices: g viewed as (a-index, b-index) pairs
-_G1 = "np.reshape(g, (np.size(a), np.size(b)))"
-_G2 = "np.reshape(g, (np.shape(a)[0], np.shape(b)[0], np.shape(a)[1], np.shape(b)[1]))"
+# kron of operands of any ranks (padded with leading 1s to the same rank); a scalar operand
+# simply scales the other
 defrule("numpy.kron", "a, b", jvp=("np.kron(t, b)", "np.kron(a, t)"),
-        vjp=(f"np.dot({_G1}, b) if np.ndim(a) == 1 else np.einsum('ipjq,pq->ij', {_G2}, b)",
-             f"np.dot(a, {_G1}) if np.ndim(a) == 1 else np.einsum('ipjq,ij->pq', {_G2}, a)"),
-        out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), "f"), linear=("a", "b"))
+        vjp=("np.sum(g * b) if np.ndim(a) == 0 else srcad.kron_adjoint(g, b, np.shape(a), 0)",
+             "np.sum(g * a) if np.ndim(b) == 0 else srcad.kron_adjoint(g, a, np.shape(b), 1)"),
+        out=lambda sig: T.Array(None if None in (ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b")))
+                                else max(ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b"))), "f"),
+        linear=("a", "b"))
 
 # cross products of 3-vectors: <g, a x b> = <a, b x g> = <b, g x a>; 2-vectors (last axis,
 # deprecated in NumPy 2) have a scalar result a0 b1 - a1 b0

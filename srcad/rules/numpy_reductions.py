@@ -2,12 +2,16 @@
 NaN-ignoring variants, weighted averages, differences.
 
 Non-smooth and singular points (the same choice in both modes):
-- std at a point where it is 0 (all elements equal): the derivative divides by 0 (inf/NaN),
-  like the derivative of sqrt at 0; var is smooth.
+- std where it is 0 (all elements equal, or a single element: a scalar, an axis of length
+  1) has derivative 0: the subgradient of a kink like |x| at 0 (and the exact derivative
+  for a single element, where std is 0 whatever its value); var is smooth.
+- var and std with ddof >= the number of elements divide by 0, as NumPy does: the value
+  is nan or inf (with NumPy's warning) and so are the derivatives.
 - ptp (max - min) and nanmax/nanmin split the derivative equally among tied extrema, as
   max/min do; a constant array gets derivative 0 from ptp.
-- cumprod's derivatives are exact where elements are 0 (runtime.cumprod_tangent and
-  cumprod_adjoint); its second derivatives, and nanprod, use ans / a (NaN at a 0).
+- cumprod, cumulative_prod and nanprod: first and second derivatives are exact where
+  elements are 0 (runtime.cumprod_tangent, cumprod_adjoint, cumprod_hvp and its adjoint,
+  prod_partials, prod_hvp); third derivatives there divide by 0 (NaN).
 - NaN-ignoring functions (nansum, nanmean, nanmax, nanmin, nanprod, nanvar, nanstd,
   nancumsum) give derivative 0 to NaN elements and never turn them into NaN gradients.
 - average(weights=w): w must have the shape of a, or be 1-d along an integer axis.
@@ -35,23 +39,28 @@ RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 STAT = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
 NAN = "np.isnan(a)"
 
-# var and std: c = a - mean(a) over the reduced axes, n = elements per result - ddof
-_STAT_LET = {"c": "a - np.mean(a, axis=axis, keepdims=True)", "n": "np.size(a) / np.size(ans) - ddof"}
+# var and std: c = a - mean(a) over the reduced axes, n = max(elements per result - ddof, 0)
+# as NumPy divides; s = std with its zeros taken as inf, so that where std is 0 (all
+# elements equal, or a single one) its derivative is 0, not 0 / 0
+_STAT_LET = {"c": "a - np.mean(a, axis=axis, keepdims=True)",
+             "n": "np.maximum(np.size(a) / np.size(ans) - ddof, 0.0)",
+             "s": "np.where(ans == 0.0, np.inf, ans)"}
 defrule("numpy.var", STAT, let=_STAT_LET,
         jvp={"a": "(2.0 / n) * " + _S("t * c")}, vjp={"a": _E("g") + " * ((2.0 / n) * c)"},
         out=ty.reduce_("a"))
 defrule("numpy.std", STAT, let=_STAT_LET,
-        jvp={"a": _S("t * c") + " / (n * ans)"}, vjp={"a": _E("g / ans") + " * (c / n)"},
+        jvp={"a": _S("t * c") + " / (n * s)"}, vjp={"a": _E("g / s") + " * (c / n)"},
         out=ty.reduce_("a"))
 _NANSTAT_LET = {
     "c": f"np.where({NAN}, 0.0, a - np.nanmean(a, axis=axis, keepdims=True))",
-    "n": f"np.sum(np.logical_not({NAN}), axis=axis, keepdims=True) - ddof",
+    "n": f"np.maximum(np.sum(np.logical_not({NAN}), axis=axis, keepdims=True) - ddof, 0.0)",
+    "s": "np.where(ans == 0.0, np.inf, ans)",
 }
 defrule("numpy.nanvar", STAT, let=_NANSTAT_LET,
         jvp={"a": _S("(2.0 / n) * (t * c)")}, vjp={"a": _E("g") + " * ((2.0 / n) * c)"},
         out=ty.reduce_("a"))
 defrule("numpy.nanstd", STAT, let=_NANSTAT_LET,
-        jvp={"a": _S("t * c / n") + " / ans"}, vjp={"a": _E("g / ans") + " * (c / n)"},
+        jvp={"a": _S("t * c / n") + " / s"}, vjp={"a": _E("g / s") + " * (c / n)"},
         out=ty.reduce_("a"))
 
 # NaN-ignoring sums, means and products
@@ -61,9 +70,11 @@ _COUNT = f"np.sum(np.logical_not({NAN}), axis=axis, keepdims=keepdims)"
 defrule("numpy.nanmean", RED, let={"count": _COUNT},
         jvp={"a": _S(f"np.where({NAN}, 0.0, t)") + " / count"},
         vjp={"a": f"np.where({NAN}, 0.0, {_E('g / count')})"}, out=ty.reduce_("a"), linear=("a",))
+# nanprod: prod with NaNs taken as 1 (the zero-safe partials of prod)
+_NANONE = f"srcad.prod_partials(np.where({NAN}, 1.0, a), axis)"
 defrule("numpy.nanprod", RED,
-        jvp={"a": _S(f"np.where({NAN}, 0.0, t * {_E('ans')} / a)")},
-        vjp={"a": f"np.where({NAN}, 0.0, {_E('g * ans')} / a)"}, out=ty.reduce_("a"))
+        jvp={"a": _S(f"np.where({NAN}, 0.0, t) * {_NANONE}")},
+        vjp={"a": f"np.where({NAN}, 0.0, {_E('g')} * {_NANONE})"}, out=ty.reduce_("a"))
 
 # nanmax/nanmin/ptp: the derivative is shared equally among tied extrema (NaN never ties)
 _MASK = "(a == " + _E("ans") + ")"
@@ -95,8 +106,8 @@ defrule("numpy.average", "a, axis=None, weights=None, keepdims=False",
 
 # cumulative sums and products; rcs(v) sums v from the end (the adjoint of cumsum)
 def _rcs(v: str, a: str = "a") -> str:
-    return (f"(np.reshape(np.flip(np.cumsum(np.flip(np.ravel({v})))), np.shape({a})) if axis is None "
-            f"else np.flip(np.cumsum(np.flip({v}, axis), axis=axis), axis))")
+    return (f"(np.reshape(np.flip(np.cumsum(np.flip(np.ravel({v})))), np.shape({a})) "
+            f"if axis is None or np.ndim({a}) == 0 else np.flip(np.cumsum(np.flip({v}, axis), axis=axis), axis))")
 
 
 def _cum_type(sig) -> T.Type:
@@ -115,20 +126,46 @@ defrule("numpy.cumsum", CUM, jvp={"a": "np.cumsum(t, axis=axis)"}, vjp={"a": _rc
 defrule("numpy.cumprod", CUM, jvp={"a": "srcad.cumprod_tangent(t, a, axis)"},
         vjp={"a": "srcad.cumprod_adjoint(g, a, axis)"}, out=_cum_type)
 # the two zero-safe helpers: linear in their first argument, each other's transpose; their
-# derivatives in a (second derivatives of cumprod) use ans / a (NaN where an element is 0)
-_C = "np.cumprod(a, axis=axis)"
-_W = "np.cumsum(v / a, axis=axis)"
+# derivatives in a (second derivatives of cumprod) are the zero-safe cumprod_hvp and its
+# adjoint, whose own derivatives in a (third derivatives) divide by a (NaN where a is 0).
 defrule("srcad.cumprod_tangent", "v, a, axis=None", fn=rt.cumprod_tangent, out=_cum_type, linear=("v",),
-        jvp={"v": "srcad.cumprod_tangent(t, a, axis)",
-             "a": f"{_C} * (np.cumsum(t / a, axis=axis) * {_W} - np.cumsum(v * t / a ** 2, axis=axis))"},
-        vjp={"v": "srcad.cumprod_adjoint(g, a, axis)",
-             "a": f"({_rcs(f'g * {_C} * {_W}')} - {_rcs(f'g * {_C}')} * v / a) / a"})
+        jvp={"v": "srcad.cumprod_tangent(t, a, axis)", "a": "srcad.cumprod_hvp(v, t, a, axis)"},
+        vjp={"v": "srcad.cumprod_adjoint(g, a, axis)", "a": "srcad.cumprod_hvp_adjoint(g, v, a, axis)"})
 defrule("srcad.cumprod_adjoint", "c, a, axis=None", fn=rt.cumprod_adjoint, out=ty.array_like("a"),
         linear=("c",),
-        jvp={"c": "srcad.cumprod_adjoint(t, a, axis)",
-             "a": f"({_rcs(f'c * {_C} * np.cumsum(t / a, axis=axis)')} - ans * t) / a"},
-        vjp={"c": "srcad.cumprod_tangent(g, a, axis)",
-             "a": f"({_rcs(f'np.cumsum(g / a, axis=axis) * c * {_C}')} - g * ans) / a"})
+        jvp={"c": "srcad.cumprod_adjoint(t, a, axis)", "a": "srcad.cumprod_hvp_adjoint(c, t, a, axis)"},
+        vjp={"c": "srcad.cumprod_tangent(g, a, axis)", "a": "srcad.cumprod_hvp_adjoint(c, g, a, axis)"})
+
+
+def _S(v: str) -> str:
+    return f"np.cumsum({v}, axis=axis)"
+
+
+# Away from zeros, with C = cumprod(a), S the cumulative sum and rcs its adjoint:
+#   cumprod_hvp(v, u, a) = C (S(v/a) S(u/a) - S(v u/a^2))
+#   cumprod_hvp_adjoint(c, v, a) = (rcs(c C S(v/a)) - rcs(c C) v/a) / a
+# and their derivatives in a below follow from these by the product rule.
+_C = "np.cumprod(a, axis=axis)"
+_V, _U, _T, _G = _S("v / a"), _S("u / a"), _S("t / a"), _S("g / a")
+_HVP_DA = (f"{_C} * ({_T} * ({_V} * {_U} - {_S('v * u / a ** 2')}) - {_U} * {_S('v * t / a ** 2')} "
+           f"- {_V} * {_S('u * t / a ** 2')} + 2.0 * {_S('v * u * t / a ** 3')})")
+_HVP_VJP_A = (f"({_rcs(f'g * {_C} * ({_V} * {_U} - ' + _S('v * u / a ** 2') + ')')} "
+              f"- {_rcs(f'g * {_C} * {_U}')} * v / a - {_rcs(f'g * {_C} * {_V}')} * u / a "
+              f"+ 2.0 * {_rcs(f'g * {_C}')} * v * u / a ** 2) / a")
+defrule("srcad.cumprod_hvp", "v, u, a, axis=None", fn=rt.cumprod_hvp, out=_cum_type, linear=("v", "u"),
+        jvp={"v": "srcad.cumprod_hvp(t, u, a, axis)", "u": "srcad.cumprod_hvp(v, t, a, axis)", "a": _HVP_DA},
+        vjp={"v": "srcad.cumprod_hvp_adjoint(g, u, a, axis)", "u": "srcad.cumprod_hvp_adjoint(g, v, a, axis)",
+             "a": _HVP_VJP_A})
+_ADJ_DA = (f"({_rcs(f'c * {_C} * ({_T} * {_V} - ' + _S('v * t / a ** 2') + ')')} "
+           f"- {_rcs(f'c * {_C} * {_T}')} * v / a) / a + {_rcs(f'c * {_C}')} * v * t / a ** 3 - ans * t / a")
+_ADJ_VJP_A = (f"({_rcs(f'{_G} * c * {_C} * {_V}')} - {_rcs(_S('g * v / a ** 2') + f' * c * {_C}')}) / a "
+              f"- {_rcs(f'{_G} * c * {_C}')} * v / a ** 2 + g * {_rcs(f'c * {_C}')} * v / a ** 3 - g * ans / a")
+defrule("srcad.cumprod_hvp_adjoint", "c, v, a, axis=None", fn=rt.cumprod_hvp_adjoint, out=ty.array_like("a"),
+        linear=("c", "v"),
+        jvp={"c": "srcad.cumprod_hvp_adjoint(t, v, a, axis)", "v": "srcad.cumprod_hvp_adjoint(c, t, a, axis)",
+             "a": _ADJ_DA},
+        vjp={"c": "srcad.cumprod_hvp(g, v, a, axis)", "v": "srcad.cumprod_hvp_adjoint(c, g, a, axis)",
+             "a": _ADJ_VJP_A})
 defrule("numpy.nancumsum", CUM, jvp={"a": f"np.cumsum(np.where({NAN}, 0.0, t), axis=axis)"},
         vjp={"a": f"np.where({NAN}, 0.0, {_rcs('g')})"}, out=_cum_type, linear=("a",))
 # numpy >= 2.1 (array API): axis may be None only for 1-d x; include_initial is not supported
@@ -137,7 +174,7 @@ defrule("numpy.cumulative_sum", "x, axis=None, dtype=None, out=None",
         jvp={"x": "np.cumulative_sum(t, axis=axis)"}, vjp={"x": _RCS1.format(v="g")},
         out=ty.rank("x", at_least=1), linear=("x",))
 defrule("numpy.cumulative_prod", "x, axis=None, dtype=None, out=None",
-        jvp={"x": "ans * np.cumsum(t / x, axis=axis)"}, vjp={"x": _RCS1.format(v="g * ans") + " / x"},
+        jvp={"x": "srcad.cumprod_tangent(t, x, axis)"}, vjp={"x": "srcad.cumprod_adjoint(g, x, axis)"},
         out=ty.rank("x", at_least=1))
 
 defrule("numpy.diff", "a, n=1, axis=-1", jvp={"a": "np.diff(t, n, axis)"},

@@ -10,7 +10,8 @@ Choices at special points:
 - pad: derivatives for the modes constant, edge, reflect, symmetric and wrap; other modes
   raise at run time. With mode='constant', a scalar constant_values is differentiable.
 - Functions taking a list or tuple of arrays (concatenate, stack, hstack, vstack, dstack,
-  column_stack) give that argument a list of cotangents, one per array.
+  column_stack) give that argument a list of cotangents, one per array; given one array
+  (a sequence of its rows), its cotangent is an array of its shape.
 """
 
 from ..ir import types as T
@@ -85,7 +86,7 @@ for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
 # joining a list or tuple of arrays (its cotangent is a list, one cotangent per array)
 move("numpy.concatenate", "arrays, axis=0", "np.concatenate(t, axis=axis)",
      "srcad.split_like(g, arrays, axis)", ty.joined("arrays"), "arrays")
-move("numpy.stack", "arrays, axis=0", "np.stack(t, axis=axis)", "srcad.unstack(g, axis)",
+move("numpy.stack", "arrays, axis=0", "np.stack(t, axis=axis)", "srcad.unstack_like(g, arrays, axis)",
      ty.joined("arrays", delta=1, flat_axis=None), "arrays")
 move("numpy.hstack", "tup", "np.hstack(t)", "srcad.split_like(g, tup, 0 if np.ndim(tup[0]) <= 1 else 1)",
      ty.joined("tup", flat_axis=None), "tup")
@@ -143,8 +144,11 @@ move("numpy.diagflat", "v, k=0", "np.diagflat(t, k)", "np.reshape(np.diag(g, k),
      ty.array(2), "v")
 view("numpy.diagonal", "a, offset=0, axis1=0, axis2=1", "np.diagonal(t, offset, axis1, axis2)",
      "srcad.diagonal_adjoint(g, a, offset, axis1, axis2)", ty.rank("a", -1), "a")
-move("numpy.tril", "m, k=0", "np.tril(t, k)", "np.tril(g, k)", ty.rank("m"), "m")
-move("numpy.triu", "m, k=0", "np.triu(t, k)", "np.triu(g, k)", ty.rank("m"), "m")
+# (a 1-d m is taken as the rows of a square matrix, each row a copy of m)
+move("numpy.tril", "m, k=0", "np.tril(t, k)", "np.tril(g, k) if np.ndim(m) >= 2 else np.sum(np.tril(g, k), axis=0)",
+     ty.rank("m", at_least=2), "m")
+move("numpy.triu", "m, k=0", "np.triu(t, k)", "np.triu(g, k) if np.ndim(m) >= 2 else np.sum(np.triu(g, k), axis=0)",
+     ty.rank("m", at_least=2), "m")
 move("numpy.trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
      "np.trace(t, offset, axis1, axis2)",
      "srcad.diagonal_adjoint(np.broadcast_to(np.expand_dims(g, -1), "

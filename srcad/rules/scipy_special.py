@@ -88,6 +88,11 @@ if special is not None:
             vjp={"x": "g * np.exp((a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x) - special.betaln(a, b))"},
             out=ty.floating("a", "b", "x"), broadcasts=("a", "b", "x"), diff=("a", "b", "x"), namespace=NS)
 
+    # multigammaln(a, d) = d (d - 1) / 4 log(pi) + sum_{j < d} gammaln(a - j / 2) (d an int)
+    _MULTI = "np.sum(special.digamma(np.expand_dims(a, -1) - 0.5 * np.arange(d)), axis=-1)"
+    defrule("scipy.special.multigammaln", "a, d", jvp={"a": f"t * {_MULTI}"}, vjp={"a": f"g * {_MULTI}"},
+            out=ty.floating("a"), namespace=NS, raises="always")  # ValueError for a <= (d - 1) / 2
+
     # reductions over an axis: w = exp(a - logsumexp) are the softmax weights
     _W = "np.exp(a - srcad.expand_reduced(ans, a, axis, keepdims))"
     _E = "srcad.expand_reduced(g, a, axis, keepdims)"

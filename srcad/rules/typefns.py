@@ -10,10 +10,27 @@ from __future__ import annotations
 from ..ir import types as T
 
 _NUMERIC = (T.Float, T.Int, T.Bool, T.Array, T.Num)
+_SCALARS = (T.Float, T.Int, T.Bool)
+
+
+def as_array(t: T.Type) -> T.Type:
+    """The type NumPy sees for an argument: a (nested) list or tuple of numbers is an array
+    (of unknown rank if its items are not all alike); other types are themselves."""
+    if not isinstance(t, (T.List, T.Tuple)):
+        return t
+    items = [as_array(e) for e in ((t.elt,) if isinstance(t, T.List) else t.elts)]
+    if items and all(isinstance(e, _SCALARS) for e in items):
+        kinds = {{T.Float: "f", T.Int: "i", T.Bool: "b"}[type(e)] for e in items}
+        return T.Array(1, "f" if "f" in kinds else ("i" if "i" in kinds else "b"))
+    ndims = {e.ndim for e in items if isinstance(e, T.Array)}
+    if items and all(isinstance(e, T.Array) for e in items) and len(ndims) == 1 and None not in ndims:
+        return T.Array(ndims.pop() + 1, "f")
+    return T.Array(None, None) if items else t
 
 
 def _arith(types, true_div: bool = False) -> T.Type:
     """NumPy/Python promotion of the operands of an arithmetic operation."""
+    types = [as_array(t) for t in types]
     arrays = [t for t in types if isinstance(t, T.Array)]
     if any(isinstance(t, (T.Unknown,)) for t in types):
         return T.UNKNOWN if not arrays else T.Array(None, None)
@@ -46,10 +63,10 @@ def true_div(*names: str):
 
 
 def floating(*names: str):
-    """A NumPy ufunc with float results: the arguments' shape, float kind."""
+    """A NumPy ufunc with float results: the arguments' shape, float kind (arguments that are
+    None, like the absent bound of np.clip(x, None, 1.0), take no part)."""
     def out(sig) -> T.Type:
-        t = _arith([sig.type(n) for n in names], true_div=True)
-        return t
+        return _arith([sig.type(n) for n in names if not isinstance(sig.type(n), T.NoneT)], true_div=True)
     return out
 
 
@@ -68,6 +85,14 @@ def scalar_bool(sig) -> T.Type:
 def same(name: str = "x"):
     def out(sig) -> T.Type:
         return sig.type(name)
+    return out
+
+
+def same_array(name: str = "x"):
+    """The type of `name`, a list or tuple of numbers read as an array (for helpers that
+    return an array shaped like their argument)."""
+    def out(sig) -> T.Type:
+        return as_array(sig.type(name))
     return out
 
 
@@ -93,7 +118,7 @@ def _axis_count(axis, ndim):
 def reduce_(name: str = "x", axis: str = "axis", keepdims: str = "keepdims"):
     """A reduction: a scalar when axis is None, else one rank less (or equal with keepdims)."""
     def out(sig) -> T.Type:
-        t = sig.type(name)
+        t = as_array(sig.type(name))
         if isinstance(t, (T.Float, T.Int, T.Bool)):
             return T.FLOAT
         ax = sig.const(axis, "?") if axis in sig.rule.params else None
@@ -106,7 +131,7 @@ def reduce_(name: str = "x", axis: str = "axis", keepdims: str = "keepdims"):
             return T.FLOAT
         if ax == "?" or t.ndim is None:
             return T.Array(None, "f")
-        nd = t.ndim - _axis_count(ax, t.ndim)
+        nd = max(t.ndim - _axis_count(ax, t.ndim), 0)  # (NumPy takes axis 0 or -1 of a 0-d array)
         return T.FLOAT if nd == 0 else T.Array(nd, "f")
     return out
 
@@ -132,7 +157,7 @@ def from_shape(name: str = "shape", kind: str | None = "f"):
 def array_like(name: str = "x", kind: str | None = "f"):
     """An array of the same rank as `name` (a scalar for a scalar)."""
     def out(sig) -> T.Type:
-        t = sig.type(name)
+        t = as_array(sig.type(name))
         if isinstance(t, T.Array):
             return T.Array(t.ndim, kind or t.kind)
         if isinstance(t, (T.Float, T.Int, T.Bool)):
@@ -238,6 +263,7 @@ def matmul(x: str = "x", y: str = "y", dot: bool = False):
 
 def _ndim_of(t: T.Type) -> int | None:
     """The rank of a numeric value's type: 0 for scalars, None when not known."""
+    t = as_array(t)
     if isinstance(t, T.Array):
         return t.ndim
     if isinstance(t, (T.Float, T.Int, T.Bool)):
