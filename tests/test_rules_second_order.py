@@ -4,7 +4,9 @@ differentiable, since templates only call primitives that have rules.
 For the first spec row of each rule (see rule_specs.py), with f the row's scalar function
 and g = srcad.grad(f) (checked against finite differences by test_rule_specs.py):
 - reverse over reverse: grad of <g(x), w> against central differences of <g(x), w>;
-- forward over reverse: jvp(g, x, v) against central differences of g along v.
+- forward over reverse: jvp(g, x, v) against central differences of g along v;
+- both against w^T H v from differences of differences of f itself, which does not use
+  srcad's gradient at all. (tests/test_rule_variants.py does the same over many more shapes.)
 """
 
 import importlib.util
@@ -15,7 +17,7 @@ import numpy as np
 import pytest
 
 import srcad
-from oracle import assert_tree_close, fd_grad
+from oracle import assert_tree_close, fd_grad, fd_second_directional
 from rule_specs import ROWS
 from srcad.rules.registry import RULES
 
@@ -84,3 +86,9 @@ def test_second_derivatives(row, tmp_path_factory):
     plus[i], minus[i] = v + eps * t, v - eps * t
     ref = (np.asarray(mod.gf(*plus)) - np.asarray(mod.gf(*minus))) / (2 * eps)
     np.testing.assert_allclose(hv, ref, err_msg=f"{row.rule}: jvp of grad", **tol)
+    # both against w^T H v from values of f alone
+    ws = [None] * len(values)
+    ws[i] = mod.WG
+    exact = fd_second_directional(mod.f, values, ws, tangents)
+    np.testing.assert_allclose(np.sum(mod.WG * np.asarray(hv)), exact, err_msg=f"{row.rule}: w.Hv", **tol)
+    np.testing.assert_allclose(np.sum(np.asarray(got) * t), exact, err_msg=f"{row.rule}: (grad of grad).v", **tol)
