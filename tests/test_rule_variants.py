@@ -20,7 +20,6 @@ import pytest
 import srcad
 from oracle import (assert_tree_close, fd_directional, fd_grad_richardson, fd_second_directional,
                     tree_axpy, tree_random_like, tree_vdot)
-from known_transform_bugs import expected_failures
 from rule_variants import selected
 from srcad.rules.registry import RULES
 
@@ -67,7 +66,6 @@ def _directions(values, wrt, rng):
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=[v.id for v in VARIANTS])
-@expected_failures("first")
 def test_first_order(v, tmp_path_factory):
     mod, values, wrt, rng = build(v, tmp_path_factory)
     tol, h = dict(rtol=v.row.rtol, atol=v.row.atol), v.row.fd_step
@@ -86,7 +84,6 @@ SECOND = [v for v in VARIANTS if RULES[v.row.rule].differentiable and not v.row.
 
 
 @pytest.mark.parametrize("v", SECOND, ids=[v.id for v in SECOND])
-@expected_failures("second")
 def test_second_order(v, tmp_path_factory):
     mod, values, wrt, rng = build(v, tmp_path_factory)
     if not wrt:

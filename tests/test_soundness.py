@@ -352,3 +352,40 @@ def test_a_signature_attribute_does_not_change_what_is_differentiated():
     f = types.FunctionType(doubled_x.__code__, globals(), "doubled_x")
     f.__signature__ = inspect.Signature([inspect.Parameter("y", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
     assert srcad.grad(f)(1.0) == 2.0
+
+
+# lists of numbers given to NumPy and SciPy functions are the arrays NumPy makes of them
+
+
+def arcsin_total(x):
+    return np.sum(np.arcsin(x))
+
+
+D_ARCSIN = srcad.grad(arcsin_total)
+
+
+def second_order_through_an_inner_gradient(x):
+    return np.sum(np.asarray(D_ARCSIN(x)))
+
+
+def split_first(x):
+    return np.sum(np.split(x, [1, 3], -1)[0])
+
+
+def test_lists_of_numbers_given_to_numpy_functions():
+    for x in ([0.5, 0.2], (0.5, 0.2), [[0.5, 0.2], [0.1, 0.3]]):
+        g = srcad.grad(arcsin_total)(x)
+        assert type(g) is type(x)
+        assert_tree_close(np.asarray(g), 1.0 / np.sqrt(1.0 - np.asarray(x) ** 2))
+        _, t = srcad.jvp(arcsin_total, (x,), (np.ones(np.shape(x)).tolist() if isinstance(x, list) else (1.0, 1.0),))
+        assert t == pytest.approx(np.sum(1.0 / np.sqrt(1.0 - np.asarray(x) ** 2)))
+    x = [0.5, 0.2]  # d/dx 1/sqrt(1 - x^2) = x / (1 - x^2)^1.5
+    want = np.asarray(x) / (1.0 - np.asarray(x) ** 2) ** 1.5
+    assert_tree_close(np.asarray(srcad.grad(second_order_through_an_inner_gradient)(x)), want)
+    assert_tree_close(np.diag(srcad.hessian(arcsin_total)(x)), want)
+
+
+def test_numpy_split_of_a_nested_list_is_refused():
+    # NumPy splits a list along axis -1 by its length: the result is not the array's split
+    with pytest.raises(srcad.TypeSupportError):
+        srcad.grad(split_first)([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]])

@@ -105,6 +105,9 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:
             fn = transform.function_for_call(args)
+            # its code is generic: a list of numbers goes in as the array NumPy makes of it
+            args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
+            kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a) for k, a in kw]
         parsed = parse_function(fn)
         check(parsed)
         callee = FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))

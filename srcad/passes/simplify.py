@@ -305,6 +305,8 @@ class Simplifier:
     def expand_axes(self, op: Apply, v: Atom, axis: Const, want: tuple):
         """expand_reduced over known axes: `np.expand_dims` then a broadcast (which the next
         elementwise operation usually does by itself, see unbroadcast_scalar)."""
+        if want == ():  # a 0-d input (NumPy takes axis 0 or -1 of it): nothing to expand
+            return dataclasses.replace(op, prim="srcad.broadcast_to", args=(v, Const(want)), kw=())
         dims = _expand_dims_shape(T.shape_of(atom_type(v)), axis.value)
         if dims is None:
             return None

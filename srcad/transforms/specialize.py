@@ -137,10 +137,15 @@ class Specializer:
         kw = tuple((k, self.atom(a)) for k, a in op.kw)
         pre: list = []
         prim, args, kw = self.resolve(op, args, kw, pre)
+        if prim == "srcad.as_numeric":  # anything but a list of numbers goes in as it is
+            self.env[op.outs[0]] = args[0]
+            return pre
         rule = registry.lookup(prim)
         if rule is None:
             raise NoRuleError(f"no rule named {prim}", [diagnostic(op.loc, f"no rule named {prim}")])
         self.check_call(rule, args, kw, op)
+        if prim.startswith(("numpy.", "scipy.")) and rule.differentiable and not rule.structural:
+            args, kw = self.lists_as_arrays(rule, args, kw, op, pre)
         if prim in ("operator.setitem", "srcad.setitem") and isinstance(atom_type(args[0]), T.Dict) \
                 and not isinstance(args[1], Const):
             raise TypeSupportError("a dict key computed at run time", [diagnostic(
@@ -169,6 +174,27 @@ class Specializer:
             return pre
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         return pre + [Apply(outs, prim, args, kw, op.loc)]
+
+    def lists_as_arrays(self, rule, args, kw, op: Apply, pre: list):
+        """A list (or tuple) of floats given to a NumPy or SciPy function where it is
+        differentiated is the array NumPy makes of it: convert it explicitly (np.asarray),
+        so that every transformation's templates see an array and its tangent."""
+        diff = set(rule.diff_params)
+        names = rule.params[:len(args)]
+
+        def convert(p, a):
+            depth = _float_list_depth(atom_type(a))
+            if p not in diff or not depth:
+                return a
+            if depth > 1 and rule.name in _LIST_QUIRKS:
+                msg = f"{rule.name} of a nested list (NumPy splits it by its length, not its shape)"
+                raise TypeSupportError(msg, [diagnostic(op.loc, msg, "pass np.asarray(...) of the list")])
+            v = self.fresh("", T.Array(depth, "f"))
+            pre.append(Apply((v,), "numpy.asarray", (a,), (), op.loc))
+            return v
+
+        new_args = tuple(convert(p, a) for p, a in zip(names, args)) + tuple(args[len(names):])
+        return new_args, tuple((k, convert(k, a)) for k, a in kw)
 
     def read_of(self, prim: str, args, op: Apply):
         """What a srcad.global, srcad.cell or srcad.getattr reads (None for anything else);
@@ -241,6 +267,8 @@ class Specializer:
                 [diagnostic(op.loc, f".{name}() on a value of type {t} is not supported",
                             "use xs.append(v) / xs.pop() on local lists, or build a new value")],
             )
+        if prim == "srcad.as_numeric" and _float_list_depth(atom_type(args[0])):
+            return "numpy.asarray", args, kw  # (a list of numbers given to generated code: an array)
         if prim in ("operator.add", "operator.iadd", "operator.mul", "operator.imul") and len(args) == 2:
             return self.sequence_op(op, prim, args, kw, pre)
         return prim, args, kw
@@ -323,6 +351,27 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
     if "dtype" in rule.params:
         out = tuple(_with_dtype(t, registry.bind(rule, args, kw).get("dtype")) for t in out)
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
+
+
+#: functions that read a nested list otherwise than the array NumPy makes of it (np.split takes
+#: its length along any axis): refused
+_LIST_QUIRKS = ("numpy.split", "numpy.array_split")
+
+
+def _float_list_depth(t: T.Type) -> int:
+    """The rank of the array NumPy makes of a (nested) list or tuple of numbers with a float
+    among them; 0 for anything else."""
+    if isinstance(t, T.List):
+        if isinstance(t.elt, T.Float):
+            return 1
+        inner = _float_list_depth(t.elt)
+        return inner + 1 if inner else 0
+    if isinstance(t, T.Tuple) and t.elts:
+        if all(isinstance(e, (T.Float, T.Int, T.Bool)) for e in t.elts):
+            return 1 if any(isinstance(e, T.Float) for e in t.elts) else 0
+        depths = {_float_list_depth(e) for e in t.elts}
+        return depths.pop() + 1 if len(depths) == 1 and 0 not in depths else 0
+    return 0
 
 
 def _dtype_kind(a) -> str | None:
