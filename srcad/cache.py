@@ -36,7 +36,7 @@ from .codegen.standalone import module_text, stale_sources_in
 from .custom import CustomRule
 from .errors import CodegenError, SrcadError
 from .frontend.resolve import is_library_object
-from .frontend.source import source_text
+from .frontend.source import code_names, source_text
 from .frontend.staleness import code_fingerprint
 from .identifiers import is_identifier
 from .rules.registry import RULES
@@ -207,7 +207,7 @@ def dependencies(functions) -> list | None:
         if not isinstance(module, str) or _resolve(module, path) is not g:
             return None  # (also srcad's own generated code: its sources are not recorded)
         deps.append(["" if module == home else module, path, _describe(g)])
-    names = set().union(*(_code_names(g.__code__) for g in functions))
+    names = set().union(*(code_names(g.__code__) for g in functions))
     todo, seen = [g.__globals__ for g in functions], set()
     while todo:
         namespace = todo.pop()
@@ -236,14 +236,6 @@ def _user_object(value) -> bool:
     if getattr(type(value), "__srcad_transform__", None) is not None or isinstance(value, CustomRule):
         return True
     return isinstance(value, (types.FunctionType, type, types.ModuleType)) and not is_library_object(value)
-
-
-def _code_names(code) -> set:
-    out = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            out |= _code_names(c)
-    return out
 
 
 def _resolve(module: str, path: str):

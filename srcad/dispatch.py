@@ -10,8 +10,6 @@ same ranks, one rank-only version serves them all. `inspect.getsource(g)` and
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from . import cache

@@ -19,8 +19,9 @@ from .codegen.emit import render
 from .custom import CustomRule
 from .frontend.resolve import is_library_object
 from .frontend.lower import Lowered_, lower_function
+from .frontend.source import code_names
 from .ir import types as T
-from .ir.nodes import Apply, Const, Function, Param, Var, iter_ops
+from .ir.nodes import Apply, Const, Function, Param, Var
 from .ir.verify import verify
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
@@ -86,20 +87,12 @@ def user_function_globals(fn) -> tuple:
     out = []
     for g in lowered(fn).functions:
         ns = getattr(g, "__globals__", {})
-        for name in sorted(_code_names(g.__code__)):
+        for name in sorted(code_names(g.__code__)):
             value = ns.get(name)
             if (isinstance(value, types.FunctionType) and not is_library_object(value)) or hasattr(
                     value, "__srcad_transform__") or isinstance(value, CustomRule):
                 out.append((ns, name, value))
     return tuple(out)
-
-
-def _code_names(code) -> set:
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= _code_names(c)
-    return names
 
 
 def free_reads(low: Lowered_) -> tuple:
@@ -211,7 +204,6 @@ def _describe(arg_types, fn: Function) -> str:
 def build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
     f = _check_scalar(_split_aux(typed(fn, arg_types, free_types), spec), spec)
     _record(trace, "typed", f)
-    params = f.body.params
     outputs = (f.body.yields[0],)
     f, act = _analyzed(f, spec.argnums, outputs)
     em, new_params, value, aux, grads, plan = reverse(f, act, spec.argnums)
@@ -277,7 +269,6 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     """Two generated functions: `vjp_fwd_f(*args) -> (out, aux, residuals)` and
     `vjp_bwd_f(*residuals, g) -> cotangents` (one per differentiable argument in argnums)."""
     f = _split_aux(typed(fn, arg_types, free_types), spec)
-    params = f.body.params
     f, act = _analyzed(f, spec.argnums, (f.body.yields[0],))
     (fwd_b, (out, aux, res), bwd_b, bwd_params, grads, names), plan = reverse_split(f, act, spec.argnums)
     fwd_em = fwd_b

@@ -166,6 +166,15 @@ def code_signature(fn) -> inspect.Signature:
     return inspect.signature(fn)
 
 
+def code_names(code) -> set:
+    """The global and attribute names a code object (and the code nested in it) reads."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= code_names(c)
+    return out
+
+
 def source_line(file: str, line: int) -> str:
     """The text of a line of the user's file, stripped (for comments in generated code)."""
     return linecache.getline(file, line).strip()
