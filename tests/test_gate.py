@@ -408,3 +408,27 @@ def test_outputs_of_jacobians_and_vjp_must_be_numbers():
     for thunk in (lambda: srcad.jacfwd(nothing)(1.0), lambda: srcad.jacrev(nothing)(1.0)):
         with pytest.raises(srcad.NonScalarOutputError):
             thunk()
+
+
+def weighted_count(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x * i
+    return s
+
+
+def pick(x, i):
+    return x[i] * 2.0
+
+
+def test_promoted_ints_used_as_ints_are_refused_at_their_line():
+    for thunk in (lambda: srcad.grad(weighted_count, argnums=(0, 1))(2.0, 3),
+                  lambda: srcad.jvp(weighted_count, (2.0, 3), (1.0, 1.0)),
+                  lambda: srcad.jacfwd(weighted_count, argnums=1)(2.0, 3)):
+        with pytest.raises(srcad.TypeSupportError) as err:
+            thunk()
+        assert err.value.lineno == weighted_count.__code__.co_firstlineno + 2  # the for line
+    with pytest.raises(srcad.TypeSupportError) as err:
+        srcad.grad(pick, argnums=(0, 1))(np.ones(3), 1)
+    assert err.value.lineno == pick.__code__.co_firstlineno + 1
+    assert srcad.jvp(weighted_count, (2.0, 3), (1.0, None)) == (6.0, 3.0)  # n not differentiated

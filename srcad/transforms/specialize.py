@@ -103,6 +103,11 @@ class Specializer:
         return result, types
 
     def loop_for(self, op: For):
+        if any(isinstance(atom_type(self.atom(a)), T.Float) for a in (op.start, op.stop, op.step)):
+            raise TypeSupportError("range() of a float", [diagnostic(
+                op.loc, "range() needs ints, and a float is given here",
+                "an int argument you differentiate is promoted to a float: leave it out of argnums "
+                "(or give it a jvp tangent of None), or convert with int(...)")])
         init = tuple(self.atom(a) for a in op.init)
         n = len(init)
 
@@ -152,6 +157,11 @@ class Specializer:
                 op.loc, "a dict filled with keys known only at run time (d[k] = v in a loop over keys)",
                 "srcad tracks a dict's keys while transforming: build it with constant keys "
                 "(d = {'a': ..., 'b': ...}) or keep the values in a list")])
+        if prim in _INT_ONLY and _float_operand(prim, args):
+            raise TypeSupportError(f"{prim} of a float", [diagnostic(
+                op.loc, f"{_INT_ONLY[prim]} needs ints, and a float is given here",
+                "an int argument you differentiate is promoted to a float: leave it out of argnums "
+                "(or give it a jvp tangent of None), or convert with int(...)")])
         if prim == "operator.getitem" and _iterates_dict(args):
             raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
                 op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
@@ -356,6 +366,20 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
 #: functions that read a nested list otherwise than the array NumPy makes of it (np.split takes
 #: its length along any axis): refused
 _LIST_QUIRKS = ("numpy.split", "numpy.array_split")
+
+
+#: primitives whose operands must be ints (a float there is a TypeError in Python)
+_INT_ONLY = {"builtins.range": "range()", "operator.getitem": "an index"}
+
+
+def _float_operand(prim: str, args) -> bool:
+    if prim == "builtins.range":
+        return any(isinstance(atom_type(a), T.Float) for a in args)
+    base, idx = atom_type(args[0]), atom_type(args[1])
+    if not isinstance(base, (T.Array, T.List, T.Tuple)):
+        return False
+    parts = idx.elts if isinstance(idx, T.Tuple) else (idx,)
+    return any(isinstance(p, T.Float) for p in parts)
 
 
 def _float_list_depth(t: T.Type) -> int:
