@@ -17,8 +17,9 @@ each kind means for each way a transformation asks for derivatives:
     none       None                                       None          None
     inert      str, bytes, functions, modules             error         constant (None)
     complex    1j, complex ndarray                        error         error
-    foreign    dask/CuPy/JAX/torch arrays, ndarray subclasses  error    error
-    object     anything else (dataclasses, namespaces)    error         error
+    foreign    dask/CuPy/JAX/torch/array-API arrays       error         error
+    object     anything else: dataclasses, namespaces,    error         error
+               ndarray subclasses (np.matrix), pandas
 
 Tuples (also named tuples), lists and dicts are containers: their leaves are classified in
 turn, at any depth. Nothing of a kind srcad does not know is ever treated as a constant with
@@ -48,7 +49,6 @@ POLICY = {
 
 _HINTS = {
     "bool": "bools are not differentiable; pass the value as a float, or as another argument",
-    "int": "",
     "inert": "only floats, float arrays and containers of them are differentiated: pass this "
              "value as an argument that is not differentiated (not in argnums), or close over it",
     "complex": "srcad differentiates real values: split the real and imaginary parts into float "
@@ -60,6 +60,7 @@ _HINTS = {
               "dataclasses.asdict(obj) / vars(obj), or np.asarray(m) for an ndarray subclass) and "
               "keep the object out of argnums",
 }
+
 
 def type_name(x) -> str:
     t = type(x)
@@ -168,7 +169,8 @@ def admit_tangent(gate: Gate, primal, tangent, path: str):
 
 def admit_tangents(gate: Gate, primals: tuple, tangents: tuple, names) -> tuple[tuple, tuple]:
     """admit_tangent for every argument of a jvp call."""
-    pairs = [admit_tangent(gate, p, t, _arg_name(names, i)) for i, (p, t) in enumerate(zip(primals, tangents))]
+    pairs = [admit_tangent(gate, p, t, _arg_name(names, i))
+             for i, (p, t) in enumerate(zip(primals, tangents))]
     return tuple(p for p, _ in pairs), tuple(t for _, t in pairs)
 
 

@@ -46,7 +46,8 @@ def _block(b: Block, needed: set, positions=None) -> Block:
         if not at or not isinstance(op, (If, For, While)):
             continue
         if isinstance(op, If):
-            ops[k] = dataclasses.replace(op, then=_block(op.then, needed, at), orelse=_block(op.orelse, needed, at))
+            ops[k] = dataclasses.replace(op, then=_block(op.then, needed, at),
+                                         orelse=_block(op.orelse, needed, at))
         else:
             init = tuple(_defined(a, needed) if i in at else a for i, a in enumerate(op.init))
             body = _block(op.body, needed, at)

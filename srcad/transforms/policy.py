@@ -83,7 +83,8 @@ def guard_unknown(fn: Function, varied: set) -> Function:
         for op in b.ops:
             if isinstance(op, Apply) and _meets_varied(op, varied):
                 for a in op.operands():
-                    if isinstance(a, Var) and a not in varied and a not in seen and isinstance(a.type, T.Unknown):
+                    unknown = isinstance(a, Var) and isinstance(a.type, T.Unknown)
+                    if unknown and a not in varied and a not in seen:
                         where = f"{op.loc.file}:{op.loc.line}:{op.loc.col}" if op.loc else fn.name
                         ops.append(Apply((), "srcad.known", (a, Const(where)), (), op.loc))
                         seen.add(a)
