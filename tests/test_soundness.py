@@ -389,3 +389,44 @@ def test_numpy_split_of_a_nested_list_is_refused():
     # NumPy splits a list along axis -1 by its length: the result is not the array's split
     with pytest.raises(srcad.TypeSupportError):
         srcad.grad(split_first)([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]])
+
+
+# a value the path taken never uses may be inf or NaN: its adjoint must not make 0 * inf
+
+
+def discarded_sqrt(x):
+    a = np.sqrt(x - 2.0)  # NaN for x < 2; used only when a > 0
+    if a > 0:
+        return a
+    return 3.0 * x
+
+
+def skipped_in_loop(x):
+    total = 0.0
+    for c in [2.0, 0.5]:
+        a = np.sqrt(x - c)
+        if a > 0:
+            total = total + a
+        else:
+            continue
+    return total
+
+
+def discarded_array(x):
+    a = np.log(x - 1.0)  # -inf and NaN entries for x <= 1
+    if np.all(x > 1.0):
+        return np.sum(a)
+    return np.sum(x ** 2)
+
+
+def test_values_the_taken_path_does_not_use_give_no_nan():
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for mode in (srcad.grad, srcad.jacrev, srcad.jacfwd):
+            assert mode(discarded_sqrt)(1.0) == pytest.approx(3.0)
+            assert mode(skipped_in_loop)(1.0) == pytest.approx(0.5 / np.sqrt(0.5))
+        assert srcad.hessian(discarded_sqrt)(1.0) == pytest.approx(0.0)
+        assert srcad.vjp(discarded_sqrt, 1.0)[1](1.0) == (pytest.approx(3.0),)
+        x = np.array([0.5, 2.0])
+        assert_tree_close(srcad.grad(discarded_array)(x), 2 * x)
+        assert_tree_close(srcad.hessian(discarded_array)(x), 2 * np.eye(2))
+        assert_tree_close(srcad.grad(discarded_sqrt)(3.0), 0.5 / np.sqrt(1.0))  # the other path

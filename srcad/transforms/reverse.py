@@ -82,6 +82,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         # loop slots that start as None instead of unbound, and the values that may be it
         self.none_starts, self.maybe_none = unbound_starts(fn.body, plan.push) if not dry else (set(), set())
         self.checked: set = set()  # forward values read through srcad.assigned
+        self.partial: set = set()  # values whose cotangent is a zero on some path (an `if` joined it)
 
     # -- forward values ------------------------------------------------------------------------
 
@@ -182,13 +183,16 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
             return self.em.apply("numpy.zeros", (Const(t.shape),), (), loc, "_zeros")
         return self.em.zeros(self.primal(v), loc)
 
-    def materialize(self, vs, loc=None) -> None:
-        """Give each of `vs` an explicit zero cotangent if it has none yet."""
+    def materialize(self, vs, loc=None) -> list:
+        """Give each of `vs` an explicit zero cotangent if it has none yet; return those."""
+        made = []
         for v in sorted(vs, key=lambda v: v.id):
             if not self.has_ct(v):
                 k = self.key(v)
                 self.b.var_hints.setdefault(k, (v.hint + "_bar") if v.hint else "")
                 self.b.write(k, self.zeros_for(v, loc))
+                made.append(v)
+        return made
 
     def kill_local(self, block: Block) -> None:
         for v in defs_visible(block):
@@ -368,7 +372,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         for i, c in seeds:
             self.accumulate(block.yields[i], c)
         self.bwd_block(block)
-        self.materialize(candidates)
+        self.partial.update(self.materialize(candidates))
         self.kill_local(block)
         self.layers.pop()
         lifted, _ = self.close_region(self.local(block))

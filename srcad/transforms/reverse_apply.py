@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ..errors import NoRuleError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import Apply, Atom, Const, Ext, atom_type
+from ..ir.nodes import Apply, Atom, Const, Ext, Var, atom_type
 from ..rules import registry
+from ..rules.registry import TEMPLATE_GLOBALS
 from .activity import operand_params
 from .emitter import aloc
 
@@ -47,6 +48,19 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
                                         "srcad.stop_gradient if no derivative should flow")])
 
 
+def _scales(rule, pairs) -> bool:
+    """Does the adjoint multiply the cotangent by something (not only move or add it)?"""
+    if rule.scatter:
+        return False
+    moves = {"g"} | set(TEMPLATE_GLOBALS)
+    return any(p not in rule.vjp or not rule.vjp[p].names <= moves for p, _ in pairs)
+
+
+def _guardable(g) -> bool:
+    """A cotangent whose zero a run-time test can see (a number or a NumPy array)."""
+    return isinstance(g, Var) and isinstance(g.type, (T.Float, T.Array, T.Num))
+
+
 class ApplyAdjoints:
     def no_rule(self, op: Apply, rule, what: str = ""):
         return no_rule_error(op, rule, what, "derivative")
@@ -65,6 +79,29 @@ class ApplyAdjoints:
             raise self.no_rule(op, rule)
         if rule.custom:
             return self.bwd_custom(op, cts[0], pairs)
+        if len(op.outs) == 1 and op.outs[0] in self.partial and _guardable(cts[0]) and _scales(rule, pairs):
+            return self.bwd_guarded(op, rule, cts, pairs)
+        self.bwd_rule(op, rule, cts, pairs)
+
+    def bwd_guarded(self, op: Apply, rule, cts, pairs) -> None:
+        """The adjoint of an operation whose result's cotangent is a zero on the paths that
+        did not use the result (an `if` joined it): computed only where the cotangent is not
+        zero, as it is only on the path taken, so that a local derivative that is inf or NaN
+        there (sqrt of a negative the taken path never uses) does not make 0 * inf = NaN."""
+        loc, g = aloc(op.loc), cts[0]
+        self.materialize([a for _, a in pairs], loc)  # (both paths then bind each cotangent)
+        if isinstance(atom_type(g), T.Float):
+            nonzero = self.em.apply("operator.ne", (g, Const(0.0)), (), loc)
+        else:
+            nonzero = self.em.apply("numpy.any", (g,), (), loc)
+        self.b.begin_if(nonzero, loc)
+        self.layers.append({})  # (values recomputed in the branch stay in it)
+        self.bwd_rule(op, rule, cts, pairs)
+        self.layers.pop()
+        self.b.begin_else()
+        self.b.end_if()
+
+    def bwd_rule(self, op: Apply, rule, cts, pairs) -> None:
         bindings = self.bindings(op, rule, cts)
         if rule.updates is not None:  # read the cotangent before updating it in place
             updated = rule.params[rule.updates]
