@@ -430,3 +430,36 @@ def test_values_the_taken_path_does_not_use_give_no_nan():
         assert_tree_close(srcad.grad(discarded_array)(x), 2 * x)
         assert_tree_close(srcad.hessian(discarded_array)(x), 2 * np.eye(2))
         assert_tree_close(srcad.grad(discarded_sqrt)(3.0), 0.5 / np.sqrt(1.0))  # the other path
+
+
+# library code (the standard library, SciPy's Python code, site-packages) is not inlined
+
+
+import statistics  # noqa: E402
+
+from scipy.stats import norm  # noqa: E402
+
+
+def uses_norm(x):
+    return np.sum(norm.logpdf(x, 0.0, 2.0))
+
+
+def norm_as_constant(x):
+    return np.sum(x * norm.logpdf(0.3, 0.0, 2.0))
+
+
+def uses_statistics(x):
+    return statistics.fmean([x[0], x[1]])
+
+
+def nested_vjp(x):
+    out, pullback = srcad.vjp(np.sin, x)
+    return pullback(1.0)[0]
+
+
+def test_library_code_is_a_constant_or_an_error_at_the_users_line():
+    assert_tree_close(srcad.grad(norm_as_constant)(np.ones(2)), np.full(2, norm.logpdf(0.3, 0.0, 2.0)))
+    for f, line in ((uses_norm, 1), (uses_statistics, 1), (nested_vjp, 1)):
+        with pytest.raises(srcad.SrcadError) as err:
+            srcad.grad(f)(np.array([0.1, 0.2]))
+        assert err.value.filename == __file__ and err.value.lineno == f.__code__.co_firstlineno + line

@@ -20,7 +20,7 @@ from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..custom import CustomRule
 from ..rules import registry
-from .resolve import LiveCell, LiveGlobal, Static, static_attr
+from .resolve import LiveCell, LiveGlobal, Static, library_code, static_attr
 
 Lowered = Union[Var, Const, Static, LiveGlobal, LiveCell]
 
@@ -365,6 +365,12 @@ class ExprLowerer:
             return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
         if isinstance(fn, CustomRule):
             return self.call_custom(fn, args, kw, node)
+        if getattr(fn, "__module__", "") in ("srcad.api", "srcad.compose") and not getattr(fn, "__srcad_maker__", 0):
+            raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} inside a function srcad "
+                             "differentiates is not supported", "srcad.grad and srcad.value_and_grad can be "
+                             "called inside it; call the other transformations outside")
+        if library_code(fn):  # a call into a library: a constant, or an error if differentiated
+            return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             self_atom = self.atom(Static(fn.__self__), node)
             return self.call_function(fn.__func__, [self_atom] + list(args), kw, node)

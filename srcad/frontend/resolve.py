@@ -11,7 +11,9 @@ that may change between calls: generated code reads them when it runs.
 from __future__ import annotations
 
 import builtins
+import os
 import sys
+import sysconfig
 import types
 from dataclasses import dataclass
 
@@ -78,6 +80,30 @@ def is_library_object(obj: object) -> bool:
     if isinstance(obj, types.ModuleType):
         mod = obj.__name__
     return isinstance(mod, str) and mod.split(".")[0] in _LIBRARY_PREFIXES
+
+
+_LIBRARY_DIRS = ("site-packages", "dist-packages")
+_STDLIB = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep
+
+
+def library_code(fn) -> bool:
+    """Is fn a Python function of a library (the standard library, NumPy, SciPy, srcad, or a
+    package installed in site-packages)? srcad does not differentiate through library code:
+    a call to it is a constant, and a differentiated value reaching it is a NoRuleError at
+    the user's call (give it a rule with srcad.defrule, or wrap it with srcad.custom_vjp)."""
+    if hasattr(fn, "__srcad_transform__"):
+        return False
+    func = getattr(fn, "__func__", fn)
+    code = getattr(func, "__code__", None)
+    if not isinstance(func, types.FunctionType) or code is None:
+        return False
+    module = (getattr(func, "__module__", None) or "").split(".")[0]
+    if module in _LIBRARY_PREFIXES:
+        return True
+    file = os.path.abspath(code.co_filename)
+    if file.startswith(_STDLIB):
+        return True
+    return any(d in file.replace("\\", "/").split("/") for d in _LIBRARY_DIRS)
 
 
 def is_static(obj: object) -> bool:

@@ -7,6 +7,7 @@ cotangents reduced back to each input's shape when NumPy broadcast it. A mixin o
 from __future__ import annotations
 
 from ..errors import NoRuleError, diagnostic
+from ..frontend.resolve import library_code
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, Ext, Var, atom_type
 from ..rules import registry
@@ -25,7 +26,8 @@ def _is_scalar(a: Atom) -> bool:
 
 def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
     """The error for a differentiated value reaching a call srcad has no rule for."""
-    name = rule.name
+    name, hint = rule.name, ("register one with srcad.defrule (docs/rules.md), wrap the function with "
+                             "@srcad.custom_vjp, or use srcad.stop_gradient if no derivative should flow")
     if rule.opaque and op.args and isinstance(op.args[0], Const):
         target = op.args[0].value
         name = getattr(target, "name", None) or str(target)
@@ -33,6 +35,10 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
             name = f"method .{target}()"
         elif rule.name == "srcad.getattr":
             name = f"attribute .{target}"
+        elif isinstance(target, Ext):
+            name, hint = _called(target.obj, hint)
+    elif rule.name == "srcad.call" and op.args and isinstance(op.args[0], Var):
+        name = f"a call of {op.args[0].hint or 'a function'} (a function value computed at run time)"
     if rule.name == "operator.getitem":
         msg = "indexing with a differentiated value (as np.r_[x, y] and np.c_[x, y] do) has no derivative"
         return NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "
@@ -43,9 +49,22 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
                                             "loc + scale * np.random.standard_normal(size), or wrap "
                                             "the parameters in srcad.stop_gradient")])
     msg = f"no {kind} rule for {name}{what}"
-    return NoRuleError(msg, [diagnostic(op.loc, msg, "register one with srcad.defrule (docs/rules.md), "
-                                        "wrap the function with @srcad.custom_vjp, or use "
-                                        "srcad.stop_gradient if no derivative should flow")])
+    return NoRuleError(msg, [diagnostic(op.loc, msg, hint)])
+
+
+def _called(fn, hint: str):
+    """How an error names a function srcad calls without a rule, and what to do about it."""
+    module = getattr(fn, "__module__", None) or ""
+    qualname = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    name = f"{module}.{qualname}" if module and module != "builtins" else qualname
+    if module.split(".")[0] == "srcad":
+        return (f"srcad.{getattr(fn, '__name__', qualname)}", "srcad.grad and srcad.value_and_grad can be "
+                "called inside a differentiated function; call the other transformations outside it")
+    if module.startswith("scipy.stats"):
+        hint = "scipy.stats has no rules yet: write the density with NumPy (or scipy.special), or " + hint
+    if library_code(fn):
+        name += " (library code, which srcad does not differentiate through)"
+    return name, hint
 
 
 def _scales(rule, pairs) -> bool:
