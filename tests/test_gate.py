@@ -432,3 +432,20 @@ def test_promoted_ints_used_as_ints_are_refused_at_their_line():
         srcad.grad(pick, argnums=(0, 1))(np.ones(3), 1)
     assert err.value.lineno == pick.__code__.co_firstlineno + 1
     assert srcad.jvp(weighted_count, (2.0, 3), (1.0, None)) == (6.0, 3.0)  # n not differentiated
+
+
+class Spec(collections.namedtuple("Spec", "Q r")):
+    """A named tuple of parameters (read by field name)."""
+
+
+def quadratic_form(spec, x):
+    return spec.r * x @ spec.Q @ x
+
+
+def test_named_tuple_fields_are_read_by_name():
+    x = np.array([1.0, 2.0])
+    g = srcad.grad(quadratic_form)(Spec(np.eye(2), 2.0), x)
+    assert type(g) is Spec
+    assert_tree_close(g.Q, 2.0 * np.outer(x, x))  # d/dQ r x^T Q x = r x x^T
+    assert g.r == pytest.approx(x @ x)
+    assert_tree_close(srcad.hessian(quadratic_form, argnums=1)(Spec(np.eye(2), 2.0), x), 4.0 * np.eye(2))

@@ -121,6 +121,7 @@ class Num(Type):
 @dataclass(frozen=True)
 class Tuple(Type):
     elts: tuple[Type, ...]
+    fields: tuple[str, ...] | None = None  # a named tuple's field names (p.w is p[index of w])
 
     @property
     def differentiable(self) -> bool:
@@ -222,7 +223,7 @@ def join(a: Type, b: Type) -> Type:
     if num is not None:
         return num
     if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.elts) == len(b.elts):
-        return Tuple(tuple(join(x, y) for x, y in zip(a.elts, b.elts)))
+        return Tuple(tuple(join(x, y) for x, y in zip(a.elts, b.elts)), a.fields if a.fields == b.fields else None)
     if isinstance(a, List) and isinstance(b, List):
         return List(join(a.elt, b.elt))
     if isinstance(a, Dict) and isinstance(b, Dict) and [k for k, _ in a.items] == [
@@ -237,7 +238,7 @@ def without_shapes(t: Type) -> Type:
     if isinstance(t, Array):
         return Array(t.ndim, t.kind)
     if isinstance(t, Tuple):
-        return Tuple(tuple(without_shapes(e) for e in t.elts))
+        return Tuple(tuple(without_shapes(e) for e in t.elts), t.fields)
     if isinstance(t, List):
         return List(without_shapes(t.elt))
     if isinstance(t, Dict):
@@ -276,7 +277,8 @@ def of_value(x: object) -> Type:
     if isinstance(x, str):
         return STR
     if isinstance(x, tuple):
-        return Tuple(tuple(of_value(e) for e in x))
+        fields = getattr(type(x), "_fields", None)
+        return Tuple(tuple(of_value(e) for e in x), tuple(fields) if isinstance(fields, tuple) else None)
     if type(x) is list:
         elt: Type = BOTTOM
         for e in x:

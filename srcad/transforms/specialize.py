@@ -260,6 +260,9 @@ class Specializer:
             return prim, args, kw
         if prim == "srcad.getattr":
             name, obj = args[0].value, args[1]
+            t = atom_type(obj)
+            if isinstance(t, T.Tuple) and t.fields and name in t.fields:  # a named tuple's field
+                return "operator.getitem", (obj, Const(t.fields.index(name))), kw
             fam = _receiver_family(atom_type(obj))
             cand = f"{fam}.{name}" if fam else None
             if cand and registry.lookup(cand):
