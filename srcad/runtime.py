@@ -484,6 +484,18 @@ def assigned(x, name):
     return x
 
 
+def bound(x, name):
+    """x: reading the local variable x, which may be unassigned, raises UnboundLocalError
+    where the user's function does (also when nothing uses its value)."""
+    return x
+
+
+def unbound(name):
+    """The UnboundLocalError of reading a local variable that no path has assigned."""
+    raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
+                            "with a value")
+
+
 def require_scalar(x, what="this argument"):
     """1.0 when x is a scalar; raises otherwise (guards rules that hold for scalars only)."""
     if np.ndim(x) != 0:

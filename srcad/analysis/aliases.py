@@ -26,7 +26,8 @@ _STORES = ("srcad.list_append", "list.append", "srcad.list_extend", "list.extend
            "list.insert", "operator.setitem", "srcad.setitem", "srcad.scatter_add")
 _CONTAINERS = (T.List, T.Tuple, T.Dict)
 _READ_ONLY_VIEWS = frozenset(("srcad.sum_adjoint", "srcad.broadcast_to", "numpy.broadcast_to",
-                              "srcad.expand_reduced", "srcad.broadcast_like"))
+                              "srcad.expand_reduced", "srcad.broadcast_like",
+                              "srcad.average_weights"))
 INPLACE_OPERATORS = frozenset(f"operator.i{op}" for op in (
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
     "rshift"))
