@@ -59,8 +59,18 @@ def tuple_one_branch(x, y, z):
     return np.sum(u0 * u2) + u1
 
 
+def assigned_a_value_computed_before(x):
+    # U1:127: w's name was shared with x[0], computed before the if (common subexpressions)
+    xs = [x, x[0]]
+    if len(xs) > 2:
+        w = x[0]
+    v = w  # noqa: F841
+    return 0.5 * np.sum(x)
+
+
 X1 = np.array([-0.5])
 RAISING = [
+    (assigned_a_value_computed_before, (X1,)),
     (unused_read_one_branch, (2.0, -1.0)),
     (augmented_never_assigned, (2.0,)),
     (read_after_early_return, (2.0, 0)),
