@@ -18,9 +18,16 @@ def stop_gradient(x):
 
 def unbroadcast(g, x):
     """Sum the cotangent g of a broadcast result down to the shape of x."""
+    if isinstance(x, (list, tuple, dict)):  # an item of a dict or list written over: its
+        if isinstance(g, (list, tuple, dict)):  # cotangent, or the 0.0 that zeroed it
+            return g
+        if np.ndim(g) == 0:
+            return zeros_like(x)
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
+    if np.ndim(g) < len(shape):  # (the 0.0 that zeroes a dict or list item written over)
+        return g + np.zeros(shape)
     if not shape:
         total = np.sum(g)
         return total.reshape(()) if isinstance(x, np.ndarray) else total

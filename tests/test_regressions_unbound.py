@@ -68,8 +68,20 @@ def assigned_a_value_computed_before(x):
     return 0.5 * np.sum(x)
 
 
+def tuple_carried_after_continue(x, n):
+    # F1:2431: scalarize took t apart in the branch that continues, reading it there
+    s = x
+    for i in range(n):
+        if i < 5:
+            s = s * x
+            continue
+        t = (t[0] * x, x)  # noqa: F821 (raises in the first iteration that gets here)
+    return s
+
+
 X1 = np.array([-0.5])
 RAISING = [
+    (tuple_carried_after_continue, (0.7, 6)),
     (assigned_a_value_computed_before, (X1,)),
     (unused_read_one_branch, (2.0, -1.0)),
     (augmented_never_assigned, (2.0,)),
@@ -97,6 +109,7 @@ def test_derivatives_raise_unbound_local_error_where_the_function_does(fn, args)
 
 
 EXACT = [
+    (tuple_carried_after_continue, (0.7, 3)),
     (unused_read_one_branch, (2.0, 1.0)),
     (read_after_early_return, (2.0, 1)),
     (read_before_first_assignment_in_loop, (0.7, 1)),

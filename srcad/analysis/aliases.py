@@ -25,6 +25,12 @@ _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
 _STORES = ("srcad.list_append", "list.append", "srcad.list_extend", "list.extend", "srcad.list_insert",
            "list.insert", "operator.setitem", "srcad.setitem", "srcad.scatter_add")
 _CONTAINERS = (T.List, T.Tuple, T.Dict)
+#: new containers that hold the items of (some of) their arguments: `xs + ys`, `xs * n`,
+#: `xs.copy()`, `list(xs)`, `tuple(xs)`, `d.copy()` (a list or tuple of an array's rows holds
+#: views of the array)
+_SHALLOW_COPIES = {"srcad.list_concat": (0, 1), "srcad.list_repeat": (0,), "list.copy": (0,),
+                   "builtins.list": (0,), "builtins.tuple": (0,), "dict.copy": (0,),
+                   "srcad.copy_value": (0,)}
 _READ_ONLY_VIEWS = frozenset(("srcad.sum_adjoint", "srcad.broadcast_to", "numpy.broadcast_to",
                               "srcad.expand_reduced", "srcad.broadcast_like",
                               "srcad.average_weights"))
@@ -68,6 +74,7 @@ class Aliases:
         self.foreign_vars: set = set()
         self.edges: list = []  # (container, element) pairs of Vars
         self.read_from: set = set()  # containers that elements are taken out of
+        self.copies: list = []  # (container, container whose items it holds too)
         for p in fn.body.params:
             self.foreign_vars.add(p)
         carried = []
@@ -154,6 +161,16 @@ class Aliases:
             for a in op.args:
                 self.contain(op.outs[0], a)
             return
+        if op.prim in _SHALLOW_COPIES:
+            for k in _SHALLOW_COPIES[op.prim]:
+                if k < len(op.args) and _ref(op.args[k]):
+                    src = op.args[k]
+                    if not isinstance(src.type, _CONTAINERS):
+                        self.contain(op.outs[0], src)  # (rows of an array; or unknown)
+                    self.copies.append((op.outs[0], src))
+                elif k < len(op.args) and isinstance(op.args[k], Const) and isinstance(op.args[k].value, Ext):
+                    self.foreign_vars.add(op.outs[0])
+            return
         if op.prim == "srcad.sum_adjoint" and isinstance(op.outs[0].type, T.List):
             self.contain(op.outs[0], op.args[0])  # a new list [g, g, ...]
             return
@@ -183,7 +200,7 @@ class Aliases:
         # list and what comes out of it (append, then pop or index) may be the same object
         changed = True
         while changed:
-            changed = False
+            changed = self._copy_items()
             first_element: dict = {}
             read = {self.find(c) for c in self.read_from}
             for c, e in self.edges:
@@ -207,12 +224,29 @@ class Aliases:
             self.held_by.setdefault(re_, set()).add(rc)
         self.foreign = set()
         stack = [self.find(v) for v in self.foreign_vars]
-        while stack:  # what foreign objects hold is foreign too
+        while stack:  # what foreign objects hold is foreign too, and so are the items of copies of them
             r = stack.pop()
             if r in self.foreign:
                 continue
             self.foreign.add(r)
             stack.extend(self.holds.get(r, ()))
+            if not stack:
+                stack = [h for out, src in self.copies if self.find(src) in self.foreign
+                         for h in self.holds.get(self.find(out), ()) if h not in self.foreign]
+
+    def _copy_items(self) -> bool:
+        """Give each shallow copy the items of what it copies (a fixed point: copies of
+        copies). Returns whether an item was added."""
+        added = False
+        have = {(self.find(c), self.find(e)) for c, e in self.edges}
+        for out, src in self.copies:
+            root, ro = self.find(src), self.find(out)
+            for c, e in list(self.edges):
+                if self.find(c) == root and (ro, self.find(e)) not in have:
+                    self.edges.append((out, e))
+                    have.add((ro, self.find(e)))
+                    added = True
+        return added
 
     # queries
 

@@ -49,18 +49,26 @@ def _joins(body: Block) -> dict:
     return out
 
 
-def unassigned_values(body: Block) -> tuple[set, set]:
-    """(values a check reads that may be undefined, with the joins they come from; the
-    values that may share a name with them)."""
-    joins = _joins(body)
+def maybe_undefined(body: Block, joins: dict | None = None) -> set:
+    """The If results and loop values that may be undefined: joined from undef, directly or
+    through other joins."""
+    joins = _joins(body) if joins is None else joins
     maybe = set()
     changed = True
-    while changed:  # values joined from undef, directly or through other joins
+    while changed:
         changed = False
         for v, sources in joins.items():
             if v not in maybe and any(_undef(a) or a in maybe for a, _ in sources):
                 maybe.add(v)
                 changed = True
+    return maybe
+
+
+def unassigned_values(body: Block) -> tuple[set, set]:
+    """(values a check reads that may be undefined, with the joins they come from; the
+    values that may share a name with them)."""
+    joins = _joins(body)
+    maybe = maybe_undefined(body, joins)
     checked = {op.args[0] for op in iter_ops(body) if getattr(op, "prim", None) == "srcad.bound"}
     together: dict = {}  # a loop's parameter, result (and condition parameter): one join
     for v, sources in joins.items():
