@@ -60,7 +60,11 @@ def zeros_like(x):
 
 
 def add(a, b):
-    """Sum two cotangents elementwise, also for lists, tuples and dicts of them."""
+    """Sum two cotangents elementwise, also for lists, tuples and dicts of them (a list or
+    tuple and an array: as NumPy adds them, the tangent of xs - x)."""
+    if isinstance(a, (list, tuple)) != isinstance(b, (list, tuple)) and a is not None \
+            and b is not None:
+        return np.add(a, b)
     if isinstance(a, (list, tuple)):
         items = [add(x, y) for x, y in zip(a, b)]
         return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
@@ -85,11 +89,18 @@ def scatter_add(acc, idx, g):
     return acc
 
 
-def setitem(x, idx, v):
-    """A copy of x with x[idx] = v (the functional form of item assignment)."""
+def setitem(x, idx, v, old=None):
+    """A copy of x with x[idx] = v (the functional form of item assignment; `old`, the zero
+    of the item replaced, only serves derivatives)."""
     x = x.copy()
     x[idx] = v
     return x
+
+
+def zero_item(x, idx):
+    """The zero of the item x[idx] of a list or dict that a write replaces, which its
+    derivative puts in its place (0.0 for a new key)."""
+    return zeros_like(x[idx]) if not isinstance(x, dict) or idx in x else 0.0
 
 
 def list_unrepeat(c, x):

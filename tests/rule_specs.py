@@ -349,6 +349,7 @@ helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)
 helper("srcad.assigned", "rt.assigned(x, 'x') * x", x=V3)
 helper("srcad.bound", "rt.bound(x, 'x') * x", x=V3)
+helper("srcad.zero_item", "x + rt.zero_item([x, x], 1)", x=V3)
 INTERNAL["srcad.unbound"] = "reads of unassigned variables raise: tests/test_regressions_raising.py"
 helper("srcad.copy_value", "rt.copy_value(x) * x", x=V3)
 helper("srcad.sum_to_shape", "rt.sum_to_shape(x, (3,))", x=normal(2, 3))
