@@ -199,9 +199,10 @@ class Stmts:
 
     @staticmethod
     def _leaves(body):
-        """A branch that always leaves (its last statement returns, breaks or raises)."""
-        last = body[-1].strip()
-        return last.startswith(("return", "break", "continue", "raise"))
+        """A branch that always leaves (its last statement returns, breaks or raises, not one
+        nested in an `if` or a loop of the branch)."""
+        indent = body[0][:len(body[0]) - len(body[0].lstrip())]
+        return body[-1].startswith(tuple(indent + w for w in ("return", "break", "continue", "raise")))
 
     def _loop_body(self, ind, ctx, bound_vars, trips):
         before = dict(self.scope)
