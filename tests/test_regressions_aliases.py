@@ -104,3 +104,57 @@ def copied_then_written_before(x):
 def test_copies_without_a_later_write_into_an_item_are_exact():
     g = srcad.grad(copied_then_written_before)(0.7)
     assert g == pytest.approx(fd_grad(copied_then_written_before, (0.7,)), rel=1e-6)
+
+
+# False refusals found in campaign F1 (each is plain code whose writes nothing else sees)
+
+def alias_in_a_branch_unused_after(x, k):
+    # F1:841: the if's results for y and a (nothing reads them) kept the old y "used afterwards"
+    s = x * x
+    if x > 0:
+        y = np.zeros(3)
+        a = y  # noqa: F841
+        y[k] = x
+        s = s + np.sum(y)
+    return s
+
+
+def zip_over_a_local_array(x, y):
+    # F1:565: zip's tuples made every row (of y, the argument, and of y1) one object
+    y1 = np.zeros_like(y)
+    s = 0.0
+    for k in range(2):
+        for e2, e3 in zip(y, y1):
+            s = s + np.sum(e2 * e3)
+        y1[0, k] += x
+    y1 *= x
+    return np.sum(y1) + s
+
+
+def conditional_alias_unused_after(x, z):
+    # F1:45: `w = y if c else z` made y the caller's object (z) too
+    y = np.zeros(3)
+    w = y if x > 3 else z  # noqa: F841
+    y[0] = x
+    return np.sum(y) * x
+
+
+def conditional_alias_used_after(x, z):
+    y = np.zeros(3)
+    w = y if x > 3 else z
+    y[0] = x  # w may be y: refused
+    return np.sum(w) + np.sum(y)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (alias_in_a_branch_unused_after, (0.7, 1)), (alias_in_a_branch_unused_after, (-0.7, 1)),
+    (zip_over_a_local_array, (0.7, np.array([[0.5, -0.3], [0.2, 0.9]]))),
+    (conditional_alias_unused_after, (0.7, np.ones(3))),
+], ids=["branch-taken", "branch-not-taken", "zip", "conditional"])
+def test_writes_nothing_else_sees_are_accepted(fn, args):
+    assert srcad.grad(fn)(*args) == pytest.approx(fd_grad(fn, args), rel=1e-6)
+
+
+def test_a_conditional_alias_used_after_the_write_is_refused():
+    with pytest.raises(srcad.UnsafeMutationError):
+        srcad.grad(conditional_alias_used_after)(0.7, np.ones(3))
