@@ -451,7 +451,10 @@ def _bad_cotangent(message):
 
 
 def broadcast_to(v, shape):
-    """v broadcast to a known shape (a read-only view)."""
+    """v broadcast to a known shape (a read-only view; a number for shape (), as its type
+    says: the cotangent of a float seeds a loop that adds to it in place)."""
+    if shape == () and np.ndim(v) == 0:
+        return v[()] if isinstance(v, np.ndarray) else v
     return np.broadcast_to(v, shape)
 
 
