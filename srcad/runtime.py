@@ -18,9 +18,16 @@ def stop_gradient(x):
 
 def unbroadcast(g, x):
     """Sum the cotangent g of a broadcast result down to the shape of x."""
+    if isinstance(x, (list, tuple, dict)):  # an item of a dict or list written over: its
+        if isinstance(g, (list, tuple, dict)):  # cotangent, or the 0.0 that zeroed it
+            return g
+        if np.ndim(g) == 0:
+            return zeros_like(x)
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
+    if np.ndim(g) < len(shape):  # (the 0.0 that zeroes a dict or list item written over)
+        return g + np.zeros(shape)
     if not shape:
         total = np.sum(g)
         return total.reshape(()) if isinstance(x, np.ndarray) else total
@@ -53,7 +60,11 @@ def zeros_like(x):
 
 
 def add(a, b):
-    """Sum two cotangents elementwise, also for lists, tuples and dicts of them."""
+    """Sum two cotangents elementwise, also for lists, tuples and dicts of them (a list or
+    tuple and an array: as NumPy adds them, the tangent of xs - x)."""
+    if isinstance(a, (list, tuple)) != isinstance(b, (list, tuple)) and a is not None \
+            and b is not None:
+        return np.add(a, b)
     if isinstance(a, (list, tuple)):
         items = [add(x, y) for x, y in zip(a, b)]
         return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
@@ -78,11 +89,18 @@ def scatter_add(acc, idx, g):
     return acc
 
 
-def setitem(x, idx, v):
-    """A copy of x with x[idx] = v (the functional form of item assignment)."""
+def setitem(x, idx, v, old=None):
+    """A copy of x with x[idx] = v (the functional form of item assignment; `old`, the zero
+    of the item replaced, only serves derivatives)."""
     x = x.copy()
     x[idx] = v
     return x
+
+
+def zero_item(x, idx):
+    """The zero of the item x[idx] of a list or dict that a write replaces, which its
+    derivative puts in its place (0.0 for a new key)."""
+    return zeros_like(x[idx]) if not isinstance(x, dict) or idx in x else 0.0
 
 
 def list_unrepeat(c, x):
@@ -433,7 +451,10 @@ def _bad_cotangent(message):
 
 
 def broadcast_to(v, shape):
-    """v broadcast to a known shape (a read-only view)."""
+    """v broadcast to a known shape (a read-only view; a number for shape (), as its type
+    says: the cotangent of a float seeds a loop that adds to it in place)."""
+    if shape == () and np.ndim(v) == 0:
+        return v[()] if isinstance(v, np.ndarray) else v
     return np.broadcast_to(v, shape)
 
 
@@ -482,6 +503,18 @@ def assigned(x, name):
         raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
                                 "with a value")
     return x
+
+
+def bound(x, name):
+    """x: reading the local variable x, which may be unassigned, raises UnboundLocalError
+    where the user's function does (also when nothing uses its value)."""
+    return x
+
+
+def unbound(name):
+    """The UnboundLocalError of reading a local variable that no path has assigned."""
+    raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
+                            "with a value")
 
 
 def require_scalar(x, what="this argument"):

@@ -348,6 +348,9 @@ helper("srcad.write_winners", "x * rt.write_winners(np.zeros(3), np.array([0, 0,
 helper("srcad.svd_rank", "x * rt.svd_rank(np.zeros((3, 2)), False)", x=V3)
 helper("srcad.require_scalar", "x * rt.require_scalar(2.0)", x=V3)
 helper("srcad.assigned", "rt.assigned(x, 'x') * x", x=V3)
+helper("srcad.bound", "rt.bound(x, 'x') * x", x=V3)
+helper("srcad.zero_item", "x + rt.zero_item([x, x], 1)", x=V3)
+INTERNAL["srcad.unbound"] = "reads of unassigned variables raise: tests/test_regressions_raising.py"
 helper("srcad.copy_value", "rt.copy_value(x) * x", x=V3)
 helper("srcad.sum_to_shape", "rt.sum_to_shape(x, (3,))", x=normal(2, 3))
 helper("srcad.broadcast_to", "rt.broadcast_to(x, (2, 3))", x=V3)

@@ -81,3 +81,19 @@ def test_long_chain_of_statements(tmp_path):
     assert srcad.grad(f)(A) == pytest.approx(c + 2 * q * A, rel=1e-10)
     assert srcad.jvp(f, (A,), (1.0,))[1] == pytest.approx(c + 2 * q * A, rel=1e-10)
     assert srcad.hessian(f)(A) == pytest.approx(2 * q, rel=1e-10)
+
+
+def dict_item_overwritten(x, y):
+    # F1:1293: the cotangent of the first value written is the 0.0 that zeroes the item after
+    # the second write; it met _unbroadcast with a tuple and with an array of shape (2,)
+    d = {"w": 0}
+    d["w"] = x
+    d["w"] = np.stack([0.0, x[0]])
+    d["w"] = 0.5 * y
+    return d["w"]
+
+
+def test_gradient_of_dict_items_written_over():
+    x = (-0.5, np.array([0.5]))
+    gx, gy = srcad.grad(dict_item_overwritten, argnums=(0, 1))(x, 0.3)
+    assert gx[0] == 0.0 and np.array_equal(gx[1], [0.0]) and gy == 0.5  # (hand-derived)

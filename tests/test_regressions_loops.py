@@ -77,3 +77,17 @@ def _scaled(tree, k):
     if isinstance(tree, (list, tuple)):
         return type(tree)(_scaled(t, k) for t in tree)
     return np.asarray(tree) * k
+
+
+def reduction_of_a_float_read_in_a_loop(x, y):
+    # F4:1328: the cotangent of a float seeded as a read-only 0-d array, added to in place
+    d = {"b": 0.5}
+    a = np.max(x)
+    for i in range(y.shape[0]):
+        d["a"] = a
+    return np.sum(a) + d["b"]
+
+
+def test_cotangent_of_a_float_added_to_in_a_loop():
+    gx, gy = srcad.grad(reduction_of_a_float_read_in_a_loop, argnums=(0, 1))(np.array(0.5), np.array([0.5]))
+    assert float(gx) == 1.0 and np.array_equal(gy, [0.0])  # (hand-derived)

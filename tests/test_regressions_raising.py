@@ -74,6 +74,19 @@ def helper_that_raises(x):
     return x * x
 
 
+def returns_nothing(v):
+    v * 2.0  # (no return: None)
+
+
+def none_compared(x):
+    # F2:1818: None > -0.3 raises TypeError; the elif and everything after it was dead code
+    if x > 10.0:
+        v = x  # noqa: F841
+    elif returns_nothing(x) > -0.3:
+        v = 2.0 * x  # noqa: F841
+    return x * x
+
+
 def log_times_zero(x):
     return math.log(x) * 0.0 + x
 
@@ -92,6 +105,7 @@ CASES = [
     (unknown_function, (2.0, 0), ValueError),
     (helper_that_raises, (2.0,), ValueError),
     (log_times_zero, (-1.0,), ValueError),
+    (none_compared, (2.0,), TypeError),
 ]
 
 

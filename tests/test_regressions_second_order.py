@@ -146,3 +146,40 @@ def test_grad_of_a_vector_valued_gradient_is_refused():
     # the gradient of np.sum(np.where(x > 0, x, 0.3)) is an array: grad of it needs jacrev
     with pytest.raises(srcad.NonScalarOutputError):
         srcad.grad(srcad.grad(where_literal))(X)
+
+
+def constant_output(x, y, z):
+    return 0.5
+
+
+def constant_pair(x):
+    return 0.5, 1.0
+
+
+def test_hessian_of_a_constant_function_of_several_arguments():
+    # M1:2140: the gradient returns the literal tuple (0.0, 0.0, 0.0), whose tangent was one 0.0
+    H = srcad.hessian(constant_output, argnums=(0, 1, 2))(0.5, -0.5, -0.5)
+    assert np.array(H, dtype=float).shape == (3, 3) and not np.any(np.array(H, dtype=float))
+    assert srcad.jvp(constant_pair, (0.3,), (1.0,)) == ((0.5, 1.0), (0.0, 0.0))
+    assert [float(j) for j in srcad.jacfwd(constant_pair)(0.3)] == [0.0, 0.0]
+
+
+def reduction_then_item_write(x):
+    xs = [0, x[0], 0]
+    if 0.5 < x:
+        x = 0.5
+    v = np.sin(np.sum(x))
+    return np.sum(x) + v + sum(xs)
+
+
+@pytest.mark.parametrize("x0", [-0.5, 0.7])
+def test_second_order_writes_into_a_tangent_that_was_a_broadcast(x0):
+    # M1:2318: the tangent of the cotangent np.sum broadcasts back was the read-only
+    # broadcast itself, and the adjoint of x[0] wrote into it. Hand-derived: for x0 < 0.5,
+    # f = 2 x0 + sin(x0), f'' = -sin(x0); otherwise f = 0.5 + sin(0.5) + x0, f'' = 0.
+    x = np.array([x0])
+    want = -np.sin(x0) if x0 < 0.5 else 0.0
+    np.testing.assert_allclose(srcad.hessian(reduction_then_item_write)(x), [[want]], atol=1e-12)
+    np.testing.assert_allclose(srcad.hvp(reduction_then_item_write, (x,), (np.ones(1),)), [want], atol=1e-12)
+    np.testing.assert_allclose(srcad.grad(reduction_then_item_write)(x),
+                               fd_grad(reduction_then_item_write, (x,)), rtol=1e-6)

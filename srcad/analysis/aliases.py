@@ -25,8 +25,15 @@ _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
 _STORES = ("srcad.list_append", "list.append", "srcad.list_extend", "list.extend", "srcad.list_insert",
            "list.insert", "operator.setitem", "srcad.setitem", "srcad.scatter_add")
 _CONTAINERS = (T.List, T.Tuple, T.Dict)
+#: new containers that hold the items of (some of) their arguments: `xs + ys`, `xs * n`,
+#: `xs.copy()`, `list(xs)`, `tuple(xs)`, `d.copy()` (a list or tuple of an array's rows holds
+#: views of the array)
+_SHALLOW_COPIES = {"srcad.list_concat": (0, 1), "srcad.list_repeat": (0,), "list.copy": (0,),
+                   "builtins.list": (0,), "builtins.tuple": (0,), "dict.copy": (0,),
+                   "srcad.copy_value": (0,)}
 _READ_ONLY_VIEWS = frozenset(("srcad.sum_adjoint", "srcad.broadcast_to", "numpy.broadcast_to",
-                              "srcad.expand_reduced", "srcad.broadcast_like"))
+                              "srcad.expand_reduced", "srcad.broadcast_like",
+                              "srcad.average_weights"))
 INPLACE_OPERATORS = frozenset(f"operator.i{op}" for op in (
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
     "rshift"))
@@ -67,6 +74,9 @@ class Aliases:
         self.foreign_vars: set = set()
         self.edges: list = []  # (container, element) pairs of Vars
         self.read_from: set = set()  # containers that elements are taken out of
+        self.copies: list = []  # (container, container whose items it holds too)
+        self.tuples: dict = {}  # tuple -> its items, where a srcad.tuple made it
+        self.links: list = []  # (a, b): b is a's object if a is (for ownership)
         for p in fn.body.params:
             self.foreign_vars.add(p)
         carried = []
@@ -75,8 +85,8 @@ class Aliases:
                 self._apply(op)
             elif isinstance(op, If):
                 for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields):
-                    self.union(o, a)
-                    self.union(o, b)
+                    self.union(o, a, join=True)
+                    self.union(o, b, join=True)
             else:
                 params = op.body.params[1:] if isinstance(op, For) else op.body.params
                 for i, o in enumerate(op.outs):
@@ -115,11 +125,16 @@ class Aliases:
             x = self.parent[x]
         return x
 
-    def union(self, a, b) -> None:
+    def union(self, a, b, join: bool = False) -> None:
+        """a and b may be the same object; `join`: a is an if's result and b what a branch
+        yields (a comes from b, but b does not come from the other branch's value)."""
         if isinstance(b, Const):
             if isinstance(b.value, Ext):
                 self.foreign_vars.add(a)
             return
+        self.links.append((b, a) if join else (a, b))
+        if not join:
+            self.links.append((b, a))
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[rb] = ra
@@ -152,6 +167,18 @@ class Aliases:
         if rule.structural:
             for a in op.args:
                 self.contain(op.outs[0], a)
+            if op.prim == "srcad.tuple":
+                self.tuples[op.outs[0]] = op.args
+            return
+        if op.prim in _SHALLOW_COPIES:
+            for k in _SHALLOW_COPIES[op.prim]:
+                if k < len(op.args) and _ref(op.args[k]):
+                    src = op.args[k]
+                    if not isinstance(src.type, _CONTAINERS):
+                        self.contain(op.outs[0], src)  # (rows of an array; or unknown)
+                    self.copies.append((op.outs[0], src))
+                elif k < len(op.args) and isinstance(op.args[k], Const) and isinstance(op.args[k].value, Ext):
+                    self.foreign_vars.add(op.outs[0])
             return
         if op.prim == "srcad.sum_adjoint" and isinstance(op.outs[0].type, T.List):
             self.contain(op.outs[0], op.args[0])  # a new list [g, g, ...]
@@ -161,6 +188,11 @@ class Aliases:
         first = registry.bind(rule, op.args, op.kw).get(rule.params[0]) if rule.params else (
             op.args[0] if op.args else None)
         if all(isinstance(o.type, _SCALAR) for o in op.outs):
+            return
+        key = op.args[1] if op.prim == "operator.getitem" and len(op.args) == 2 else None
+        if first in self.tuples and isinstance(key, Const) and type(key.value) is int \
+                and -len(self.tuples[first]) <= key.value < len(self.tuples[first]):
+            self.union(op.outs[0], self.tuples[first][key.value])  # (t[0] of t = (a, b) is a)
             return
         if isinstance(first, Var) and op.prim == "operator.getitem" and isinstance(
                 first.type, _CONTAINERS + (T.Unknown,)):
@@ -182,7 +214,7 @@ class Aliases:
         # list and what comes out of it (append, then pop or index) may be the same object
         changed = True
         while changed:
-            changed = False
+            changed = self._copy_items()
             first_element: dict = {}
             read = {self.find(c) for c in self.read_from}
             for c, e in self.edges:
@@ -204,19 +236,47 @@ class Aliases:
             rc, re_ = self.find(c), self.find(e)
             self.holds.setdefault(rc, set()).add(re_)
             self.held_by.setdefault(re_, set()).add(rc)
-        self.foreign = set()
-        stack = [self.find(v) for v in self.foreign_vars]
-        while stack:  # what foreign objects hold is foreign too
-            r = stack.pop()
-            if r in self.foreign:
+        self.foreign = self._foreign()
+
+    def _foreign(self) -> set:
+        """Values that may be objects from outside the function, or held by one: along
+        aliases, into the results of ifs (not back into the other branch's value), into
+        what a foreign container holds, and into the items of copies of foreign containers."""
+        after: dict = {}
+        for a, b in self.links:
+            after.setdefault(a, []).append(b)
+        for c, e in self.edges:
+            after.setdefault(c, []).append(e)
+        for out, src in self.copies:
+            after.setdefault(src, []).extend(e for c, e in self.edges if c is out or c == out)
+        foreign: set = set()
+        stack = list(self.foreign_vars)
+        while stack:
+            v = stack.pop()
+            if v in foreign:
                 continue
-            self.foreign.add(r)
-            stack.extend(self.holds.get(r, ()))
+            foreign.add(v)
+            stack.extend(after.get(v, ()))
+        return foreign
+
+    def _copy_items(self) -> bool:
+        """Give each shallow copy the items of what it copies (a fixed point: copies of
+        copies). Returns whether an item was added."""
+        added = False
+        have = {(self.find(c), self.find(e)) for c, e in self.edges}
+        for out, src in self.copies:
+            root, ro = self.find(src), self.find(out)
+            for c, e in list(self.edges):
+                if self.find(c) == root and (ro, self.find(e)) not in have:
+                    self.edges.append((out, e))
+                    have.add((ro, self.find(e)))
+                    added = True
+        return added
 
     # queries
 
     def owned(self, v: Var) -> bool:
-        return self.find(v) not in self.foreign
+        return v not in self.foreign
 
     def group(self, v: Var) -> list:
         return self.groups.get(self.find(v), [v])

@@ -11,6 +11,9 @@
 3. Coalescing: a loop's parameter, result, initial value and yield, and an `if`'s result and
    the values its branches yield, share one name unless their live ranges overlap (then a
    copy is emitted) — this turns phis back into ordinary reassignment.
+   A value a `srcad.bound` check reads that may be unassigned gets a name of its own, shared
+   only with values whose definition means it is assigned (analysis/unassigned.py), so that
+   Python raises UnboundLocalError exactly where the user's code does.
 4. Names: user names are kept (`x`, then `x_1`, `x_2` for versions that are live at the same
    time), cotangents are `x_bar`, temporaries `_t0, _t1, ...`, all in program order, so the
    same input always gives the same names.
@@ -27,6 +30,7 @@ from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_o
 from ..analysis.aliases import Aliases, update_base
 from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import Liveness
+from ..analysis.unassigned import unassigned_values
 
 _UPDATES_INPLACE_TYPES = (T.Array, T.List, T.Unknown, T.Num, T.Dict)
 
@@ -115,6 +119,8 @@ class _Namer:
         self.pos = positions(fn.body) if self.late else {}
         self.cls = _UnionFind()
         self.groups: dict = {}
+        self.unassigned, self.assigning = unassigned_values(fn.body)
+        self.exclusive: set = set()  # names of the groups of self.unassigned
 
     # in place
 
@@ -165,6 +171,9 @@ class _Namer:
             return False  # keep the user's names: `s = x` stays a copy rather than renaming s
         if not force and ga.interferes(gb):
             return False
+        if not force and self.unassigned and (ga.set & self.unassigned or gb.set & self.unassigned) \
+                and not (ga.set <= self.assigning and gb.set <= self.assigning):
+            return False  # (a value defined before would assign the name of one that may be unassigned)
         root = self.cls.union(a, b)
         self.groups.pop(rb if root == ra else ra, None)
         self.groups[root] = ga.absorb(gb)
@@ -226,7 +235,9 @@ class _Namer:
                 continue
             hints = [m.hint for m in members if m.hint and not _TEMP.match(m.hint)]
             hint = _clean(next((h for h in hints if not h.startswith("_")), hints[0] if hints else ""))
-            if not hint:
+            if self.unassigned and group.set & self.unassigned:
+                name = self._own_name(hint or "_t", taken)
+            elif not hint:
                 name = f"_t{temps}"
                 temps += 1
                 while name in self.reserved or name in taken:
@@ -248,12 +259,22 @@ class _Namer:
             taken[name] = _Group([], Liveness())
             _Namer._take(taken, name, group)
 
+    def _own_name(self, hint: str, taken) -> str:
+        """A name no other group has or will have."""
+        k = 0
+        while True:
+            name = hint if k == 0 else f"{hint}_{k}"
+            k += 1
+            if name not in self.reserved and name not in taken:
+                self.exclusive.add(name)
+                return name
+
     def _free_name(self, hint: str, group: _Group, taken) -> str:
         k = 0
         while True:
             name = hint if k == 0 else f"{hint}_{k}"
             k += 1
-            if name in self.reserved:
+            if name in self.reserved or name in self.exclusive:
                 continue
             if name not in taken or not group.interferes(taken[name]):
                 return name

@@ -25,7 +25,8 @@ import gast
 
 from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError
 from ..ir.builder import Builder
-from ..ir.nodes import Atom, Const, Function, Param, Var
+from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
+from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
@@ -57,6 +58,7 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         self.loops: list[object] = []  # keys of the break/continue flags of open loops
         self.keys_written: set = set()
         self.returns: list = []  # Locs of return statements
+        self.unbound_reads = maybe_unbound_reads(parsed.node, self.scope.locals)
 
     # -- variables ---------------------------------------------------------------------------
 
@@ -86,12 +88,22 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
 
     def lookup_name(self, name: str, node) -> Lowered:
         if any(name in s for s in self.renames) or name in self.scope.locals:
-            return self.b.read(self.key(name))
+            return self.read_local(name, node)
         found = self.scope.resolve(name)
         if found is None:
             raise self.error(UnsupportedSyntaxError, node, f"name {name!r} is not defined",
                              "define it before calling the function")
         return found
+
+    def read_local(self, name: str, node) -> Atom:
+        """The value of a local variable; where it may be unassigned (frontend/definite.py), a
+        check that raises UnboundLocalError as Python does."""
+        value = self.b.read(self.key(name))
+        if node not in self.unbound_reads:
+            return value
+        if isinstance(value, Const) and value.value is UNDEF:  # no path assigned it
+            return self.emit("srcad.unbound", (Const(name),), node=node, hint=name)
+        return self.emit("srcad.bound", (value, Const(name)), node=node, hint=name)
 
     # -- functions ---------------------------------------------------------------------------
 
@@ -240,15 +252,16 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
 
     def stmt_AugAssign(self, node) -> None:
         target = node.target
-        rhs = self.value(node.value)
         if isinstance(target, gast.Name):
             if target.id not in self.scope.locals:
                 raise self.error(UnsafeMutationError, node, f"cannot assign to global {target.id!r}",
                                  "return the new value instead")
-            old = self.b.read(self.key(target.id))
+            old = self.read_local(target.id, target)
+            rhs = self.value(node.value)
             self.write(target.id, self.emit(INPLACE[type(node.op)], (old, rhs), node=node,
                                             hint=target.id))
             return
+        rhs = self.value(node.value)
         if isinstance(target, gast.Subscript):
             base = self.value(target.value)
             idx = self.index(target.slice)

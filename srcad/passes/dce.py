@@ -122,6 +122,20 @@ def mark_kept(fn: Function) -> Function:
     return dataclasses.replace(fn, body=mark(fn.body))
 
 
+def needed_values(fn: Function) -> set:
+    """The values the results and the effects of fn need (the user's operations that may
+    raise counted as effects), and whether an operation matters for them."""
+    lv = _Live()
+    lv.use(fn.body.yields)
+    lv.block(mark_kept(fn).body)
+    return lv.live
+
+
+def matters(op, needed: set) -> bool:
+    """Does dead-code elimination keep this operation (given needed_values)?"""
+    return _effect(op) or must_keep(op) or any(o in needed for o in op.outs)
+
+
 def dce(fn: Function) -> Function:
     """Remove everything that does not contribute to the results or to an effect."""
     lv = _Live()

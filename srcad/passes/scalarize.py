@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..analysis.unassigned import maybe_undefined
 from ..ir import types as T
 from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, For, Function, If, Var, While, max_var_id
 
@@ -36,6 +37,12 @@ class _Scalarizer:
     def __init__(self, fn: Function):
         self.next = max_var_id(fn) + 1
         self.changed = False
+        # a tuple that may be unassigned (a loop's first iteration) stays whole: taking it
+        # apart would read it where the user's code does not
+        self.maybe_undef = maybe_undefined(fn.body)
+
+    def whole(self, a: Atom) -> bool:
+        return _undef(a) or a in self.maybe_undef
 
     def fresh(self, hint: str, t: T.Type) -> Var:
         v = Var(self.next, hint, t)
@@ -73,7 +80,7 @@ class _Scalarizer:
 
     def split_if(self, op: If) -> list:
         which = [i for i, o in enumerate(op.outs) if _splittable(o.type)
-                 and not _undef(op.then.yields[i]) and not _undef(op.orelse.yields[i])]
+                 and not self.whole(op.then.yields[i]) and not self.whole(op.orelse.yields[i])]
         if not which:
             return [op]
         self.changed = True
@@ -100,7 +107,8 @@ class _Scalarizer:
     def split_loop(self, op, offset: int) -> list:
         params = op.body.params[offset:]
         n = len(op.outs)
-        which = [i for i in range(n) if _splittable(params[i].type) and not _undef(op.init[i])]
+        which = [i for i in range(n) if _splittable(params[i].type) and not self.whole(op.init[i])
+                 and params[i] not in self.maybe_undef]
         if not which:
             return [op]
         self.changed = True

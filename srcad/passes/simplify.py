@@ -20,7 +20,7 @@ import numpy as np
 from ..analysis.shape_rules import NO, SHAPES
 from ..analysis.shapes import broadcast
 from ..ir import types as T
-from ..ir.nodes import Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks, max_var_id
+from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks, max_var_id
 from ..ir.rewrite import sub_atom, substitute_block
 from ..rules import registry
 from .fold import fold_apply
@@ -103,6 +103,10 @@ class Simplifier:
         kw = tuple((k, self.atom(a)) for k, a in op.kw)
         op = dataclasses.replace(op, args=args, kw=kw)
         rule = registry.lookup(op.prim)
+        if op.prim == "srcad.bound" and isinstance(args[0], Const) and args[0].value is UNDEF:
+            # a read of a variable that turned out to be unassigned on every path
+            self.rewrites += 1
+            return [Apply(op.outs, "srcad.unbound", args[1:], (), op.loc, keep=True)]
         if op.prim == "srcad.scatter_add" and len(args) == 3 and not kw:
             restored = self.restore(*args)
             if restored is not None:

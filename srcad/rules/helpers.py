@@ -162,4 +162,11 @@ nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
         fresh=False, linear=("x",), raises="always")
+# the zero of a list or dict item a write replaces (operator.setitem's `old`)
+nondiff("srcad.zero_item", "x, idx", out=ty.getitem, fn=rt.zero_item, raises="index")
+# reads of a local variable that may be unassigned (frontend/definite.py): kept, so that
+# derivatives raise UnboundLocalError where the function does
+defrule("srcad.bound", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.bound,
+        fresh=False, linear=("x",), raises="always")
+nondiff("srcad.unbound", "name", out=lambda sig: T.BOTTOM, fn=rt.unbound, raises="always")
 nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar, raises="always")

@@ -53,7 +53,7 @@ defrule("srcad.unbroadcast", "c, x", jvp={"c": "srcad.unbroadcast(t, x)"},
         fresh=False, linear=("c",))
 defrule("srcad.broadcast_like", "v, like", jvp={"v": "srcad.broadcast_like(t, like)"},
         vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,
-        linear=("v",))
+        fresh=False, linear=("v",))  # (v itself when it has the shape already)
 defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), fn=rt.add,
         linear=("x", "y"))
 defrule("srcad.scatter_add", "acc, idx, v", jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},

@@ -75,12 +75,16 @@ def _setitem_type(sig) -> T.Type:
     return x
 
 
+# the item written over is 0.0 in derivatives, or for lists and dicts whose items are arrays or
+# containers, `old`: srcad.zero_item of the item, which specialisation computes before the write
+_ZERO_ITEM = "0.0 if old is None else old"
+
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
         fresh=False, linear=("x",), refuses=("idx",), raises="index")  # (np.r_[x, y]: an object indexed by floats)
-defrule("operator.setitem", "x, idx, v",
-        jvp={"x": "srcad.setitem(t, idx, 0.0)",
+defrule("operator.setitem", "x, idx, v, old=None",
+        jvp={"x": f"srcad.setitem(t, idx, {_ZERO_ITEM})",
              "v": "srcad.setitem(srcad.zeros_like(x), idx, t)"},
-        vjp={"x": "srcad.setitem(g, idx, 0.0)", "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
+        vjp={"x": f"srcad.setitem(g, idx, {_ZERO_ITEM})", "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
         jvp_all="srcad.setitem(t_x, idx, t_v)",
         out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"), raises="index")

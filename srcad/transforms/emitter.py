@@ -56,7 +56,9 @@ class Emitter:
     def zeros(self, like: Atom, loc: Loc | None = None) -> Atom:
         """A zero derivative for a value like `like` (0.0 for floats, zeros for arrays)."""
         t = atom_type(like)
-        if isinstance(t, (T.Float, T.Int, T.Bool)) or isinstance(like, Const):
+        if isinstance(like, Const):
+            return Const(_const_zero(like.value))
+        if isinstance(t, (T.Float, T.Int, T.Bool)):
             return Const(0.0)
         if isinstance(t, T.Array):
             return self.apply("numpy.zeros_like", (like,), (), loc, "_zeros")
@@ -69,6 +71,14 @@ class Emitter:
         if isinstance(t, (T.List, T.Tuple, T.Dict, T.Unknown)):
             return self.apply("srcad.add", (a, b), (), loc, hint)
         return self.apply("operator.add", (a, b), (), loc, hint)
+
+
+def _const_zero(value):
+    """The zero derivative of a literal: 0.0, or a tuple of zeros for a tuple of literals
+    (a function returning `0.5, 0.5` has a tangent of two zeros), None for None."""
+    if isinstance(value, tuple):
+        return tuple(_const_zero(v) for v in value)
+    return None if value is None else 0.0
 
 
 class TemplateLowerer(ExprLowerer):

@@ -61,6 +61,7 @@ class Plan:
     pushed: dict = field(default_factory=dict)  # id of a push's result -> (primal value, id(loop))
     loops: dict = field(default_factory=dict)  # id(loop) -> loop op (for reports)
     chains: dict = field(default_factory=dict)  # id(loop) -> ((index, param, yield), ...)
+    zero_like: set = field(default_factory=set)  # values whose zero cotangent is made from them
 
 
 class Reverse(ApplyAdjoints, LoopAdjoints):
@@ -79,10 +80,18 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.trips = {id(op): Var(-1 - k, "_trips", T.INT) for k, op in enumerate(loops)}
         self.rematerializable = Remat(fn)
         self._writes: dict[int, set] = {}
-        # loop slots that start as None instead of unbound, and the values that may be it
-        self.none_starts, self.maybe_none = unbound_starts(fn.body, plan.push) if not dry else (set(), set())
+        # loop and if slots that are None instead of unbound, and the values that may be it
+        self.none_starts, self.maybe_none = set(), set()
         self.checked: set = set()  # forward values read through srcad.assigned
         self.partial: set = set()  # values whose cotangent is a zero on some path (an `if` joined it)
+
+    def bind_unassigned(self, residuals=()) -> None:
+        """Plan which values the forward sweep binds to None where the user's code leaves
+        them unassigned (transforms/unbound.py): pushed values, values whose zero cotangent
+        is made from them, and the residuals of vjp."""
+        if not self.dry:
+            bound = self.plan.zero_like | set(residuals)
+            self.none_starts, self.maybe_none = unbound_starts(self.fn.body, self.plan.push, bound)
 
     # -- forward values ------------------------------------------------------------------------
 
@@ -177,10 +186,14 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
 
     def zeros_for(self, v: Atom, loc=None) -> Atom:
         t = atom_type(v)
-        if isinstance(t, SCALARS) or isinstance(v, Const):
+        if isinstance(v, Const):
+            return self.em.zeros(v, loc)
+        if isinstance(t, SCALARS):
             return Const(0.0)
         if isinstance(t, T.Array) and t.shape is not None:  # no need for the value itself
             return self.em.apply("numpy.zeros", (Const(t.shape),), (), loc, "_zeros")
+        if self.dry:
+            self.plan.zero_like.add(v)
         return self.em.zeros(self.primal(v), loc)
 
     def materialize(self, vs, loc=None) -> list:
@@ -220,6 +233,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         seeds = [self.b.fresh("g", T.UNKNOWN) for _ in range(extra_params)]
         self.b.begin_function(params + seeds)
         self.layers[0].update(zip(fn.body.params, params))
+        self.bind_unassigned()
         if not self.dry:
             self.make_stacks()
             self.fwd_block(fn.body)
@@ -248,14 +262,15 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         params = [self.b.fresh(p.hint, p.type) for p in fn.body.params]
         self.b.begin_function(params)
         self.layers[0].update(zip(fn.body.params, params))
-        self.make_stacks()
-        self.fwd_block(fn.body)
-        for y in fn.body.yields:
-            self.fwd_read(y, fn.loc)
         # (an argument whose cotangent may be a zero of a shape known only at run time)
         shapeless = {p for p in (fn.body.params[i] for i in wrt) if not isinstance(p.type, SCALARS)
                      and T.shape_of(p.type) is None}
         residuals = sorted(set(self.plan.top) | shapeless, key=lambda v: v.id)
+        self.bind_unassigned(residuals)
+        self.make_stacks()
+        self.fwd_block(fn.body)
+        for y in fn.body.yields:
+            self.fwd_read(y, fn.loc)
         stacks = sorted(k for k in _stack_keys(self.b))
         res_atoms = [self.fwd(v) for v in residuals] + [self.b.read(k) for k in stacks]
         out = self.fwd(fn.body.yields[0])
@@ -292,8 +307,12 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
     def fwd_block(self, block: Block) -> None:
         for op in block.ops:
             if isinstance(op, Apply):
-                args = tuple(self.fwd_read(a, op.loc) for a in op.args)
-                kw = tuple((k, self.fwd_read(a, op.loc)) for k, a in op.kw)
+                if op.prim == "srcad.bound" and op.args[0] in self.maybe_none:
+                    # a read of a variable that may be unassigned, which is None here
+                    self.layers[-1][op.outs[0]] = self.fwd_read(op.args[0], op.loc)
+                    continue
+                args = tuple(self.fwd(a) for a in op.args)
+                kw = tuple((k, self.fwd(a)) for k, a in op.kw)
                 outs = tuple(self.b.fresh(o.hint, o.type) for o in op.outs)
                 self.b.emit(Apply(outs, op.prim, args, kw, op.loc, op.keep))
                 self.layers[-1].update(zip(op.outs, outs))
@@ -309,20 +328,21 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         # a value only one branch defines: a placeholder in the other where it is stored or
         # returned (in loops, and as a residual of vjp), else left unbound
         filler = None if self.loop_depth or self.split else Const(UNDEF)
-        self.b.begin_if(self.fwd_read(op.cond, op.loc), op.loc)
-        then_y = self._fwd_branch(op.then, lifted, filler)
+        self.b.begin_if(self.fwd(op.cond), op.loc)
+        then_y = self._fwd_branch(op, op.then, lifted, filler)
         self.b.begin_else(then_y)
-        else_y = self._fwd_branch(op.orelse, lifted, filler)
+        else_y = self._fwd_branch(op, op.orelse, lifted, filler)
         hints = tuple(o.hint for o in op.outs) + tuple(v.hint for v in lifted)
         types = tuple(o.type for o in op.outs) + tuple(v.type for v in lifted)
         outs = self.b.end_if(else_y, hints, types)
         self.layers[-1].update(zip(op.outs + lifted, outs))
 
-    def _fwd_branch(self, block: Block, lifted, filler) -> tuple:
+    def _fwd_branch(self, op: If, block: Block, lifted, filler) -> tuple:
         self.layers.append({})
         self.fwd_block(block)
         layer = self.layers.pop()
-        ys = tuple(self.fwd_in(layer, y) for y in block.yields)
+        ys = tuple(Const(None) if (id(op), i) in self.none_starts and isinstance(y, Const) and y.value is UNDEF
+                   else self.fwd_in(layer, y) for i, y in enumerate(block.yields))
         return ys + tuple(layer[v] if v in layer else filler or self._placeholder(v) for v in lifted)
 
     def _placeholder(self, v: Var) -> Atom:

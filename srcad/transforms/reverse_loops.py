@@ -48,7 +48,7 @@ class LoopAdjoints:
         n = len(op.init)
         counting = self._start_trips(op)
         index, params = self.b.begin_for(
-            self.fwd_read(op.start, op.loc), self.fwd_read(op.stop, op.loc), self.fwd_read(op.step, op.loc),
+            self.fwd(op.start), self.fwd(op.stop), self.fwd(op.step),
             self._fwd_init(op),
             index_hint=op.body.params[0].hint or "i", hints=tuple(p.hint for p in op.body.params[1:]),
             types=tuple(p.type for p in op.body.params[1:]), reverse=op.reverse, loc=op.loc)

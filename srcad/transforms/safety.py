@@ -18,6 +18,7 @@ from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Const, Function, Var, iter_ops
+from ..passes.dce import matters, needed_values
 
 _SCALAR = (T.Float, T.Int, T.Bool)
 #: operations that come from the user's own syntax (x[i] = v, xs.append(v), x += y); srcad's
@@ -79,7 +80,8 @@ def check_mutations(fn: Function) -> None:
                and not isinstance(op.args[update_base(op)].type, _SCALAR)]
     if not updates:
         return
-    full, live = Aliases(fn, user=True), liveness(fn)
+    needed = needed_values(fn)  # (what only dead code reads is not "used afterwards")
+    full, live = Aliases(fn, user=True), liveness(fn, needed, lambda op: matters(op, needed))
     late = late_stores(loop_bodies(fn))
     relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late)) if late else full
     pos = positions(fn.body) if late else {}

@@ -162,6 +162,11 @@ class Specializer:
                 op.loc, f"{_INT_ONLY[prim]} needs ints, and a float is given here",
                 "an int argument you differentiate is promoted to a float: leave it out of argnums "
                 "(or give it a jvp tangent of None), or convert with int(...)")])
+        if prim == "operator.setitem" and len(args) == 3 and not kw and _item_structured(args):
+            # the zero of the item written over, for derivatives (its shape is lost otherwise)
+            zero = self.fresh("", out_types(registry.lookup("srcad.zero_item"), args[:2], (), 1)[0])
+            pre.append(Apply((zero,), "srcad.zero_item", args[:2], (), op.loc))
+            args = args + (zero,)
         if prim == "operator.getitem" and _iterates_dict(args):
             raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
                 op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
@@ -455,6 +460,18 @@ _SHAPE_QUERIES = {"numpy.shape": lambda s: s, "numpy.ndarray.shape": lambda s: s
                   "numpy.ndim": len, "numpy.ndarray.ndim": len,
                   "numpy.size": math.prod, "numpy.ndarray.size": math.prod,
                   "builtins.len": lambda s: s[0] if s else None}
+
+
+def _item_structured(args) -> bool:
+    """Is the item x[idx] that `x[idx] = v` replaces in a list or dict maybe not a number?"""
+    t = atom_type(args[0])
+    if isinstance(t, T.List):
+        item = t.elt
+    elif isinstance(t, T.Dict) and isinstance(args[1], Const):
+        item = dict(t.items).get(args[1].value, T.NONE)
+    else:
+        return False
+    return not isinstance(item, (T.Float, T.Int, T.Bool, T.NoneT, T.Bottom))
 
 
 def _known_result(prim: str, args, kw) -> Const | None:

@@ -64,6 +64,7 @@ FEATURES = {
     "assert": 0.3,
     "raise": 0.2,           # raise under a condition (f may raise at the point)
     "dead_raise": 0.1,      # a statement that always raises and whose value is unused
+    "unbound_read": 0.2,    # a variable assigned in one branch or a loop only, then read
     # arguments and outputs
     "arg_int": 1.0,         # int arguments: loop counts and indices
     "arg_0d": 0.3,          # 0-d array arguments

@@ -25,7 +25,7 @@ from .expr import Exprs
 from .stmt import Ctx, Stmts
 from .vartypes import FLOAT, INT, LIST, TUPLE, A, Ty, Var, is_float_like, size
 
-RAISING = {"raise", "assert", "dead_raise"}
+RAISING = {"raise", "assert", "dead_raise", "unbound_read"}
 HEADER = "import math\nimport numpy as np\n"
 
 

@@ -61,6 +61,7 @@ class Stmts:
             ("break", 1.0, lambda: self.s_exit(ind, ctx, "break") if ctx.loop else None),
             ("continue", 1.0, lambda: self.s_exit(ind, ctx, "continue") if ctx.loop else None),
             ("early_return", 0.7, lambda: self.s_return(ind, ctx) if ctx.ret is not None else None),
+            ("unbound_read", 0.7, lambda: self.s_unbound_read(ind)),
         ])
         return out or self.s_new_float(ind)
 
@@ -198,9 +199,10 @@ class Stmts:
 
     @staticmethod
     def _leaves(body):
-        """A branch that always leaves (its last statement returns, breaks or raises)."""
-        last = body[-1].strip()
-        return last.startswith(("return", "break", "continue", "raise"))
+        """A branch that always leaves (its last statement returns, breaks or raises, not one
+        nested in an `if` or a loop of the branch)."""
+        indent = body[0][:len(body[0]) - len(body[0].lstrip())]
+        return body[-1].startswith(tuple(indent + w for w in ("return", "break", "continue", "raise")))
 
     def _loop_body(self, ind, ctx, bound_vars, trips):
         before = dict(self.scope)
@@ -292,6 +294,26 @@ class Stmts:
         self.scope[k] = Var(k, INT(0, hi))
         body = self._loop_body(ind, ctx, [], hi)
         return lines + body
+
+    def s_unbound_read(self, ind):
+        """A variable assigned on some paths only (one branch, a loop that may run zero
+        times), then read, maybe without using the value: f raises UnboundLocalError where
+        no path assigned it, and its derivatives must too."""
+        name = self.new_name("w")
+        if self.rng.random() < 0.5:
+            lines = [f"{ind}if {self.cond(1)}:", f"{ind}    {name} = {self.fexpr(1)}"]
+        else:
+            code, lo, hi = self.count()
+            i = self.new_name("i")
+            self.scope[i] = Var(i, INT(0, max(hi - 1, 0)))
+            lines = [f"{ind}for {i} in range({code}):", f"{ind}    {name} = {self.fexpr(1)} * {i}"]
+            del self.scope[i]
+        if self.rng.random() < 0.3:
+            return lines + [f"{ind}{self.new_name('_w')} = {name}"]  # (the value unused)
+        v = self.new_name("v")
+        use = f"0.5 * {name} + {self.fexpr(1)}"
+        self.bind(v, FLOAT)
+        return lines + [f"{ind}{v} = {use}"]
 
     def s_exit(self, ind, ctx, word):
         return [f"{ind}if {self.cond(1)}:", f"{ind}    {word}"]

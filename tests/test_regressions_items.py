@@ -1,0 +1,88 @@
+"""Items of lists and dicts written over, and lists meeting arrays (fuzz F2:573, F2:730,
+F2:1048, F2:395). The derivative of `xs[i] = v` puts a zero in place of the item written
+over; the adjoint of what made that item (np.stack, np.concatenate, np.outer, a nested list)
+needs a zero of the item's own shape, which can differ from v's. Every gradient is checked
+against finite differences, every tangent against a finite-difference directional
+derivative."""
+
+import numpy as np
+import pytest
+
+import srcad
+from oracle import assert_tree_close, fd_grad, fd_jvp
+
+
+def stacked_item_replaced(a, b):
+    xs = [np.stack([a, b]), a * b]
+    xs[0] = np.stack([b, a * a])  # same shape
+    return np.sum(xs[0] ** 2) + np.sum(xs[1])
+
+
+def concatenated_item_replaced(a, b):
+    xs = [np.concatenate([a, b]), a]
+    xs[0] = np.concatenate([a, a])
+    return np.sum(xs[0] * xs[0]) + np.sum(xs[1])
+
+
+def outer_item_replaced_by_another_shape(a, b):
+    xs = [np.outer(a[:1], b[:1]), a]  # (1, 1)
+    xs[0] = np.ones((1, 2)) * b[0]  # (1, 2)
+    return np.sum(xs[0]) + np.sum(xs[1] * a)
+
+
+def nested_list_item_replaced(a, b):
+    xs = [[a, b], a]
+    xs[0] = [b, b * a]
+    return np.sum(xs[0][1]) + np.sum(xs[1])
+
+
+def dict_item_replaced(a, b):
+    d = {"u": np.stack([a, b]), "v": a}
+    d["u"] = np.stack([a * b, b])
+    return np.sum(d["u"]) + np.sum(d["v"])
+
+
+def list_minus_array(x, ys):
+    # F2:1048: the tangent of a list of arrays minus a 0-d array adds a list and an array
+    zs = ys - np.array(x)
+    return np.sum(zs * zs)
+
+
+def zero_d_difference_summed(x, z):
+    # F2:395: the tangent of z - x[0] (z 0-d) is a float, which has no .sum()
+    d = {"c": z - x[0]}
+    return np.sum(d["c"])
+
+
+A, B = np.array([0.3, 0.5]), np.array([0.7, -0.2])
+CASES = [(stacked_item_replaced, (A, B)), (concatenated_item_replaced, (A, B)),
+         (outer_item_replaced_by_another_shape, (A, B)), (nested_list_item_replaced, (A, B)),
+         (dict_item_replaced, (A, B))]
+
+
+@pytest.mark.parametrize("fn,args", CASES, ids=[c[0].__name__ for c in CASES])
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_items_written_over_match_finite_differences(fn, args, argnum):
+    assert_tree_close(srcad.grad(fn, argnums=argnum)(*args), fd_grad(fn, args, argnum), what="grad")
+    v = np.array([0.6, -0.9])
+    tangents = [None, None]
+    tangents[argnum] = v
+    got = srcad.jvp(fn, args, tangents)[1]
+    full = [np.zeros(2), np.zeros(2)]
+    full[argnum] = v
+    assert got == pytest.approx(fd_jvp(fn, args, full), rel=1e-5, abs=1e-6)
+
+
+def test_a_list_meeting_an_array_in_forward_mode():
+    ys = [np.array([-0.5]), np.array([0.25])]
+    args = (-0.5, ys)
+    want = fd_jvp(list_minus_array, args, (1.0, [np.ones(1), np.zeros(1)]))
+    got = srcad.jvp(list_minus_array, args, (1.0, [np.ones(1), np.zeros(1)]))[1]
+    assert got == pytest.approx(want, rel=1e-5)
+    assert_tree_close(srcad.grad(list_minus_array, argnums=1)(*args), fd_grad(list_minus_array, args, 1))
+
+
+def test_the_tangent_of_a_zero_d_difference():
+    args = ([-0.5], np.array(0.5))
+    jac = srcad.jacfwd(zero_d_difference_summed, argnums=(0, 1))(*args)
+    assert float(jac[0][0]) == -1.0 and float(jac[1]) == 1.0  # hand-derived
