@@ -135,7 +135,8 @@ def _rule_text(rule) -> str:
                  for kind in ("jvp", "vjp", "let")}
     alls = [t.source if t is not None else "" for t in (rule.jvp_all, rule.vjp_all)]
     flags = [rule.nouts, rule.differentiable, rule.broadcasts, rule.fresh, rule.updates, rule.scatter,
-             rule.linear, rule.impure, rule.diff, rule.structural, rule.opaque, rule.attr, rule.refuses]
+             rule.linear, rule.impure, rule.diff, rule.structural, rule.opaque, rule.attr, rule.refuses,
+             _describe(rule.view_of) if rule.view_of else ""]
     names = {k: _describe(v) for t in _templates(rule) for k, v in sorted(t.namespace.items())}
     functions = [_describe(x) if x is not None else "" for x in (rule.out, rule.fn)]
     return repr([rule.name, rule.params, sorted(map(repr, rule.defaults.items())), templates, alls, flags,

@@ -158,3 +158,27 @@ def test_writes_nothing_else_sees_are_accepted(fn, args):
 def test_a_conditional_alias_used_after_the_write_is_refused():
     with pytest.raises(srcad.UnsafeMutationError):
         srcad.grad(conditional_alias_used_after)(0.7, np.ones(3))
+
+
+def einsum_view_then_write(y):
+    # W1:101: np.einsum('ji->ij', y0) is a view of y0; the backward sweep read it after codegen
+    # had written into y0 in place (a wrong gradient)
+    y0 = y.copy()
+    v = np.trace(y @ np.einsum("ji->ij", y0))
+    y0[0, 0] += 0.5
+    return v + np.sum(y0 * y0)
+
+
+def write_into_an_einsum_product(a, b):
+    e = np.einsum("ij,jk->ik", a, b)
+    e[0, 0] = 0.0
+    return np.sum(e * e)
+
+
+def test_einsum_of_one_operand_is_a_view():
+    y = np.array([[-0.5, 0.3], [0.2, 0.7]])
+    assert srcad.grad(einsum_view_then_write)(y) == pytest.approx(fd_grad(einsum_view_then_write, (y,)), rel=1e-6)
+    args = (y, y.T)
+    for i in (0, 1):
+        assert srcad.grad(write_into_an_einsum_product, argnums=i)(*args) == pytest.approx(
+            fd_grad(write_into_an_einsum_product, args, i), rel=1e-6)

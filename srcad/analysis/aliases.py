@@ -200,6 +200,11 @@ class Aliases:
             self.read_from.add(first)
             if not isinstance(first.type, T.Unknown):
                 return
+        if rule.view_of is not None:
+            src = registry.view_source(rule, op.args, op.kw)
+            if src is not None:
+                self.union(op.outs[0], src)  # (a Const from outside makes it foreign)
+            return
         if not rule.fresh:
             if _ref(first):
                 for o in op.outs:

@@ -31,7 +31,7 @@ def _made(block: Block) -> set:
                 if op.args[k] in made:
                     made.add(op.outs[0])
             elif rule is not None and rule.fresh and not rule.opaque and op.prim != "operator.getitem" \
-                    and len(op.outs) == 1:
+                    and len(op.outs) == 1 and registry.view_source(rule, op.args, op.kw) is None:
                 made.add(op.outs[0])
         elif isinstance(op, If):
             for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields):

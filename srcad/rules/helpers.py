@@ -15,6 +15,7 @@ and again outside it; splice the sub-expression in as text instead (numpy_norms.
 from .. import runtime as rt
 from ..ir import types as T
 from . import typefns as ty
+from .numpy_products import einsum_view
 from .registry import defrule, family, nondiff
 
 family("internal")
@@ -86,7 +87,7 @@ _EINSUM_VJP = {
     "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
 }
 defrule("srcad.einsum_call", "subscripts, a, b=None, c=None", jvp=_EINSUM_JVP, vjp=_EINSUM_VJP,
-        out=ty.num, fn=rt.einsum_call, linear=("a", "b", "c"))
+        out=ty.num, fn=rt.einsum_call, linear=("a", "b", "c"), view_of=einsum_view)
 # <g, einsum_vjp_k(h, ops)> = <h, einsum(ops with g at k)>: linear in h and in each operand
 # j != k, whose adjoint is einsum_vjp_j with g in place of operand k.
 _OPS = ("a", "b", "c")

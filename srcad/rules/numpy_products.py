@@ -11,6 +11,7 @@ three operands, in the string form (np.einsum('ij,jk->ik', x, y)) or the sublist
 import re
 
 from ..ir import types as T
+from ..ir.nodes import Const
 from . import typefns as ty
 from .operators import _MATMUL_X, _MATMUL_Y
 from .registry import defrule, family
@@ -88,6 +89,18 @@ defrule("numpy.linalg.matmul", "x1, x2", jvp=("np.linalg.matmul(t, x2)", "np.lin
 # operand (given as its shape), itself differentiable (rules in helpers.py). The sublist form
 # np.einsum(x, [0, 1], y, [1, 2], [0, 2]) has its operands at even positions (subscripts, b,
 # d); srcad.einsum_spec turns its sublists into a subscripts string.
+
+
+def einsum_view(bound: dict):
+    """np.einsum of a single operand ('ji->ij', 'ii->i', 'ij->ij') returns a writable view of
+    it; of several, a new array. The operands are the arguments that are not subscripts
+    strings, sublists or absent."""
+    operands = [v for v in bound.values() if not (isinstance(v, Const) and (
+        v.value is None or isinstance(v.value, (str, list, tuple))))
+        and not isinstance(getattr(v, "type", None), (T.List, T.Tuple, T.Str, T.NoneT))]
+    return operands[0] if len(operands) == 1 else None
+
+
 _SPEC = "srcad.einsum_spec(subscripts, a, b, c, d, e, f)"
 _IS_STR = "isinstance(subscripts, str)"
 _B, _D = "(b if c is not None else None)", "(d if e is not None else None)"  # an operand, not the output
@@ -103,7 +116,7 @@ defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=N
              "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
              "subscripts": f"srcad.einsum_vjp({_SPEC}, 0, g, np.shape(subscripts), {_B}, {_D})",
              "d": f"srcad.einsum_vjp({_SPEC}, 2, g, subscripts, b, np.shape(d))"},
-        out=ty.num, linear=("subscripts", "a", "b", "c", "d"))
+        out=ty.num, linear=("subscripts", "a", "b", "c", "d"), view_of=einsum_view)
 
 # kron of operands of any ranks (padded with leading 1s to the same rank); a scalar operand
 # simply scales the other

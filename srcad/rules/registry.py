@@ -64,6 +64,9 @@ class Rule:
     differentiable: bool = True
     broadcasts: tuple[str, ...] = ()  # parameters that may be broadcast against the others
     fresh: bool = True  # the result never aliases an input buffer
+    # when the result may alias an input depending on the call (np.einsum of one operand is a
+    # view of it): (bound arguments) -> the argument it may be a view of, or None (fresh)
+    view_of: Callable | None = None
     updates: int | None = None  # index of the argument this op updates (x[i] = v style)
     scatter: tuple[str, str] | None = None  # vjp of arg 0 is scatter-add of (index, g)
     linear: tuple[str, ...] = ()  # parameters in which the primitive is linear
@@ -395,6 +398,14 @@ def bind(rule: Rule, args: tuple, kw: tuple[tuple[str, object], ...]) -> dict[st
         if k in rule.params:
             bound[k] = v
     return bound
+
+
+def view_source(rule: Rule, args: tuple, kw) -> object | None:
+    """The argument a call's result may share its buffer with, when the rule says it depends
+    on the call (`view_of`); None when the result is fresh or the rule decides by `fresh`."""
+    if rule.view_of is None:
+        return None
+    return rule.view_of(bind(rule, args, kw))
 
 
 def call_types(rule: Rule, args, kw, type_of, const_of) -> Sig:

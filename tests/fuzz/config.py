@@ -32,6 +32,7 @@ FEATURES = {
     "nonsmooth": 0.7,       # abs, max, min, np.maximum, np.clip (kinks)
     "cond_expr": 0.5,       # a if c else b
     "cumsum": 0.3,
+    "chained_cmp": 0.3,     # -0.3 < e < 0.5
     # statements
     "aug_assign": 1.0,      # s += e, y *= e on owned arrays
     "item_write": 1.0,      # y = np.zeros(n); y[i] = e; y[i] += e
@@ -45,6 +46,7 @@ FEATURES = {
     "enumerate": 0.5,
     "zip": 0.5,
     "reversed": 0.4,
+    "enumerate_start": 0.3,  # enumerate(x, start=1)
     "while": 0.6,
     "break": 0.5,
     "continue": 0.5,
@@ -56,6 +58,8 @@ FEATURES = {
     "list_comp": 0.6,       # [g(v) for v in xs]
     "sum_gen": 0.6,         # sum(g(v) for v in xs)
     "list_concat": 0.4,     # xs = xs + [e]
+    "list_ops": 0.4,        # xs.insert(k, e), xs.pop(k), xs[a:], xs * 2
+    "starred": 0.3,         # first, *rest = xs
     "tuple": 0.7,           # packing, unpacking, swap, t[k]
     "tuple_concat": 0.3,    # (a,) + (b,)
     "dict": 0.6,            # {"k": e}, d["k"] = e, d["k"]

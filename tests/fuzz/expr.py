@@ -159,6 +159,8 @@ class Exprs:
         if data:
             opts.append(("if_data", 3.0, lambda: f"{self.fexpr(d)} > {self.rng.choice(THRESHOLDS)}"))
             opts.append(("if_data", 1.0, lambda: f"{self.fexpr(d)} < {self.fexpr(max(d - 1, 0))}"))
+            opts.append(("chained_cmp", 0.7, lambda: f"{self.rng.choice(['-1.0', '-0.3', '0.0'])} < "
+                         f"{self.fexpr(d)} < {self.rng.choice(['0.2', '0.5', '1.0'])}"))
             if d > 0:
                 opts.append(("if_data", 0.5, lambda: f"not ({self.cond(d - 1, data)})"))
                 opts.append(("if_data", 0.5, lambda: f"({self.cond(d - 1, data)}) "

@@ -259,6 +259,9 @@ class Stmts:
                 n = v.ty.n
                 return f"{i}, {e} in enumerate({v.name})", [(i, INT(0, n - 1 if n else 9)), (e, v.ty.elem)], n or 5
             code, shape = self.rng.choice(arrays)
+            if self.on("enumerate_start"):
+                return (f"{i}, {e} in enumerate({code}, start=1)", [(i, INT(1, shape[0])), (e, elem_ty(shape))],
+                        shape[0])
             return f"{i}, {e} in enumerate({code})", [(i, INT(0, shape[0] - 1)), (e, elem_ty(shape))], shape[0]
 
         def zipped():
@@ -333,6 +336,39 @@ class Stmts:
                 v, None if ctx.loop or v.ty.n is None else v.ty.n + 2, ind,
                 f"{v.name}.extend([{self.value(e)}, {self.value(e)}])")))
             opts.append(("list_concat", 1.0, lambda v=v, e=elem, g=grow: self._grow(v, g, ind, f"{v.name} = {v.name} + [{self.value(e)}]")))
+            if v.ty.n and v.ty.n >= 2 and not ctx.loop:
+                def starred(v=v):
+                    first, rest = self.new_name("u"), self.new_name("xs")
+                    self.bind(first, v.ty.elem)
+                    self.bind(rest, LIST(v.ty.elem, v.ty.n - 1), owned=True)
+                    return [f"{ind}{first}, *{rest} = {v.name}"]
+                opts.append(("starred", 1.0, starred))
+
+                def sliced(v=v):
+                    name, a = self.new_name("xs"), self.rng.randint(0, v.ty.n - 1)
+                    self.bind(name, LIST(v.ty.elem, v.ty.n - a), owned=True)
+                    return [f"{ind}{name} = {v.name}[{a}:]"]
+                opts.append(("list_ops", 1.0, sliced))
+            if v.ty.n and not ctx.loop:
+                def repeated(v=v):
+                    name = self.new_name("xs")
+                    self.bind(name, LIST(v.ty.elem, 2 * v.ty.n), owned=True)
+                    return [f"{ind}{name} = {v.name} * 2"]
+                opts.append(("list_ops", 0.5, repeated))
+
+                def insert(v=v, e=elem):
+                    k = self.rng.randint(0, v.ty.n)
+                    code = f"{ind}{v.name}.insert({k}, {self.value(e)})"
+                    self.scope[v.name] = Var(v.name, LIST(v.ty.elem, v.ty.n + 1), True)
+                    return [code]
+                opts.append(("list_ops", 1.0, insert))
+
+                def pop_at(v=v):
+                    name, k = self.new_name("p"), self.rng.randrange(v.ty.n)
+                    self.scope[v.name] = Var(v.name, LIST(v.ty.elem, v.ty.n - 1), True)
+                    self.bind(name, v.ty.elem)
+                    return [f"{ind}{name} = {v.name}.pop({k})"]
+                opts.append(("list_ops", 1.0, pop_at))
             if v.ty.n and not ctx.loop:
                 def pop(v=v):
                     name = self.new_name("p")
