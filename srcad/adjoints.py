@@ -384,8 +384,8 @@ def interp_fp_adjoint(c, x, xp):
     i, w = interp_weights(x, xp)
     c = np.broadcast_to(np.asarray(c, dtype=float), np.shape(w))
     out = np.zeros(len(xp))
-    np.add.at(out, i, c * (1.0 - w))
-    np.add.at(out, i + 1, c * w)
+    np.add.at(out, i, np.where(w == 1.0, 0.0, c * (1.0 - w)))  # (never 0 * inf)
+    np.add.at(out, i + 1, np.where(w == 0.0, 0.0, c * w))
     return out
 
 
@@ -409,3 +409,106 @@ def interp_slope_adjoint(c, x, xp):
     np.add.at(out, i + 1, c)
     np.add.at(out, i, -c)
     return out
+
+
+def tie_div(num, d, tol):
+    """num / d, where d is a difference (or sum) of eigenvalues or singular values; where
+    |d| <= tol (values equal up to rounding) the quotient is 0 where num is 0 and NaN
+    elsewhere: a derivative that needs the vectors of a repeated value is not defined."""
+    tie = np.abs(d) <= tol
+    return np.where(tie, np.where(num == 0.0, 0.0, np.nan), num / np.where(tie, 1.0, d))
+
+
+def _svd_sign(a):
+    """a = U diag(s) Vh, and det(U) det(Vh) (+-1), shaped to scale matrices (NaN for a
+    matrix with non-finite entries, where np.linalg.det gives NaN rather than raising)."""
+    if not np.all(np.isfinite(a)):
+        nan = np.full(np.shape(a), np.nan)
+        return nan, nan[..., 0], nan, nan[..., :1, :1]
+    u, s, vh = np.linalg.svd(a)
+    sign = np.sign(np.linalg.det(u) * np.linalg.det(vh))
+    return u, s, vh, sign[..., None, None]
+
+
+def adjugate(a):
+    """adj(a) = det(a) inv(a), also for singular a. Where a is well conditioned (the
+    1-norm condition number below 1 / sqrt(eps)) it is det(a) inv(a); otherwise, with
+    a = U diag(s) Vh, det(U) det(Vh) Vh^T diag(p) U^T where p_i is the product of the s_j
+    other than s_i (no division, exact at singular matrices)."""
+    a = np.asarray(a, dtype=float)
+    try:
+        inv = np.linalg.inv(a)
+        norm = np.max(np.sum(np.abs(a), axis=-2), axis=-1) * np.max(np.sum(np.abs(inv), axis=-2), axis=-1)
+        if np.all(norm < 6.7e7) or not np.all(np.isfinite(norm)):
+            return np.linalg.det(a)[..., None, None] * inv
+    except np.linalg.LinAlgError:
+        pass
+    u, s, vh, sign = _svd_sign(a)
+    return sign * (np.swapaxes(vh, -1, -2) * prod_partials(s, -1)[..., None, :]) @ np.swapaxes(u, -1, -2)
+
+
+def _pair_products(s):
+    """q[..., i, j]: the product of the s_k other than s_i and s_j (0 for i == j)."""
+    eye = np.eye(np.shape(s)[-1], dtype=bool)
+    return np.where(eye, 0.0, prod_partials(np.where(eye, 1.0, s[..., None, :]), -1))
+
+
+def _adjugate_step(q, p):
+    """The derivative of adj(diag(s)) along p (q from _pair_products(s)): q @ diag(p) on the
+    diagonal, -q * p off it. It is its own transpose."""
+    return np.einsum("...ij,...jj->...i", q, p)[..., None] * np.eye(np.shape(p)[-1]) - q * p
+
+
+def adjugate_jvp(a, v):
+    """The derivative of adj(a) along v: adj(a + v) = sign Vh^T adj(diag(s) + U^T v Vh^T) U^T."""
+    u, s, vh, sign = _svd_sign(np.asarray(a, dtype=float))
+    p = np.swapaxes(u, -1, -2) @ v @ np.swapaxes(vh, -1, -2)
+    return sign * np.swapaxes(vh, -1, -2) @ _adjugate_step(_pair_products(s), p) @ np.swapaxes(u, -1, -2)
+
+
+def adjugate_vjp(a, c):
+    """The adjoint of v -> adjugate_jvp(a, v) for the cotangent c."""
+    u, s, vh, sign = _svd_sign(np.asarray(a, dtype=float))
+    h = vh @ c @ u
+    return sign * u @ _adjugate_step(_pair_products(s), h) @ vh
+
+
+def inverse_or_inf(a):
+    """inv(a), the derivative of log|det(a)| (transposed). Where a is singular, log|det(a)|
+    is -inf (np.linalg.slogdet) and this is adj(a) / 0: inf, or NaN where adj(a) is 0."""
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return adjugate(a) / np.linalg.det(a)[..., None, None]
+
+
+def _unique_groups(ar, axis, equal_nan):
+    """For np.unique(ar, axis=axis): the unique value (slice along axis) each element
+    (slice) of ar is, flattened, and how many elements each unique value has."""
+    _, inv, counts = np.unique(ar, return_inverse=True, return_counts=True, axis=axis, equal_nan=equal_nan)
+    return np.ravel(inv), counts
+
+
+def unique_tangent(t, ar, axis=None, equal_nan=True):
+    """The tangent of np.unique(ar, axis=axis) from the tangent t of ar: each unique value
+    moves with the mean of the tangents of the equal elements it stands for."""
+    inv, counts = _unique_groups(ar, axis, equal_nan)
+    t = np.broadcast_to(np.asarray(t, dtype=float), np.shape(ar))
+    if axis is None:
+        return np.bincount(inv, weights=np.ravel(t), minlength=len(counts)) / counts
+    tm = np.moveaxis(t, axis, 0)
+    out = np.zeros((len(counts),) + tm.shape[1:])
+    np.add.at(out, inv, tm)
+    return np.moveaxis(out / np.reshape(counts, (-1,) + (1,) * (tm.ndim - 1)), 0, axis)
+
+
+def unique_adjoint(c, ar, axis=None, equal_nan=True):
+    """The adjoint of unique_tangent (and so of np.unique(ar, axis=axis)) for the cotangent c
+    of the unique values: each element of ar gets its unique value's share."""
+    inv, counts = _unique_groups(ar, axis, equal_nan)
+    c = np.asarray(c, dtype=float)
+    if axis is None:
+        return np.reshape((c / counts)[inv], np.shape(ar))
+    cm = np.moveaxis(c, axis, 0) / np.reshape(counts, (-1,) + (1,) * (c.ndim - 1))
+    return np.moveaxis(cm[inv], 0, axis)

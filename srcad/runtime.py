@@ -185,13 +185,13 @@ def expand_reduced(v, x, axis=None, keepdims=False):
 
 
 def clip_mask(x, lo, hi):
-    """1.0 where lo <= x <= hi (bounds may be None), else 0.0: the derivative of clip."""
+    """True where lo <= x <= hi (bounds may be None): where clip passes x's derivative."""
     inside = np.ones(np.shape(x), dtype=bool)
     if lo is not None:
         inside = inside & (x >= lo)
     if hi is not None:
         inside = inside & (x <= hi)
-    return inside * 1.0
+    return inside
 
 
 def inverse_axes(axes):
@@ -458,19 +458,33 @@ def broadcast_to(v, shape):
     return np.broadcast_to(v, shape)
 
 
+def _error_at(kind, fallback, where, message, hint):
+    """The error `kind` of srcad.errors (or `fallback` when srcad is not installed, as for
+    code written by `srcad codegen`), with a Diagnostic at the user's line when `where` ends
+    in FILE:LINE:COL (optionally in parentheses, as "grad of f (model.py:7:4)")."""
+    try:
+        from srcad import errors
+    except ImportError:
+        return fallback(f"{where}: {message}; {hint}")
+    import re
+
+    m = re.fullmatch(r"(?:(.*) \()?([^()]*):(\d+):(\d+)(\))?", where)
+    if m is None or bool(m.group(1)) != bool(m.group(5)):
+        return getattr(errors, kind)(f"{where}: {message}; {hint}")
+    diag = errors.Diagnostic(m.group(2), int(m.group(3)), int(m.group(4)), message, hint)
+    return getattr(errors, kind)(f"{m.group(1)}: {message}" if m.group(1) else message, [diag])
+
+
 def scalar_output(x, where):
     """x when it is a real scalar (the output grad differentiates); raises otherwise."""
     if type(x) is float or isinstance(x, (int, float, np.floating, np.integer, np.bool_)) or (
             np.shape(x) == () and getattr(getattr(x, "dtype", None), "kind", "") in "fiub" and
             hasattr(x, "dtype")):  # (0-d arrays, also of other array libraries)
         return x
-    try:
-        from srcad.errors import NonScalarOutputError as error
-    except ImportError:  # (generated code written by `srcad codegen` runs without srcad)
-        error = ValueError
     what = f"shape {np.shape(x)}" if isinstance(x, np.ndarray) else f"a value of type {type(x).__name__}"
-    raise error(f"{where}: the differentiated output must be a real scalar, got {what}; use "
-                "srcad.jacrev or srcad.vjp for other outputs, or has_aux=True for extra values")
+    raise _error_at("NonScalarOutputError", ValueError, where,
+                    f"the differentiated output must be a real scalar, got {what}",
+                    "use srcad.jacrev or srcad.vjp for other outputs, or has_aux=True for extra values")
 
 
 def known(x, where):
@@ -486,13 +500,10 @@ def known(x, where):
     foreign = hasattr(x, "__array_namespace__") or module in ("dask", "cupy", "jax", "jaxlib", "torch")
     if foreign and not isinstance(x, np.ndarray) and not np.iscomplexobj(x):
         return
-    try:
-        from srcad.errors import TypeSupportError as error
-    except ImportError:  # (generated code written by `srcad codegen` runs without srcad)
-        error = TypeError
     what = "a complex value" if np.iscomplexobj(x) else f"a {t.__module__}.{t.__qualname__} object"
-    raise error(f"{where}: a differentiated value meets {what}, which srcad cannot differentiate "
-                "through (read plain numbers or NumPy arrays out of it first)")
+    raise _error_at("TypeSupportError", TypeError, where,
+                    f"a differentiated value meets {what}, which srcad cannot differentiate through",
+                    "read plain numbers or NumPy arrays out of it first")
 
 
 def assigned(x, name):
@@ -526,9 +537,9 @@ def require_scalar(x, what="this argument"):
 
 
 def _ties(xs, ans):
-    """1/k at the k positions where xs equals its max/min ans, 0 elsewhere."""
-    mask = np.asarray([x == ans for x in xs] if isinstance(xs, (list, tuple)) else xs == ans, dtype=float)
-    return mask / np.sum(mask)
+    """Where xs equals its max/min ans, and how many times."""
+    mask = np.asarray([x == ans for x in xs] if isinstance(xs, (list, tuple)) else xs == ans)
+    return mask, np.sum(mask)
 
 
 def max_of(xs):
@@ -542,15 +553,20 @@ def min_of(xs):
 
 
 def select_adjoint(g, xs, ans):
-    """The cotangent of xs for ans = max(xs) or min(xs): g shared equally among ties."""
-    w = g * _ties(xs, ans)
+    """The cotangent of xs for ans = max(xs) or min(xs): g shared equally among ties, and
+    exactly 0 elsewhere (also where g is inf)."""
+    mask, k = _ties(xs, ans)
+    w = np.where(mask, g / k, 0.0)
     return list(w) if isinstance(xs, (list, tuple)) else w
 
 
 def select_tangent(t, xs, ans):
-    """The tangent of ans = max(xs) or min(xs) from the tangent t of xs."""
-    w = _ties(xs, ans)
-    return sum(ti * wi for ti, wi in zip(t, w)) if isinstance(xs, (list, tuple)) else np.sum(t * w)
+    """The tangent of ans = max(xs) or min(xs) from the tangent t of xs: the mean of the
+    selected tangents (the others may be inf or NaN)."""
+    mask, k = _ties(xs, ans)
+    if isinstance(xs, (list, tuple)):
+        return sum(ti for ti, m in zip(t, mask) if m) / k
+    return np.sum(np.where(mask, t, 0.0)) / k
 
 
 # the helpers of particular rules live in adjoints.py; they are run-time helpers all the same

@@ -413,9 +413,16 @@ class ExprLowerer:
         return out
 
     def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:
-        if rule.nouts == 1:
+        nouts = rule.nouts
+        if rule.nouts_of is not None:  # (np.unique: its return_* flags)
+            bound = registry.bind(rule, args, kw)
+            nouts = rule.nouts_of({k: a.value for k, a in bound.items() if isinstance(a, Const)}, set(bound))
+            if nouts is None:
+                raise self.error(UnsupportedSyntaxError, node, f"the number of results of {rule.name} depends "
+                                 "on arguments that are not literals", "write True or False in the call")
+        if nouts == 1:
             return self.emit(rule.name, args, kw, node=node)
-        outs = self.emit(rule.name, args, kw, node=node, nouts=rule.nouts)
+        outs = self.emit(rule.name, args, kw, node=node, nouts=nouts)
         return self.emit("srcad.tuple", outs, node=node)
 
     def method_call(self, recv: Atom, name: str, node) -> Atom:

@@ -1,7 +1,9 @@
 """Python builtins: abs, min, max, sum, float and the non-differentiable ones (len, range...).
 
-`max(a, b)` and `min(a, b)` send the derivative to the selected argument and split it
-equally on ties, as numpy.maximum does; `abs` has derivative sign(x), 0 at 0.
+`max(a, b)` and `min(a, b)` send the derivative to the argument Python selects (never to a
+NaN second argument) and split it equally on ties, as numpy.maximum does; `abs` has
+derivative sign(x), 0 at 0. `divmod(x, y)` is (x // y, x % y), so its
+remainder is differentiable as `%` is.
 """
 
 from . import typefns as ty
@@ -10,16 +12,18 @@ from .registry import defrule, family, nondiff
 family("builtins")
 
 defrule("builtins.abs", "x", jvp="t * np.sign(x)", vjp="g * np.sign(x)", out=ty.same("x"))
-_PICK_X = "(x > y) + 0.5 * (x == y)"
-_PICK_Y = "(y > x) + 0.5 * (x == y)"
-defrule("builtins.max", "x, y",
-        jvp={"x": f"t * ({_PICK_X})", "y": f"t * ({_PICK_Y})"},
-        vjp={"x": f"g * ({_PICK_X})", "y": f"g * ({_PICK_Y})"},
-        out=ty.arith("x", "y"), broadcasts=("x", "y"))
-defrule("builtins.min", "x, y",
-        jvp={"x": f"t * ({_PICK_Y})", "y": f"t * ({_PICK_X})"},
-        vjp={"x": f"g * ({_PICK_Y})", "y": f"g * ({_PICK_X})"},
-        out=ty.arith("x", "y"), broadcasts=("x", "y"))
+# max(x, y) is y if y > x else x (min: y if y < x else x), so a NaN y is never selected;
+# ties split the derivative equally. A run-time branch, not a 0/1 weight times a derivative
+# that may be inf or NaN.
+for _name, _op in (("max", ">"), ("min", "<")):
+    defrule(f"builtins.{_name}", "x, y",
+            jvp={"x": f"0.0 if y {_op} x else (0.5 * t if x == y else t)",
+                 "y": f"t if y {_op} x else (0.5 * t if x == y else 0.0)"},
+            vjp={"x": f"0.0 if y {_op} x else (0.5 * g if x == y else g)",
+                 "y": f"g if y {_op} x else (0.5 * g if x == y else 0.0)"},
+            out=ty.arith("x", "y"), broadcasts=("x", "y"))
+
+
 def _sum_type(sig):
     x, start = sig.type("x"), sig.type("start")
     if isinstance(x, ty.T.List):
@@ -55,7 +59,9 @@ nondiff("builtins.repr", "x", out=lambda sig: ty.T.STR)
 nondiff("builtins.print", "*args", out=ty.none, impure=True)
 nondiff("builtins.any", "x", out=ty.scalar_bool)
 nondiff("builtins.all", "x", out=ty.scalar_bool)
-nondiff("builtins.divmod", "x, y", out=ty.unknown, raises="divide")
+# (the frontend calls divmod(x, y) (x // y, x % y), so the remainder has its derivative; this
+# rule only sees calls of another form, which a derivative may not reach)
+nondiff("builtins.divmod", "x, y", out=ty.unknown, raises="divide", refuses=("x", "y"))
 nondiff("builtins.slice", "*args", out=ty.opaque("slice"))
 nondiff("builtins.type", "x", out=ty.opaque("type"))
 nondiff("builtins.hasattr", "x, name", out=ty.scalar_bool)

@@ -55,6 +55,10 @@ linear("take_along_adjoint", "c, arr, indices, axis=-1", "np.take_along_axis(g, 
 linear("diag_adjoint", "c, v, k=0", "np.diag(g, k)", ty.array_like("v"))
 linear("diagonal_adjoint", "c, a, offset=0, axis1=0, axis2=1", "np.diagonal(g, offset, axis1, axis2)",
        ty.array_like("a"))
+linear("unique_tangent", "c, ar, axis=None, equal_nan=True", "srcad.unique_adjoint(g, ar, axis, equal_nan)",
+       ty.array(None))
+linear("unique_adjoint", "c, ar, axis=None, equal_nan=True", "srcad.unique_tangent(g, ar, axis, equal_nan)",
+       ty.array_like("ar"))
 linear("diff_adjoint", "c, n=1, axis=-1", "np.diff(g, n, axis)", ty.same("c"))
 linear("average_weights", "c, a, axis=None", "srcad.average_weights_adjoint(g, c, axis)",
        ty.array_like("a"), fresh=False)
@@ -159,6 +163,22 @@ def _winners_type(sig) -> T.Type:
     return T.Array(sel.ndim, "b", sel.shape) if isinstance(sel, T.Array) else T.Array(None, "b")
 
 
+# the adjugate (the derivative of det) and its derivatives; a third derivative of det is refused
+defrule("srcad.adjugate", "a", jvp="srcad.adjugate_jvp(a, t)", vjp="srcad.adjugate_vjp(a, g)",
+        out=ty.rank("a"), fn=rt.adjugate)
+defrule("srcad.adjugate_jvp", "a, v", jvp={"v": "srcad.adjugate_jvp(a, t)"},
+        vjp={"v": "srcad.adjugate_vjp(a, g)"}, out=ty.rank("a"), fn=rt.adjugate_jvp, linear=("v",),
+        refuses=("a",))
+defrule("srcad.adjugate_vjp", "a, c", jvp={"c": "srcad.adjugate_vjp(a, t)"},
+        vjp={"c": "srcad.adjugate_jvp(a, g)"}, out=ty.rank("a"), fn=rt.adjugate_vjp, linear=("c",),
+        refuses=("a",))
+# inv(a), or adj(a) / 0 at a singular a (the derivative of slogdet)
+defrule("srcad.inverse_or_inf", "a", jvp="-(ans @ t @ ans)", vjp="-(srcad.T(ans) @ g @ srcad.T(ans))",
+        out=ty.rank("a"), fn=rt.inverse_or_inf)
+# num / d with 0 / 0 = 0 and x / 0 = NaN where |d| <= tol (the spectral rules)
+defrule("srcad.tie_div", "num, d, tol", fn=rt.tie_div, out=ty.floating("num", "d"), broadcasts=("num", "d"),
+        jvp={"num": "srcad.tie_div(t, d, tol)", "d": "srcad.tie_div(-(t * ans), d, tol)"},
+        vjp={"num": "srcad.tie_div(g, d, tol)", "d": "srcad.tie_div(-(g * ans), d, tol)"})
 nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,

@@ -45,7 +45,7 @@ nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
         fn=rt.scalar_output, fresh=False, linear=("x",), impure=True)
 nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like)
-nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x"), fn=rt.clip_mask)
+nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask)
 nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
 
 defrule("srcad.unbroadcast", "c, x", jvp={"c": "srcad.unbroadcast(t, x)"},

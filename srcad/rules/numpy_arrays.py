@@ -62,13 +62,17 @@ defrule("numpy.arange", "start, stop=None, step=None, dtype=None",
              "step": "t * np.arange(np.size(ans))"},
         vjp={"start": "np.sum(g) if stop is not None else 0.0", "step": "np.sum(g * np.arange(np.size(ans)))"},
         out=_arange_type)
-_WEIGHTS = "np.sum(np.moveaxis(g, 0, -1) * np.linspace({}, num, endpoint), axis=-1)"
+# (the end point that does not move gets weight 0: selected, not multiplied)
+_WEIGHTS = "np.sum(np.where(np.linspace({0}, num, endpoint) == 0.0, 0.0, np.moveaxis(g, 0, -1) * " \
+           "np.linspace({0}, num, endpoint)), axis=-1)"
 defrule("numpy.linspace", "start, stop, num=50, endpoint=True",
-        jvp={"start": "np.linspace(t, 0.0 * t, num, endpoint)", "stop": "np.linspace(0.0 * t, t, num, endpoint)"},
+        jvp={"start": "np.linspace(t, srcad.zeros_like(t), num, endpoint)", "stop": "np.linspace(0.0 * t, t, num, endpoint)"},
         vjp={"start": _WEIGHTS.format("1.0, 0.0"), "stop": _WEIGHTS.format("0.0, 1.0")},
         out=_linspace_type, linear=("start", "stop"))
 _MASK = "(a == " + _EXPAND.format(v="ans") + ")"
-_SHARE = ("{v} * " + _MASK + " / " + _EXPAND.format(v=f"np.sum({_MASK}, axis=axis, keepdims=keepdims)"))
+# (selected with np.where: an element that is not a maximum gets exactly 0, even where the
+# derivative it would be multiplied with is inf or NaN)
+_SHARE = (f"np.where({_MASK}, {{v}}, 0.0) / " + _EXPAND.format(v=f"np.sum({_MASK}, axis=axis, keepdims=keepdims)"))
 for _name in ("max", "min", "amax", "amin"):
     defrule(f"numpy.{_name}", "a, axis=None, out=None, keepdims=False",
             jvp={"a": "np.sum(" + _SHARE.format(v="t") + ", axis=axis, keepdims=keepdims)"},

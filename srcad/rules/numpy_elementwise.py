@@ -2,7 +2,14 @@
 
 Non-smooth points (the same choice in both modes):
 - abs/absolute/fabs take derivative sign(x), so 0 at 0; copysign likewise.
-- maximum, minimum, fmax and fmin split the derivative equally on ties (0.5 each).
+- Selections never multiply a derivative by a 0/1 mask (0 * inf is NaN): maximum, minimum,
+  fmax, fmin, clip, where, heaviside and nan_to_num pick derivatives with np.where, so the
+  derivative of an argument that is not selected is exactly 0 even where it is inf or NaN
+  (the tangent of x / 0, of sqrt at 0...). Kinks are different: abs, fabs and copysign
+  multiply by sign(x), so an infinite derivative at x = 0 stays NaN there (its one-sided
+  limits differ), as it does through any product.
+- maximum, minimum, fmax and fmin split the derivative equally on ties (0.5 each); fmax and
+  fmin select the other argument where one is NaN, as their values do.
 - clip passes the derivative to x where lo <= x <= hi (boundaries included) and to a bound
   where x is strictly beyond it, so the parts always sum to the derivative of the result.
 - where() selects derivatives with np.where, never by multiplying with the condition: a
@@ -14,7 +21,8 @@ Non-smooth points (the same choice in both modes):
   such as a matmul; there, guard the argument: sqrt(where(x > 0, x, 1)).)
 - nan_to_num: derivative 1 where x is finite, and the replaced entries get the derivative
   of the replacement values (nan=, posinf=, neginf=).
-- sign, floor, ceil, trunc, rint, round, fix, heaviside, comparisons and logical
+- heaviside(x1, x2) is x2 where x1 == 0: derivative 1 in x2 there, 0 elsewhere and in x1.
+- sign, floor, ceil, trunc, rint, round, fix, comparisons and logical
   functions have derivative 0 (they are registered as non-differentiable); sinc is
   smooth, with derivative 0 at 0; fmod and remainder are differentiable where continuous.
 """
@@ -64,23 +72,31 @@ defrule("numpy.negative", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x"
 defrule("numpy.positive", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",))
 
 B2 = ty.floating("x", "y")
-_TIE_X = "(x > y) + 0.5 * (x == y)"
-_TIE_Y = "(y > x) + 0.5 * (x == y)"
 for _name, (_dx, _dy) in {
     "hypot": ("x / ans", "y / ans"),
     "power": ("y * x ** (y - 1)", "ans * srcad.log_or_zero(x)"),
     "float_power": ("y * x ** (y - 1)", "ans * srcad.log_or_zero(x)"),
     "logaddexp": ("np.exp(x - ans)", "np.exp(y - ans)"),
     "logaddexp2": ("2.0 ** (x - ans)", "2.0 ** (y - ans)"),
-    "maximum": (_TIE_X, _TIE_Y),
-    "minimum": (_TIE_Y, _TIE_X),
-    "fmax": (_TIE_X, _TIE_Y),
-    "fmin": (_TIE_Y, _TIE_X),
     "copysign": ("np.sign(x) * np.sign(ans)", None),
     "fmod": ("1.0", "-np.trunc(x / y)"),
     "remainder": ("1.0", "-np.floor(x / y)"),
 }.items():
     elementwise2(f"numpy.{_name}", _dx, _dy, out=B2)
+
+
+# maximum, minimum, fmax, fmin select an argument: its derivative where it is selected (half
+# of it on ties), and exactly 0 where the other is selected (np.where, never a 0/1 weight
+# times a derivative that may be inf or NaN); fmax and fmin select the other where one is NaN
+def _pick(selected: str, v: str) -> str:
+    return f"np.where({selected}, {v}, np.where(x == y, 0.5 * {v}, 0.0))"
+
+
+for _name, _x, _y in (("maximum", "x > y", "y > x"), ("minimum", "x < y", "y < x"),
+                      ("fmax", "(x > y) | np.isnan(y)", "(y > x) | (np.isnan(x) & (y == y))"),
+                      ("fmin", "(x < y) | np.isnan(y)", "(y < x) | (np.isnan(x) & (y == y))")):
+    defrule(f"numpy.{_name}", "x, y", jvp={"x": _pick(_x, "t"), "y": _pick(_y, "t")},
+            vjp={"x": _pick(_x, "g"), "y": _pick(_y, "g")}, out=B2, broadcasts=("x", "y"))
 alias("numpy.mod", "numpy.remainder")
 # numpy.arctan2(x1, x2) is the angle of the point (x2, x1)
 elementwise2("numpy.arctan2", "x2 / (x1 * x1 + x2 * x2)", "-x1 / (x1 * x1 + x2 * x2)",
@@ -98,18 +114,18 @@ defrule("numpy.where", "condition, x, y",
         out=ty.floating("condition", "x", "y"), broadcasts=("condition", "x", "y"), linear=("x", "y"))
 # (the bounds may also be given as min= and max=, NumPy 2)
 _LO, _HI = "(a_min if a_min is not None else min)", "(a_max if a_max is not None else max)"
+_CLIP = {"a": f"srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "a < a_min", "a_max": "a > a_max",
+         "min": "a < min", "max": "a > max"}
 defrule("numpy.clip", "a, a_min=None, a_max=None, out=None, min=None, max=None",
-        jvp={"a": f"t * srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "t * (a < a_min)",
-             "a_max": "t * (a > a_max)", "min": "t * (a < min)", "max": "t * (a > max)"},
-        vjp={"a": f"g * srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "g * (a < a_min)",
-             "a_max": "g * (a > a_max)", "min": "g * (a < min)", "max": "g * (a > max)"},
+        jvp={p: f"np.where({m}, t, 0.0)" for p, m in _CLIP.items()},
+        vjp={p: f"np.where({m}, g, 0.0)" for p, m in _CLIP.items()},
         out=ty.floating("a", "a_min", "a_max", "min", "max"), broadcasts=("a", "a_min", "a_max", "min", "max"))
 
+# (the tangent of a replaced entry may be inf or NaN, as for x / 0: selected, never multiplied)
+_REPLACED = {"x": "np.isfinite(x)", "nan": "np.isnan(x)", "posinf": "np.isposinf(x)", "neginf": "np.isneginf(x)"}
 defrule("numpy.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
-        jvp={"x": "t * np.isfinite(x)", "nan": "t * np.isnan(x)", "posinf": "t * np.isposinf(x)",
-             "neginf": "t * np.isneginf(x)"},
-        vjp={"x": "g * np.isfinite(x)", "nan": "g * np.isnan(x)", "posinf": "g * np.isposinf(x)",
-             "neginf": "g * np.isneginf(x)"},
+        jvp={p: f"np.where({m}, t, 0.0)" for p, m in _REPLACED.items()},
+        vjp={p: f"np.where({m}, g, 0.0)" for p, m in _REPLACED.items()},
         out=ty.same("x"), broadcasts=("x", "nan", "posinf", "neginf"))
 elementwise2("numpy.ldexp", "np.exp2(x2)", None, params="x1, x2", out=ty.floating("x1"))
 defrule("numpy.float64", "x=0.0", jvp="np.float64(t)", vjp="g", out=ty.floating("x"), linear=("x",))
@@ -122,4 +138,6 @@ for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_eq
               "logical_and", "logical_or", "logical_xor", "isclose"):
     nondiff(f"numpy.{_name}", "x, y", out=ty.compare("x", "y"))
 nondiff("numpy.floor_divide", "x, y", out=ty.arith("x", "y"))
-nondiff("numpy.heaviside", "x1, x2", out=ty.floating("x1", "x2"))
+# heaviside(x1, x2) is x2 where x1 == 0 (and 0 or 1 elsewhere): piecewise constant in x1
+defrule("numpy.heaviside", "x1, x2", jvp={"x2": "np.where(x1 == 0.0, t, 0.0)"},
+        vjp={"x2": "np.where(x1 == 0.0, g, 0.0)"}, out=ty.floating("x1", "x2"), broadcasts=("x1", "x2"))

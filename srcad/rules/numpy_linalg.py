@@ -1,22 +1,20 @@
-"""numpy.linalg: inverses, solves, determinants, factorisations and norms.
+"""numpy.linalg: inverses, solves, determinants, cholesky, qr, pinv, lstsq.
 
 Matrices may be stacked (batched) in the leading axes; srcad.T swaps the last two axes.
 
 Assumptions and choices (the same in both modes):
-- inv, solve, det, slogdet need an invertible matrix (det uses inv(a): its derivative at a
-  singular matrix raises LinAlgError instead of using the adjugate).
-- cholesky, eigh and eigvalsh read one triangle of a (the lower one; the upper one for
-  UPLO='U' or upper=True) as a symmetric matrix, and so do their derivatives: the other
-  triangle gets derivative 0, and an element below the diagonal stands for itself and its
-  mirror image (srcad.from_triangle and its adjoint srcad.to_triangle).
-- eigh and svd need distinct eigenvalues / singular values (and svd of a non-square matrix
-  nonzero ones); at degenerate points the derivative is inf/NaN. svd of a non-square
-  matrix needs full_matrices=False (the extra singular vectors have no derivative).
+- inv and solve need an invertible matrix (as NumPy does: LinAlgError).
+- det's derivative is the transposed adjugate, computed from the SVD without division, so
+  it exists at singular matrices too (srcad.adjugate; second derivatives too, third
+  derivatives are refused). slogdet at a singular matrix gives -inf, as NumPy does, and
+  its derivative inf or NaN entries (never LinAlgError).
+- cholesky reads one triangle of a (the lower one; the upper one for upper=True) as a
+  symmetric matrix, and so does its derivative: the other triangle gets derivative 0, and
+  an element below the diagonal stands for itself and its mirror image (srcad.from_triangle
+  and its adjoint srcad.to_triangle). eigh, eigvalsh, svd, svdvals: numpy_spectral.py.
 - qr: the reduced factorisation of a matrix with m >= n and full rank.
 - pinv and lstsq: valid where the rank is locally constant (full rank).
-- norm: at x = 0 the 2-norm and Frobenius norm get derivative 0; ties of the inf/1 norms
-  are split equally; the spectral norm (ord=2) follows the first singular vector pair.
-  Matrix norms take axis=None (2-d x) or a 2-tuple axis.
+- norms: numpy_norms.py.
 """
 
 from ..ir import types as T
@@ -26,10 +24,6 @@ from .registry import defrule, family
 family("numpy linalg", raises="always")  # LinAlgError: singular, not positive definite, NaN
 
 TT = "srcad.T"
-
-
-def _sym(v: str) -> str:
-    return f"(0.5 * ({v} + {TT}({v})))"
 
 
 def _batch_scalar(name: str):
@@ -65,11 +59,12 @@ defrule("numpy.linalg.solve", "a, b",
                   f"else -({_BBAR} @ {TT}(ans))",
              "b": _BBAR},
         out=_solve_type, broadcasts=("a", "b"), linear=("b",))
-_INV_T = f"{TT}(np.linalg.inv(a))"
-_TRACE_SOLVE = "np.trace(np.linalg.solve(a, {t}), axis1=-2, axis2=-1)"
-defrule("numpy.linalg.det", "a", jvp="ans * " + _TRACE_SOLVE.format(t="t"),
-        vjp="np.expand_dims(np.expand_dims(g * ans, -1), -1) * " + _INV_T, out=_batch_scalar("a"),
-        raises="never")
+# det: d det(a) = tr(adj(a) da), with the adjugate computed without inverting a (from its
+# SVD), so that it exists at singular matrices too (srcad.adjugate, to second order)
+_ADJ_T = f"{TT}(srcad.adjugate(a))"
+_GMAT = "({g} if np.ndim({g}) == 0 else np.expand_dims(np.expand_dims({g}, -1), -1))"  # scales matrices
+defrule("numpy.linalg.det", "a", jvp=f"np.sum({_ADJ_T} * t, axis=(-2, -1))",
+        vjp=f"{_GMAT.format(g='g')} * {_ADJ_T}", out=_batch_scalar("a"), raises="never")
 
 
 def _slogdet_type(sig):
@@ -77,10 +72,12 @@ def _slogdet_type(sig):
     return (t, t)
 
 
+# slogdet: d log|det(a)| = tr(inv(a) da); at a singular matrix log|det(a)| is -inf, as NumPy
+# says, and its derivative inf or NaN (srcad.inverse_or_inf): no LinAlgError
+_INV_T = f"{TT}(srcad.inverse_or_inf(a))"
 defrule("numpy.linalg.slogdet", "a", nouts=2,
-        jvp_all="(srcad.zeros_like(ans0), " + _TRACE_SOLVE.format(t="t_a") + ")",
-        vjp={"a": "np.expand_dims(np.expand_dims(g1, -1), -1) * " + _INV_T}, out=_slogdet_type,
-        raises="never")
+        jvp_all=f"(srcad.zeros_like(ans0), np.sum({_INV_T} * t_a, axis=(-2, -1)))",
+        vjp={"a": f"{_GMAT.format(g='g1')} * {_INV_T}"}, out=_slogdet_type, raises="never")
 
 # cholesky: S = L L^T with S the symmetric matrix read from one triangle of a,
 # dL = L phi(L^-1 dS L^-T) with phi = lower triangle, half diagonal; upper=True gives U = L^T
@@ -93,21 +90,6 @@ _CHOL_S = (f"{TT}(np.linalg.solve({TT}({_LO}), {TT}(np.linalg.solve({TT}({_LO}),
 defrule("numpy.linalg.cholesky", "a, upper=False", let={"S": _CHOL_S},
         jvp={"a": f"{TT}({_CHOL_DL}) if upper else {_CHOL_DL}"}, vjp={"a": "srcad.to_triangle(S, upper)"}, out=SAME)
 
-# eigh: S = V diag(w) V^T (S read from one triangle of a); F[i, j] = 1 / (w[j] - w[i]) off
-# the diagonal, 0 on it
-_UP = "UPLO in ('U', 'u')"
-_F = "1.0 / (np.expand_dims({w}, -2) - np.expand_dims({w}, -1) + {eye}) - {eye}"
-_EIGH_F = _F.format(w="ans0", eye=EYE)
-_EIGH_P = f"({TT}(ans1) @ srcad.from_triangle(t_a, {_UP}) @ ans1)"
-_EIGH_S = f"ans1 @ (np.expand_dims(g0, -1) * {EYE} + F * ({TT}(ans1) @ g1)) @ {TT}(ans1)"
-defrule("numpy.linalg.eigh", "a, UPLO='L'", nouts=2, let={"F": _EIGH_F, "S": _EIGH_S},
-        jvp_all=f"(np.diagonal({_EIGH_P}, 0, -2, -1), ans1 @ (F * {_EIGH_P}))",
-        vjp={"a": f"srcad.to_triangle(S, {_UP})"}, diff=("a",),
-        out=lambda sig: (ty.rank("a", -1)(sig), ty.rank("a")(sig)))
-defrule("numpy.linalg.eigvalsh", "a, UPLO='L'", let={"V": "np.linalg.eigh(a, UPLO)[1]"},
-        jvp={"a": f"np.sum(V * (srcad.from_triangle(t, {_UP}) @ V), axis=-2)"},
-        vjp={"a": f"srcad.to_triangle(V @ (np.expand_dims(g, -1) * {TT}(V)), {_UP})"}, out=ty.rank("a", -1))
-
 # qr (reduced, m >= n): X = Q^T da R^-1, omega = its strictly lower part made skew
 _QR_B = f"{TT}(np.linalg.solve({TT}(ans1), {TT}(t_a)))"
 _QR_X = f"({TT}(ans0) @ {_QR_B})"
@@ -117,31 +99,6 @@ defrule("numpy.linalg.qr", "a", nouts=2,
         jvp_all=f"(ans0 @ {_QR_OM} + {_QR_B} - ans0 @ {_QR_X}, ({_QR_X} - {_QR_OM}) @ ans1)",
         vjp={"a": f"{TT}(np.linalg.solve(ans1, {TT}(g0 + ans0 @ (np.tril(M) + {TT}(np.tril(M, -1))))))"},
         diff=("a",), out=lambda sig: (ty.rank("a")(sig), ty.rank("a")(sig)), raises="never")
-
-# svd (Townsend 2016): a = U diag(s) Vh; F[i, j] = 1 / (s[j]^2 - s[i]^2) off the diagonal
-_SVD_LET = {
-    "k": "srcad.svd_rank(a, full_matrices)",
-    "F": _F.format(w="(ans1 * ans1)", eye="np.eye(k)"),
-    "J": f"{TT}(ans0) @ g0",
-    "K": f"ans2 @ {TT}(g2)",
-}
-_SVD_DP = f"({TT}(ans0) @ t_a @ {TT}(ans2))"
-_ROW = "np.expand_dims(ans1, -2)"  # s as a row: X * _ROW scales columns
-_COL = "np.expand_dims(ans1, -1)"
-_SVD_DU = (f"ans0 @ (F * ({_SVD_DP} * {_ROW} + {_COL} * {TT}({_SVD_DP}))) "
-           f"+ (t_a @ {TT}(ans2) - ans0 @ {_SVD_DP}) / {_ROW}")
-_SVD_DV = (f"{TT}(ans2) @ (F * ({_COL} * {_SVD_DP} + {TT}({_SVD_DP}) * {_ROW})) "
-           f"+ ({TT}(t_a) @ ans0 - {TT}(ans2) @ {TT}({_SVD_DP})) / {_ROW}")
-_SVD_VJP = (f"ans0 @ ((F * (J - {TT}(J))) * {_ROW} + np.expand_dims(g1, -1) * np.eye(k) "
-            f"+ {_COL} * (F * (K - {TT}(K)))) @ ans2 "
-            f"+ ((g0 - ans0 @ J) / {_ROW}) @ ans2 + ans0 @ ((g2 - {TT}(K) @ ans2) / {_COL})")
-defrule("numpy.linalg.svd", "a, full_matrices=True", nouts=3, let=_SVD_LET,
-        jvp_all=f"({_SVD_DU}, np.diagonal({_SVD_DP}, 0, -2, -1), {TT}({_SVD_DV}))",
-        vjp={"a": _SVD_VJP}, diff=("a",),
-        out=lambda sig: (ty.rank("a")(sig), ty.rank("a", -1)(sig), ty.rank("a")(sig)))
-defrule("numpy.linalg.svdvals", "x", let={"usv": "np.linalg.svd(x, full_matrices=False)"},
-        jvp={"x": f"np.sum(usv[0] * (t @ {TT}(usv[2])), axis=-2)"},
-        vjp={"x": "usv[0] @ (np.expand_dims(g, -1) * usv[2])"}, out=ty.rank("x", -1))
 
 # pinv (Golub and Pereyra 1973), p = pinv(a), where the rank of a is locally constant
 _IM = "(np.eye(np.shape(a)[-2]) - a @ {p})"  # I - A P

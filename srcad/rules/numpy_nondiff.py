@@ -29,7 +29,7 @@ for _name in ("zeros", "ones", "empty"):
 for _name in ("zeros_like", "ones_like", "empty_like"):
     nondiff(f"numpy.{_name}", "a, dtype=None", out=ty.array_like("a", kind=None))
 nondiff("numpy.logspace", "start, stop, num=50, endpoint=True, base=10.0", out=ty.array(1),
-        refuses=("start", "stop"))
+        refuses=("start", "stop", "base"))
 nondiff("numpy.geomspace", "start, stop, num=50, endpoint=True", out=ty.array(1), refuses=("start", "stop"))
 nondiff("numpy.eye", "N, M=None, k=0, dtype=None", out=ty.array(2))
 nondiff("numpy.identity", "n, dtype=None", out=ty.array(2))
@@ -49,7 +49,7 @@ nondiff("numpy.flatnonzero", "a", out=ty.array(1, "i"))
 nondiff("numpy.argwhere", "a", out=ty.array(2, "i"))
 nondiff("numpy.searchsorted", "a, v, side='left', sorter=None", out=ty.unknown)
 nondiff("numpy.digitize", "x, bins, right=False", out=ty.unknown)
-nondiff("numpy.unique", "ar", out=ty.array(1, None))
+nondiff("numpy.linalg.matrix_rank", "A, tol=None, hermitian=False, rtol=None", out=ty.unknown, raises="always")
 nondiff("numpy.isin", "element, test_elements", out=ty.array(None, "b"))
 for _name in ("any", "all"):
     nondiff(f"numpy.{_name}", "a, axis=None", out=ty.unknown)

@@ -8,8 +8,10 @@ they are literals.
 Choices at non-smooth points (both modes): the 2-norm and Frobenius norm of a zero vector
 get derivative 0 (a subgradient); ord=1 uses sign(x) (0 at 0); ord=inf/-inf and the
 matrix 1/inf norms split the derivative equally among tied maximal (minimal) entries,
-rows or columns; ord=2/-2 of a matrix follow the first/last singular vector pair (ties
-between singular values are not split); ord=0 counts nonzeros and has derivative 0.
+rows or columns, and the elements (rows, columns) that are not extremal get exactly 0
+(np.where, also where their derivative is inf or NaN); ord=2/-2 of a matrix follow the
+first/last singular vector pair (ties between singular values are not split); ord=0 counts
+nonzeros and has derivative 0.
 """
 
 from ..ir import types as T
@@ -31,7 +33,7 @@ def _vector_rest(axis: str) -> str:
     return ("(np.sign(x) if ord == 1 else "
             f"(np.sign(x) * (np.abs(x) == {a}) / np.sum(np.abs(x) == {a}, axis={axis}, keepdims=True) "
             "if ord == np.inf or ord == -np.inf else "
-            "(0.0 * x if ord == 0 else "
+            "(srcad.zeros_like(x) if ord == 0 else "
             f"np.sign(x) * np.abs(x) ** (ord - 1) / np.where({a} == 0.0, 1.0, {a}) ** (ord - 1))))")
 
 
@@ -60,17 +62,26 @@ def _matrix_norm_type(sig) -> T.Type:
     return T.FLOAT if nd == 2 else (T.Array(nd - 2, "f") if nd is not None else T.NUM)
 
 
-def _norm_rule(path: str, params: str, axis: str, d: str, out=ty.reduce_("x")):
+def _norm_rule(path: str, params: str, axis: str, d: str, selects: str, out=ty.reduce_("x")):
+    """`selects`: when D is 0 where an element is not selected (ord=inf: only the largest
+    elements count; ord=0), D picks derivatives with np.where instead of multiplying them:
+    an element that does not count gets exactly 0, even where its derivative is inf or NaN."""
+    pick = "(np.where(D == 0.0, 0.0, {v} * D) if " + selects + " else {v} * D)"
     return defrule(path, params, let={"D": d},
-                   jvp={"x": f"np.sum(t * D, axis={axis}, keepdims=keepdims)"},
-                   vjp={"x": f"srcad.expand_reduced(g, x, {axis}, keepdims) * D"}, out=out)
+                   jvp={"x": f"np.sum({pick.format(v='t')}, axis={axis}, keepdims=keepdims)"},
+                   vjp={"x": pick.format(v=f"srcad.expand_reduced(g, x, {axis}, keepdims)")}, out=out)
 
 
 _MATRIX_ARG = "((np.ndim(x) == 2 and axis is None) or isinstance(axis, tuple))"
+_INF = "(ord == np.inf or ord == -np.inf)"
+_VECTOR_PICKS = f"(ord is not None and ({_INF} or ord == 0))"
+_MATRIX_PICKS = f"(ord is not None and ({_INF} or ord == 1 or ord == -1))"
 _norm_rule("numpy.linalg.norm", "x, ord=None, axis=None, keepdims=False", "axis",
            f"({_two('axis')}) if ord is None or (ord == 'fro' or (ord == 2 and not {_MATRIX_ARG})) else "
-           f"({_matrix('axis')} if {_MATRIX_ARG} else {_vector_rest('axis')})")
+           f"({_matrix('axis')} if {_MATRIX_ARG} else {_vector_rest('axis')})",
+           f"({_MATRIX_PICKS} if {_MATRIX_ARG} else {_VECTOR_PICKS})")
 _norm_rule("numpy.linalg.vector_norm", "x, axis=None, keepdims=False, ord=2", "axis",
-           f"({_two('axis')}) if ord == 2 else {_vector_rest('axis')}")
+           f"({_two('axis')}) if ord == 2 else {_vector_rest('axis')}", _VECTOR_PICKS)
 _norm_rule("numpy.linalg.matrix_norm", "x, keepdims=False, ord='fro'", "(-2, -1)",
-           f"({_two('(-2, -1)')}) if ord == 'fro' else {_matrix('(-2, -1)')}", out=_matrix_norm_type)
+           f"({_two('(-2, -1)')}) if ord == 'fro' else {_matrix('(-2, -1)')}", _MATRIX_PICKS,
+           out=_matrix_norm_type)

@@ -34,9 +34,10 @@ defrule("srcad.polyval_adjoint", "c, p, x", jvp={"c": "srcad.polyval_adjoint(t, 
 defrule("numpy.polyder", "p", jvp={"p": "np.polyder(t)"},
         vjp={"p": "np.append(g * np.arange(np.size(g), 0, -1), 0.0)"}, out=ty.array(1), linear=("p",))
 
-defrule("numpy.interp", "x, xp, fp",
-        jvp={"x": "t * srcad.interp_slope(x, xp, fp)", "fp": "np.interp(x, xp, t)"},
-        vjp={"x": "g * srcad.interp_slope(x, xp, fp)", "fp": "srcad.interp_fp_adjoint(g, x, xp)"},
+# (a slope of 0, outside xp's range or on a flat piece, selects 0: never 0 * inf)
+defrule("numpy.interp", "x, xp, fp", let={"S": "srcad.interp_slope(x, xp, fp)"},
+        jvp={"x": "np.where(S == 0.0, 0.0, t * S)", "fp": "np.interp(x, xp, t)"},
+        vjp={"x": "np.where(S == 0.0, 0.0, g * S)", "fp": "srcad.interp_fp_adjoint(g, x, xp)"},
         out=lambda sig: sig.type("x") if isinstance(sig.type("x"), T.Array) else T.FLOAT,
         broadcasts=("x",), refuses=("xp",))
 defrule("srcad.interp_fp_adjoint", "c, x, xp", jvp={"c": "srcad.interp_fp_adjoint(t, x, xp)"},

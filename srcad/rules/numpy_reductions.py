@@ -6,7 +6,10 @@ Non-smooth and singular points (the same choice in both modes):
   1) has derivative 0: the subgradient of a kink like |x| at 0 (and the exact derivative
   for a single element, where std is 0 whatever its value); var is smooth.
 - var and std with ddof >= the number of elements divide by 0, as NumPy does: the value
-  is nan or inf (with NumPy's warning) and so are the derivatives.
+  is nan or inf (with NumPy's warning) and so are the derivatives. A differentiated ddof
+  is an error.
+- Selections (max/min, nanmax/nanmin, ptp, the NaN-ignoring functions) give an element that
+  is not selected exactly 0 with np.where, even where its derivative is inf or NaN.
 - ptp (max - min) and nanmax/nanmin split the derivative equally among tied extrema, as
   max/min do; a constant array gets derivative 0 from ptp.
 - cumprod, cumulative_prod and nanprod: first and second derivatives are exact where
@@ -47,21 +50,22 @@ _STAT_LET = {"c": "a - np.mean(a, axis=axis, keepdims=True)",
              "s": "np.where(ans == 0.0, np.inf, ans)"}
 defrule("numpy.var", STAT, let=_STAT_LET,
         jvp={"a": "(2.0 / n) * " + _S("t * c")}, vjp={"a": _E("g") + " * ((2.0 / n) * c)"},
-        out=ty.reduce_("a"))
+        out=ty.reduce_("a"), refuses=("ddof",))
 defrule("numpy.std", STAT, let=_STAT_LET,
         jvp={"a": _S("t * c") + " / (n * s)"}, vjp={"a": _E("g / s") + " * (c / n)"},
-        out=ty.reduce_("a"))
+        out=ty.reduce_("a"), refuses=("ddof",))
 _NANSTAT_LET = {
     "c": f"np.where({NAN}, 0.0, a - np.nanmean(a, axis=axis, keepdims=True))",
     "n": f"np.maximum(np.sum(np.logical_not({NAN}), axis=axis, keepdims=True) - ddof, 0.0)",
     "s": "np.where(ans == 0.0, np.inf, ans)",
 }
+_OK = f"np.where({NAN}, 0.0, {{}})"  # (a NaN element's derivative, which may be NaN too, is not used)
 defrule("numpy.nanvar", STAT, let=_NANSTAT_LET,
-        jvp={"a": _S("(2.0 / n) * (t * c)")}, vjp={"a": _E("g") + " * ((2.0 / n) * c)"},
-        out=ty.reduce_("a"))
+        jvp={"a": _S(_OK.format("(2.0 / n) * (t * c)"))}, vjp={"a": _OK.format(_E("g") + " * ((2.0 / n) * c)")},
+        out=ty.reduce_("a"), refuses=("ddof",))
 defrule("numpy.nanstd", STAT, let=_NANSTAT_LET,
-        jvp={"a": _S("t * c / n") + " / s"}, vjp={"a": _E("g / s") + " * (c / n)"},
-        out=ty.reduce_("a"))
+        jvp={"a": _S(_OK.format("t * c / n")) + " / s"}, vjp={"a": _OK.format(_E("g / s") + " * (c / n)")},
+        out=ty.reduce_("a"), refuses=("ddof",))
 
 # NaN-ignoring sums, means and products
 defrule("numpy.nansum", RED, jvp={"a": _S(f"np.where({NAN}, 0.0, t)")},
@@ -78,7 +82,7 @@ defrule("numpy.nanprod", RED,
 
 # nanmax/nanmin/ptp: the derivative is shared equally among tied extrema (NaN never ties)
 _MASK = "(a == " + _E("ans") + ")"
-_SHARE = "{v} * " + _MASK + " / " + _E("np.sum(" + _MASK + ", axis=axis, keepdims=keepdims)")
+_SHARE = "np.where(" + _MASK + ", {v}, 0.0) / " + _E("np.sum(" + _MASK + ", axis=axis, keepdims=keepdims)")
 for _name in ("nanmax", "nanmin"):
     defrule(f"numpy.{_name}", "a, axis=None, out=None, keepdims=False",
             jvp={"a": "np.sum(" + _SHARE.format(v="t") + ", axis=axis, keepdims=keepdims)"},
@@ -89,7 +93,8 @@ _PTP_LET = {
     "d": "hi / np.sum(hi, axis=axis, keepdims=True) - lo / np.sum(lo, axis=axis, keepdims=True)",
 }
 defrule("numpy.ptp", "a, axis=None, out=None, keepdims=False", let=_PTP_LET,
-        jvp={"a": _S("t * d")}, vjp={"a": _E("g") + " * d"}, out=ty.reduce_("a"))
+        jvp={"a": _S("np.where(hi | lo, t * d, 0.0)")}, vjp={"a": "np.where(hi | lo, " + _E("g") + " * d, 0.0)"},
+        out=ty.reduce_("a"))
 
 # weighted average: W is the weights broadcast to the shape of a (spliced in as text, not
 # a let: the vjp uses it inside a branch on `weights is None`)

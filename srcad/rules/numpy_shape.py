@@ -167,3 +167,32 @@ defrule("numpy.sort", "a, axis=-1, kind=None", let={"perm": "np.argsort(a, axis=
         vjp={"a": "srcad.take_along_adjoint(g, a, perm, axis)"},
         out=lambda sig: T.Array(1, "f") if sig.is_const("axis") and sig.const("axis") is None
         else ty.rank("a", at_least=1)(sig), linear=("a",))
+
+
+# unique: a selection of the elements (or slices along axis) of ar, sorted. Each unique value
+# stands for the equal elements of ar and moves with the mean of their derivatives (the
+# function jumps where they part; moving them together moves it). The other results
+# (return_index, return_inverse, return_counts: ints) have no derivative.
+_UNIQUE_FLAGS = ("return_index", "return_inverse", "return_counts")
+
+
+def _unique_outs(literal: dict, given: set) -> int | None:
+    if any(f in given and f not in literal for f in _UNIQUE_FLAGS):
+        return None
+    return 1 + sum(bool(literal.get(f, False)) for f in _UNIQUE_FLAGS)
+
+
+def _unique_type(sig):
+    ar = ty.as_array(sig.type("ar"))
+    kind = ar.kind if isinstance(ar, T.Array) else {T.Float: "f", T.Int: "i", T.Bool: "b"}.get(type(ar))
+    values = T.Array(1, kind) if sig.const("axis", "?") is None else ty.rank("ar", kind=kind)(sig)
+    ints = [T.Array(1, "i"), T.Array(None, "i"), T.Array(1, "i")]
+    extra = [t for f, t in zip(_UNIQUE_FLAGS, ints) if sig.const(f, False)]
+    return (values, *extra) if extra else values
+
+
+_ONE = "not (return_index or (return_inverse or return_counts))"  # (literals: folds)
+defrule("numpy.unique", "ar, return_index=False, return_inverse=False, return_counts=False, axis=None, "
+        "equal_nan=True", nouts=4, nouts_of=_unique_outs, out=_unique_type,
+        jvp={"ar": "srcad.unique_tangent(t, ar, axis, equal_nan)"},
+        vjp={"ar": f"srcad.unique_adjoint(g if {_ONE} else g0, ar, axis, equal_nan)"})

@@ -60,7 +60,10 @@ class Rule:
     jvp_all: Template | None = None  # joint tangent rule in t_<param> names (optional)
     vjp_all: Template | None = None  # joint adjoint rule: a tuple, one entry per vjp param
     out: Callable | None = None  # type function: (Sig) -> Type or tuple of Types
-    nouts: int = 1
+    nouts: int = 1  # (the most results, when nouts_of decides)
+    # the number of results of a call from its literal arguments (name -> value) and the names
+    # of all its arguments, or None when it depends on arguments that are not literals
+    nouts_of: Callable | None = None
     differentiable: bool = True
     broadcasts: tuple[str, ...] = ()  # parameters that may be broadcast against the others
     fresh: bool = True  # the result never aliases an input buffer

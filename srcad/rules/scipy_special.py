@@ -8,7 +8,7 @@ Choices: xlogy(x, y) and xlog1py(x, y) give d/dy = 0 where x == 0 (matching thei
 0 there, also at y == 0); logsumexp's weights b are differentiable; the parameters not
 listed (return_sign=...) are rejected rather than ignored. gammainc, gammaincc and betainc
 have rules in x only: differentiating them in a or b raises NoRuleError (never a silent
-zero); polygamma's order n is an integer.
+zero); polygamma's order n is an integer, and differentiating it is an error too.
 """
 
 from . import typefns as ty
@@ -69,7 +69,7 @@ if special is not None:
         "i1": "special.i0(x) - np.where(x == 0.0, 0.5, special.i1(x) / np.where(x == 0.0, 1.0, x))",
     }.items():
         unary(_name, _d)
-    binary("polygamma", None, "special.polygamma(n + 1, x)", params="n, x")
+    binary("polygamma", None, "special.polygamma(n + 1, x)", params="n, x", diff=("n", "x"))  # n: an int
     binary("xlogy", "np.log(y)", "np.where(x == 0.0, 0.0, x / np.where(x == 0.0, 1.0, y))")
     binary("xlog1py", "np.log1p(y)", "np.where(x == 0.0, 0.0, x / np.where(x == 0.0, 1.0, 1.0 + y))")
     binary("rel_entr", "np.log(x / y) + 1.0", "-x / y")

@@ -1,0 +1,292 @@
+"""Every rule that gives no derivative must be right to: a non-differentiable rule's results
+must be locally constant in its float inputs (rounding, comparisons, argmax, shapes), or a
+differentiated input must be an error (`refuses=`). A float result that moves with a float
+input (np.unique's values used to) would otherwise get a silent zero derivative.
+
+Each non-differentiable rule is called at random points and again with every float input
+that a derivative may reach moved by a tiny random step: every result must stay exactly the
+same. Rules are called with random float arrays (or floats) for their required parameters,
+or with the arguments in PROBES; EXEMPT says why a rule cannot be checked this way. A new
+non-differentiable rule must pass, or be listed with a reason.
+
+The second test does the same for the parameters of differentiable rules that have no
+derivative template (and are not refused): copysign's sign argument, heaviside's x1, ...
+"""
+
+from __future__ import annotations
+
+import operator
+import zlib
+
+import numpy as np
+import pytest
+
+from srcad.rules.registry import RULES, load_all
+
+load_all()
+
+_R = np.random.default_rng
+
+
+def _sorted(rng, n=5):
+    return np.sort(rng.normal(size=n))
+
+
+# explicit arguments (as a function of a random generator) where random float arrays do not fit
+PROBES = {
+    "builtins.hasattr": lambda rng: (rng.normal(size=3), "shape"),
+    "builtins.isinstance": lambda rng: (rng.normal(), float),
+    "builtins.str": lambda rng: (rng.normal(),),
+    "builtins.divmod": lambda rng: (rng.normal(), 0.7),
+    "numpy.digitize": lambda rng: (rng.normal(size=5), _sorted(rng)),
+    "numpy.searchsorted": lambda rng: (_sorted(rng), rng.normal(size=4)),
+    "numpy.result_type": lambda rng: (rng.normal(size=3),),
+    "numpy.linalg.matrix_rank": lambda rng: (rng.normal(size=(3, 4)),),
+    "srcad.svd_rank": lambda rng: (rng.normal(size=(3, 4)), False),
+    "srcad.write_winners": lambda rng: (rng.normal(size=4), np.array([0, 0, 2])),
+    "srcad.einsum_spec": lambda rng: (rng.normal(size=2), [0], [0]),
+    "srcad.not_in": lambda rng: (0.5, [rng.normal(), 0.25]),
+    "operator.contains": lambda rng: ([rng.normal(), 0.25], 0.5),
+    "operator.floordiv": lambda rng: (rng.normal(size=5), 0.7),
+    "operator.ifloordiv": lambda rng: (rng.normal(size=5), 0.7),
+    "numpy.geomspace": lambda rng: (rng.uniform(1.0, 2.0), rng.uniform(3.0, 4.0)),
+    "srcad.trapezoid_weights": lambda rng: (rng.normal(size=4), np.arange(4.0)),
+}
+
+_NO_FLOAT = "its parameters cannot be floats (Python or NumPy refuse them)"
+_BITWISE = "bitwise: floats are refused by Python and NumPy"
+EXEMPT = {
+    "builtins.range": _NO_FLOAT,
+    "builtins.slice": "a slice object (indexing with float bounds fails)",
+    "builtins.print": "no result",
+    "math.comb": _NO_FLOAT,
+    "math.factorial": _NO_FLOAT,
+    "math.gcd": _NO_FLOAT,
+    "list.index": "an int: a position found by comparing items",
+    "list.count": "an int: a count found by comparing items",
+    "numpy.empty": "no float input (a shape); its values are not initialised",
+    "numpy.empty_like": "its values are not initialised (only a's shape and dtype are read)",
+    "numpy.zeros": _NO_FLOAT, "numpy.ones": _NO_FLOAT, "numpy.eye": _NO_FLOAT,
+    "numpy.identity": _NO_FLOAT, "numpy.tri": _NO_FLOAT, "numpy.indices": _NO_FLOAT,
+    "numpy.triu_indices": _NO_FLOAT, "numpy.tril_indices": _NO_FLOAT, "numpy.diag_indices": _NO_FLOAT,
+    "numpy.random.seed": _NO_FLOAT, "numpy.random.default_rng": _NO_FLOAT,
+    "srcad.inverse_axes": "a permutation of ints",
+    "srcad.stop_gradient": "its purpose: x with no derivative, as the user asks",
+    "srcad.global": "reads a global variable (the value comes from outside, not from an argument)",
+    "srcad.cell": "reads a closure variable (the value comes from outside, not from an argument)",
+    "srcad.slice": "a slice object",
+    "srcad.format": "a string",
+    "srcad.assert": "no result",
+    "srcad.raise": "no result",
+    "srcad.known": "no result (a run-time type check)",
+    "srcad.custom": "custom_vjp/custom_jvp calls: differentiated through the user's rules",
+    **{f"operator.{op}": _BITWISE for op in ("and_", "or_", "xor", "lshift", "rshift", "invert",
+                                            "iand", "ior", "ixor", "ilshift", "irshift")},
+}
+
+
+def _random_draw(name: str) -> bool:
+    return name.startswith("numpy.random.") and name not in ("numpy.random.seed", "numpy.random.default_rng")
+
+
+def _callable(rule):
+    """The function a rule stands for (methods and operators have no `fn`)."""
+    if rule.fn is not None:
+        return rule.fn
+    module, _, attr = rule.name.rpartition(".")
+    if module == "operator":
+        return getattr(operator, attr)
+    if rule.name == "srcad.not_in":
+        return lambda x, y: x not in y
+    if module == "numpy.ndarray":
+        return lambda x, *args: (getattr(x, attr)(*args) if callable(getattr(x, attr)) else getattr(x, attr))
+    return None
+
+
+def _arguments(name, rule, rng):
+    """Arguments for a call: a probe, or random float arrays (then floats) for the required ones."""
+    if name in PROBES:
+        return [PROBES[name](rng)]
+    required = [p for p in rule.params if p not in rule.defaults] or ["x"]
+    return [tuple(rng.normal(size=5) for _ in required), tuple(float(rng.normal()) for _ in required)]
+
+
+def _leaves(x):
+    if isinstance(x, (list, tuple)):
+        return [leaf for item in x for leaf in _leaves(item)]
+    return [x]
+
+
+def _floaty(v) -> bool:
+    return isinstance(v, float) or (isinstance(v, np.ndarray) and v.dtype.kind == "f")
+
+
+def _same(a, b) -> bool:
+    la, lb = _leaves(a), _leaves(b)
+    if len(la) != len(lb):
+        return False
+    for u, v in zip(la, lb):
+        if isinstance(u, (np.ndarray, np.generic, int, float, bool)):
+            if np.shape(u) != np.shape(v) or not np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True):
+                return False
+    return True
+
+
+def _nudged(v, rng, step=1e-7):
+    if isinstance(v, (list, tuple)):
+        return type(v)(_nudged(e, rng, step) for e in v)
+    return v + step * (rng.normal(size=np.shape(v)) if isinstance(v, np.ndarray) else float(rng.normal()))
+
+
+def _moved(args, i, rng):
+    out = list(args)
+    out[i] = _nudged(args[i], rng)
+    return tuple(out)
+
+
+def _call(fn, args):
+    return fn(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])  # (x //= y updates x)
+
+
+def check_locally_constant(fn, args, movable, rng, what):
+    """fn(*args) stays the same when each argument in `movable` (positions of float inputs)
+    moves a little, at several random directions."""
+    base = _call(fn, args)
+    for i in movable:
+        for _ in range(3):
+            moved = _call(fn, _moved(args, i, rng))
+            assert _same(base, moved), f"{what}: the result moves with its float input {i}, " \
+                "so it needs a derivative rule or refuses=(...) for that parameter"
+
+
+NONDIFF = sorted(n for n, r in RULES.items() if not r.differentiable and not r.structural and not r.opaque)
+
+
+def test_every_nondifferentiable_rule_is_checked_or_exempt():
+    unknown = sorted((set(EXEMPT) | set(PROBES)) - set(RULES))
+    assert not unknown, f"EXEMPT/PROBES name rules that are not registered: {unknown}"
+    for name in NONDIFF:
+        if name in EXEMPT or _random_draw(name):
+            continue
+        assert _callable(RULES[name]) is not None, f"{name}: give it a probe in PROBES or a reason in EXEMPT"
+
+
+@pytest.mark.parametrize("name", [n for n in NONDIFF if n not in EXEMPT])
+def test_nondifferentiable_results_are_locally_constant(name):
+    rule = RULES[name]
+    if _random_draw(name):
+        # its float parameters are refused; what it draws does not depend on anything else
+        assert set(rule.refuses) == {p for p in rule.params if p not in ("size", "dtype")}, name
+        return
+    fn = _callable(rule)
+    rng = _R(zlib.crc32(name.encode()))
+    errors = []
+    for args in _arguments(name, rule, rng):
+        try:
+            _call(fn, args)
+        except Exception as e:  # noqa: BLE001 (try the next kind of argument)
+            errors.append(f"{type(e).__name__}: {e}")
+            continue
+        names = list(rule.params) or [str(i) for i in range(len(args))]
+        movable = [i for i, v in enumerate(args)
+                   if _floaty(v) and (i >= len(names) or names[i] not in rule.refuses)]
+        check_locally_constant(fn, args, movable, rng, name)
+        return
+    pytest.fail(f"{name}: could not be called with random floats ({errors}); add a probe to PROBES "
+                "or a reason to EXEMPT")
+
+
+# -- parameters of differentiable rules that get no derivative ---------------------------------
+
+#: names of parameters that are never float values NumPy accepts (axes, shapes, flags, modes)
+STRUCTURAL = {"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc", "keepdims", "dtype", "out", "order",
+              "shape", "kind", "UPLO", "upper", "full_matrices", "endpoint", "num", "copy", "mode", "ord",
+              "offset", "indices", "indices_or_sections", "repeats", "reps", "shift", "source", "destination",
+              "idx", "which", "subscripts", "minlength", "equal_nan", "return_index", "return_inverse",
+              "return_counts", "pad_width", "name", "ndmin", "where"}
+_INT = "an int (NumPy, SciPy or Python refuse a float there)"
+_ONLY_SHAPE = "only its shape, length or keys are read"
+_SELECTS = "which elements equal the maximum (best = max(xs)): constant while they move together"
+
+
+def _rt(name):
+    import srcad.runtime as rt
+    return getattr(rt, name)
+
+
+# (rule, parameter) -> (function, arguments, position of the parameter) from a generator, or a reason
+SILENT = {
+    ("math.copysign", "y"): lambda r: (RULES["math.copysign"].fn, (r.normal(), r.normal()), 1),
+    ("numpy.copysign", "y"): lambda r: (np.copysign, (r.normal(size=4), r.normal(size=4)), 1),
+    ("numpy.heaviside", "x1"): lambda r: (np.heaviside, (r.normal(size=4), r.normal(size=4)), 0),
+    ("numpy.arange", "stop"): lambda r: (np.arange, (0.25, 3.0 + r.uniform(0.01, 0.09), 0.5), 1),
+    ("numpy.linalg.lstsq", "rcond"): lambda r: (np.linalg.lstsq, (r.normal(size=(4, 3)), r.normal(size=4), 0.1), 2),
+    ("numpy.where", "condition"): lambda r: (np.where, (r.normal(size=4), r.normal(size=4), r.normal(size=4)), 0),
+    ("numpy.full_like", "a"): lambda r: (np.full_like, (r.normal(size=3), 2.5), 0),
+    ("srcad.tie_div", "tol"): lambda r: (_rt("tie_div"), (r.normal(size=3), np.array([0.0, 1e-3, 1.0]),
+                                                          r.uniform(0.01, 0.1)), 2),
+    ("srcad.interp_slope", "x"): lambda r: (_rt("interp_slope"), (r.uniform(0.1, 2.9, 4), np.arange(4.0),
+                                                                  r.normal(size=4)), 0),
+    ("srcad.select_adjoint", "xs"): _SELECTS, ("srcad.select_adjoint", "best"): _SELECTS,
+    ("srcad.select_tangent", "xs"): _SELECTS, ("srcad.select_tangent", "best"): _SELECTS,
+    ("srcad.unique_tangent", "ar"): lambda r: (_rt("unique_tangent"), (r.normal(size=4), r.normal(size=4)), 1),
+    ("srcad.unique_adjoint", "ar"): lambda r: (_rt("unique_adjoint"), (r.normal(size=4), r.normal(size=4)), 1),
+    ("srcad.polyval_adjoint", "p"): lambda r: (_rt("polyval_adjoint"), (r.normal(size=2), r.normal(size=3),
+                                                                        r.normal(size=2)), 1),
+    ("srcad.average_weights", "a"): lambda r: (_rt("average_weights"), (r.normal(size=3), r.normal(size=(2, 3)), 1), 1),
+    ("srcad.average_weights_adjoint", "w"): lambda r: (_rt("average_weights_adjoint"), (r.normal(size=(2, 3)),
+                                                                                       r.normal(size=3), 1), 1),
+    ("srcad.expand_reduced", "x"): lambda r: (_rt("expand_reduced"), (r.normal(size=3), r.normal(size=(2, 3)), 0), 1),
+    ("srcad.unbroadcast", "x"): lambda r: (_rt("unbroadcast"), (r.normal(size=(2, 3)), r.normal(size=3)), 1),
+    ("srcad.broadcast_like", "like"): lambda r: (_rt("broadcast_like"), (r.normal(size=3), r.normal(size=(2, 3))), 1),
+    ("srcad.take_adjoint", "a"): lambda r: (_rt("take_adjoint"), (r.normal(size=2), r.normal(size=4), np.array([0, 2])), 1),
+    ("srcad.take_along_adjoint", "arr"): lambda r: (_rt("take_along_adjoint"), (r.normal(size=(2, 1)), r.normal(size=(2, 3)),
+                                                                                np.array([[0], [2]]), 1), 1),
+    ("srcad.pad_adjoint", "array"): lambda r: (_rt("pad_adjoint"), (r.normal(size=5), r.normal(size=3), 1, "edge"), 1),
+    ("srcad.untile", "a"): lambda r: (_rt("untile"), (r.normal(size=6), r.normal(size=2), (3,)), 1),
+    ("srcad.unrepeat", "a"): lambda r: (_rt("unrepeat"), (r.normal(size=6), r.normal(size=3), 2), 1),
+    ("srcad.diag_adjoint", "v"): lambda r: (_rt("diag_adjoint"), (r.normal(size=(3, 3)), r.normal(size=3), 0), 1),
+    ("srcad.diagonal_adjoint", "a"): lambda r: (_rt("diagonal_adjoint"), (r.normal(size=2), r.normal(size=(3, 3)), 1), 1),
+    ("srcad.array_adjoint", "x"): lambda r: (_rt("array_adjoint"), (r.normal(size=2), [r.normal(), r.normal()]), 1),
+    ("srcad.sum_adjoint", "x"): lambda r: (_rt("sum_adjoint"), (r.normal(), r.normal(size=3)), 1),
+    ("srcad.split_like", "arrays"): lambda r: (_rt("split_like"), (r.normal(size=5), [r.normal(size=2), r.normal(size=3)]), 1),
+    ("srcad.join_like", "arrays"): lambda r: (_rt("join_like"), ([r.normal(size=2), r.normal(size=3)],
+                                                                 np.zeros(5)), 1),
+    ("srcad.unstack_like", "arrays"): lambda r: (_rt("unstack_like"), (r.normal(size=(2, 3)), r.normal(size=(3, 2)), 1), 1),
+    ("srcad.sequence_adjoint", "x"): lambda r: (_rt("sequence_adjoint"), ([r.normal(), r.normal()], r.normal(size=2)), 1),
+    ("numpy.diag", "k"): _INT, ("numpy.diagflat", "k"): _INT, ("numpy.tril", "k"): _INT, ("numpy.triu", "k"): _INT,
+    ("numpy.rot90", "k"): _INT, ("numpy.diff", "n"): _INT, ("numpy.ldexp", "x2"): _INT, ("numpy.bincount", "x"): _INT,
+    ("numpy.einsum", "e"): "a sublist of ints or the output sublist", ("numpy.einsum", "f"): "the output sublist",
+    ("numpy.ndarray.item", "i"): _INT, ("list.insert", "i"): _INT, ("srcad.list_insert", "i"): _INT,
+    ("srcad.list_pop_at", "i"): _INT, ("srcad.list_repeat", "n"): _INT, ("srcad.diag_adjoint", "k"): _INT,
+    ("srcad.diff_adjoint", "n"): _INT, ("srcad.einsum_vjp", "k"): _INT, ("scipy.special.multigammaln", "d"): _INT,
+    ("srcad.list_unrepeat", "x"): _ONLY_SHAPE, ("srcad.list_unextend", "ys"): _ONLY_SHAPE,
+    ("srcad.iter_adjoint", "x"): _ONLY_SHAPE, ("srcad.dict_like", "d"): _ONLY_SHAPE,
+    ("srcad.items_cotangent", "d"): _ONLY_SHAPE, ("srcad.custom_cotangents", "args"): _ONLY_SHAPE,
+}
+
+
+def _silent():
+    for name, rule in sorted(RULES.items()):
+        if not rule.differentiable or rule.structural or rule.opaque or rule.custom or rule.family == "user":
+            continue
+        for p in rule.params:
+            if p not in rule.diff_params and p not in rule.refuses and p not in STRUCTURAL:
+                yield name, p
+
+
+SILENT_PARAMS = list(_silent())
+
+
+def test_every_parameter_without_a_derivative_is_checked_or_explained():
+    missing = [pair for pair in SILENT_PARAMS if pair not in SILENT]
+    assert not missing, f"parameters that get no derivative, with no probe or reason in SILENT: {missing}"
+    stale = sorted(set(SILENT) - set(SILENT_PARAMS))
+    assert not stale, f"SILENT names parameters that now have derivatives (or no longer exist): {stale}"
+
+
+@pytest.mark.parametrize("pair", [p for p in SILENT_PARAMS if callable(SILENT.get(p))], ids=".".join)
+def test_parameters_without_a_derivative_are_locally_constant(pair):
+    rng = _R(zlib.crc32(".".join(pair).encode()))
+    fn, args, i = SILENT[pair](rng)
+    check_locally_constant(fn, args, [i], rng, f"{pair[0]} in {pair[1]}")
