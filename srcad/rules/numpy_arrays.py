@@ -70,13 +70,16 @@ defrule("numpy.linspace", "start, stop, num=50, endpoint=True",
         vjp={"start": _WEIGHTS.format("1.0, 0.0"), "stop": _WEIGHTS.format("0.0, 1.0")},
         out=_linspace_type, linear=("start", "stop"))
 _MASK = "(a == " + _EXPAND.format(v="ans") + ")"
-# (selected with np.where: an element that is not a maximum gets exactly 0, even where the
-# derivative it would be multiplied with is inf or NaN)
-_SHARE = (f"np.where({_MASK}, {{v}}, 0.0) / " + _EXPAND.format(v=f"np.sum({_MASK}, axis=axis, keepdims=keepdims)"))
+# tangents are selected with np.where: an element that is not a maximum contributes exactly
+# 0, even where its tangent is inf or NaN. The cotangent is the same for all the elements a
+# result reduces, so the adjoint multiplies it by the mask (as cheap as it gets).
+_COUNT = _EXPAND.format(v=f"np.sum({_MASK}, axis=axis, keepdims=keepdims)")
+_PICK_T = f"np.where({_MASK}, t, 0.0) / {_COUNT}"
+_SHARE_G = f"{_EXPAND.format(v='g')} * {_MASK} / {_COUNT}"
 for _name in ("max", "min", "amax", "amin"):
     defrule(f"numpy.{_name}", "a, axis=None, out=None, keepdims=False",
-            jvp={"a": "np.sum(" + _SHARE.format(v="t") + ", axis=axis, keepdims=keepdims)"},
-            vjp={"a": _SHARE.format(v=_EXPAND.format(v="g"))}, out=ty.reduce_("a"))
+            jvp={"a": f"np.sum({_PICK_T}, axis=axis, keepdims=keepdims)"},
+            vjp={"a": _SHARE_G}, out=ty.reduce_("a"))
 
 # dot of >2-d operands contracts the last axis of a with the second-to-last of b
 _DOT_ND = "srcad.tensordot_adjoint(g, {o}, np.shape({s}), (-1, 0 if np.ndim(b) == 1 else -2), {w})"
