@@ -26,6 +26,7 @@ import json
 import os
 import stat
 import threading
+import time
 import warnings
 
 
@@ -150,6 +151,7 @@ def write_entry(root: str, folder: str, path: str, key: str, meta: dict, body: s
     head = json.dumps({"key": key, "sha256": _digest(key, meta, body), "meta": meta}, sort_keys=True)
     data = (_MARK + head + "\n" + body).encode("utf-8")
     tmp = os.path.join(folder, f".{key}.{os.getpid()}.{threading.get_ident()}.{next(_TMP_COUNTER)}.tmp")
+    _remove_stale_temporaries(folder, key)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         try:
@@ -163,6 +165,27 @@ def write_entry(root: str, folder: str, path: str, key: str, meta: dict, body: s
         _UNWRITABLE.add(root)
         _warn(("write", root), f"srcad: cannot write to the cache directory {root} ({e.strerror or e}); "
                                "running without storing new entries")
+
+
+#: a temporary file older than this was left by a writer that died before renaming it
+STALE_TMP_SECONDS = 3600.0
+
+
+def _remove_stale_temporaries(folder: str, key: str) -> None:
+    """Remove the temporary files of this entry left by processes killed while writing it
+    (a live writer renames its own within milliseconds)."""
+    prefix, now = f".{key}.", time.time()
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if now - os.lstat(path).st_mtime > STALE_TMP_SECONDS:
+                os.unlink(path)
+        except OSError:
+            pass
 
 
 def _remove(path: str) -> None:

@@ -177,6 +177,19 @@ def test_threads_writing_one_entry_at_once(tmp_path):
     assert body in bodies and os.listdir(folder) == [key + ".py"]
 
 
+
+def test_temporaries_of_killed_writers_are_removed(tmp_path):
+    folder = tmp_path / "cd"
+    folder.mkdir(mode=0o700)
+    key = "cd" + "0" * 30
+    stale, live = folder / f".{key}.123.1.0.tmp", folder / f".{key}.124.1.0.tmp"
+    for p in (stale, live):
+        p.write_text("partial")
+    old = os.stat(stale).st_mtime - cache_files.STALE_TMP_SECONDS - 10
+    os.utime(stale, (old, old))  # (a writer killed an hour ago; `live` may still be renamed)
+    cache_files.write_entry(str(tmp_path), str(folder), str(folder / (key + ".py")), key, {"names": []}, "x = 1\n")
+    assert sorted(os.listdir(folder)) == sorted([key + ".py", live.name])
+
 NESTED = textwrap.dedent("""
     import numpy as np
     import srcad
