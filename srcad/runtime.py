@@ -97,10 +97,15 @@ def setitem(x, idx, v, old=None):
     return x
 
 
+def without_key(d, key):
+    """A copy of the dict d without `key` (the cotangent of a dict before a write added it)."""
+    return {k: v for k, v in d.items() if k != key}
+
+
 def zero_item(x, idx):
     """The zero of the item x[idx] of a list or dict that a write replaces, which its
-    derivative puts in its place (0.0 for a new key)."""
-    return zeros_like(x[idx]) if not isinstance(x, dict) or idx in x else 0.0
+    derivative puts in its place (... for a key the write adds to a dict)."""
+    return zeros_like(x[idx]) if not isinstance(x, dict) or idx in x else ...
 
 
 def list_unrepeat(c, x):

@@ -309,6 +309,7 @@ helper("srcad.einsum_call", "rt.einsum_call('ij,jk->ik', x, y)", x=normal(2, 3),
 helper("srcad.einsum_vjp", "rt.einsum_vjp('ij,jk->ik', 0, x, (2, 3), y)", x=normal(2, 4), y=normal(3, 4))
 helper("srcad.einsum_vjp", "rt.einsum_vjp('ii,i->i', 1, x, y, (3,))", x=V3, y=normal(3, 3),
        note="a repeated index in another operand")
+helper("srcad.without_key", "rt.without_key({'a': x, 'b': y}, 'b')['a']", x=V3, y=V3)
 helper("srcad.adjugate", "rt.adjugate(x)", x=well_conditioned(3))
 helper("srcad.adjugate", "rt.adjugate(x)", x=normal(3, 3), note="any matrix: the SVD form")
 helper("srcad.adjugate_jvp", "rt.adjugate_jvp(x, y)", x=well_conditioned(3), y=normal(3, 3), wrt=("y",))

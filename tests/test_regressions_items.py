@@ -86,3 +86,26 @@ def test_the_tangent_of_a_zero_d_difference():
     args = ([-0.5], np.array(0.5))
     jac = srcad.jacfwd(zero_d_difference_summed, argnums=(0, 1))(*args)
     assert float(jac[0][0]) == -1.0 and float(jac[1]) == 1.0  # hand-derived
+
+
+def key_added_after_items(p, x, n):
+    # G1:1510: the cotangent of the dict before d['b'] = ... kept the key b, and adding it to
+    # the cotangent from d.items() (keys a, w) raised KeyError in the generated code
+    d = {"a": x * 2.0, "w": p["w"] * x}
+    for _k, v in d.items():
+        if n:
+            return np.sum(v)
+    d["b"] = np.sin(x) * p["w"]
+    q = p.copy()
+    q["extra"] = x ** 2
+    return np.sum(d["a"] * d["w"] + d["b"]) + q["extra"] * np.sum(q["w"])
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_a_key_added_to_a_dict_has_no_cotangent_before(n):
+    args = ({"w": np.array([0.3, -0.2])}, 0.7, n)
+    for i in (0, 1):
+        assert_tree_close(srcad.grad(key_added_after_items, argnums=i)(*args), fd_grad(key_added_after_items, args, i))
+    tangents = ({"w": np.array([1.0, 0.5])}, 1.0, None)
+    _, got = srcad.jvp(key_added_after_items, args, tangents)
+    assert got == pytest.approx(fd_jvp(key_added_after_items, args, tangents), rel=1e-6)

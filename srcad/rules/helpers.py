@@ -183,6 +183,10 @@ nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
         fresh=False, linear=("x",), raises="always")
+# a dict's cotangent without the key a write added (operator.setitem's vjp)
+defrule("srcad.without_key", "c, key", jvp={"c": "srcad.without_key(t, key)"},
+        vjp={"c": "srcad.setitem(g, key, srcad.zeros_like(c[key]))"}, out=ty.unknown, fn=rt.without_key,
+        linear=("c",))
 # the zero of a list or dict item a write replaces (operator.setitem's `old`)
 nondiff("srcad.zero_item", "x, idx", out=ty.getitem, fn=rt.zero_item, raises="index")
 # reads of a local variable that may be unassigned (frontend/definite.py): kept, so that

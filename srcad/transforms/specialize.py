@@ -167,6 +167,8 @@ class Specializer:
             zero = self.fresh("", out_types(registry.lookup("srcad.zero_item"), args[:2], (), 1)[0])
             pre.append(Apply((zero,), "srcad.zero_item", args[:2], (), op.loc))
             args = args + (zero,)
+        elif prim == "operator.setitem" and len(args) == 3 and not kw and _adds_key(args):
+            args = args + (Const(Ellipsis),)  # (a new key: no item is written over)
         if prim == "operator.getitem" and _iterates_dict(args):
             raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
                 op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
@@ -460,6 +462,12 @@ _SHAPE_QUERIES = {"numpy.shape": lambda s: s, "numpy.ndarray.shape": lambda s: s
                   "numpy.ndim": len, "numpy.ndarray.ndim": len,
                   "numpy.size": math.prod, "numpy.ndarray.size": math.prod,
                   "builtins.len": lambda s: s[0] if s else None}
+
+
+def _adds_key(args) -> bool:
+    """Does `d[k] = v` add the key k to the dict d?"""
+    t = atom_type(args[0])
+    return isinstance(t, T.Dict) and isinstance(args[1], Const) and t.get(args[1].value) is None
 
 
 def _item_structured(args) -> bool:
