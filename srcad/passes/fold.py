@@ -43,6 +43,25 @@ def _is_none_type(t: T.Type) -> bool | None:
     return None
 
 
+_SINGLETONS = (None, Ellipsis, True, False)
+
+
+def _identical(args, types) -> bool | None:
+    """`a is b` when the types or values decide it: a singleton constant against a constant
+    (`None is ...`, as rule templates test their optional arguments) or against a value of a
+    known type (`w is None` with w an array)."""
+    a, b = args
+    if isinstance(a, Const) and isinstance(b, Const) and any(
+            a.value is v or b.value is v for v in _SINGLETONS):
+        return a.value is b.value
+    for x, other in ((a, types[1]), (b, types[0])):
+        if isinstance(x, Const) and x.value is None:
+            return _is_none_type(other)
+        if isinstance(x, Const) and x.value is Ellipsis and _is_none_type(other) is False:
+            return False  # (a number, array or container is never ...)
+    return None
+
+
 def _fold_typed(prim: str, args: tuple[Atom, ...]):
     """Folds that need only the arguments' types."""
     types = [atom_type(a) for a in args]
@@ -53,11 +72,9 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
         if isinstance(t, (T.Float, T.Int, T.Bool)):
             return 0
     if prim in ("operator.is_", "operator.is_not") and len(args) == 2:
-        for a, other in ((args[0], types[1]), (args[1], types[0])):
-            if isinstance(a, Const) and a.value is None:
-                known = _is_none_type(other)
-                if known is not None:
-                    return known if prim == "operator.is_" else not known
+        known = _identical(args, types)
+        if known is not None:
+            return known if prim == "operator.is_" else not known
     if prim == "builtins.isinstance" and len(args) == 2:
         cls = args[1].value.obj if isinstance(args[1], Const) and isinstance(args[1].value, Ext) \
             else _const(args[1])
