@@ -9,8 +9,8 @@ forward function itself when the library mirrors NumPy (autograd.numpy, jax.nump
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -46,7 +46,7 @@ def main() -> int:
             v = rng.normal(size=np.shape(args[i]))
 
             def along(a, i=i):
-                return case.forward(*args[:i], a, *args[i + 1:])
+                return case.forward(*args[:i], a, *args[i + 1:])  # noqa: B023 (called at once)
 
             ok &= check(f"{case.name} {case.sizes[0].label} arg {i}", central(along, args[i], v),
                         np.sum(g * v))

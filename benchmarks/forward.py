@@ -23,7 +23,8 @@ import srcad
 
 from . import peers
 from .case import fresh, rebind
-from .cases.rosenbrock import CASE as ROSENBROCK, rosenbrock, rosenbrock_grad, rosenbrock_hvp
+from .cases.rosenbrock import CASE as ROSENBROCK
+from .cases.rosenbrock import rosenbrock, rosenbrock_grad, rosenbrock_hvp
 from .measure import Cells, first_call_ms
 
 
@@ -103,16 +104,17 @@ def hvp_rows(budget) -> list:
         cells.add("reference", lambda: functools.partial(srcad.grad(rosenbrock), x),
                   lambda r: (np.asarray(r),), (rosenbrock_grad(x),))
         cells.add("hand", lambda: functools.partial(rosenbrock_hvp, x, v), _last, expected)
-        cells.add("srcad", lambda: op_call(rosenbrock), _last, expected)
+        cells.add("srcad", lambda op_call=op_call: op_call(rosenbrock), _last, expected)
         jax = _jax()
         if jax is not None:
-            def make():
+            def make(jax=jax):
                 f = peers.forward_for(ROSENBROCK, "jax", jax.numpy)
                 jitted = jax.jit(lambda x, v: jax.jvp(jax.grad(f), (x,), (v,))[1])
                 xj, vj = jax.numpy.asarray(x), jax.numpy.asarray(v)
                 return lambda: jax.block_until_ready(jitted(xj, vj))
             cells.add("jax.jit", make, _last, expected)
-        rows.append(_finish(ForwardRow("rosenbrock", "n=1e3", op, "grad"), cells, budget, op_call, rosenbrock))
+        rows.append(_finish(ForwardRow("rosenbrock", "n=1e3", op, "grad"), cells, budget, op_call,
+                            rosenbrock))
     return rows
 
 
@@ -151,12 +153,13 @@ def jacobian_rows(budget) -> list:
         cells.add("srcad", lambda: op_call(tanh_map), lambda r: (np.asarray(r),), expected)
         jax = _jax()
         if jax is not None:
-            def make():
+            def make(jax=jax, op=op):
                 jitted = jax.jit(getattr(jax, op)(rebind(tanh_map, np=jax.numpy)))
                 xj, Aj = jax.numpy.asarray(x), jax.numpy.asarray(A)
                 return lambda: jax.block_until_ready(jitted(xj, Aj))
             cells.add("jax.jit", make, lambda r: (np.asarray(r),), expected)
-        rows.append(_finish(ForwardRow("tanh_map", "100->100", op, "100 jvps"), cells, budget, op_call, tanh_map))
+        rows.append(_finish(ForwardRow("tanh_map", "100->100", op, "100 jvps"), cells, budget, op_call,
+                            tanh_map))
     return rows
 
 

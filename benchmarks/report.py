@@ -177,7 +177,7 @@ def write_markdown(path: str, sections: dict, info: str, command: str) -> None:
                  f"{render_markdown(table)}\n<!-- /bench:{group} -->")
         pattern = re.compile(rf"<!-- bench:{group} -->.*?<!-- /bench:{group} -->", re.S)
         if pattern.search(text):
-            text = pattern.sub(lambda m: block, text)
+            text = pattern.sub(lambda m: block, text)  # noqa: B023 (called at once)
         else:
             text = text.rstrip("\n") + f"\n\n## {TITLES[group]}\n\n{block}\n"
     with open(path, "w") as f:

@@ -32,7 +32,6 @@ from benchmarks.cases import GROUPS  # noqa: E402
 from benchmarks.measure import measure  # noqa: E402
 from benchmarks.timing import FULL, QUICK  # noqa: E402
 
-
 QUICK_SKIP = ("jax",)  # eager JAX compiles every primitive on first use: seconds per row
 
 
@@ -109,8 +108,10 @@ def main(argv=None) -> int:
         report.write_markdown(args.markdown, sections, info, command.strip())
         print(f"\nwrote {args.markdown}")
     if args.plot and gradient_rows:
-        drawn = plot.plot_ratios(gradient_rows, args.plot, "Gradient time relative to a hand-written gradient")
-        print(f"\nwrote {args.plot}" if drawn else "\nno plot: matplotlib is not installed (pip install '.[plot]')")
+        drawn = plot.plot_ratios(gradient_rows, args.plot,
+                                 "Gradient time relative to a hand-written gradient")
+        print(f"\nwrote {args.plot}" if drawn
+              else "\nno plot: matplotlib is not installed (pip install '.[plot]')")
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
     return 0
 

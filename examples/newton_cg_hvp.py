@@ -54,7 +54,7 @@ def newton_cg(w, X, y, tol=1e-8):
         def hess_times(v):
             nonlocal products
             products += 1
-            return srcad.hvp(loss, (w, X, y), (v, None, None))
+            return srcad.hvp(loss, (w, X, y), (v, None, None))  # noqa: B023 (used in this iteration only)
 
         w = w + conjugate_gradient(hess_times, -g)
     return w, it

@@ -14,15 +14,14 @@ __version__ = "0.1.0"
 
 from . import rules  # noqa: E402  (importing registers the rule tables)
 from .api import grad, jvp, saved_values, source, stop_gradient, value_and_grad, vjp  # noqa: E402
-from .compose import hessian, hvp, jacfwd, jacrev  # noqa: E402
 from .cache import config  # noqa: E402
 from .cache_files import CacheWarning  # noqa: E402
+from .compose import hessian, hvp, jacfwd, jacrev  # noqa: E402
 from .custom import custom_jvp, custom_vjp  # noqa: E402
-from .rules.registry import public_defrule as defrule  # noqa: E402
 from .errors import (  # noqa: E402
     ArgumentError,
-    NoRuleError,
     NonScalarOutputError,
+    NoRuleError,
     RecursionNotSupportedError,
     SourceUnavailableError,
     SrcadError,
@@ -31,6 +30,7 @@ from .errors import (  # noqa: E402
     UnsafeMutationError,
     UnsupportedSyntaxError,
 )
+from .rules.registry import public_defrule as defrule  # noqa: E402
 
 __all__ = [
     "rules",

@@ -13,13 +13,13 @@ import numpy as np
 from . import runtime
 from .codegen.compile import register_source
 from .custom import CustomRule
+from .dispatch import Transformed, _quick_kind, _signature_of, _spec
 from .errors import ArgumentError
+from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
 from .ir import types as T
-from .dispatch import Transformed, _quick_kind, _signature_of, _spec
 from .pipeline import Spec, build_batched, build_forward, build_vjp, differentiable_positions
 from .transforms.batched import NotBatchable
-from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 
 stop_gradient = runtime.stop_gradient
 
@@ -50,7 +50,8 @@ class JvpTransformed(Transformed):
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
             wrt = tuple(i for i in differentiable_positions(arg_types) if present[i])
-            built = self._build_for(key, arg_types, self._free_types(), Spec(self.spec.kind, wrt, True, False))
+            built = self._build_for(key, arg_types, self._free_types(),
+                                    Spec(self.spec.kind, wrt, True, False))
             built.wrt = wrt
         self._latest = built
         result = built.function(*primals, *(tangents[i] for i in built.wrt))
@@ -84,7 +85,8 @@ class VjpTransformed(Transformed):
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
             wrt = tuple(i for i in differentiable_positions(arg_types) if self.only is None or i in self.only)
-            built = self._build_for(key, arg_types, self._free_types(), Spec("vjp", wrt, True, self.spec.has_aux))
+            built = self._build_for(key, arg_types, self._free_types(),
+                                    Spec("vjp", wrt, True, self.spec.has_aux))
             built.wrt = wrt
         self._latest = built
         out, aux, residuals = built.function(*primals)
@@ -123,7 +125,7 @@ def vjp_of(fun, has_aux: bool = False, only: tuple | None = None) -> VjpTransfor
     return cache[key]
 
 
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _cached(fun) -> dict:
@@ -156,7 +158,8 @@ class BatchedTransformed(Transformed):
         if built is None:
             arg_types = tuple(T.of_value(a) for a in primals)
             try:
-                built = self._build_types(arg_types, self._free_types(), Spec("jacfwd", (self.argnum,), False, False, n))
+                built = self._build_types(arg_types, self._free_types(),
+                                          Spec("jacfwd", (self.argnum,), False, False, n))
             except NotBatchable:
                 self.unbatchable.add(key)
                 return None

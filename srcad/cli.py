@@ -25,7 +25,8 @@ def _argnums(text: str | None):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="srcad", description="Source-transformation AD for Python and NumPy")
+    parser = argparse.ArgumentParser(prog="srcad",
+                                     description="Source-transformation AD for Python and NumPy")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="differentiate a built-in example, print its gradient source, check it")
     gen = sub.add_parser("codegen", help="write a standalone derivative module (imports numpy, not srcad)")
@@ -106,7 +107,8 @@ def _dispatch(args) -> int:
         if args.command == "show":
             from . import offline
 
-            print(offline.show(args.target, args.mode, args.stage, _argnums(args.argnums), args.types), end="")
+            print(offline.show(args.target, args.mode, args.stage, _argnums(args.argnums), args.types),
+                  end="")
             return 0
     except CodegenError as e:
         print(f"srcad {args.command}: error: {e}", file=sys.stderr)

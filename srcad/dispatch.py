@@ -19,8 +19,8 @@ from .errors import ArgumentError
 from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
-from .transforms.saved import saved_from_json
 from .pipeline import Built, Spec, build_reverse, forget_lowered, free_reads, lowered, user_function_globals
+from .transforms.saved import saved_from_json
 
 _MISSING = object()
 

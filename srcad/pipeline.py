@@ -13,12 +13,13 @@ import weakref
 from dataclasses import dataclass
 
 from . import __version__, cache
-from .errors import NonScalarOutputError, diagnostic
+from .analysis import reads
 from .codegen.compile import compile_function
 from .codegen.emit import render
 from .custom import CustomRule
-from .frontend.resolve import is_library_object
+from .errors import NonScalarOutputError, diagnostic
 from .frontend.lower import Lowered_, lower_function
+from .frontend.resolve import is_library_object
 from .frontend.source import code_names
 from .ir import types as T
 from .ir.nodes import Apply, Const, Function, Param, Var
@@ -26,14 +27,13 @@ from .ir.verify import verify
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
-from .analysis import reads
 from .transforms.activity import analyze
-from .transforms.policy import guard_unknown
 from .transforms.batched import batched_forward
 from .transforms.forward import forward
+from .transforms.policy import guard_unknown
 from .transforms.reverse import reverse, reverse_split
-from .transforms.saved import saved_report
 from .transforms.safety import check_mutations
+from .transforms.saved import saved_report
 from .transforms.specialize import specialize
 
 
@@ -64,7 +64,7 @@ class Built:
     output_loc: object = None  # the user's return statement (for errors about outputs)
 
 
-_LOWERED: "weakref.WeakKeyDictionary[object, Lowered_]" = weakref.WeakKeyDictionary()
+_LOWERED: weakref.WeakKeyDictionary[object, Lowered_] = weakref.WeakKeyDictionary()
 
 
 def lowered(fn) -> Lowered_:
@@ -159,7 +159,8 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
     when the generated code runs when its type leaves it open (srcad.scalar_output)."""
     out = fn.body.yields[0]
     t = out.type if not isinstance(out, Const) else T.of_value(out.value)
-    if isinstance(t, (T.Float, T.Int, T.Bool)) or (isinstance(t, T.Array) and t.ndim == 0 and t.kind in "fiub"):
+    if isinstance(t, (T.Float, T.Int, T.Bool)) or (
+            isinstance(t, T.Array) and t.ndim == 0 and t.kind in "fiub"):
         return fn
     if isinstance(t, (T.Array, T.Num, T.Unknown)) and (not isinstance(t, T.Array) or t.ndim is None) and (
             not isinstance(t, T.Array) or t.kind in ("f", "i", "u", "b", None)):
@@ -167,8 +168,8 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
         text = f"{where.file}:{where.line}:{where.col}" if where else fn.name
         v = T.FLOAT if isinstance(t, T.Num) else t
         checked = Var(_max_id(fn) + 1, "", v)
-        op = Apply((checked,), "srcad.scalar_output", (out, Const(f"{spec.kind} of {fn.doc or fn.name} ({text})")),
-                   (), where)
+        op = Apply((checked,), "srcad.scalar_output",
+                   (out, Const(f"{spec.kind} of {fn.doc or fn.name} ({text})")), (), where)
         body = dataclasses.replace(fn.body, ops=fn.body.ops + (op,), yields=(checked,) + fn.body.yields[1:])
         return dataclasses.replace(fn, body=body)
     if isinstance(t, T.Array) and t.ndim not in (0, None):

@@ -441,7 +441,8 @@ def _check_cotangent(c, a, what):
             _bad_cotangent(f"{what} has shape {np.shape(c)}, but its argument has shape {np.shape(a)}")
         return
     if np.iscomplexobj(c) or not isinstance(c, (int, float, np.number, np.ndarray)):
-        _bad_cotangent(f"{what} is a {type(c).__name__}{' of complex numbers' if np.iscomplexobj(c) else ''}; "
+        _bad_cotangent(f"{what} is a {type(c).__name__}"
+                       f"{' of complex numbers' if np.iscomplexobj(c) else ''}; "
                        "cotangents must be real floats")
     if np.shape(c) != np.shape(a):
         _bad_cotangent(f"{what} has shape {np.shape(c)}, but its argument has shape {np.shape(a)}")

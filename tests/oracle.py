@@ -101,7 +101,8 @@ def assert_tree_close(actual, expected, rtol=1e-5, atol=1e-6, what=""):
             assert_tree_close(actual[k], expected[k], rtol, atol, f"{what}[{k!r}]")
         return
     if isinstance(expected, (list, tuple)):
-        assert isinstance(actual, (list, tuple)) and len(actual) == len(expected), f"{what}: structure differs"
+        assert isinstance(actual, (list, tuple)) and len(actual) == len(expected), \
+            f"{what}: structure differs"
         for i, (a, e) in enumerate(zip(actual, expected)):
             assert_tree_close(a, e, rtol, atol, f"{what}[{i}]")
         return

@@ -57,7 +57,8 @@ class Sampler:
 
     def __call__(self, rng):
         size = self.shape if self.shape else None
-        v = rng.normal(size=size) * self.scale if self.draw == "normal" else rng.uniform(self.lo, self.hi, size=size)
+        v = (rng.normal(size=size) * self.scale if self.draw == "normal"
+             else rng.uniform(self.lo, self.hi, size=size))
         if self.box == "0d":
             return np.array(float(v))
         if self.box in ("list", "tuple"):
@@ -280,8 +281,10 @@ helper("srcad.split_like", "rt.split_like(x, [np.zeros(2), np.zeros(3)], 0)[1]",
 helper("srcad.split_like", "rt.split_like(x, [np.zeros((2, 1)), np.zeros(2)], 1, -2)[0]", x=normal(2, 2),
        note="column_stack pieces")
 helper("srcad.join_like", "rt.join_like([x, y], [np.zeros(2), np.zeros(3)], 0)", x=normal(2), y=V3)
-helper("srcad.unstack_like", "rt.unstack_like(x, [np.zeros(2), np.zeros(2), np.zeros(2)], 1)[0]", x=normal(2, 3))
-helper("srcad.unstack_like", "rt.unstack_like(x, np.zeros((3, 2)), 1)", x=normal(2, 3), note="an array's rows")
+helper("srcad.unstack_like", "rt.unstack_like(x, [np.zeros(2), np.zeros(2), np.zeros(2)], 1)[0]",
+       x=normal(2, 3))
+helper("srcad.unstack_like", "rt.unstack_like(x, np.zeros((3, 2)), 1)", x=normal(2, 3),
+       note="an array's rows")
 helper("srcad.sequence_adjoint", "np.array(rt.sequence_adjoint([x[0], x[1] * x[2]], (0.0, 0.0)))", x=V3)
 helper("srcad.sequence_adjoint", "rt.sequence_adjoint([x[0], x[1] * x[2]], np.zeros(2))", x=V3,
        note="the rows of an array")
@@ -289,8 +292,8 @@ helper("srcad.untile", "rt.untile(x, np.zeros(2), (3,))", x=normal(6))
 helper("srcad.unrepeat", "rt.unrepeat(x, np.zeros(3), 2)", x=normal(6))
 helper("srcad.pad_adjoint", "rt.pad_adjoint(x, np.zeros(3), 1, 'edge')", x=normal(5))
 helper("srcad.take_adjoint", "rt.take_adjoint(x, np.zeros(4), np.array([0, 2, 2]))", x=V3)
-helper("srcad.take_along_adjoint", "rt.take_along_adjoint(x, np.zeros((2, 3)), np.array([[0, 0], [2, 1]]), 1)",
-       x=normal(2, 2))
+helper("srcad.take_along_adjoint",
+       "rt.take_along_adjoint(x, np.zeros((2, 3)), np.array([[0, 0], [2, 1]]), 1)", x=normal(2, 2))
 helper("srcad.diag_adjoint", "rt.diag_adjoint(x, np.zeros(3), 0)", x=normal(3, 3))
 helper("srcad.diagonal_adjoint", "rt.diagonal_adjoint(x, np.zeros((3, 3)), 1, 0, 1)", x=normal(2))
 helper("srcad.diff_adjoint", "rt.diff_adjoint(x, 2, -1)", x=normal(2))
@@ -322,9 +325,10 @@ helper("srcad.prod_partials", "rt.prod_partials(x, (0, 2))", x=normal(2, 3, 2))
 helper("srcad.prod_partials", "rt.prod_partials(x) * x", x=normal(2, 3), note="all axes")
 helper("srcad.prod_hvp", "rt.prod_hvp(x, y, (0, 2))", x=normal(2, 3, 2), y=uniform(0.5, 1.5, 2, 3, 2))
 helper("srcad.prod_hvp", "rt.prod_hvp(x, y) * y", x=normal(2, 3), y=normal(2, 3), note="all axes")
-helper("srcad.cumprod_hvp", "rt.cumprod_hvp(x, y, z, 1)", x=normal(2, 3), y=normal(2, 3), z=uniform(0.5, 1.5, 2, 3))
-helper("srcad.cumprod_hvp", "rt.cumprod_hvp(x, y, z)", x=normal(2, 2), y=normal(2, 2), z=uniform(0.5, 1.5, 2, 2),
-       note="axis=None: flattened")
+helper("srcad.cumprod_hvp", "rt.cumprod_hvp(x, y, z, 1)", x=normal(2, 3), y=normal(2, 3),
+       z=uniform(0.5, 1.5, 2, 3))
+helper("srcad.cumprod_hvp", "rt.cumprod_hvp(x, y, z)", x=normal(2, 2), y=normal(2, 2),
+       z=uniform(0.5, 1.5, 2, 2), note="axis=None: flattened")
 helper("srcad.cumprod_hvp_adjoint", "rt.cumprod_hvp_adjoint(x, y, z, 0)", x=normal(3, 2), y=normal(3, 2),
        z=uniform(0.5, 1.5, 3, 2))
 helper("srcad.cumprod_hvp_adjoint", "rt.cumprod_hvp_adjoint(x, y, z)", x=normal(4), y=normal(2, 2),
@@ -348,8 +352,8 @@ helper("srcad.polyval_adjoint", "rt.polyval_adjoint(x, np.zeros(3), np.array([0.
 helper("srcad.interp_fp_adjoint", "rt.interp_fp_adjoint(x, np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]))",
        x=normal(2))
 helper("srcad.interp_slope", "rt.interp_slope(np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]), x)", x=V3)
-helper("srcad.interp_slope_adjoint", "rt.interp_slope_adjoint(x, np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]))",
-       x=normal(2))
+helper("srcad.interp_slope_adjoint",
+       "rt.interp_slope_adjoint(x, np.array([0.2, 1.6]), np.array([0.0, 1.0, 2.0]))", x=normal(2))
 helper("srcad.list_unrepeat", "np.array(rt.list_unrepeat([x[0], x[1], x[2], x[0] * x[1]], [0.0, 0.0]))", x=V3)
 helper("srcad.list_unextend", "np.array(rt.list_unextend([x[0], x[1] * x[2], x[2]], [0.0, 0.0])[1])", x=V3)
 helper("srcad.iter_adjoint", "np.array(rt.iter_adjoint((x[0], x[1] * x[2]), [0.0, 0.0]))", x=V3)

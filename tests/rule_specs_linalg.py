@@ -5,7 +5,6 @@ through sign-invariant expressions (squares, products of paired factors); choles
 eigh through a symmetric argument, since they read one triangle."""
 
 import numpy as np
-
 from rule_specs import const, normal, row, uniform, well_conditioned
 
 SYM = "(x + np.swapaxes(x, -1, -2))"
@@ -27,7 +26,8 @@ row("numpy.linalg.solve", "np.linalg.solve(x, y)", x=WC3, y=normal(3, 2))
 row("numpy.linalg.solve", "np.linalg.solve(x, y)", x=stack_wc(2, 3), y=normal(2, 3, 2))
 row("numpy.linalg.solve", "np.linalg.solve(x + 3.0 * np.eye(3), y)", x=normal(3, 3), y=normal(3, 2),
     note="broadcast stacks", shapes=({"x": (2, 3, 3), "y": (3, 2)}, {"x": (1, 3, 3), "y": (2, 3, 1)},
-                                      {"x": (2, 1, 3, 3), "y": (4, 3, 2)}, {"y": "list"}, {"x": (2, 3, 3), "y": (3,)}))
+                                      {"x": (2, 1, 3, 3), "y": (4, 3, 2)}, {"y": "list"},
+                                      {"x": (2, 3, 3), "y": (3,)}))
 row("numpy.linalg.det", "np.linalg.det(x)", x=WC3)
 row("numpy.linalg.det", "np.linalg.det(x)", x=stack_wc(2, 3))
 row("numpy.linalg.det", "np.linalg.det(x + 3.0 * np.eye($n))", x=normal(1, 1), alts={"n": ["1", "2"]},
@@ -45,8 +45,9 @@ row("numpy.linalg.eigh", "np.linalg.eigh(x$u)[0]", x=normal(3, 3), alts={"u": ["
     shapes=({"x": (2, 3, 3)},), note="one triangle of a general matrix")
 row("numpy.linalg.eigh", "np.linalg.eigh(x$u)[1] ** 2", x=normal(3, 3), alts={"u": ["", ", UPLO='U'"]},
     note="one triangle of a general matrix; eigenvectors up to sign")
-row("numpy.linalg.eigvalsh", "np.linalg.eigvalsh(x$u)", x=normal(3, 3), alts={"u": ["", ", 'U'", ", UPLO='U'"]},
-    shapes=({"x": (2, 3, 3)},), note="one triangle of a general matrix")
+row("numpy.linalg.eigvalsh", "np.linalg.eigvalsh(x$u)", x=normal(3, 3),
+    alts={"u": ["", ", 'U'", ", UPLO='U'"]}, shapes=({"x": (2, 3, 3)},),
+    note="one triangle of a general matrix")
 row("numpy.linalg.cholesky", "np.linalg.cholesky(x + 6.0 * np.eye(3)$u)", x=normal(3, 3),
     alts={"u": ["", ", upper=True", ", upper=False"]}, shapes=({"x": (2, 3, 3)},),
     note="one triangle of a general matrix")
@@ -75,7 +76,8 @@ row("numpy.linalg.norm", "np.linalg.norm(x, axis=1)", x=A)
 row("numpy.linalg.norm", "np.linalg.norm(x, axis=0, keepdims=True)", x=A)
 row("numpy.linalg.norm", "np.linalg.norm(x * 0.0) + x", x=normal(3), note="at 0 the derivative is 0")
 for _ord in ("1", "np.inf", "-np.inf", "3", "0.5"):
-    row("numpy.linalg.norm", f"np.linalg.norm(x, {_ord})", x=uniform(0.5, 2.0, 4) if _ord == "0.5" else normal(4))
+    row("numpy.linalg.norm", f"np.linalg.norm(x, {_ord})",
+        x=uniform(0.5, 2.0, 4) if _ord == "0.5" else normal(4))
 row("numpy.linalg.norm", "np.linalg.norm(x, 3, axis=1)", x=A)
 row("numpy.linalg.norm", "np.linalg.norm(x, 0) * x", x=normal(4))
 for _ord in ("'fro'", "'nuc'", "2", "-2", "1", "-1", "np.inf", "-np.inf"):
@@ -85,10 +87,12 @@ row("numpy.linalg.norm", "np.linalg.norm(x, 1, axis=(2, 0), keepdims=True)", x=n
 row("numpy.linalg.norm", "np.linalg.norm(x$kw)", x=A, fd_step=1e-5,
     shapes=({"x": (4,)}, {"x": (1,)}, {"x": "0d"}, {"x": ()}, {"x": "list"}, {"x": (1, 4)}),
     alts={"kw": [", axis=-1", "", ", axis=-2, keepdims=True", ", 3, -1", ", np.inf, axis=-1", ", 1, axis=0",
-                 ", -np.inf, -1, True", ", 'fro', (-2, -1)", ", 'nuc', (-1, -2)", ", 2, (-2, -1)", ", keepdims=True"]})
+                 ", -np.inf, -1, True", ", 'fro', (-2, -1)", ", 'nuc', (-1, -2)", ", 2, (-2, -1)",
+                 ", keepdims=True"]})
 row("numpy.linalg.vector_norm", "np.linalg.vector_norm(x$kw)", x=A, fd_step=1e-5,
     shapes=({"x": (4,)}, {"x": "0d"}, {"x": "list"}),
-    alts={"kw": [", axis=-1", ", ord=1, axis=(-1, -2)", ", keepdims=True", ", ord=3", ", ord=-np.inf, axis=0"]})
+    alts={"kw": [", axis=-1", ", ord=1, axis=(-1, -2)", ", keepdims=True", ", ord=3",
+                 ", ord=-np.inf, axis=0"]})
 row("numpy.linalg.matrix_norm", "np.linalg.matrix_norm(x$kw)", x=normal(2, 3, 4), fd_step=1e-5,
     shapes=({"x": (3, 4)}, {"x": "list"}),
     alts={"kw": [", ord=1", ", ord=-1, keepdims=True", ", ord=2", ", ord=-2", ", ord='fro', keepdims=True"]})
@@ -125,14 +129,15 @@ if scipy is not None:
     special("i1", "scipy.special.i1(x * 0.0) + x", x=V, note="at 0")
     special("polygamma", "scipy.special.polygamma(2, x)", x=POS)
     special("xlogy", "scipy.special.xlogy(x, y)", x=V, y=POS, ew=("x", "y"))
-    special("xlogy", "scipy.special.xlogy(np.zeros(4), y)", y=const(np.zeros(4)), note="d/dy is 0 at x = y = 0")
+    special("xlogy", "scipy.special.xlogy(np.zeros(4), y)", y=const(np.zeros(4)),
+            note="d/dy is 0 at x = y = 0")
     special("xlog1py", "scipy.special.xlog1py(x, y)", x=V, y=POS, ew=("x", "y"))
     special("rel_entr", "scipy.special.rel_entr(x, y)", x=POS, y=POS, ew=("x", "y"))
     special("kl_div", "scipy.special.kl_div(x, y)", x=POS, y=POS, ew=("x", "y"))
     special("beta", "scipy.special.beta(x, y)", x=POS, y=POS, ew=("x", "y"))
     special("betaln", "scipy.special.betaln(x, y)", x=POS, y=POS, ew=("x", "y"))
-    special("multigammaln", "scipy.special.multigammaln(x, $d)", x=uniform(2.0, 4.0), alts={"d": ["3", "1", "2"]},
-            ew=("x",))
+    special("multigammaln", "scipy.special.multigammaln(x, $d)", x=uniform(2.0, 4.0),
+            alts={"d": ["3", "1", "2"]}, ew=("x",))
     special("gammainc", "scipy.special.gammainc(2.5, x)", x=POS)
     special("gammaincc", "scipy.special.gammaincc(1.5, x)", x=POS)
     special("betainc", "scipy.special.betainc(2.0, 3.0, x)", x=uniform(0.1, 0.9, 4))
@@ -145,7 +150,8 @@ if scipy is not None:
     special("softmax", "scipy.special.softmax(x, axis=1)", x=normal(3, 4))
     special("log_softmax", "scipy.special.log_softmax(x, axis=0)", x=normal(3, 4))
     for _name in ("logsumexp", "softmax", "log_softmax"):
-        special(_name, f"scipy.special.{_name}(x$kw)", x=normal(3, 4), alts={"kw": [", axis=-1", ", axis=(0, -1)", ""]},
+        special(_name, f"scipy.special.{_name}(x$kw)", x=normal(3, 4),
+                alts={"kw": [", axis=-1", ", axis=(0, -1)", ""]},
                 shapes=({"x": (4,)}, {"x": (1, 4)}, {"x": "0d"}, {"x": ()}, {"x": "list"}))
     special("logsumexp", "scipy.special.logsumexp(x, axis=-1, b=w, keepdims=True)", x=normal(3, 4),
             w=uniform(0.5, 2.0, 4), shapes=({"w": ()}, {"w": (3, 1)}, {"w": "list"}))

@@ -2,7 +2,6 @@
 non-differentiable functions, ndarray methods). See rule_specs.py for the row format."""
 
 import numpy as np
-
 from rule_specs import const, normal, row, uniform
 
 V = normal(3)
@@ -18,8 +17,9 @@ _DOMAINS = {
     "reciprocal": P, "absolute": V, "abs": V, "fabs": V, "deg2rad": V, "rad2deg": V, "degrees": V,
     "radians": V, "sinc": V, "negative": V, "positive": V,
 }
-KINKS = ("absolute", "abs", "fabs", "maximum", "minimum", "fmax", "fmin", "copysign", "max", "min", "amax", "amin",
-         "nanmax", "nanmin", "ptp", "sort", "clip")  # piecewise linear: a small finite-difference step
+# piecewise linear: a small finite-difference step
+KINKS = ("absolute", "abs", "fabs", "maximum", "minimum", "fmax", "fmin", "copysign", "max", "min", "amax",
+         "amin", "nanmax", "nanmin", "ptp", "sort", "clip")
 for _name, _dom in _DOMAINS.items():
     row(f"numpy.{_name}", f"np.{_name}(x)", x=_dom, ew=("x",), fd_step=1e-5 if _name in KINKS else 1e-3)
 row("numpy.sqrt", "np.sqrt(x)", x=uniform(0.5, 2.0, 2, 3), note="a matrix")
@@ -31,11 +31,14 @@ for _name, (_x, _y) in {
     "hypot": (M, V), "logaddexp": (M, V), "logaddexp2": (V, M), "maximum": (M, V),
     "minimum": (M, V), "fmax": (V, V), "fmin": (V, V), "copysign": (V, V),
     # x / y stays inside (2, 3): no jump of the remainder near the samples
-    "fmod": (uniform(4.5, 5.5, 3), uniform(2.0, 2.1, 3)), "remainder": (uniform(4.5, 5.5, 3), uniform(2.0, 2.1)),
+    "fmod": (uniform(4.5, 5.5, 3), uniform(2.0, 2.1, 3)),
+    "remainder": (uniform(4.5, 5.5, 3), uniform(2.0, 2.1)),
     "mod": (uniform(4.5, 5.5, 3), uniform(2.0, 2.1, 3)),
 }.items():
-    row(f"numpy.{_name}", f"np.{_name}(x, y)", x=_x, y=_y, ew=("x", "y"), fd_step=1e-5 if _name in KINKS else 1e-3)
-row("numpy.maximum", "np.maximum(x, y)", x=const(np.array([1.0, 2.0, 3.0])), y=const(np.array([1.0, 0.0, 4.0])),
+    row(f"numpy.{_name}", f"np.{_name}(x, y)", x=_x, y=_y, ew=("x", "y"),
+        fd_step=1e-5 if _name in KINKS else 1e-3)
+row("numpy.maximum", "np.maximum(x, y)", x=const(np.array([1.0, 2.0, 3.0])),
+    y=const(np.array([1.0, 0.0, 4.0])),
     note="a tie: the derivative is shared equally", rtol=1e-3, wrt=("x",), reduce="np.sum(out)")
 row("numpy.arctan2", "np.arctan2(x, y)", x=M, y=V, ew=("x", "y"))
 row("numpy.ldexp", "np.ldexp(x, 3)", x=V)
@@ -93,8 +96,8 @@ for _name in ("nansum", "nanmean", "nanmax", "nanstd"):
 row("numpy.average", "np.average(x, axis=1)", x=A)
 row("numpy.average", "np.average(x$kw)", x=A, shapes=_RED_SHAPES,
     alts={"kw": [", axis=-1", "", ", axis=0, keepdims=True", ", axis=(0, 1)"]})
-row("numpy.average", "np.average(x, axis=$ax, weights=w)", x=A, w=uniform(0.5, 2.0, 4), alts={"ax": ["-1", "1"]},
-    shapes=({"w": "list"}, {"x": (1, 4)}))
+row("numpy.average", "np.average(x, axis=$ax, weights=w)", x=A, w=uniform(0.5, 2.0, 4),
+    alts={"ax": ["-1", "1"]}, shapes=({"w": "list"}, {"x": (1, 4)}))
 row("numpy.average", "np.average(x, axis=1, weights=w)", x=A, w=uniform(0.5, 2.0, 4))
 row("numpy.average", "np.average(x, weights=w, keepdims=True)", x=A, w=uniform(0.5, 2.0, 3, 4))
 for _name in ("cumsum", "cumprod", "nancumsum"):
@@ -165,8 +168,8 @@ _JOIN_SHAPES = ({"x": (), "y": ()}, {"x": "0d", "y": ()}, {"x": (3,), "y": (2,)}
 for _name in ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"):
     row(f"numpy.{_name}", f"np.{_name}($seq)", x=M, y=M, alts={"seq": _SEQ}, shapes=_JOIN_SHAPES)
 for _name in ("concatenate", "stack"):
-    row(f"numpy.{_name}", f"np.{_name}($seq, axis=$ax)", x=M, y=M, alts={"seq": _SEQ, "ax": ["-1", "1", "None"]},
-        shapes=_JOIN_SHAPES)
+    row(f"numpy.{_name}", f"np.{_name}($seq, axis=$ax)", x=M, y=M,
+        alts={"seq": _SEQ, "ax": ["-1", "1", "None"]}, shapes=_JOIN_SHAPES)
 row("numpy.append", "np.append(x, y$kw)", x=M, y=M, alts={"kw": ["", ", axis=-1", ", axis=0"]},
     shapes=_JOIN_SHAPES)
 row("numpy.split", "np.split(x, 3)[1] * np.split(x, 3)[2]", x=normal(6))
@@ -176,7 +179,8 @@ row("numpy.hsplit", "np.hsplit(x, 2)[1]", x=normal(2, 4))
 row("numpy.vsplit", "np.vsplit(x, 2)[0]", x=normal(4, 2))
 row("numpy.dsplit", "np.dsplit(x, 2)[0]", x=normal(2, 2, 4))
 row("numpy.unstack", "np.unstack(x, axis=1)[2]", x=M)
-row("numpy.split", "np.split(x, $k)[$i]", x=normal(2, 4), alts={"k": ["2, axis=-1", "[1, 3], -1", "[1]"], "i": ["0", "-1"]},
+row("numpy.split", "np.split(x, $k)[$i]", x=normal(2, 4),
+    alts={"k": ["2, axis=-1", "[1, 3], -1", "[1]"], "i": ["0", "-1"]},
     shapes=({"x": (4,)},))  # (not lists: np.split of a list along axis -1 splits by its length)
 row("numpy.unstack", "np.unstack(x, axis=-1)[0]", x=M)
 row("numpy.tile", "np.tile(x, (2, 3))", x=normal(2, 2))
@@ -195,21 +199,24 @@ row("numpy.roll", "np.roll(x, 2)", x=normal(5))
 row("numpy.roll", "np.roll(x, (1, -1), axis=(0, 1))", x=A)
 row("numpy.rot90", "np.rot90(x)", x=M)
 row("numpy.rot90", "np.rot90(x, 3, (1, 0))", x=M)
-row("numpy.flip", "np.flip(x$kw)", x=M, alts={"kw": [", -1", ", (0, -1)"]}, shapes=({"x": "list"}, {"x": (3,)}))
+row("numpy.flip", "np.flip(x$kw)", x=M, alts={"kw": [", -1", ", (0, -1)"]},
+    shapes=({"x": "list"}, {"x": (3,)}))
 row("numpy.roll", "np.roll(x, $kw)", x=A, alts={"kw": ["-1, axis=-1", "(1, 2), axis=(-1, -2)", "5"]},
     shapes=({"x": (4,)}, {"x": "list"}))
 row("numpy.rot90", "np.rot90(x, $k)", x=normal(2, 3, 2), alts={"k": ["2", "1, (-1, -2)", "-1"]})
 row("numpy.pad", "np.pad(x, 2)", x=V)
-row("numpy.pad", "np.pad(x, ((1, 0), (2, 1)), constant_values=c)", x=M, c=normal(), note="a differentiable constant")
+row("numpy.pad", "np.pad(x, ((1, 0), (2, 1)), constant_values=c)", x=M, c=normal(),
+    note="a differentiable constant")
 for _mode in ("edge", "reflect", "symmetric", "wrap"):
     row("numpy.pad", f"np.pad(x, ((1, 2), (2, 1)), mode='{_mode}')", x=normal(3, 3))
 row("numpy.take", "np.take(x, np.array([0, 2, 2]))", x=M)
 row("numpy.take", "np.take(x, np.array([[0, 1], [1, 1]]), axis=1)", x=M)
-row("numpy.take", "np.take(x, $i)", x=M, alts={"i": ["np.array([0, 2]), axis=-1", "-1", "1, axis=0", "[[0], [1]], axis=0"]},
+row("numpy.take", "np.take(x, $i)", x=M,
+    alts={"i": ["np.array([0, 2]), axis=-1", "-1", "1, axis=0", "[[0], [1]], axis=0"]},
     shapes=({"x": "list"}, {"x": (3,)}))
 row("numpy.take_along_axis", "np.take_along_axis(x, np.argsort(x, axis=1), axis=1)", x=M)
-row("numpy.take_along_axis", "np.take_along_axis(x, np.argsort(x, axis=$a), axis=$a)", x=M, alts={"a": ["-1", "0"]},
-    shapes=({"x": (3,)}, {"x": (1, 3)}))
+row("numpy.take_along_axis", "np.take_along_axis(x, np.argsort(x, axis=$a), axis=$a)", x=M,
+    alts={"a": ["-1", "0"]}, shapes=({"x": (3,)}, {"x": (1, 3)}))
 row("numpy.diag", "np.diag(x)", x=V)
 row("numpy.diag", "np.diag(x, -1)", x=V)
 row("numpy.diag", "np.diag(x, 1)", x=normal(3, 4))
@@ -249,8 +256,9 @@ row("numpy.dot", "np.dot(x, y)", x=V, y=normal(3, 2), note="every rank combinati
 row("numpy.matmul", "np.matmul(x, y)", x=normal(2, 2, 3), y=normal(3, 2))
 row("numpy.matmul", "np.matmul(x, y)", x=V, y=normal(2, 3, 4), note="a vector times a stack")
 row("numpy.matmul", "np.matmul(x, y)", x=normal(2, 3), y=normal(3, 2), note="broadcast stacks",
-    shapes=tuple({"x": a, "y": b} for a, b in (((1, 2, 3), (4, 3, 2)), ((4, 1, 2, 3), (5, 3, 2)), ((3,), (3,)),
-                                             ((2, 3), (4, 3, 2)), ((3,), (4, 3, 2)), ((4, 2, 3), (3,)))) +
+    shapes=tuple({"x": a, "y": b} for a, b in (((1, 2, 3), (4, 3, 2)), ((4, 1, 2, 3), (5, 3, 2)),
+                                             ((3,), (3,)), ((2, 3), (4, 3, 2)), ((3,), (4, 3, 2)),
+                                             ((4, 2, 3), (3,)))) +
     ({"x": "list"}, {"y": "list"}))
 row("numpy.linalg.matmul", "np.linalg.matmul(x, y)", x=normal(2, 3, 4), y=normal(4))
 row("numpy.outer", "np.outer(x, y)", x=V, y=normal(2),
@@ -259,8 +267,8 @@ row("numpy.linalg.outer", "np.linalg.outer(x, y)", x=V, y=normal(2))
 row("numpy.vdot", "np.vdot(x, y)", x=M, y=M, shapes=({"x": (6,)}, {"x": "list"}, {"x": (3, 2), "y": (6,)}))
 row("numpy.inner", "np.inner(x, y)", x=M, y=normal(4, 3))
 row("numpy.inner", "np.inner(x, y)", x=normal(), y=M)
-row("numpy.inner", "np.inner(x, y)", x=V, y=V, shapes=({"x": (2, 2, 3)}, {"y": (2, 2, 3)}, {"x": "0d"}, {"x": "list"},
-                                                  {"y": "list"}, {"y": ()}))
+row("numpy.inner", "np.inner(x, y)", x=V, y=V,
+    shapes=({"x": (2, 2, 3)}, {"y": (2, 2, 3)}, {"x": "0d"}, {"x": "list"}, {"y": "list"}, {"y": ()}))
 row("numpy.vecdot", "np.vecdot(x, y)", x=M, y=V)
 row("numpy.vecdot", "np.vecdot(x, y$kw)", x=M, y=M, alts={"kw": ["", ", axis=0", ", axis=-2"]},
     shapes=({"x": (1, 3), "y": (2, 3)}, {"x": (2, 1, 3)}, {"x": "list"}))
@@ -276,7 +284,8 @@ row("numpy.einsum", "np.einsum('ii->i', x)", x=normal(3, 3))
 row("numpy.einsum", "np.einsum('ii', x)", x=normal(3, 3), note="implicit output: the trace")
 row("numpy.einsum", "np.einsum('i,j,k->ijk', x, y, z)", x=normal(2), y=V, z=normal(2))
 row("numpy.einsum", "np.einsum('...ij,...jk', x, y)", x=normal(2, 2, 3), y=normal(3, 2))
-row("numpy.einsum", "np.einsum('ij,kl->jl', x, y)", x=M, y=normal(2, 2), note="an index summed in one operand")
+row("numpy.einsum", "np.einsum('ij,kl->jl', x, y)", x=M, y=normal(2, 2),
+    note="an index summed in one operand")
 row("numpy.einsum", "np.einsum('mnd,mdo->mno', x, y)", x=normal(1, 2, 3), y=normal(4, 3, 2),
     note="NumPy broadcasts a length-1 index against a longer one", shapes=({"x": (4, 2, 3), "y": (1, 3, 2)},))
 row("numpy.einsum", "np.einsum($s, x, y)", x=normal(2, 3), y=normal(3, 2),
@@ -285,8 +294,8 @@ row("numpy.einsum", "np.einsum($s, x, y)", x=normal(2, 3), y=normal(3, 2),
             {"x": (2, 3, 1), "y": (3, 2, 4)}, {"x": (2, 3, 1), "y": (3, 2)}, {"x": (3,), "y": (3,)},
             {"x": "list", "y": (3, 2)}))
 row("numpy.einsum", "np.einsum(x, $s)", x=normal(2, 3), y=normal(3, 2),
-    alts={"s": ["[0, 1], [1, 0]", "[0, 1], y, [1, 2], [0, 2]", "[0, 1], y, [1, 0]", "[Ellipsis, 1], y, [1, 2]",
-                "[0, 1], [0]"]}, note="the sublist form")
+    alts={"s": ["[0, 1], [1, 0]", "[0, 1], y, [1, 2], [0, 2]", "[0, 1], y, [1, 0]",
+                "[Ellipsis, 1], y, [1, 2]", "[0, 1], [0]"]}, note="the sublist form")
 row("numpy.kron", "np.kron(x, y)", x=normal(2), y=V)
 row("numpy.kron", "np.kron(x, y)", x=M, y=normal(2, 2))
 # every rank combination 0..3 (a scalar, vectors, matrices, 3-d arrays), and lists
@@ -297,7 +306,8 @@ row("numpy.kron", "np.kron(x, y)", x=normal(2), y=normal(3, 2), note="all rank c
 row("numpy.cross", "np.cross(x, y)", x=V, y=normal(2, 3))
 row("numpy.cross", "np.cross(x, y)", x=normal(3, 2), y=normal(2), note="2-vectors: a scalar per row")
 row("numpy.cross", "np.cross(x, y, axisa=0, axisb=1, axisc=0)", x=normal(3, 2), y=normal(2, 3))
-row("numpy.cross", "np.cross(x, y$kw)", x=normal(2, 3), y=normal(3), alts={"kw": ["", ", axis=-1", ", axisc=0"]},
+row("numpy.cross", "np.cross(x, y$kw)", x=normal(2, 3), y=normal(3),
+    alts={"kw": ["", ", axis=-1", ", axisc=0"]},
     shapes=({"x": "list"}, {"y": "list"}, {"x": (3,), "y": (2, 1, 3)}))
 row("numpy.linalg.cross", "np.linalg.cross(x, y)", x=M, y=M)
 row("numpy.bincount", "np.bincount(np.array([0, 2, 2, 1]), x, 5)", x=normal(4))
@@ -376,13 +386,16 @@ for _call in ("sum", "mean", "prod", "max", "min", "std", "var", "cumsum", "cump
         alts={"kw": ["axis=-1", "axis=-2" + (", keepdims=True" if not _call.startswith("cum") else ""), ""]
               + ([", ddof=1".lstrip(", "), "axis=-1, ddof=2"] if _call in ("std", "var") else [])})
 row("numpy.ndarray.reshape", "x.reshape($s)", x=A, alts={"s": ["-1", "(2, -1)", "2, 2, 3", "(1, 12)"]})
-row("numpy.ndarray.transpose", "x.transpose($s)", x=normal(2, 3, 2), alts={"s": ["(1, 0, 2)", "2, 0, 1", "-1, 0, 1"]})
+row("numpy.ndarray.transpose", "x.transpose($s)", x=normal(2, 3, 2),
+    alts={"s": ["(1, 0, 2)", "2, 0, 1", "-1, 0, 1"]})
 row("numpy.ndarray.swapaxes", "x.swapaxes(-1, 0)", x=normal(2, 3, 2))
 row("numpy.ndarray.squeeze", "x.squeeze($s)", x=normal(2, 1, 3), alts={"s": ["-2", "axis=1", "(1,)"]})
-row("numpy.ndarray.take", "x.take($s)", x=M, alts={"s": ["[0, 2], axis=-1", "1", "np.array([[0], [1]]), axis=0"]})
+row("numpy.ndarray.take", "x.take($s)", x=M,
+    alts={"s": ["[0, 2], axis=-1", "1", "np.array([[0], [1]]), axis=0"]})
 row("numpy.ndarray.repeat", "x.repeat($s)", x=M, alts={"s": ["2", "[1, 2, 3], axis=-1", "2, -2"]})
 row("numpy.ndarray.clip", "x.clip($s)", x=M, alts={"s": ["max=0.3", "min=-0.2", "-0.5, 0.5"]}, fd_step=1e-5)
-row("numpy.ndarray.diagonal", "x.diagonal($s)", x=normal(3, 2, 4), alts={"s": ["1, 0, 2", "0, -1, -2", "axis1=1, axis2=0"]})
+row("numpy.ndarray.diagonal", "x.diagonal($s)", x=normal(3, 2, 4),
+    alts={"s": ["1, 0, 2", "0, -1, -2", "axis1=1, axis2=0"]})
 row("numpy.ndarray.trace", "x.trace($s)", x=normal(3, 2, 4), alts={"s": ["1, 0, 2", "0, -1, -2"]})
 row("numpy.ndarray.dot", "x.dot(y)", x=M, y=normal(3, 2), shapes=({"y": ()}, {"y": "list"}))
 row("numpy.ndarray.item", "x.item($s)", x=M, alts={"s": ["-1", "(0, 1)", "2"]})

@@ -33,7 +33,6 @@ import zlib
 from dataclasses import dataclass
 
 import numpy as np
-
 from rule_specs import ROWS, Row, Sampler
 
 try:
@@ -77,7 +76,8 @@ def shape_variants(row: Row) -> list[tuple[str, dict]]:
         s = row.args[n]
         out += [(f"{n}:float", {n: s.reshaped(())}), (f"{n}:0d", {n: s.reshaped(()).boxed("0d")})]
         if s.shape:
-            out += [(f"{n}:len1", {n: s.reshaped((1,) + s.shape[1:])}), (f"{n}:lead", {n: s.reshaped((2,) + s.shape)}),
+            out += [(f"{n}:len1", {n: s.reshaped((1,) + s.shape[1:])}),
+                    (f"{n}:lead", {n: s.reshaped((2,) + s.shape)}),
                     (f"{n}:trail", {n: s.reshaped(s.shape + (1,))})]
     if len(ew) > 1:
         out.append(("all:float", {n: row.args[n].reshaped(()) for n in ew}))
@@ -86,7 +86,8 @@ def shape_variants(row: Row) -> list[tuple[str, dict]]:
         if isinstance(s, Sampler) and (s.shape or s.box):
             out.append((f"{n}:list", {n: s.boxed("list")}))
     for shapes in row.shapes:
-        tag = ",".join(f"{n}:{'x'.join(map(str, h)) if isinstance(h, tuple) else h}" for n, h in shapes.items())
+        tag = ",".join(f"{n}:{'x'.join(map(str, h)) if isinstance(h, tuple) else h}"
+                       for n, h in shapes.items())
         out.append((tag, {n: _reshape(row.args[n], h) for n, h in shapes.items()}))
     return out
 

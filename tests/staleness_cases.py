@@ -2,9 +2,11 @@
 not a test module, so pytest does not rewrite it)."""
 
 from __future__ import annotations
+
 import math
 import math as m2
 from math import sin
+
 
 def deco(f):
     return f
@@ -57,7 +59,7 @@ def with_try(x):
     finally:
         pass
 
-multi = (lambda x, y:
+multi = (lambda x, y:  # noqa: E731 (a lambda over several lines is the case)
          x * y +
          1)
 pair = [lambda u: u + 1, lambda v: v * 2]
@@ -83,7 +85,8 @@ def with_nested_class(x):
     return N.y * x
 
 alias_mod = math
-from json import dumps as json_dumps
+from json import dumps as json_dumps  # noqa: E402 (an import between functions is the case)
+
 
 def mixed(x):
     return math.sin(x) + alias_mod.cos(x) + len(json_dumps.__name__)

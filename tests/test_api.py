@@ -1,14 +1,14 @@
 """The public API: decorator forms, argnums, value_and_grad, has_aux, caching, inspection."""
 
 import inspect
-import os
 import math
+import os
 
 import numpy as np
 import pytest
+from oracle import fd_grad
 
 import srcad
-from oracle import fd_grad
 
 
 def f2(x, y):

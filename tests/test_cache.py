@@ -187,7 +187,8 @@ def test_temporaries_of_killed_writers_are_removed(tmp_path):
         p.write_text("partial")
     old = os.stat(stale).st_mtime - cache_files.STALE_TMP_SECONDS - 10
     os.utime(stale, (old, old))  # (a writer killed an hour ago; `live` may still be renamed)
-    cache_files.write_entry(str(tmp_path), str(folder), str(folder / (key + ".py")), key, {"names": []}, "x = 1\n")
+    cache_files.write_entry(str(tmp_path), str(folder), str(folder / (key + ".py")), key, {"names": []},
+                            "x = 1\n")
     assert sorted(os.listdir(folder)) == sorted([key + ".py", live.name])
 
 NESTED = textwrap.dedent("""

@@ -3,10 +3,10 @@ the dot-product test <J v, u> == <v, J^T u> between forward and reverse mode."""
 
 import numpy as np
 import pytest
-
-import srcad
 from oracle import fd_jvp
 from test_corpus_reverse import FAMILIES, _differentiable_positions
+
+import srcad
 
 
 def _random_like(x, rng):

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-
-import srcad
 from corpus import branches, calls, loops, straight
 from oracle import assert_tree_close, fd_grad
+
+import srcad
 
 FAMILIES = [straight, branches, calls, loops]
 

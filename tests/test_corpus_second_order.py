@@ -10,10 +10,10 @@ Each function is differentiated with respect to its first float or float-array a
 
 import numpy as np
 import pytest
-
-import srcad
 from oracle import fd_grad
 from test_corpus_reverse import FAMILIES
+
+import srcad
 
 H = 1e-4  # the second difference: truncation ~H^2, rounding ~1e-16 / H^2 (and no kink crossed)
 

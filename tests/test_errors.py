@@ -3,9 +3,9 @@ file, line and column of the user's source and saying what to do instead."""
 
 import numpy as np
 import pytest
+from errors_src import bad
 
 import srcad
-from errors_src import bad
 
 
 def _lines(err):

@@ -12,7 +12,6 @@ import os
 
 import numpy as np
 import pytest
-
 from fuzz import fd
 from fuzz.config import Config
 from fuzz.program import generate
@@ -28,7 +27,8 @@ FAILING_TODAY: dict = {}  # seed: finding in /work/fuzz-findings/ (see docs/reli
 def test_fuzz_program(index, tmp_path):
     result = run_seed(f"ci:{index}", CI_CONFIG, str(tmp_path))
     if result["outcome"] in ("crash", "wrong"):
-        details = "\n".join(f"{f['kind']}:{f['check']}:{f['detail']}\n{f['message']}" for f in result["findings"])
+        details = "\n".join(f"{f['kind']}:{f['check']}:{f['detail']}\n{f['message']}"
+                            for f in result["findings"])
         pytest.fail(f"program ci:{index}: {result['signature']}\n{result.get('source', '')}\n{details}")
 
 

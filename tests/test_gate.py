@@ -11,9 +11,9 @@ import types
 
 import numpy as np
 import pytest
+from oracle import assert_tree_close, fd_grad
 
 import srcad
-from oracle import assert_tree_close, fd_grad
 
 # -- helpers: every transformation, called the way a user calls it ------------------------
 
@@ -78,7 +78,7 @@ def test_foreign_arrays_as_differentiated_arguments_are_refused():
     import dask.array as dask_array
 
     for x in (dask_array.ones(3), xp.ones(3), np.matrix([[1.0, 2.0]]), np.ma.ones(3)):
-        for name, thunk in _all_transforms(total, x):
+        for _name, thunk in _all_transforms(total, x):
             with pytest.raises(srcad.TypeSupportError):
                 thunk()
 
@@ -255,7 +255,7 @@ def test_cotangents_must_have_the_shape_and_structure_of_the_output():
 
 
 def returns_none(x):
-    y = x * 2.0
+    y = x * 2.0  # noqa: F841 (srcad input: computes, then returns None)
     return None
 
 
@@ -394,7 +394,7 @@ def pair_with_text(x):
 
 
 def nothing(x):
-    y = x * 2.0
+    y = x * 2.0  # noqa: F841 (srcad input: computes, then returns None)
     return None
 
 

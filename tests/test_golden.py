@@ -7,9 +7,9 @@ import os
 
 import numpy as np
 import pytest
+from corpus import branches, calls, family, loops, straight
 
 import srcad
-from corpus import branches, calls, family, loops, straight
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 rng = np.random.default_rng(0)
@@ -39,7 +39,8 @@ CASES = {
     "grad_rows": (lambda f: srcad.grad(f, argnums=(0, 1)), loops.rows, (np.ones((3, 2)), np.ones(2))),
     "grad_comprehension_each_step": (srcad.grad, loops.comprehension_each_step, (0.7,)),
     "grad_mlp_last_preactivation": (srcad.grad, loops.mlp_last_preactivation,
-                                    ([(np.ones((3, 4)), np.ones(4)), (np.ones((4, 2)), np.ones(2))], np.ones((5, 3)))),
+                                    ([(np.ones((3, 4)), np.ones(4)), (np.ones((4, 2)), np.ones(2))],
+                                     np.ones((5, 3)))),
     "grad_list_state": (srcad.grad, calls.list_state, (0.7,)),
     "grad_mlp_params": (srcad.grad, family.mlp_params,
                         ({"W1": np.ones((3, 2)), "b1": np.ones(3), "W2": np.ones((2, 3))}, np.ones(2))),

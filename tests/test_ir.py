@@ -3,8 +3,8 @@
 import os
 
 import pytest
-
 from corpus import branches, loops, straight
+
 from srcad.ir import types as T
 from srcad.ir.builder import Builder
 from srcad.ir.nodes import Apply, Block, Const, For, Function, If, Param, Var

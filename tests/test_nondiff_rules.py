@@ -201,11 +201,11 @@ def test_nondifferentiable_results_are_locally_constant(name):
 # -- parameters of differentiable rules that get no derivative ---------------------------------
 
 #: names of parameters that are never float values NumPy accepts (axes, shapes, flags, modes)
-STRUCTURAL = {"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc", "keepdims", "dtype", "out", "order",
-              "shape", "kind", "UPLO", "upper", "full_matrices", "endpoint", "num", "copy", "mode", "ord",
-              "offset", "indices", "indices_or_sections", "repeats", "reps", "shift", "source", "destination",
-              "idx", "which", "subscripts", "minlength", "equal_nan", "return_index", "return_inverse",
-              "return_counts", "pad_width", "name", "ndmin", "where"}
+STRUCTURAL = {"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc", "keepdims", "dtype", "out",
+              "order", "shape", "kind", "UPLO", "upper", "full_matrices", "endpoint", "num", "copy", "mode",
+              "ord", "offset", "indices", "indices_or_sections", "repeats", "reps", "shift", "source",
+              "destination", "idx", "which", "subscripts", "minlength", "equal_nan", "return_index",
+              "return_inverse", "return_counts", "pad_width", "name", "ndmin", "where"}
 _INT = "an int (NumPy, SciPy or Python refuse a float there)"
 _ONLY_SHAPE = "only its shape, length or keys are read"
 _SELECTS = "which elements equal the maximum (best = max(xs)): constant while they move together"
@@ -222,8 +222,10 @@ SILENT = {
     ("numpy.copysign", "y"): lambda r: (np.copysign, (r.normal(size=4), r.normal(size=4)), 1),
     ("numpy.heaviside", "x1"): lambda r: (np.heaviside, (r.normal(size=4), r.normal(size=4)), 0),
     ("numpy.arange", "stop"): lambda r: (np.arange, (0.25, 3.0 + r.uniform(0.01, 0.09), 0.5), 1),
-    ("numpy.linalg.lstsq", "rcond"): lambda r: (np.linalg.lstsq, (r.normal(size=(4, 3)), r.normal(size=4), 0.1), 2),
-    ("numpy.where", "condition"): lambda r: (np.where, (r.normal(size=4), r.normal(size=4), r.normal(size=4)), 0),
+    ("numpy.linalg.lstsq", "rcond"):
+        lambda r: (np.linalg.lstsq, (r.normal(size=(4, 3)), r.normal(size=4), 0.1), 2),
+    ("numpy.where", "condition"):
+        lambda r: (np.where, (r.normal(size=4), r.normal(size=4), r.normal(size=4)), 0),
     ("numpy.full_like", "a"): lambda r: (np.full_like, (r.normal(size=3), 2.5), 0),
     ("srcad.tie_div", "tol"): lambda r: (_rt("tie_div"), (r.normal(size=3), np.array([0.0, 1e-3, 1.0]),
                                                           r.uniform(0.01, 0.1)), 2),
@@ -233,40 +235,58 @@ SILENT = {
     ("srcad.select_tangent", "xs"): _SELECTS, ("srcad.select_tangent", "best"): _SELECTS,
     ("operator.setitem", "old"): lambda r: (_rt("setitem"), ([0.0, 1.0], 0, r.normal(), r.normal()), 3),
     ("srcad.setitem", "old"): lambda r: (_rt("setitem"), ([0.0, 1.0], 0, r.normal(), r.normal()), 3),
-    ("srcad.unique_tangent", "ar"): lambda r: (_rt("unique_tangent"), (r.normal(size=4), r.normal(size=4)), 1),
-    ("srcad.unique_adjoint", "ar"): lambda r: (_rt("unique_adjoint"), (r.normal(size=4), r.normal(size=4)), 1),
+    ("srcad.unique_tangent", "ar"):
+        lambda r: (_rt("unique_tangent"), (r.normal(size=4), r.normal(size=4)), 1),
+    ("srcad.unique_adjoint", "ar"):
+        lambda r: (_rt("unique_adjoint"), (r.normal(size=4), r.normal(size=4)), 1),
     ("srcad.polyval_adjoint", "p"): lambda r: (_rt("polyval_adjoint"), (r.normal(size=2), r.normal(size=3),
                                                                         r.normal(size=2)), 1),
-    ("srcad.average_weights", "a"): lambda r: (_rt("average_weights"), (r.normal(size=3), r.normal(size=(2, 3)), 1), 1),
-    ("srcad.average_weights_adjoint", "w"): lambda r: (_rt("average_weights_adjoint"), (r.normal(size=(2, 3)),
-                                                                                       r.normal(size=3), 1), 1),
-    ("srcad.expand_reduced", "x"): lambda r: (_rt("expand_reduced"), (r.normal(size=3), r.normal(size=(2, 3)), 0), 1),
+    ("srcad.average_weights", "a"):
+        lambda r: (_rt("average_weights"), (r.normal(size=3), r.normal(size=(2, 3)), 1), 1),
+    ("srcad.average_weights_adjoint", "w"):
+        lambda r: (_rt("average_weights_adjoint"), (r.normal(size=(2, 3)), r.normal(size=3), 1), 1),
+    ("srcad.expand_reduced", "x"):
+        lambda r: (_rt("expand_reduced"), (r.normal(size=3), r.normal(size=(2, 3)), 0), 1),
     ("srcad.unbroadcast", "x"): lambda r: (_rt("unbroadcast"), (r.normal(size=(2, 3)), r.normal(size=3)), 1),
-    ("srcad.broadcast_like", "like"): lambda r: (_rt("broadcast_like"), (r.normal(size=3), r.normal(size=(2, 3))), 1),
-    ("srcad.take_adjoint", "a"): lambda r: (_rt("take_adjoint"), (r.normal(size=2), r.normal(size=4), np.array([0, 2])), 1),
-    ("srcad.take_along_adjoint", "arr"): lambda r: (_rt("take_along_adjoint"), (r.normal(size=(2, 1)), r.normal(size=(2, 3)),
-                                                                                np.array([[0], [2]]), 1), 1),
-    ("srcad.pad_adjoint", "array"): lambda r: (_rt("pad_adjoint"), (r.normal(size=5), r.normal(size=3), 1, "edge"), 1),
+    ("srcad.broadcast_like", "like"):
+        lambda r: (_rt("broadcast_like"), (r.normal(size=3), r.normal(size=(2, 3))), 1),
+    ("srcad.take_adjoint", "a"):
+        lambda r: (_rt("take_adjoint"), (r.normal(size=2), r.normal(size=4), np.array([0, 2])), 1),
+    ("srcad.take_along_adjoint", "arr"):
+        lambda r: (_rt("take_along_adjoint"), (r.normal(size=(2, 1)), r.normal(size=(2, 3)),
+                                               np.array([[0], [2]]), 1), 1),
+    ("srcad.pad_adjoint", "array"):
+        lambda r: (_rt("pad_adjoint"), (r.normal(size=5), r.normal(size=3), 1, "edge"), 1),
     ("srcad.untile", "a"): lambda r: (_rt("untile"), (r.normal(size=6), r.normal(size=2), (3,)), 1),
     ("srcad.unrepeat", "a"): lambda r: (_rt("unrepeat"), (r.normal(size=6), r.normal(size=3), 2), 1),
-    ("srcad.diag_adjoint", "v"): lambda r: (_rt("diag_adjoint"), (r.normal(size=(3, 3)), r.normal(size=3), 0), 1),
-    ("srcad.diagonal_adjoint", "a"): lambda r: (_rt("diagonal_adjoint"), (r.normal(size=2), r.normal(size=(3, 3)), 1), 1),
-    ("srcad.array_adjoint", "x"): lambda r: (_rt("array_adjoint"), (r.normal(size=2), [r.normal(), r.normal()]), 1),
+    ("srcad.diag_adjoint", "v"):
+        lambda r: (_rt("diag_adjoint"), (r.normal(size=(3, 3)), r.normal(size=3), 0), 1),
+    ("srcad.diagonal_adjoint", "a"):
+        lambda r: (_rt("diagonal_adjoint"), (r.normal(size=2), r.normal(size=(3, 3)), 1), 1),
+    ("srcad.array_adjoint", "x"):
+        lambda r: (_rt("array_adjoint"), (r.normal(size=2), [r.normal(), r.normal()]), 1),
     ("srcad.sum_adjoint", "x"): lambda r: (_rt("sum_adjoint"), (r.normal(), r.normal(size=3)), 1),
-    ("srcad.split_like", "arrays"): lambda r: (_rt("split_like"), (r.normal(size=5), [r.normal(size=2), r.normal(size=3)]), 1),
+    ("srcad.split_like", "arrays"):
+        lambda r: (_rt("split_like"), (r.normal(size=5), [r.normal(size=2), r.normal(size=3)]), 1),
     ("srcad.join_like", "arrays"): lambda r: (_rt("join_like"), ([r.normal(size=2), r.normal(size=3)],
                                                                  np.zeros(5)), 1),
-    ("srcad.unstack_like", "arrays"): lambda r: (_rt("unstack_like"), (r.normal(size=(2, 3)), r.normal(size=(3, 2)), 1), 1),
-    ("srcad.sequence_adjoint", "x"): lambda r: (_rt("sequence_adjoint"), ([r.normal(), r.normal()], r.normal(size=2)), 1),
-    ("numpy.diag", "k"): _INT, ("numpy.diagflat", "k"): _INT, ("numpy.tril", "k"): _INT, ("numpy.triu", "k"): _INT,
-    ("numpy.rot90", "k"): _INT, ("numpy.diff", "n"): _INT, ("numpy.ldexp", "x2"): _INT, ("numpy.bincount", "x"): _INT,
-    ("numpy.einsum", "e"): "a sublist of ints or the output sublist", ("numpy.einsum", "f"): "the output sublist",
+    ("srcad.unstack_like", "arrays"):
+        lambda r: (_rt("unstack_like"), (r.normal(size=(2, 3)), r.normal(size=(3, 2)), 1), 1),
+    ("srcad.sequence_adjoint", "x"):
+        lambda r: (_rt("sequence_adjoint"), ([r.normal(), r.normal()], r.normal(size=2)), 1),
+    ("numpy.diag", "k"): _INT, ("numpy.diagflat", "k"): _INT, ("numpy.tril", "k"): _INT,
+    ("numpy.triu", "k"): _INT, ("numpy.rot90", "k"): _INT, ("numpy.diff", "n"): _INT,
+    ("numpy.ldexp", "x2"): _INT, ("numpy.bincount", "x"): _INT,
+    ("numpy.einsum", "e"): "a sublist of ints or the output sublist",
+    ("numpy.einsum", "f"): "the output sublist",
     ("numpy.ndarray.item", "i"): _INT, ("list.insert", "i"): _INT, ("srcad.list_insert", "i"): _INT,
     ("srcad.list_pop_at", "i"): _INT, ("srcad.list_repeat", "n"): _INT, ("srcad.diag_adjoint", "k"): _INT,
-    ("srcad.diff_adjoint", "n"): _INT, ("srcad.einsum_vjp", "k"): _INT, ("scipy.special.multigammaln", "d"): _INT,
+    ("srcad.diff_adjoint", "n"): _INT, ("srcad.einsum_vjp", "k"): _INT,
+    ("scipy.special.multigammaln", "d"): _INT,
     ("srcad.list_unrepeat", "x"): _ONLY_SHAPE, ("srcad.list_unextend", "ys"): _ONLY_SHAPE,
     ("srcad.iter_adjoint", "x"): _ONLY_SHAPE, ("srcad.dict_like", "d"): _ONLY_SHAPE,
-    ("srcad.items_cotangent", "d"): _ONLY_SHAPE, ("srcad.without_key", "key"): "a dict key (a constant str)", ("srcad.custom_cotangents", "args"): _ONLY_SHAPE,
+    ("srcad.items_cotangent", "d"): _ONLY_SHAPE, ("srcad.without_key", "key"): "a dict key (a constant str)",
+    ("srcad.custom_cotangents", "args"): _ONLY_SHAPE,
 }
 
 

@@ -58,7 +58,8 @@ def test_round_trip_in_a_fresh_interpreter_without_srcad(tmp_path, corpus_file, 
     assert flakes.stdout == "", flakes.stdout
     # the generated test runs in a fresh interpreter where srcad cannot be imported
     test_file = work / ("test_" + out.name)
-    block = f"import runpy, sys; sys.modules['srcad'] = None; runpy.run_path({str(test_file)!r}, run_name='__main__')"
+    block = ("import runpy, sys; sys.modules['srcad'] = None; "
+             f"runpy.run_path({str(test_file)!r}, run_name='__main__')")
     env = dict(os.environ, PYTHONPATH=str(work))
     run = subprocess.run([sys.executable, "-c", block], cwd=work, capture_output=True, text=True, env=env)
     assert run.returncode == 0 and "ok" in run.stdout, run.stdout + run.stderr
@@ -126,7 +127,8 @@ def test_module_inside_a_package_and_a_test_file_elsewhere(tmp_path):
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     out = out_dir / "pkg_grad.py"
-    assert cli.main(["codegen", f"{pkg / 'mod.py'}:f", "--types", "float", "-o", str(out), "--with-test"]) == 0
+    assert cli.main(["codegen", f"{pkg / 'mod.py'}:f", "--types", "float", "-o", str(out),
+                     "--with-test"]) == 0
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     run = subprocess.run([sys.executable, "-c", "import pkg_grad; print(pkg_grad.grad_f(2.0))"],
                          cwd=out_dir, capture_output=True, text=True, env=env)

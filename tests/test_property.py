@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from oracle import fd_grad
 
 import srcad
-from oracle import fd_grad
 
 # smooth, bounded building blocks (so finite differences are reliable)
 UNARY = ["math.sin({})", "math.cos({})", "math.tanh({})", "math.exp(0.3 * {})", "math.atan({})",

@@ -5,10 +5,10 @@ shape-specialised code, against finite differences and between modes."""
 
 import numpy as np
 import pytest
-
-import srcad
 from oracle import assert_tree_close, fd_grad, fd_jvp
 from test_corpus_reverse import FAMILIES, _differentiable_positions
+
+import srcad
 
 
 @pytest.fixture(autouse=True)

@@ -17,4 +17,5 @@ def test_readme_example_output_is_current(tmp_path):
     env = dict(os.environ, PYTHONPATH=ROOT)
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.rstrip() == shown.rstrip(), "README output is stale: paste the new output into README.md"
+    assert run.stdout.rstrip() == shown.rstrip(), \
+        "README output is stale: paste the new output into README.md"

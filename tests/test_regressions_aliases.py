@@ -6,9 +6,9 @@ the same code without the later use of the copy is exact."""
 
 import numpy as np
 import pytest
+from oracle import fd_grad
 
 import srcad
-from oracle import fd_grad
 
 
 def concatenated(x):
@@ -177,7 +177,8 @@ def write_into_an_einsum_product(a, b):
 
 def test_einsum_of_one_operand_is_a_view():
     y = np.array([[-0.5, 0.3], [0.2, 0.7]])
-    assert srcad.grad(einsum_view_then_write)(y) == pytest.approx(fd_grad(einsum_view_then_write, (y,)), rel=1e-6)
+    assert srcad.grad(einsum_view_then_write)(y) == pytest.approx(fd_grad(einsum_view_then_write, (y,)),
+                                                                  rel=1e-6)
     args = (y, y.T)
     for i in (0, 1):
         assert srcad.grad(write_into_an_einsum_product, argnums=i)(*args) == pytest.approx(

@@ -58,7 +58,8 @@ def test_long_product_difference_and_array_sum(tmp_path):
 
 def test_deeply_nested_calls(tmp_path):
     depth = 180  # (CPython's parser allows at most 200 nested parentheses)
-    f = _module(tmp_path, "nested_calls", "def f(x):\n    return " + "math.sin(" * depth + "x" + ")" * depth).f
+    f = _module(tmp_path, "nested_calls",
+                "def f(x):\n    return " + "math.sin(" * depth + "x" + ")" * depth).f
     # chain rule: s_0 = x, s_k = sin(s_{k-1}); f' = prod cos(s_{k-1}),
     # f'' = f' * sum_k (-tan(s_{k-1}) * s_{k-1}')
     s, d, d2 = A, 1.0, 0.0

@@ -7,9 +7,9 @@ derivative."""
 
 import numpy as np
 import pytest
+from oracle import assert_tree_close, fd_grad, fd_jvp
 
 import srcad
-from oracle import assert_tree_close, fd_grad, fd_jvp
 
 
 def stacked_item_replaced(a, b):
@@ -105,7 +105,8 @@ def key_added_after_items(p, x, n):
 def test_a_key_added_to_a_dict_has_no_cotangent_before(n):
     args = ({"w": np.array([0.3, -0.2])}, 0.7, n)
     for i in (0, 1):
-        assert_tree_close(srcad.grad(key_added_after_items, argnums=i)(*args), fd_grad(key_added_after_items, args, i))
+        assert_tree_close(srcad.grad(key_added_after_items, argnums=i)(*args),
+                          fd_grad(key_added_after_items, args, i))
     tangents = ({"w": np.array([1.0, 0.5])}, 1.0, None)
     _, got = srcad.jvp(key_added_after_items, args, tangents)
     assert got == pytest.approx(fd_jvp(key_added_after_items, args, tangents), rel=1e-6)

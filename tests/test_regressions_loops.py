@@ -4,9 +4,9 @@ UnboundLocalError exactly where the function does (a loop that ran zero times)."
 
 import numpy as np
 import pytest
+from oracle import assert_tree_close, fd_grad
 
 import srcad
-from oracle import assert_tree_close, fd_grad
 
 
 def mlp(params, inputs):
@@ -83,7 +83,7 @@ def reduction_of_a_float_read_in_a_loop(x, y):
     # F4:1328: the cotangent of a float seeded as a read-only 0-d array, added to in place
     d = {"b": 0.5}
     a = np.max(x)
-    for i in range(y.shape[0]):
+    for i in range(y.shape[0]):  # noqa: B007 (srcad input, as the fuzzer wrote it)
         d["a"] = a
     return np.sum(a) + d["b"]
 

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from oracle import fd_grad
 
 import srcad
-from oracle import fd_grad
 
 S_GLOBAL = 0.5
 

@@ -6,9 +6,9 @@ a value that one branch leaves unassigned."""
 
 import numpy as np
 import pytest
+from oracle import assert_tree_close, fd_grad
 
 import srcad
-from oracle import assert_tree_close, fd_grad
 
 
 def unused_read_one_branch(x, c):
@@ -20,7 +20,7 @@ def unused_read_one_branch(x, c):
 
 def augmented_never_assigned(x):
     k0 = x * x
-    k1 += 0  # noqa: F821 (raises always)
+    k1 += 0  # noqa: F821,F841 (raises always)
     return k0
 
 
@@ -30,7 +30,7 @@ def read_after_early_return(x, n):
     else:
         return 2.0 * x
     w = ws[0]  # noqa: F821 (ws is assigned below only: raises when n == 0)
-    ws = [x]
+    ws = [x]  # noqa: F841 (the read above is the test)
     return w
 
 
@@ -39,7 +39,7 @@ def read_before_first_assignment_in_loop(x, k):
     for i in range(3):
         if i >= k:
             s = s + h  # noqa: F821 (h is unassigned in the first iteration)
-        h = s * x
+        h = s * x  # noqa: F841 (read in the next iteration)
     return s
 
 
@@ -75,7 +75,7 @@ def tuple_carried_after_continue(x, n):
         if i < 5:
             s = s * x
             continue
-        t = (t[0] * x, x)  # noqa: F821 (raises in the first iteration that gets here)
+        t = (t[0] * x, x)  # noqa: F821,F841 (raises in the first iteration that gets here)
     return s
 
 
@@ -119,7 +119,8 @@ EXACT = [
 ]
 
 
-@pytest.mark.parametrize("fn,args", [pytest.param(*c, id=f"{c[0].__name__}-{i}") for i, c in enumerate(EXACT)])
+@pytest.mark.parametrize("fn,args",
+                         [pytest.param(*c, id=f"{c[0].__name__}-{i}") for i, c in enumerate(EXACT)])
 def test_where_the_function_does_not_raise_derivatives_match_finite_differences(fn, args):
     want = fd_grad(fn, args, 0)
     assert_tree_close(srcad.grad(fn)(*args), want, what="grad")

@@ -5,9 +5,9 @@ modes and, where the bug was about it, at second order."""
 import numpy as np
 import pytest
 import scipy.special
+from oracle import fd_grad
 
 import srcad
-from oracle import fd_grad
 
 
 def _both_modes(f, x):
@@ -44,7 +44,8 @@ def cumulative_prod_sum(x):
 
 
 # the first partial derivative, d/dx0, as functions srcad can differentiate again
-GRAD_PROD, GRAD_CUMPROD, GRAD_CUMULATIVE = (srcad.grad(f) for f in (prod_all, cumprod_sum, cumulative_prod_sum))
+GRAD_PROD, GRAD_CUMPROD, GRAD_CUMULATIVE = (srcad.grad(f)
+                                            for f in (prod_all, cumprod_sum, cumulative_prod_sum))
 
 
 def d0_prod(x):

@@ -7,11 +7,11 @@ import zlib
 
 import numpy as np
 import pytest
+from oracle import assert_tree_close, fd_grad, fd_jvp
+from rule_specs import INTERNAL, ROWS
 
 import srcad
 from srcad.rules.registry import RULES
-from oracle import assert_tree_close, fd_grad, fd_jvp
-from rule_specs import INTERNAL, ROWS
 
 _counter = itertools.count()
 
@@ -71,7 +71,8 @@ def test_forward_matches_reverse_and_finite_differences(row, tmp_path_factory):
     _, jv = srcad.jvp(mod.f, values, tangents)
     grads = srcad.grad(mod.f, argnums=tuple(wrt))(*values)
     rhs = sum(float(np.sum(np.asarray(g) * tangents[i])) for i, g in zip(wrt, grads))
-    np.testing.assert_allclose(float(jv), rhs, rtol=1e-9, atol=1e-9, err_msg=f"{row.rule}: <Jv,u> != <v,J^T u>")
+    np.testing.assert_allclose(float(jv), rhs, rtol=1e-9, atol=1e-9,
+                               err_msg=f"{row.rule}: <Jv,u> != <v,J^T u>")
     np.testing.assert_allclose(float(jv), fd_jvp(mod.f, values, tangents), rtol=row.rtol * 10,
                                atol=row.atol * 10, err_msg=f"{row.rule}: jvp vs finite differences")
 

@@ -16,11 +16,18 @@ import zlib
 
 import numpy as np
 import pytest
+from oracle import (
+    assert_tree_close,
+    fd_directional,
+    fd_grad_richardson,
+    fd_second_directional,
+    tree_axpy,
+    tree_random_like,
+    tree_vdot,
+)
+from rule_variants import selected
 
 import srcad
-from oracle import (assert_tree_close, fd_directional, fd_grad_richardson, fd_second_directional,
-                    tree_axpy, tree_random_like, tree_vdot)
-from rule_variants import selected
 from srcad.rules.registry import RULES
 
 VARIANTS = selected()

@@ -15,10 +15,10 @@ import zlib
 
 import numpy as np
 import pytest
-
-import srcad
 from oracle import assert_tree_close, fd_grad, fd_second_directional
 from rule_specs import ROWS
+
+import srcad
 from srcad.rules.registry import RULES
 
 _counter = itertools.count()
@@ -51,7 +51,8 @@ def _module(row, tmp_path_factory):
     args = {name: sample(rng) for name, sample in row.args.items()}
     names = ", ".join(args)
     k = next(_counter)
-    src = (f"import math\nimport numpy as np\nimport srcad\n{row.imports}\n\nW = None\nWG = None\ngf = None\n\n\n"
+    src = (f"import math\nimport numpy as np\nimport srcad\n{row.imports}\n\n"
+           "W = None\nWG = None\ngf = None\n\n\n"
            f"def f({names}):\n    return np.sum(np.asarray({row.expr}) * W)\n\n\n"
            f"def h({names}):\n    return np.sum(gf({names}) * WG)\n\n\n"
            f"def primal({names}):\n    return {row.expr}\n")
@@ -94,7 +95,8 @@ def test_second_derivatives(row, tmp_path_factory):
     ws[i] = mod.WG
     exact = fd_second_directional(mod.f, values, ws, tangents)
     np.testing.assert_allclose(np.sum(mod.WG * np.asarray(hv)), exact, err_msg=f"{row.rule}: w.Hv", **tol)
-    np.testing.assert_allclose(np.sum(np.asarray(got) * t), exact, err_msg=f"{row.rule}: (grad of grad).v", **tol)
+    np.testing.assert_allclose(np.sum(np.asarray(got) * t), exact, err_msg=f"{row.rule}: (grad of grad).v",
+                               **tol)
 
 
 

@@ -2,9 +2,9 @@
 loop overwrites, reported by srcad.saved_values and in the generated header."""
 
 import numpy as np
+from corpus import loops
 
 import srcad
-from corpus import loops
 
 
 def test_scalar_ode_stores_only_the_state():

@@ -16,9 +16,9 @@ import textwrap
 
 import numpy as np
 import pytest
+from oracle import fd_grad
 
 import srcad
-from oracle import fd_grad
 from srcad.frontend.source import parse_function
 from srcad.frontend.staleness import code_fingerprint
 

@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 import pytest
-
-import srcad
 from corpus import family as fam
 from oracle import assert_tree_close, fd_grad, fd_jvp
+
+import srcad
 
 rng = np.random.default_rng(11)
 X3 = rng.normal(size=3)

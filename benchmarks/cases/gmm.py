@@ -109,7 +109,8 @@ def inputs(d, k, n):
     def build():
         rng = np.random.default_rng(4)
         icf = rng.normal(0.0, 1.0, (k, d * (d + 1) // 2))
-        return rng.normal(0.0, 1.0, k), rng.uniform(0.0, 1.0, (k, d)), icf, rng.uniform(0.0, 1.0, (n, d)), 1.0, 0
+        return (rng.normal(0.0, 1.0, k), rng.uniform(0.0, 1.0, (k, d)), icf, rng.uniform(0.0, 1.0, (n, d)),
+                1.0, 0)
     return build
 
 

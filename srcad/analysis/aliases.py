@@ -109,7 +109,8 @@ class Aliases:
             return False
         if id(loop) not in made:
             defined = {o for inner in iter_ops(loop.body) for o in getattr(inner, "outs", ())}
-            defined |= {p for b in iter_blocks(loop.body) if b is not loop.body for p in b.params}  # inner loops
+            # and the parameters of inner loops
+            defined |= {p for b in iter_blocks(loop.body) if b is not loop.body for p in b.params}
             made[id(loop)] = defined
         made = made[id(loop)]
         root = self.find(y)

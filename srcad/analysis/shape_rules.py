@@ -158,7 +158,8 @@ def _tensordot(s, c):
         ia, ib = [_axis(i, len(a)) for i in ia], [_axis(i, len(b)) for i in ib]
         if None in ia or None in ib or [a[i] for i in ia] != [b[i] for i in ib]:
             return None
-        return tuple(d for k, d in enumerate(a) if k not in ia) + tuple(d for k, d in enumerate(b) if k not in ib)
+        return (tuple(d for k, d in enumerate(a) if k not in ia)
+                + tuple(d for k, d in enumerate(b) if k not in ib))
     return None
 
 

@@ -126,7 +126,8 @@ def _advanced_index(x, parts):
     if len(parts) > len(x) or any(p is None or isinstance(p, (bool, str)) for p in parts):
         return None
     advanced = [k for k, p in enumerate(parts) if isinstance(p, (list, int))]
-    adv_shape = broadcast(*[tuple(p) if isinstance(p, list) else () for p in parts if isinstance(p, (list, int))])
+    adv_shape = broadcast(*[tuple(p) if isinstance(p, list) else ()
+                            for p in parts if isinstance(p, (list, int))])
     if adv_shape is None:
         return None
     sliced = []
@@ -202,14 +203,17 @@ _SPECIAL = {
     if len(T.shape_of(sig.type("a")) or (0, 0, 0)) <= 2 and len(T.shape_of(sig.type("b")) or (0, 0, 0)) <= 2
     else None,
     "numpy.ndarray.dot": lambda rule, sig: _SPECIAL["numpy.dot"](rule, sig),
-    "numpy.ndarray.T": lambda rule, sig: tuple(reversed(_first(sig, rule))) if _first(sig, rule) is not None else None,
+    "numpy.ndarray.T": lambda rule, sig: (tuple(reversed(_first(sig, rule)))
+                                          if _first(sig, rule) is not None else None),
     "numpy.transpose": lambda rule, sig: _transpose(sig, rule),
     "numpy.ndarray.transpose": lambda rule, sig: _transpose(sig, rule),
     "numpy.reshape": lambda rule, sig: _reshape(sig, "a"),
     "numpy.ndarray.reshape": lambda rule, sig: _reshape(sig, "a"),
     "numpy.ravel": lambda rule, sig: ((_size(_first(sig, rule)),) if _first(sig, rule) is not None else None),
-    "numpy.ndarray.ravel": lambda rule, sig: ((_size(_first(sig, rule)),) if _first(sig, rule) is not None else None),
-    "numpy.ndarray.flatten": lambda rule, sig: ((_size(_first(sig, rule)),) if _first(sig, rule) is not None else None),
+    "numpy.ndarray.ravel": lambda rule, sig: ((_size(_first(sig, rule)),)
+                                              if _first(sig, rule) is not None else None),
+    "numpy.ndarray.flatten": lambda rule, sig: ((_size(_first(sig, rule)),)
+                                                if _first(sig, rule) is not None else None),
     "numpy.outer": lambda rule, sig: ((_size(T.shape_of(sig.type("a"))), _size(T.shape_of(sig.type("b"))))
                                       if None not in (T.shape_of(sig.type("a")), T.shape_of(sig.type("b")))
                                       else None),

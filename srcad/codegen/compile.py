@@ -29,7 +29,8 @@ def register_source(filename: str, source: str) -> None:
 def register_source_map(filename: str, line_map: dict, offset: int = 0) -> None:
     """Record which user lines the generated lines of `filename` come from (the generated
     function starting `offset` lines into the file)."""
-    SOURCE_MAPS.setdefault(filename, {}).update({offset + line: tuple(where) for line, where in line_map.items()})
+    SOURCE_MAPS.setdefault(filename, {}).update(
+        {offset + line: tuple(where) for line, where in line_map.items()})
 
 
 def compile_function(rendered: Rendered, name: str):

@@ -17,18 +17,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import astor
-from astor.source_repr import split_lines
 import gast
+from astor.source_repr import split_lines
 
 from .. import runtime
+from ..analysis.aliases import update_base
+from ..analysis.liveness import liveness
 from ..errors import CodegenError
 from ..frontend.source import source_line
 from ..identifiers import is_identifier
 from ..ir import types as T
 from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While
 from ..rules import registry
-from ..analysis.aliases import update_base
-from ..analysis.liveness import liveness
 from .expressions import ExprEmitter
 from .names import Naming, assign_names
 from .syntax import _MODULE_ALIASES, BINOPS, INPLACE, Namespace, _assign, _attr, _call, _name
@@ -139,10 +139,12 @@ class CodeEmitter(ExprEmitter):
                                    op=BINOPS[op.prim.split(".")[1]](), value=self.atom(op.args[1 - k]))]
         p = op.prim
         if p == "srcad.assert":
-            msg = None if isinstance(op.args[1], Const) and op.args[1].value is None else self.atom(op.args[1])
+            msg = (None if isinstance(op.args[1], Const) and op.args[1].value is None
+                   else self.atom(op.args[1]))
             return [gast.Assert(test=self.atom(op.args[0]), msg=msg)]
         if p == "srcad.raise":
-            exc = None if isinstance(op.args[0], Const) and op.args[0].value is None else self.atom(op.args[0])
+            exc = (None if isinstance(op.args[0], Const) and op.args[0].value is None
+                   else self.atom(op.args[0]))
             return [gast.Raise(exc=exc, cause=None)]
         value = self.expr(op)
         if not op.outs or all(self.uses[o] == 0 for o in op.outs):
@@ -171,7 +173,8 @@ class CodeEmitter(ExprEmitter):
         pre = []
         if id(op) not in self.naming.inplace:
             pre = self.hoist_readers(op.args[k + 1:], self.name(out))
-            pre.append(_assign(_name(self.name(out), gast.Store()), _call(_attr(self.atom(base), "copy"), [])))
+            pre.append(_assign(_name(self.name(out), gast.Store()),
+                               _call(_attr(self.atom(base), "copy"), [])))
         target = _name(self.name(out))
         p = op.prim
         rest = op.args[k + 1:]
@@ -227,8 +230,10 @@ class CodeEmitter(ExprEmitter):
     def scatter_stmt(self, out: Var, target, idx: Atom, value: Atom):
         t_idx = idx.type if isinstance(idx, Var) else T.of_value(idx.value) if not isinstance(
             idx.value, Ext) else T.UNKNOWN
-        basic = isinstance(t_idx, (T.Int, T.Bool)) or (isinstance(t_idx, T.Opaque) and t_idx.what == "slice") \
-            or (isinstance(t_idx, T.Tuple) and all(isinstance(e, (T.Int, T.Opaque, T.NoneT)) for e in t_idx.elts))
+        basic = (isinstance(t_idx, (T.Int, T.Bool))
+                 or (isinstance(t_idx, T.Opaque) and t_idx.what == "slice")
+                 or (isinstance(t_idx, T.Tuple)
+                     and all(isinstance(e, (T.Int, T.Opaque, T.NoneT)) for e in t_idx.elts)))
         if isinstance(out.type, T.List):
             sub_load = gast.Subscript(value=_name(self.name(out)), slice=self.index(idx), ctx=gast.Load())
             sub = gast.Subscript(value=target, slice=self.index(idx), ctx=gast.Store())
@@ -242,7 +247,8 @@ class CodeEmitter(ExprEmitter):
         # repeated integer indices accumulate: the helper uses np.add.at (and has rules of its
         # own, so this code can be differentiated again)
         helper = _name(self.ns.ref(runtime.scatter_add, "_scatter_add"))
-        return _assign(_name(self.name(out), gast.Store()), _call(helper, [target, self.atom(idx), self.atom(value)]))
+        return _assign(_name(self.name(out), gast.Store()),
+                       _call(helper, [target, self.atom(idx), self.atom(value)]))
 
     def copies(self, pairs) -> list:
         """Parallel assignment dst <- src for pairs whose names differ."""
@@ -261,7 +267,8 @@ class CodeEmitter(ExprEmitter):
             if isinstance(s, Var):
                 srcs |= self._reads(s) if s in self.inline else {self.name(s)}
         if len(todo) > 1 and dsts & srcs:
-            return [_assign(gast.Tuple(elts=[_name(self.name(d), gast.Store()) for d, _ in todo], ctx=gast.Store()),
+            return [_assign(gast.Tuple(elts=[_name(self.name(d), gast.Store()) for d, _ in todo],
+                                       ctx=gast.Store()),
                             gast.Tuple(elts=[self.atom(s) for _, s in todo], ctx=gast.Load()))]
         return [_assign(_name(self.name(d), gast.Store()), self.atom(s)) for d, s in todo]
 
@@ -288,7 +295,8 @@ class CodeEmitter(ExprEmitter):
         rng = self.range_expr(op)
         body = self.block(op.body, self.loop_tail(op, params))
         target = _name(self.name(op.body.params[0]), gast.Store())
-        return pre + [gast.For(target=target, iter=rng, body=body or [gast.Pass()], orelse=[], type_comment=None)]
+        return pre + [gast.For(target=target, iter=rng, body=body or [gast.Pass()], orelse=[],
+                               type_comment=None)]
 
     def range_expr(self, op: For):
         start, stop, step = op.start, op.stop, op.step
@@ -339,7 +347,8 @@ class CodeEmitter(ExprEmitter):
         for k, op in enumerate(b.ops):
             for o in op.outs:
                 written_at.setdefault(self.name(o), []).append(k)
-        bases = {op.args[update_base(op)] for op in b.ops if isinstance(op, Apply) and update_base(op) is not None}
+        bases = {op.args[update_base(op)] for op in b.ops
+                 if isinstance(op, Apply) and update_base(op) is not None}
         bases |= {op.args[self.naming.accumulate[id(op)]] for op in b.ops if id(op) in self.naming.accumulate}
         for v, i in position.items():
             op = b.ops[i]

@@ -10,8 +10,19 @@ import gast
 from ..ir import types as T
 from ..ir.nodes import UNDEF, Apply, Atom, Const, Ext, Var
 from ..rules import registry
-from .syntax import (_AS_METHOD, _MODULE_ALIASES, ATTRIBUTES, BINOPS, COMPARE, INPLACE, UNARY, _attr, _call,
-                     _is_default, _name)
+from .syntax import (
+    _AS_METHOD,
+    _MODULE_ALIASES,
+    ATTRIBUTES,
+    BINOPS,
+    COMPARE,
+    INPLACE,
+    UNARY,
+    _attr,
+    _call,
+    _is_default,
+    _name,
+)
 
 
 class ExprEmitter:
@@ -61,7 +72,8 @@ class ExprEmitter:
         if path.startswith("srcad."):
             return _name(self.ns.ref(rule.fn, "_" + path.split(".", 1)[1]))
         parts = path.split(".")
-        if rule.fn is not None and (parts[0] not in ("numpy", "math") or registry.resolve_path(path) is not rule.fn):
+        if rule.fn is not None and (parts[0] not in ("numpy", "math")
+                                    or registry.resolve_path(path) is not rule.fn):
             return _name(self.ns.ref(rule.fn, parts[-1]))  # other libraries: the object itself
         root = _MODULE_ALIASES.get(parts[0], parts[0])
         mod = registry.resolve_path(parts[0])

@@ -25,12 +25,12 @@ import keyword
 import re
 from dataclasses import dataclass, field
 
-from ..ir import types as T
-from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_ops
 from ..analysis.aliases import Aliases, update_base
 from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import Liveness
 from ..analysis.unassigned import unassigned_values
+from ..ir import types as T
+from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_ops
 
 _UPDATES_INPLACE_TYPES = (T.Array, T.List, T.Unknown, T.Num, T.Dict)
 
@@ -94,10 +94,10 @@ class _Group:
             self.live.update(live.live_at_def.get(m, ()))
         self.user_names = _user_names(self.members)
 
-    def interferes(self, other: "_Group") -> bool:
+    def interferes(self, other: _Group) -> bool:
         return not self.live.isdisjoint(other.set) or not other.live.isdisjoint(self.set)
 
-    def absorb(self, other: "_Group") -> "_Group":
+    def absorb(self, other: _Group) -> _Group:
         big, small = (self, other) if len(self.set) >= len(other.set) else (other, self)
         big.members = self.members + other.members  # (program order within each part)
         big.set |= small.set

@@ -4,8 +4,8 @@ namespace of names generated code refers to."""
 from __future__ import annotations
 
 import builtins
-import re
 import math
+import re
 
 import gast
 import numpy as np

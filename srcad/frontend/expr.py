@@ -10,19 +10,18 @@ from __future__ import annotations
 import functools
 import inspect
 import types
-from typing import Union
 
 import gast
 
-from ..identifiers import identifier
+from ..custom import CustomRule
 from ..errors import Diagnostic, NoRuleError, TypeSupportError, UnsupportedSyntaxError
+from ..identifiers import identifier
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
-from ..custom import CustomRule
 from ..rules import registry
 from .resolve import LiveCell, LiveGlobal, Static, library_code, static_attr
 
-Lowered = Union[Var, Const, Static, LiveGlobal, LiveCell]
+Lowered = Var | Const | Static | LiveGlobal | LiveCell
 
 BINOPS = {
     gast.Add: "operator.add", gast.Sub: "operator.sub", gast.Mult: "operator.mul",
@@ -182,7 +181,7 @@ class ExprLowerer:
     def expr_Compare(self, node) -> Lowered:
         left = self.value(node.left)
         result = None
-        for i, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
+        for op, right_node in zip(node.ops, node.comparators):
             right = self.value(right_node)
             if isinstance(op, gast.In):
                 cmp = self.emit("operator.contains", (right, left), node=node)
@@ -365,7 +364,8 @@ class ExprLowerer:
             return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
         if isinstance(fn, CustomRule):
             return self.call_custom(fn, args, kw, node)
-        if getattr(fn, "__module__", "") in ("srcad.api", "srcad.compose") and not getattr(fn, "__srcad_maker__", 0):
+        if (getattr(fn, "__module__", "") in ("srcad.api", "srcad.compose")
+                and not getattr(fn, "__srcad_maker__", 0)):
             raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} inside a function srcad "
                              "differentiates is not supported", "srcad.grad and srcad.value_and_grad can be "
                              "called inside it; call the other transformations outside")
@@ -418,7 +418,8 @@ class ExprLowerer:
             bound = registry.bind(rule, args, kw)
             nouts = rule.nouts_of({k: a.value for k, a in bound.items() if isinstance(a, Const)}, set(bound))
             if nouts is None:
-                raise self.error(UnsupportedSyntaxError, node, f"the number of results of {rule.name} depends "
+                raise self.error(UnsupportedSyntaxError, node,
+                                 f"the number of results of {rule.name} depends "
                                  "on arguments that are not literals", "write True or False in the call")
         if nouts == 1:
             return self.emit(rule.name, args, kw, node=node)

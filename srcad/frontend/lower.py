@@ -34,7 +34,6 @@ from .resolve import Scope, Static
 from .source import ParsedFunction, code_signature, parse_function
 
 
-
 @dataclass
 class LowerContext:
     """State shared by a function and everything inlined into it."""
@@ -119,13 +118,14 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
             fn = transform.function_for_call(args)
             # its code is generic: a list of numbers goes in as the array NumPy makes of it
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
-            kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a) for k, a in kw]
+            kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)
+                  for k, a in kw]
         parsed = parse_function(fn)
         check(parsed)
         callee = FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
         return callee.inline(args, kw, node, self)
 
-    def inline(self, args, kw, node, caller: "FunctionLowerer") -> Atom:
+    def inline(self, args, kw, node, caller: FunctionLowerer) -> Atom:
         fn = self.parsed.fn
         try:
             bound = code_signature(fn).bind(*args, **dict(kw))
@@ -198,7 +198,8 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         if isinstance(call, gast.Call) and len(call.args) == 3 and not call.keywords and isinstance(
                 call.args[0], gast.Name) and call.args[0].id in self.scope.locals and self._is_add_at(call):
             # np.add.at(y, idx, v) on a local array: y[idx] += v, adding once per repeated index
-            self.write(call.args[0].id, self.emit("srcad.add_at", [self.value(a) for a in call.args], node=call))
+            self.write(call.args[0].id,
+                       self.emit("srcad.add_at", [self.value(a) for a in call.args], node=call))
             return
         self.expr(call)
 

@@ -19,7 +19,7 @@ from ..errors import Diagnostic, SourceUnavailableError, StaleSourceError, Unsup
 from .staleness import def_matches, lambda_matches
 
 #: code object -> the source text found to compile to it (checked once per text)
-_VERIFIED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_VERIFIED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,9 @@ def _parse_lambda(fn, lines: list[str], first: int) -> tuple[gast.FunctionDef, i
             continue
         lam = _find_lambda(tree, fn)
         if lam is not None:
+            # _check_fresh calls the lambda at once: the loop variables are current
             _check_fresh(fn, candidate, first, lambda: lambda_matches(
-                fn.__code__, candidate, lam, _qualname(fn), fn.__globals__))
+                fn.__code__, candidate, lam, _qualname(fn), fn.__globals__))  # noqa: B023
             ret = gast.Return(value=lam.body)
             gast.copy_location(ret, lam.body)
             node = gast.FunctionDef(

@@ -21,8 +21,8 @@ on every Python version srcad supports.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import ast
 import hashlib
 import linecache
@@ -35,7 +35,7 @@ for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 _FIELDS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_stacksize",
            "co_flags", "co_name", "co_names", "co_varnames", "co_freevars", "co_cellvars")
-_FINGERPRINTS: "weakref.WeakKeyDictionary[types.CodeType, str]" = weakref.WeakKeyDictionary()
+_FINGERPRINTS: weakref.WeakKeyDictionary[types.CodeType, str] = weakref.WeakKeyDictionary()
 _IMPORTS: dict = {}  # file name -> (its lines as linecache has them, names its module imports)
 
 

@@ -22,8 +22,8 @@ Keys are any hashable: the frontend uses user variable names, transforms use tup
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Hashable
 
 from .nodes import UNDEF, Apply, Atom, Block, Const, For, If, Loc, Op, Var, While, atom_type
 from .rewrite import substitute_ops

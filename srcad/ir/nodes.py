@@ -18,8 +18,8 @@ Nodes are frozen dataclasses: passes build new functions rather than editing old
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Union
 
 from .types import BOTTOM, UNKNOWN, Opaque, Type, of_value
 
@@ -47,7 +47,7 @@ class _Undef:
 
     _instance = None
 
-    def __new__(cls) -> "_Undef":
+    def __new__(cls) -> _Undef:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -84,7 +84,8 @@ class Const:
     value: object
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Const) and type(other.value) is type(self.value) and other.value == self.value
+        return (isinstance(other, Const) and type(other.value) is type(self.value)
+                and other.value == self.value)
 
     def __hash__(self) -> int:
         try:
@@ -96,7 +97,7 @@ class Const:
         return repr(self.value)
 
 
-Atom = Union[Var, Const]
+Atom = Var | Const
 
 
 def atom_type(a: Atom) -> Type:
@@ -153,7 +154,7 @@ class Block:
     """A region: parameters, operations, and the values yielded to the owning operation."""
 
     params: tuple[Var, ...]
-    ops: tuple["Op", ...]
+    ops: tuple[Op, ...]
     yields: tuple[Atom, ...]
 
 
@@ -222,7 +223,7 @@ class While:
         return (self.cond, self.body)
 
 
-Op = Union[Apply, If, For, While]
+Op = Apply | If | For | While
 REGION_OPS = (If, For, While)
 
 

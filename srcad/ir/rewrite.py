@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping
+from collections.abc import Mapping
 
 from .nodes import Apply, Atom, Block, For, If, Op, Var, While
 

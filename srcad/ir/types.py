@@ -223,7 +223,8 @@ def join(a: Type, b: Type) -> Type:
     if num is not None:
         return num
     if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.elts) == len(b.elts):
-        return Tuple(tuple(join(x, y) for x, y in zip(a.elts, b.elts)), a.fields if a.fields == b.fields else None)
+        return Tuple(tuple(join(x, y) for x, y in zip(a.elts, b.elts)),
+                     a.fields if a.fields == b.fields else None)
     if isinstance(a, List) and isinstance(b, List):
         return List(join(a.elt, b.elt))
     if isinstance(a, Dict) and isinstance(b, Dict) and [k for k, _ in a.items] == [

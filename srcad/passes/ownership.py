@@ -166,7 +166,8 @@ def copy_gradients_of_inputs(fn: Function) -> Function:
             next_id[0] += 1
             extra.append(Apply((v,), "srcad.tuple", args, (), d.loc))
             return v
-        if isinstance(a, Var) and isinstance(a.type, (T.Array, T.Num, T.Unknown)) and aliases.find(a) in foreign:
+        if (isinstance(a, Var) and isinstance(a.type, (T.Array, T.Num, T.Unknown))
+                and aliases.find(a) in foreign):
             v = Var(next_id[0], "", a.type)
             next_id[0] += 1
             extra.append(Apply((v,), "numpy.copy" if isinstance(a.type, T.Array) else "srcad.copy_value",

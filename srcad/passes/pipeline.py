@@ -23,8 +23,9 @@ def cleanup(fn: Function) -> Function:
 
 
 def optimize(fn: Function) -> Function:
-    """After a transform: simplify, hoist loop invariants, share common subexpressions, gather scalar factors of
-    array products, drop dead code; copy arrays that loops update in place once, up front."""
+    """After a transform: simplify, hoist loop invariants, share common subexpressions, gather
+    scalar factors of array products, drop dead code; copy arrays that loops update in place
+    once, up front."""
     fn = verify(simplify(fn))
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))

@@ -20,7 +20,21 @@ import numpy as np
 from ..analysis.shape_rules import NO, SHAPES
 from ..analysis.shapes import broadcast
 from ..ir import types as T
-from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_blocks, max_var_id
+from ..ir.nodes import (
+    UNDEF,
+    Apply,
+    Atom,
+    Block,
+    Const,
+    For,
+    Function,
+    If,
+    Var,
+    While,
+    atom_type,
+    iter_blocks,
+    max_var_id,
+)
 from ..ir.rewrite import sub_atom, substitute_block
 from ..rules import registry
 from .fold import fold_apply
@@ -151,7 +165,8 @@ class Simplifier:
                     return y
                 for u, v in ((x, y), (y, x)):  # u + -w is u - w (exactly, in IEEE arithmetic)
                     d = self.defs.get(v) if isinstance(v, Var) else None
-                    if d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0]) and _floaty(u):
+                    if (d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0])
+                            and _floaty(u)):
                         return dataclasses.replace(op, prim="operator.sub", args=(u, d.args[0]))
             if p == "operator.sub" and _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
                 return x
@@ -239,7 +254,8 @@ class Simplifier:
         d = self.defs.get(w) if isinstance(w, Var) else None
         if d is None or d.prim != "operator.add" or len(d.args) != 2 or self.uses[w] != 1:
             return None
-        if not (isinstance(atom_type(b), T.Array) and atom_type(b).kind == "f" and _basic_key(atom_type(key))):
+        if not (isinstance(atom_type(b), T.Array) and atom_type(b).kind == "f"
+                and _basic_key(atom_type(key))):
             return None
         for r, v in ((d.args[0], d.args[1]), (d.args[1], d.args[0])):
             g = self.defs.get(r) if isinstance(r, Var) else None
@@ -283,8 +299,9 @@ class Simplifier:
             if axis == Const(None) and shape(a[0]) == ():
                 return dataclasses.replace(op, prim="srcad.broadcast_to", args=(a[0], Const(shape(a[1]))),
                                            kw=())
-        if p == "srcad.expand_reduced" and len(a) >= 3 and shape(a[1]) is not None and shape(a[0]) is not None \
-                and isinstance(a[2], Const) and a[2].value is not None and (len(a) < 4 or a[3] == Const(False)):
+        if p == "srcad.expand_reduced" and len(a) >= 3 and shape(a[1]) is not None \
+                and shape(a[0]) is not None and isinstance(a[2], Const) and a[2].value is not None \
+                and (len(a) < 4 or a[3] == Const(False)):
             return self.expand_axes(op, a[0], a[2], shape(a[1]))
         if p in ("srcad.zeros_like", "numpy.zeros_like") and shape(a[0]) is not None and \
                 isinstance(atom_type(a[0]), T.Array) and atom_type(a[0]).kind in ("f", None):
@@ -328,7 +345,8 @@ class Simplifier:
         lead = len(have) - len(want)
         if lead < 0:
             return None
-        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(want) if d == 1 and have[lead + i] != 1)
+        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(want)
+                                          if d == 1 and have[lead + i] != 1)
         if not axes:
             return dataclasses.replace(op, prim="numpy.reshape", args=(c, Const(want)), kw=())
         if not want:
@@ -356,7 +374,8 @@ class Simplifier:
                 args[i] = d.args[0]
                 return dataclasses.replace(op, args=tuple(args))
             other = others[0]
-            if len(args) == 2 and isinstance(other, Const) and isinstance(d.args[0], Const) and T.shape_of(atom_type(d.args[0])) == ():
+            if (len(args) == 2 and isinstance(other, Const) and isinstance(d.args[0], Const)
+                    and T.shape_of(atom_type(d.args[0])) == ()):
                 args[i] = d.args[0]  # a constant times a broadcast constant stays a broadcast
                 folded = fold_apply(op.prim, tuple(args))
                 if folded is not None:

@@ -2,12 +2,14 @@
 
 # importing a family registers its rules; order matters only for aliases, which copy an
 # already registered rule (operators first; numpy_methods after the functions it mirrors)
+# isort: off
 from . import operators
-from . import builtins_, math_, numpy_elementwise, numpy_arrays, internal  # noqa: E401,I001
-from . import numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral  # noqa: E401
-from . import numpy_norms  # noqa: E401
-from . import numpy_numerics  # noqa: E401
-from . import numpy_nondiff, helpers, numpy_methods  # noqa: E401
+from . import builtins_, math_, numpy_elementwise, numpy_arrays, internal
+from . import numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral
+from . import numpy_norms
+from . import numpy_numerics
+from . import numpy_nondiff, helpers, numpy_methods
+# isort: on
 from .registry import RULES, Rule, defrule, lazy_family, load_all, lookup, rule_for_object
 
 FAMILIES = (operators, builtins_, math_, numpy_elementwise, numpy_arrays, internal,

@@ -115,7 +115,8 @@ defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None",
              "b": "srcad.einsum_vjp(subscripts, k, h, a, t, c)",
              "c": "srcad.einsum_vjp(subscripts, k, h, a, b, t)"},
         vjp={"h": ("srcad.einsum_call(subscripts, g, b, c) if k == 0 else "
-                   "(srcad.einsum_call(subscripts, a, g, c) if k == 1 else srcad.einsum_call(subscripts, a, b, g))"),
+                   "(srcad.einsum_call(subscripts, a, g, c) if k == 1 else "
+                   "srcad.einsum_call(subscripts, a, b, g))"),
              **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
                 for j, name in enumerate(_OPS)}},
         out=ty.array(None), fn=rt.einsum_vjp, fresh=False, linear=("h", "a", "b", "c"))
@@ -141,9 +142,10 @@ defrule("srcad.log_or_zero", "x", jvp="t / x", vjp="g / x", out=ty.floating("x")
 defrule("srcad.cross2_adjoint", "c, o, which", fn=rt.cross2_adjoint, out=ty.array(None), linear=("c", "o"),
         jvp={"c": "srcad.cross2_adjoint(t, o, which)", "o": "srcad.cross2_adjoint(c, t, which)"},
         vjp={"c": "srcad.unbroadcast((1 - 2 * which) * (g[..., 0] * o[..., 1] - g[..., 1] * o[..., 0]), c)",
-             "o": "srcad.unbroadcast((1 - 2 * which) * np.stack([-g[..., 1] * c, g[..., 0] * c], axis=-1), o)"})
-nondiff("srcad.einsum_spec", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None", out=lambda sig: T.STR,
-        fn=rt.einsum_spec)
+             "o": "srcad.unbroadcast((1 - 2 * which) "
+                  "* np.stack([-g[..., 1] * c, g[..., 0] * c], axis=-1), o)"})
+nondiff("srcad.einsum_spec", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None",
+        out=lambda sig: T.STR, fn=rt.einsum_spec)
 # the symmetric matrix read from one triangle, and its adjoint (the linalg rules)
 defrule("srcad.from_triangle", "x, upper=False", jvp={"x": "srcad.from_triangle(t, upper)"},
         vjp={"x": "srcad.to_triangle(g, upper)"}, out=ty.same("x"), fn=rt.from_triangle, linear=("x",))

@@ -56,7 +56,8 @@ defrule("srcad.broadcast_like", "v, like", jvp={"v": "srcad.broadcast_like(t, li
         fresh=False, linear=("v",))  # (v itself when it has the shape already)
 defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), fn=rt.add,
         linear=("x", "y"))
-defrule("srcad.scatter_add", "acc, idx, v", jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
+defrule("srcad.scatter_add", "acc, idx, v",
+        jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
         vjp={"acc": "g", "v": "g[idx]"}, jvp_all="srcad.scatter_add(t_acc, idx, t_v)",
         out=ty.same("acc"), fn=rt.scatter_add, updates=0, broadcasts=("v",), linear=("acc", "v"))
 # np.add.at(y, idx, v) on a local array, as the user wrote it (checked like y[idx] += v)
@@ -94,8 +95,8 @@ defrule("srcad.list_extend", "xs, ys", jvp_all="srcad.list_extend(t_xs, t_ys)",
         vjp_all="srcad.list_unextend(g, ys)", diff=("xs", "ys"), out=_extended, fn=rt.list_extend,
         updates=0)
 defrule("srcad.list_unextend", "c, ys", jvp={"c": "srcad.list_unextend(t, ys)"},
-        vjp={"c": "srcad.list_extend(list(g[0]), g[1])"}, out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))),
-        fn=rt.list_unextend, linear=("c",))
+        vjp={"c": "srcad.list_extend(list(g[0]), g[1])"},
+        out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))), fn=rt.list_unextend, linear=("c",))
 defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),

@@ -22,7 +22,8 @@ defrule("numpy.sum", RED, jvp={"a": "np.sum(t, axis=axis, keepdims=keepdims)"},
 defrule("numpy.mean", RED, jvp={"a": "np.mean(t, axis=axis, keepdims=keepdims)"},
         vjp={"a": _EXPAND.format(v="g") + " * (np.size(ans) / np.size(a))"},
         out=ty.reduce_("a"), linear=("a",))
-defrule("numpy.prod", RED, jvp={"a": "np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)"},
+defrule("numpy.prod", RED,
+        jvp={"a": "np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)"},
         vjp={"a": _EXPAND.format(v="g") + " * srcad.prod_partials(a, axis)"}, out=ty.reduce_("a"))
 
 
@@ -41,7 +42,8 @@ def _linspace_type(sig) -> T.Type:
     return T.Array(None if None in ranks else 1 + max(ranks))
 
 
-defrule("numpy.full", "shape, fill_value, dtype=None, order='C'", jvp={"fill_value": "np.full(shape, t, dtype)"},
+defrule("numpy.full", "shape, fill_value, dtype=None, order='C'",
+        jvp={"fill_value": "np.full(shape, t, dtype)"},
         vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=_full_type, linear=("fill_value",))
 defrule("numpy.full_like", "a, fill_value, dtype=None", jvp={"fill_value": "np.full_like(a, t, dtype)"},
         vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=ty.array_like("a", kind=None),
@@ -60,13 +62,15 @@ def _arange_type(sig) -> T.Type:
 defrule("numpy.arange", "start, stop=None, step=None, dtype=None",
         jvp={"start": "t * np.ones(np.shape(ans)) if stop is not None else 0.0 * ans",
              "step": "t * np.arange(np.size(ans))"},
-        vjp={"start": "np.sum(g) if stop is not None else 0.0", "step": "np.sum(g * np.arange(np.size(ans)))"},
+        vjp={"start": "np.sum(g) if stop is not None else 0.0",
+             "step": "np.sum(g * np.arange(np.size(ans)))"},
         out=_arange_type)
 # (the end point that does not move gets weight 0: selected, not multiplied)
 _WEIGHTS = "np.sum(np.where(np.linspace({0}, num, endpoint) == 0.0, 0.0, np.moveaxis(g, 0, -1) * " \
            "np.linspace({0}, num, endpoint)), axis=-1)"
 defrule("numpy.linspace", "start, stop, num=50, endpoint=True",
-        jvp={"start": "np.linspace(t, srcad.zeros_like(t), num, endpoint)", "stop": "np.linspace(0.0 * t, t, num, endpoint)"},
+        jvp={"start": "np.linspace(t, srcad.zeros_like(t), num, endpoint)",
+             "stop": "np.linspace(0.0 * t, t, num, endpoint)"},
         vjp={"start": _WEIGHTS.format("1.0, 0.0"), "stop": _WEIGHTS.format("0.0, 1.0")},
         out=_linspace_type, linear=("start", "stop"))
 _MASK = "(a == " + _EXPAND.format(v="ans") + ")"
@@ -85,11 +89,13 @@ for _name in ("max", "min", "amax", "amin"):
 _DOT_ND = "srcad.tensordot_adjoint(g, {o}, np.shape({s}), (-1, 0 if np.ndim(b) == 1 else -2), {w})"
 _DOT_A = ("g * b if np.ndim(b) == 0 else (np.sum(g * b) if np.ndim(a) == 0 else "
           "(((g * b if np.ndim(b) == 1 else np.dot(b, g)) if np.ndim(a) == 1 else "
-          "(np.outer(g, b) if np.ndim(b) == 1 else np.dot(g, srcad.T(b)))) if np.ndim(a) <= 2 and np.ndim(b) <= 2 "
+          "(np.outer(g, b) if np.ndim(b) == 1 else np.dot(g, srcad.T(b)))) "
+          "if np.ndim(a) <= 2 and np.ndim(b) <= 2 "
           "else " + _DOT_ND.format(o="b", s="a", w=0) + "))")
 _DOT_B = ("g * a if np.ndim(a) == 0 else (np.sum(g * a) if np.ndim(b) == 0 else "
           "(((g * a if np.ndim(a) == 1 else np.dot(srcad.T(a), g)) if np.ndim(b) == 1 else "
-          "(np.outer(a, g) if np.ndim(a) == 1 else np.dot(srcad.T(a), g))) if np.ndim(a) <= 2 and np.ndim(b) <= 2 "
+          "(np.outer(a, g) if np.ndim(a) == 1 else np.dot(srcad.T(a), g))) "
+          "if np.ndim(a) <= 2 and np.ndim(b) <= 2 "
           "else " + _DOT_ND.format(o="a", s="b", w=1) + "))")
 defrule("numpy.dot", "a, b", jvp=("np.dot(t, b)", "np.dot(a, t)"), vjp=(_DOT_A, _DOT_B),
         out=ty.matmul("a", "b", dot=True), linear=("a", "b"))

@@ -119,10 +119,12 @@ _CLIP = {"a": f"srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "a < a_min", "a_max"
 defrule("numpy.clip", "a, a_min=None, a_max=None, out=None, min=None, max=None",
         jvp={p: f"np.where({m}, t, 0.0)" for p, m in _CLIP.items()},
         vjp={p: f"np.where({m}, g, 0.0)" for p, m in _CLIP.items()},
-        out=ty.floating("a", "a_min", "a_max", "min", "max"), broadcasts=("a", "a_min", "a_max", "min", "max"))
+        out=ty.floating("a", "a_min", "a_max", "min", "max"),
+        broadcasts=("a", "a_min", "a_max", "min", "max"))
 
 # (the tangent of a replaced entry may be inf or NaN, as for x / 0: selected, never multiplied)
-_REPLACED = {"x": "np.isfinite(x)", "nan": "np.isnan(x)", "posinf": "np.isposinf(x)", "neginf": "np.isneginf(x)"}
+_REPLACED = {"x": "np.isfinite(x)", "nan": "np.isnan(x)", "posinf": "np.isposinf(x)",
+             "neginf": "np.isneginf(x)"}
 defrule("numpy.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
         jvp={p: f"np.where({m}, t, 0.0)" for p, m in _REPLACED.items()},
         vjp={p: f"np.where({m}, g, 0.0)" for p, m in _REPLACED.items()},

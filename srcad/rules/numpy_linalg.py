@@ -54,7 +54,8 @@ _BBAR = (f"(np.linalg.solve({TT}(a), np.expand_dims(g, -1))[..., 0] if np.ndim(b
 defrule("numpy.linalg.solve", "a, b",
         jvp={"a": "-np.linalg.solve(a, t @ np.expand_dims(ans, -1))[..., 0] if np.ndim(b) == 1 "
                   "else -np.linalg.solve(a, t @ ans)",
-             "b": "np.linalg.solve(a, np.expand_dims(t, -1))[..., 0] if np.ndim(b) == 1 else np.linalg.solve(a, t)"},
+             "b": "np.linalg.solve(a, np.expand_dims(t, -1))[..., 0] if np.ndim(b) == 1 "
+                  "else np.linalg.solve(a, t)"},
         vjp={"a": f"-(np.expand_dims({_BBAR}, -1) * np.expand_dims(ans, -2)) if np.ndim(b) == 1 "
                   f"else -({_BBAR} @ {TT}(ans))",
              "b": _BBAR},
@@ -88,7 +89,8 @@ _CHOL_DL = f"{_LO} @ np.tril({_CHOL_X} * {_PHI})"
 _CHOL_S = (f"{TT}(np.linalg.solve({TT}({_LO}), {TT}(np.linalg.solve({TT}({_LO}), "
            f"np.tril(({TT}({_LO}) @ ({TT}(g) if upper else g)) * {_PHI})))))")
 defrule("numpy.linalg.cholesky", "a, upper=False", let={"S": _CHOL_S},
-        jvp={"a": f"{TT}({_CHOL_DL}) if upper else {_CHOL_DL}"}, vjp={"a": "srcad.to_triangle(S, upper)"}, out=SAME)
+        jvp={"a": f"{TT}({_CHOL_DL}) if upper else {_CHOL_DL}"}, vjp={"a": "srcad.to_triangle(S, upper)"},
+        out=SAME)
 
 # qr (reduced, m >= n): X = Q^T da R^-1, omega = its strictly lower part made skew
 _QR_B = f"{TT}(np.linalg.solve({TT}(ans1), {TT}(t_a)))"

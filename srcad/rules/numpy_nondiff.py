@@ -49,7 +49,8 @@ nondiff("numpy.flatnonzero", "a", out=ty.array(1, "i"))
 nondiff("numpy.argwhere", "a", out=ty.array(2, "i"))
 nondiff("numpy.searchsorted", "a, v, side='left', sorter=None", out=ty.unknown)
 nondiff("numpy.digitize", "x, bins, right=False", out=ty.unknown)
-nondiff("numpy.linalg.matrix_rank", "A, tol=None, hermitian=False, rtol=None", out=ty.unknown, raises="always")
+nondiff("numpy.linalg.matrix_rank", "A, tol=None, hermitian=False, rtol=None", out=ty.unknown,
+        raises="always")
 nondiff("numpy.isin", "element, test_elements", out=ty.array(None, "b"))
 for _name in ("any", "all"):
     nondiff(f"numpy.{_name}", "a, axis=None", out=ty.unknown)

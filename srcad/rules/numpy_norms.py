@@ -62,7 +62,8 @@ def _matrix_norm_type(sig) -> T.Type:
     return T.FLOAT if nd == 2 else (T.Array(nd - 2, "f") if nd is not None else T.NUM)
 
 
-def _norm_rule(path: str, params: str, axis: str, d: str, selects: str, out=ty.reduce_("x")):
+def _norm_rule(path: str, params: str, axis: str, d: str, selects: str,
+               out=ty.reduce_("x")):  # noqa: B008 (a pure shape rule, built once)
     """`selects`: when D is 0 where an element is not selected (ord=inf: only the largest
     elements count; ord=0), D picks derivatives with np.where instead of multiplying them:
     an element that does not count gets exactly 0, even where its derivative is inf or NaN."""

@@ -106,7 +106,8 @@ _IS_STR = "isinstance(subscripts, str)"
 _B, _D = "(b if c is not None else None)", "(d if e is not None else None)"  # an operand, not the output
 defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None",
         jvp={"a": "srcad.einsum_call(subscripts, t, b, c)",
-             "b": f"srcad.einsum_call(subscripts, a, t, c) if {_IS_STR} else srcad.einsum_call({_SPEC}, subscripts, t, {_D})",
+             "b": f"srcad.einsum_call(subscripts, a, t, c) if {_IS_STR} "
+                  f"else srcad.einsum_call({_SPEC}, subscripts, t, {_D})",
              "c": "srcad.einsum_call(subscripts, a, b, t)",
              "subscripts": f"srcad.einsum_call({_SPEC}, t, {_B}, {_D})",
              "d": f"srcad.einsum_call({_SPEC}, subscripts, b, t)"},

@@ -61,7 +61,8 @@ _NANSTAT_LET = {
 }
 _OK = f"np.where({NAN}, 0.0, {{}})"  # (a NaN element's derivative, which may be NaN too, is not used)
 defrule("numpy.nanvar", STAT, let=_NANSTAT_LET,
-        jvp={"a": _S(_OK.format("(2.0 / n) * (t * c)"))}, vjp={"a": _OK.format(_E("g") + " * ((2.0 / n) * c)")},
+        jvp={"a": _S(_OK.format("(2.0 / n) * (t * c)"))},
+        vjp={"a": _OK.format(_E("g") + " * ((2.0 / n) * c)")},
         out=ty.reduce_("a"), refuses=("ddof",))
 defrule("numpy.nanstd", STAT, let=_NANSTAT_LET,
         jvp={"a": _S(_OK.format("t * c / n")) + " / s"}, vjp={"a": _OK.format(_E("g / s") + " * (c / n)")},
@@ -93,7 +94,8 @@ _PTP_LET = {
     "d": "hi / np.sum(hi, axis=axis, keepdims=True) - lo / np.sum(lo, axis=axis, keepdims=True)",
 }
 defrule("numpy.ptp", "a, axis=None, out=None, keepdims=False", let=_PTP_LET,
-        jvp={"a": _S("np.where(hi | lo, t * d, 0.0)")}, vjp={"a": "np.where(hi | lo, " + _E("g") + " * d, 0.0)"},
+        jvp={"a": _S("np.where(hi | lo, t * d, 0.0)")},
+        vjp={"a": "np.where(hi | lo, " + _E("g") + " * d, 0.0)"},
         out=ty.reduce_("a"))
 
 # weighted average: W is the weights broadcast to the shape of a (spliced in as text, not
@@ -105,14 +107,16 @@ defrule("numpy.average", "a, axis=None, weights=None, keepdims=False",
              "weights": _S(f"srcad.average_weights(t, a, axis) * (a - {_E('ans')})") + f" / {_WSUM}"},
         vjp={"a": (f"{_E('g')} * (np.size(ans) / np.size(a)) if weights is None else "
                    f"{_E(f'g / {_WSUM}')} * {_W}"),
-             "weights": f"srcad.average_weights_adjoint({_E(f'g / {_WSUM}')} * (a - {_E('ans')}), weights, axis)"},
+             "weights": f"srcad.average_weights_adjoint({_E(f'g / {_WSUM}')} * (a - {_E('ans')}), "
+                        "weights, axis)"},
         out=ty.reduce_("a"))
 
 
 # cumulative sums and products; rcs(v) sums v from the end (the adjoint of cumsum)
 def _rcs(v: str, a: str = "a") -> str:
     return (f"(np.reshape(np.flip(np.cumsum(np.flip(np.ravel({v})))), np.shape({a})) "
-            f"if axis is None or np.ndim({a}) == 0 else np.flip(np.cumsum(np.flip({v}, axis), axis=axis), axis))")
+            f"if axis is None or np.ndim({a}) == 0 "
+            f"else np.flip(np.cumsum(np.flip({v}, axis), axis=axis), axis))")
 
 
 def _cum_type(sig) -> T.Type:
@@ -164,7 +168,8 @@ defrule("srcad.cumprod_hvp", "v, u, a, axis=None", fn=rt.cumprod_hvp, out=_cum_t
 _ADJ_DA = (f"({_rcs(f'c * {_C} * ({_T} * {_V} - ' + _S('v * t / a ** 2') + ')')} "
            f"- {_rcs(f'c * {_C} * {_T}')} * v / a) / a + {_rcs(f'c * {_C}')} * v * t / a ** 3 - ans * t / a")
 _ADJ_VJP_A = (f"({_rcs(f'{_G} * c * {_C} * {_V}')} - {_rcs(_S('g * v / a ** 2') + f' * c * {_C}')}) / a "
-              f"- {_rcs(f'{_G} * c * {_C}')} * v / a ** 2 + g * {_rcs(f'c * {_C}')} * v / a ** 3 - g * ans / a")
+              f"- {_rcs(f'{_G} * c * {_C}')} * v / a ** 2 "
+              f"+ g * {_rcs(f'c * {_C}')} * v / a ** 3 - g * ans / a")
 defrule("srcad.cumprod_hvp_adjoint", "c, v, a, axis=None", fn=rt.cumprod_hvp_adjoint, out=ty.array_like("a"),
         linear=("c", "v"),
         jvp={"c": "srcad.cumprod_hvp_adjoint(t, v, a, axis)", "v": "srcad.cumprod_hvp_adjoint(c, t, a, axis)",

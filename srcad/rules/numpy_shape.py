@@ -145,10 +145,10 @@ move("numpy.diagflat", "v, k=0", "np.diagflat(t, k)", "np.reshape(np.diag(g, k),
 view("numpy.diagonal", "a, offset=0, axis1=0, axis2=1", "np.diagonal(t, offset, axis1, axis2)",
      "srcad.diagonal_adjoint(g, a, offset, axis1, axis2)", ty.rank("a", -1), "a")
 # (a 1-d m is taken as the rows of a square matrix, each row a copy of m)
-move("numpy.tril", "m, k=0", "np.tril(t, k)", "np.tril(g, k) if np.ndim(m) >= 2 else np.sum(np.tril(g, k), axis=0)",
-     ty.rank("m", at_least=2), "m")
-move("numpy.triu", "m, k=0", "np.triu(t, k)", "np.triu(g, k) if np.ndim(m) >= 2 else np.sum(np.triu(g, k), axis=0)",
-     ty.rank("m", at_least=2), "m")
+move("numpy.tril", "m, k=0", "np.tril(t, k)",
+     "np.tril(g, k) if np.ndim(m) >= 2 else np.sum(np.tril(g, k), axis=0)", ty.rank("m", at_least=2), "m")
+move("numpy.triu", "m, k=0", "np.triu(t, k)",
+     "np.triu(g, k) if np.ndim(m) >= 2 else np.sum(np.triu(g, k), axis=0)", ty.rank("m", at_least=2), "m")
 move("numpy.trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
      "np.trace(t, offset, axis1, axis2)",
      "srcad.diagonal_adjoint(np.broadcast_to(np.expand_dims(g, -1), "

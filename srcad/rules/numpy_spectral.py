@@ -125,7 +125,7 @@ _SVD_JVP = (f"(np.concatenate([{_DU}, {_DU2}], axis=-1) if full_matrices and {_T
 _JA, _KA = f"(J - {TT}(J))", f"(K - {TT}(K))"
 _VJP = (f"U @ (0.5 * ({_div(_off(f'{_JA} + {_KA}', 'k'), 'Dm', _col('tol'))} "
         f"+ {_div(_off(f'{_JA} - {_KA}', 'k'), 'Dp', _col('tol'))}) + {_col('g1')} * np.eye(k)) @ Vh")
-_VJP_TALL = f"{_VJP} + {_cols(f'g0[..., :, :k] - U @ J')} @ Vh"
+_VJP_TALL = f"{_VJP} + {_cols('g0[..., :, :k] - U @ J')} @ Vh"
 _VJP_WIDE = f"{_VJP} + U @ {_rows(f'g2[..., :k, :] - {TT}(K) @ Vh')}"
 _VJP_TALL2 = f"{_VJP_TALL} - {_cols(f'ans0[..., :, k:] @ {TT}(g0[..., :, k:]) @ U')} @ Vh"
 _VJP_WIDE2 = f"{_VJP_WIDE} - U @ {_rows(f'Vh @ {TT}(g2[..., k:, :]) @ ans2[..., k:, :]')}"

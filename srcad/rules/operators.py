@@ -83,7 +83,8 @@ _RESTORE = f"srcad.without_key(g, idx) if old is Ellipsis else srcad.setitem(g, 
 
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
-        fresh=False, linear=("x",), refuses=("idx",), raises="index")  # (np.r_[x, y]: an object indexed by floats)
+        fresh=False, linear=("x",), refuses=("idx",),
+        raises="index")  # (np.r_[x, y]: an object indexed by floats)
 defrule("operator.setitem", "x, idx, v, old=None",
         jvp={"x": f"srcad.setitem(t, idx, {_ZERO_ITEM})",
              "v": "srcad.setitem(srcad.zeros_like(x), idx, t)"},

@@ -22,8 +22,8 @@ import ast
 import builtins
 import importlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import gast
 

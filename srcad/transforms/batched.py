@@ -124,7 +124,8 @@ class BatchedForward(Forward):
     def batch_operator_getitem(self, op, p, t, bindings):
         idx = op.args[1]
         if isinstance(self.type_of(op.args[0]), _CONTAINERS):  # a container of batched tangents
-            return self.em.apply("operator.getitem", (t, idx if isinstance(idx, Const) else self.v(idx)), (), op.loc)
+            return self.em.apply("operator.getitem", (t, idx if isinstance(idx, Const) else self.v(idx)), (),
+                                 op.loc)
         if isinstance(idx, Const):
             key = idx.value if isinstance(idx.value, tuple) else (idx.value,)
             return self.em.apply("operator.getitem", (t, Const((slice(None),) + key)), (), op.loc)
@@ -153,7 +154,8 @@ class BatchedForward(Forward):
     def _matmul(self, op, p, t, bindings):
         x, y = (self.v(a) for a in op.args[:2])
         if p in ("x", "a"):
-            return self.em.apply(op.prim if op.prim != "numpy.ndarray.dot" else "numpy.dot", (t, y), (), op.loc)
+            return self.em.apply(op.prim if op.prim != "numpy.ndarray.dot" else "numpy.dot", (t, y), (),
+                                 op.loc)
         if len(self.shape(op.args[1])) == 1:
             xt = self.em.apply("srcad.T", (x,), (), op.loc) if len(self.shape(op.args[0])) > 1 else x
             return self.em.apply("operator.matmul", (t, xt), (), op.loc)
@@ -175,7 +177,8 @@ class BatchedForward(Forward):
 
     def batch_numpy_ndarray_T(self, op, p, t, bindings):
         k = len(self.shape(op.args[0]))
-        return self.em.apply("numpy.transpose", (t, Const((0,) + tuple(reversed(range(1, k + 1))))), (), op.loc)
+        return self.em.apply("numpy.transpose", (t, Const((0,) + tuple(reversed(range(1, k + 1))))), (),
+                             op.loc)
 
     def _reshape(self, op, p, t, bindings):
         shape = (self.batch,) + self.shape(op.outs[0])

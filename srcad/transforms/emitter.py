@@ -7,9 +7,8 @@ constant operations fold on the spot, and rule templates are instantiated into I
 
 from __future__ import annotations
 
-import dataclasses
-
 import builtins
+import dataclasses
 import math
 
 import gast
@@ -64,7 +63,8 @@ class Emitter:
             return self.apply("numpy.zeros_like", (like,), (), loc, "_zeros")
         return self.apply("srcad.zeros_like", (like,), (), loc, "_zeros")
 
-    def add(self, a: Atom, b: Atom, loc: Loc | None = None, hint: str = "", like: T.Type | None = None) -> Atom:
+    def add(self, a: Atom, b: Atom, loc: Loc | None = None, hint: str = "",
+            like: T.Type | None = None) -> Atom:
         """The sum of two derivatives of the same value (of type `like`, the primal's type):
         elementwise for containers, where `+` would concatenate."""
         t = like if like is not None else atom_type(a)

@@ -13,9 +13,9 @@ paths meet (one branch of an `if`, a loop's first iteration) and the other side 
 
 from __future__ import annotations
 
+from ..errors import NoRuleError, diagnostic
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..errors import NoRuleError, diagnostic
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var
 from ..rules import registry
 from .activity import Activity, operand_params
@@ -139,7 +139,8 @@ class Forward:
                 op.loc, f"{custom.__name__} has no forward-mode rule",
                 "give it one with .defjvp(jvp) (a custom_vjp alone serves reverse mode)")])
         primals = self.em.apply("srcad.tuple", tuple(self.v(a) for a in op.args[1:]), (), op.loc)
-        tangents = self.em.apply("srcad.tuple", tuple(self.t_or_zero(a, op.loc) for a in op.args[1:]), (), op.loc)
+        tangents = self.em.apply("srcad.tuple", tuple(self.t_or_zero(a, op.loc) for a in op.args[1:]), (),
+                                 op.loc)
         pair = self.em.apply("srcad.call", (Const(Ext(custom.jvp.__name__, custom.jvp)), primals, tangents),
                              (), op.loc)
         out = self.em.apply("operator.getitem", (pair, Const(0)), (), op.loc, op.outs[0].hint)
@@ -170,7 +171,8 @@ class Forward:
         bound = bindings["_bound"]
         for p in active:
             others = [q for q in rule.broadcasts if q != p and q in bound]
-            if p in rule.broadcasts and all(_is_scalar(bound[q]) for q in others) and not _is_scalar(bound[p]):
+            if (p in rule.broadcasts and all(_is_scalar(bound[q]) for q in others)
+                    and not _is_scalar(bound[p])):
                 return False  # this tangent alone already has the result's shape
             names = rule.jvp[p].names if p in rule.jvp else frozenset()
             if "ans" in names or set(others) <= names:

@@ -2,11 +2,12 @@
 
 Inside a loop body, reverse mode must store (push) every forward value its adjoint reads.
 Some values are cheaper to compute again in the backward iteration than to keep: scalar
-arithmetic (not transcendental functions: one stored float costs less than a math.exp), elements of lists and tuples (a reference), basic-indexing views of arrays
-(`xs[t]`, `x[:, j]`: O(1), no copy), and one array + - * of such values (`x - mu[j]`: a
-pass over memory either way, but nothing held per iteration). They qualify when their operands are themselves
-available in the backward iteration without storing anything new: the loop index,
-loop-carried scalars, values from outside the loop, or other rematerialisable values.
+arithmetic (not transcendental functions: one stored float costs less than a math.exp),
+elements of lists and tuples (a reference), basic-indexing views of arrays (`xs[t]`,
+`x[:, j]`: O(1), no copy), and one array + - * of such values (`x - mu[j]`: a pass over
+memory either way, but nothing held per iteration). They qualify when their operands are
+themselves available in the backward iteration without storing anything new: the loop
+index, loop-carried scalars, values from outside the loop, or other rematerialisable values.
 """
 
 from __future__ import annotations
@@ -70,9 +71,11 @@ class Remat:
         view = self._view(op)
         arith = self._array_arith(op, loop)
         if not (isinstance(v.type, _SCALARS) or view or arith or op.prim in _CHEAP_INTERNAL
-                or (op.prim == "operator.getitem" and isinstance(atom_type(op.args[0]), (T.List, T.Tuple, T.Dict)))):
+                or (op.prim == "operator.getitem"
+                    and isinstance(atom_type(op.args[0]), (T.List, T.Tuple, T.Dict)))):
             return False
-        if op.prim != "operator.getitem" and op.prim not in _CHEAP_INTERNAL and rule.family not in _CHEAP_FAMILIES:
+        if (op.prim != "operator.getitem" and op.prim not in _CHEAP_INTERNAL
+                and rule.family not in _CHEAP_FAMILIES):
             return False
         params = set(loop.body.params)
         body = defs_visible(loop.body)

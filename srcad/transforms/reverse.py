@@ -129,7 +129,8 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         if a not in self.maybe_none or value in self.checked:
             return value
         checked = self.b.fresh(a.hint, a.type)
-        self.b.emit(Apply((checked,), "srcad.assigned", (value, Const(a.hint or "variable")), (), loc, keep=True))
+        self.b.emit(Apply((checked,), "srcad.assigned", (value, Const(a.hint or "variable")), (), loc,
+                          keep=True))
         self.layers[-1][a] = checked
         self.checked.add(checked)
         return checked
@@ -341,7 +342,8 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.layers.append({})
         self.fwd_block(block)
         layer = self.layers.pop()
-        ys = tuple(Const(None) if (id(op), i) in self.none_starts and isinstance(y, Const) and y.value is UNDEF
+        ys = tuple(Const(None) if (id(op), i) in self.none_starts and isinstance(y, Const)
+                   and y.value is UNDEF
                    else self.fwd_in(layer, y) for i, y in enumerate(block.yields))
         return ys + tuple(layer[v] if v in layer else filler or self._placeholder(v) for v in lifted)
 

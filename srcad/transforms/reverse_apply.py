@@ -155,7 +155,8 @@ class ApplyAdjoints:
         args = self.em.apply("srcad.tuple", tuple(self.primal(a) for a in op.args[1:]), (), loc)
         cts = self.em.apply("srcad.custom_cotangents", (raw, args), (), loc)
         for p, a in pairs:
-            c = self.em.apply("operator.getitem", (cts, Const(int(p))), (), loc, (a.hint + "_bar") if a.hint else "")
+            c = self.em.apply("operator.getitem", (cts, Const(int(p))), (), loc,
+                              (a.hint + "_bar") if a.hint else "")
             self.accumulate(a, c, loc)
 
     def bindings(self, op: Apply, rule, cts) -> dict:
@@ -172,7 +173,8 @@ class ApplyAdjoints:
         else:
             for i, o in enumerate(op.outs):
                 bindings[f"ans{i}"] = (lambda o=o: self.primal(o))
-                bindings[f"g{i}"] = cts[i] if cts[i] is not None else (lambda o=o: self.zeros_for(o, aloc(op.loc)))
+                bindings[f"g{i}"] = (cts[i] if cts[i] is not None
+                                     else (lambda o=o: self.zeros_for(o, aloc(op.loc))))
         for name, tpl in rule.let.items():
             bindings[name] = (lambda tpl=tpl: self.em.instantiate(tpl, bindings, aloc(op.loc)))
         bindings["_bound"] = bound
@@ -218,5 +220,6 @@ class ApplyAdjoints:
             items = list(enumerate(args))
         for key, a in items:
             if self.act.active(a):
-                c = self.em.apply("operator.getitem", (g, Const(key)), (), aloc(op.loc), (a.hint + "_bar") if a.hint else "")
+                c = self.em.apply("operator.getitem", (g, Const(key)), (), aloc(op.loc),
+                                  (a.hint + "_bar") if a.hint else "")
                 self.accumulate(a, c, aloc(op.loc))

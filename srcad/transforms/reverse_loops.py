@@ -15,12 +15,14 @@ class LoopAdjoints:
     """The loop half of `Reverse` (forward sweep with pushes, backward sweep with pops)."""
 
     def make_stacks(self) -> None:
-        for loop_id, values in sorted(self.plan.push.items(), key=lambda kv: min(v.id for v in kv[1]) if kv[1] else 0):
+        for _loop_id, values in sorted(self.plan.push.items(),
+                                       key=lambda kv: min(v.id for v in kv[1]) if kv[1] else 0):
             for v in values:
                 k = ("stack", v.id)
                 self.b.var_hints[k] = "_stack_" + (v.hint or "t")
                 self.b.var_types[k] = T.List(v.type)
-                self.b.write(k, self.b.apply("srcad.list", (), hint=self.b.var_hints[k], types=(T.List(v.type),)))
+                self.b.write(k, self.b.apply("srcad.list", (), hint=self.b.var_hints[k],
+                                             types=(T.List(v.type),)))
 
 
     def _push_all(self, op, params: bool) -> None:
@@ -72,7 +74,8 @@ class LoopAdjoints:
     def _fwd_init(self, op) -> tuple:
         """The loop's initial values; None for a variable that is unbound before the loop but
         pushed in its first iteration (transforms/unbound.py)."""
-        return tuple(Const(None) if (id(op), i) in self.none_starts else self.fwd(a) for i, a in enumerate(op.init))
+        return tuple(Const(None) if (id(op), i) in self.none_starts else self.fwd(a)
+                     for i, a in enumerate(op.init))
 
     def _start_trips(self, op) -> bool:
         """Count the iterations of `op` when its backward loop needs the count."""
@@ -181,8 +184,8 @@ class LoopAdjoints:
         if is_for:
             start, stop, step = self.primal(op.start), self.primal(op.stop), self.primal(op.step)
             if op.reverse:  # the forward sweep took the last `trips` indices, from the end
-                n = self.em.apply("builtins.len", (self.em.apply("builtins.range", (start, stop, step), (), loc),),
-                                  (), loc)
+                n = self.em.apply("builtins.len",
+                                  (self.em.apply("builtins.range", (start, stop, step), (), loc),), (), loc)
                 skipped = self.em.apply("operator.sub", (n, trips), (), loc)
                 start = self.em.apply("operator.add", (start, self.em.apply(
                     "operator.mul", (skipped, step), (), loc)), (), loc)

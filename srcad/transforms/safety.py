@@ -45,7 +45,8 @@ def _callee_name(a) -> str:
     ext = a.value if isinstance(a, Const) else None
     name = getattr(ext, "name", "this function")
     owner = getattr(getattr(ext, "obj", None), "__self__", None)  # np.add.at: the ufunc add
-    return f"{owner.__name__}.{name}" if hasattr(owner, "__name__") and not hasattr(owner, "__file__") else name
+    return (f"{owner.__name__}.{name}" if hasattr(owner, "__name__") and not hasattr(owner, "__file__")
+            else name)
 
 
 def _hidden_writes(fn: Function) -> list:
@@ -96,7 +97,8 @@ def check_mutations(fn: Function) -> None:
                 "work on a copy: x = x.copy() (or list(xs)) before changing it"))
             continue
         after = live.live_after[id(op)]
-        stale = sorted({m.hint or "a view" for m in aliases.observers(base) if m in after and m not in op.outs})
+        stale = sorted({m.hint or "a view" for m in aliases.observers(base)
+                        if m in after and m not in op.outs})
         if stale:
             problems.append(diagnostic(
                 op.loc, f"this changes {_describe(base)} while another reference to the same "

@@ -68,7 +68,8 @@ def saved_to_json(saved) -> list:
 
 
 def saved_from_json(rows) -> list[SavedValue]:
-    return [SavedValue(name, _type_from_json(t), line, file, loop_line) for name, t, line, file, loop_line in rows]
+    return [SavedValue(name, _type_from_json(t), line, file, loop_line)
+            for name, t, line, file, loop_line in rows]
 
 
 def _type_to_json(t: T.Type):

@@ -17,11 +17,11 @@ import math
 
 import numpy as np
 
+from ..analysis.reads import read_key
+from ..analysis.shapes import refine
 from ..errors import NoRuleError, TypeSupportError, UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
-from ..analysis.reads import read_key
-from ..analysis.shapes import refine
 from ..passes.fold import fold_apply
 from ..rules import registry
 
@@ -237,7 +237,7 @@ class Specializer:
         problems = []
         if len(args) > len(rule.params):
             problems.append(f"{rule.name} takes at most {len(rule.params)} positional arguments here")
-        for k, a in kw:
+        for k, _a in kw:
             if k not in rule.params:
                 problems.append(f"argument {k!r} of {rule.name} is not supported by its derivative rule")
         bound = registry.bind(rule, args, kw)
@@ -305,7 +305,8 @@ class Specializer:
             return prim, args, kw  # NumPy: the list becomes an array
         repeat = prim.endswith("mul")
         if repeat and not isinstance(other, (T.Int, T.Bool)) or (
-                not repeat and not (seqs[0] and seqs[1])) or (not repeat and type(types[0]) is not type(types[1])):
+                not repeat and not (seqs[0] and seqs[1])) or (
+                not repeat and type(types[0]) is not type(types[1])):
             kinds = " and ".join(str(t) for t in types)
             raise TypeSupportError(f"{'*' if repeat else '+'} of {kinds}", [diagnostic(
                 op.loc, f"srcad cannot tell what {'*' if repeat else '+'} does with {kinds} here",

@@ -1,10 +1,10 @@
 """Straight-line code: operators, math functions, numpy elementwise and reductions."""
 
 import math
+from math import exp as mexp
 
 import numpy as np
 import numpy as onp  # an alias: resolution is by object, not by spelling
-from math import exp as mexp
 
 
 def poly(x):

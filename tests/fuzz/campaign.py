@@ -168,8 +168,9 @@ def run_campaign(cfg: Config, n: int, seed: str, jobs: int = 1, out: str | None 
         for k, (task, r) in enumerate(pool.map(tasks, lambda _: cfg.timeout + 30)):
             if r is None:
                 r = {"seed": task["seed"], "outcome": "crash", "signature": "crash:worker:hang or died",
-                     "features": [], "findings": [{"kind": "crash", "check": "worker", "detail": "hang or died",
-                                                   "message": "the worker process hung or died on this program"}]}
+                     "features": [],
+                     "findings": [{"kind": "crash", "check": "worker", "detail": "hang or died",
+                                   "message": "the worker process hung or died on this program"}]}
             tally.add(r)
             if results_file:
                 results_file.write(json.dumps({k2: v for k2, v in r.items() if k2 != "source"}) + "\n")
@@ -199,14 +200,16 @@ def _shrink_all(pool, tally, out, budget, per_signature, progress):
         for s in seeds[:per_signature]:
             r = by_seed[s]
             if r.get("source"):
-                tasks.append({"op": "shrink", "seed": s, "source": r["source"], "signature": sig, "budget": budget})
+                tasks.append({"op": "shrink", "seed": s, "source": r["source"], "signature": sig,
+                              "budget": budget})
     if progress and tasks:
         progress(f"shrinking {len(tasks)} failing programs (one per signature)")
     for task, answer in pool.map(tasks, lambda _: budget + 60):
         write_failure(out, by_seed[task["seed"]], answer)
 
 
-def shrink_directory(cfg: Config, out: str, jobs: int, budget: float, per_signature: int, progress=print) -> Tally:
+def shrink_directory(cfg: Config, out: str, jobs: int, budget: float, per_signature: int,
+                     progress=print) -> Tally:
     """Shrink the failures of a finished or interrupted campaign in `out`."""
     tally = Tally()
     with open(os.path.join(out, "results.jsonl")) as fh:

@@ -49,7 +49,8 @@ class Checks:
             if located(e, self.path):
                 self.add("reject", check, type(e).__name__, str(e)[:3000])
             else:
-                self.add("crash", check, f"{type(e).__name__} without the user's location", short_traceback(e))
+                self.add("crash", check, f"{type(e).__name__} without the user's location",
+                         short_traceback(e))
         except Timeout:
             raise
         except Exception as e:  # noqa: BLE001 - every other exception is a crash
@@ -91,7 +92,8 @@ class Checks:
     def structure(self, check, per_arg) -> bool:
         parts = per_arg if self.tuple_argnums else (per_arg,)
         if self.tuple_argnums and (not isinstance(per_arg, tuple) or len(per_arg) != len(self.diff)):
-            self.add("wrong", check, "structure", f"expected a tuple of {len(self.diff)}, got {type(per_arg).__name__}")
+            self.add("wrong", check, "structure",
+                     f"expected a tuple of {len(self.diff)}, got {type(per_arg).__name__}")
             return False
         for p, i in zip(parts, self.diff):
             bad = trees.same_structure(p, self.args[i])
@@ -105,12 +107,14 @@ class Checks:
         if wrong.any():
             idx = np.argwhere(wrong)[:5].tolist()
             self.add("wrong", check, f"{what} vs finite differences",
-                     f"{what} at entries {idx}:\n  srcad: {np.asarray(got).reshape(est.value.shape)[wrong][:5]}\n"
+                     f"{what} at entries {idx}:\n"
+                     f"  srcad: {np.asarray(got).reshape(est.value.shape)[wrong][:5]}\n"
                      f"  finite differences: {est.value[wrong][:5]} (error bound {est.error[wrong][:5]})")
 
     def tight(self, check, a, b, what: str, scale=None, rtol=1e-7):
         if fd.tight_mismatch(a, b, scale, rtol):
-            self.add("wrong", check, what, f"{what}:\n  {np.asarray(a).ravel()[:8]}\n  {np.asarray(b).ravel()[:8]}")
+            self.add("wrong", check, what,
+                     f"{what}:\n  {np.asarray(a).ravel()[:8]}\n  {np.asarray(b).ravel()[:8]}")
             return False
         return True
 
@@ -131,14 +135,16 @@ class Checks:
 
     def tangents(self):
         def build():
-            return tuple(trees.random_like(a, self.rng) if i in self.diff else None for i, a in enumerate(self.args))
+            return tuple(trees.random_like(a, self.rng) if i in self.diff else None
+                         for i, a in enumerate(self.args))
         return self.once("tangents", build)
 
     def tvec(self) -> np.ndarray:
         return np.concatenate([trees.flatten(self.tangents()[i]) for i in self.diff])
 
     def jvp(self):
-        return self.once("jvp", lambda: self.attempt("jvp", lambda: srcad.jvp(self.f, self.args, self.tangents())))
+        return self.once("jvp", lambda: self.attempt(
+            "jvp", lambda: srcad.jvp(self.f, self.args, self.tangents())))
 
     # -- first order -------------------------------------------------------------------
     def check_grad(self):
@@ -148,7 +154,8 @@ class Checks:
         self.against_fd("grad", self.argvec(g), self.estimate(), "gradient")
 
     def check_value_and_grad(self):
-        out = self.attempt("value_and_grad", lambda: srcad.value_and_grad(self.f, argnums=self.mod.DIFF)(*self.args))
+        out = self.attempt("value_and_grad",
+                           lambda: srcad.value_and_grad(self.f, argnums=self.mod.DIFF)(*self.args))
         g = self.grad()
         if out is _FAILED or g is _FAILED:
             return
@@ -187,7 +194,8 @@ class Checks:
         if cts is _FAILED:
             return
         if not isinstance(cts, tuple) or len(cts) != len(self.args):
-            self.add("wrong", "vjp", "structure", f"expected {len(self.args)} cotangents, got {type(cts).__name__}")
+            self.add("wrong", "vjp", "structure",
+                     f"expected {len(self.args)} cotangents, got {type(cts).__name__}")
             return
         per_arg = tuple(cts[i] for i in self.diff)
         if not self.structure("vjp", per_arg if self.tuple_argnums else per_arg[0]):

@@ -25,7 +25,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="directory for results.jsonl, summary.txt and failures/")
     p.add_argument("--shrink", action="store_true", help="shrink one failing program per signature")
     p.add_argument("--shrink-budget", type=float, default=90.0, help="seconds per shrink")
-    p.add_argument("--shrink-per-signature", type=int, default=1, help="failing programs shrunk per signature")
+    p.add_argument("--shrink-per-signature", type=int, default=1,
+                   help="failing programs shrunk per signature")
     p.add_argument("--features", default="", help="comma list: -name (off), name (on), name=weight, all")
     p.add_argument("--no-known-bugs", action="store_true", help=f"switch off {', '.join(KNOWN_BUGS)}")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per program")
@@ -34,7 +35,8 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument(f"--{name}", type=float, help=f"fraction of programs with the {help_} check")
     p.add_argument("--replay", metavar="SEED:I", help="generate and check one program, print it")
     p.add_argument("--check", metavar="FILE", help="check a program file")
-    p.add_argument("--shrink-failures", metavar="DIR", help="shrink the failures of an earlier campaign's --out DIR")
+    p.add_argument("--shrink-failures", metavar="DIR",
+                   help="shrink the failures of an earlier campaign's --out DIR")
     p.add_argument("--list-features", action="store_true")
     return p
 
@@ -72,7 +74,7 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     cfg = config_from(args)
     if args.list_features:
-        for name, w in FEATURES.items():
+        for name, _w in FEATURES.items():
             print(f"{name:<14} {cfg.w(name):>4}  {KNOWN_BUGS.get(name, '')}")
         return 0
     if args.replay or args.check:

@@ -102,10 +102,10 @@ class Config:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "Config":
+    def from_json(cls, text: str) -> Config:
         return cls(**json.loads(text))
 
-    def with_features(self, spec: str) -> "Config":
+    def with_features(self, spec: str) -> Config:
         """Apply `-name` (off), `+name` or `name` (on, weight 1), `name=w`; `all` matches
         every feature."""
         weights = dict(self.weights)
@@ -120,5 +120,5 @@ class Config:
                 weights[n] = value
         return dataclasses.replace(self, weights=weights)
 
-    def without_known_bugs(self) -> "Config":
+    def without_known_bugs(self) -> Config:
         return self.with_features(",".join("-" + k for k in KNOWN_BUGS))

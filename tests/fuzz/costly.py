@@ -73,7 +73,8 @@ def check_hvp(run):
     M = run.memo.get("hessian_matrix")
     if out is _FAILED or M is None:
         return
-    got = np.concatenate([trees.flatten(p) for p in (out if run.tuple_argnums and len(run.diff) > 1 else (out,))])
+    got = np.concatenate([trees.flatten(p)
+                          for p in (out if run.tuple_argnums and len(run.diff) > 1 else (out,))])
     v = run.tvec()
     run.tight("hvp", got, M @ v, "hvp differs from hessian @ v", scale=np.abs(M) @ np.abs(v), rtol=1e-6)
 
@@ -84,7 +85,8 @@ def check_rank_only(run):
     srcad.config.shape_variants = 0
     try:
         if run.scalar:
-            g, ref = run.attempt("rank_only", lambda: srcad.grad(f, argnums=run.mod.DIFF)(*run.args)), run.grad()
+            g, ref = (run.attempt("rank_only", lambda: srcad.grad(f, argnums=run.mod.DIFF)(*run.args)),
+                      run.grad())
             if g is not _FAILED and ref is not _FAILED:
                 run.tight("rank_only", run.argvec(g), run.argvec(ref), "rank-only grad differs")
         t, ref = run.attempt("rank_only", lambda: srcad.jvp(f, run.args, run.tangents())), run.jvp()
@@ -167,7 +169,8 @@ def check_codegen(run):
         if run.jvp() is not _FAILED:
             mod = _codegen(run, "forward", outdir)
             if mod is not None and mod is not _FAILED:
-                res = run.attempt("codegen", lambda: mod.jvp_f(*run.args, *(run.tangents()[i] for i in run.diff)))
+                res = run.attempt("codegen",
+                                  lambda: mod.jvp_f(*run.args, *(run.tangents()[i] for i in run.diff)))
                 if res is not _FAILED:
                     run.tight("codegen", trees.flatten(res[1]), trees.flatten(run.jvp()[1]),
                               "codegen jvp_f differs from jvp")

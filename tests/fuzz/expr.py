@@ -51,7 +51,8 @@ class Exprs:
         while live:
             total = sum(w for _, w, _ in live)
             r = self.rng.uniform(0, total)
-            for k, (f, w, t) in enumerate(live):
+            # f and t (the option picked) are read after the loop
+            for k, (f, w, t) in enumerate(live):  # noqa: B007
                 r -= w
                 if r <= 0 or k == len(live) - 1:
                     break
@@ -146,7 +147,8 @@ class Exprs:
         for name, lo, hi in self.ints():
             if lo >= 0 and hi <= 5:
                 opts.append(("arg_int", 2.0, lambda name=name, lo=lo, hi=hi: (name, lo, hi)))
-                opts.append(("arg_int", 0.5, lambda name=name, lo=lo, hi=hi: (f"min({name}, 3)", min(lo, 3), min(hi, 3))))
+                opts.append(("arg_int", 0.5, lambda name=name, lo=lo, hi=hi:
+                             (f"min({name}, 3)", min(lo, 3), min(hi, 3))))
         for code, shape in self.arrays(lambda s: len(s) >= 1 and 1 <= s[0] <= 5):
             if "[" not in code:
                 opts.append((None, 1.0, lambda c=code, s=shape: (self.rng.choice(
@@ -167,7 +169,8 @@ class Exprs:
                              f"{self.rng.choice(['and', 'or'])} ({self.cond(d - 1, data)})"))
         for name, lo, hi in self.ints():
             opts.append(("if_int", 1.0, lambda name=name: f"{name} % 2 == 0"))
-            opts.append(("if_int", 1.0, lambda name=name, lo=lo, hi=hi: f"{name} > {self.rng.randint(lo, max(lo, hi))}"))
+            opts.append(("if_int", 1.0,
+                         lambda name=name, lo=lo, hi=hi: f"{name} > {self.rng.randint(lo, max(lo, hi))}"))
         for v in self.scope.values():
             if v.ty.kind == "list":
                 opts.append(("if_int", 0.5, lambda v=v: f"len({v.name}) > {self.rng.randint(0, 3)}"))
@@ -182,7 +185,8 @@ class Exprs:
             (None, 3.0, lambda: self._unary(FLOAT_UNARY, d, self.fexpr, FLOAT)),
             (None, 3.0, lambda: self.rng.choice(BINARY).format(self.fexpr(d - 1), self.fleaf())),
             (None, 2.0, lambda: self.rng.choice(BINARY[:3]).format(self.fexpr(d - 1), self.fexpr(d - 1))),
-            ("nonsmooth", 0.5, lambda: f"{self.rng.choice(['max', 'min'])}({self.fexpr(d - 1)}, {self.fexpr(d - 1)})"),
+            ("nonsmooth", 0.5, lambda: f"{self.rng.choice(['max', 'min'])}"
+                                       f"({self.fexpr(d - 1)}, {self.fexpr(d - 1)})"),
             ("cond_expr", 1.0, lambda: f"({self.fexpr(d - 1)} if {self.cond(0)} else {self.fexpr(d - 1)})"),
             (None, 3.0, lambda: self.reduce_to_float(d)),
             ("helpers", 1.5, lambda: self.call_helper(FLOAT, d)),
@@ -239,16 +243,20 @@ class Exprs:
         ]
         for v in self.scope.values():
             if v.ty.kind == "list" and v.ty.elem.kind == "float":
-                opts.append(("sum_gen", 1.0, lambda v=v: f"sum({self._gen_body('e', FLOAT)} for e in {v.name})"))
+                opts.append(("sum_gen", 1.0,
+                             lambda v=v: f"sum({self._gen_body('e', FLOAT)} for e in {v.name})"))
                 opts.append((None, 1.0, lambda v=v: f"sum({v.name})"))
             if v.ty.kind == "list" and v.ty.elem.kind == "arr":
-                opts.append(("stack", 1.0, lambda v=v: f"np.sum(np.stack({v.name}) ** 2)" if v.ty.n != 0 else None))
-                opts.append(("sum_gen", 0.7, lambda v=v: f"sum(np.sum({self._gen_body('e', v.ty.elem)}) for e in {v.name})"))
+                opts.append(("stack", 1.0, lambda v=v: f"np.sum(np.stack({v.name}) ** 2)"
+                             if v.ty.n != 0 else None))
+                opts.append(("sum_gen", 0.7, lambda v=v: f"sum(np.sum({self._gen_body('e', v.ty.elem)}) "
+                                                         f"for e in {v.name})"))
         return self.choose(opts)
 
     def _gen_body(self, var: str, ty: Ty) -> str:
         """A small expression of the comprehension variable (and the scope)."""
-        form = self.rng.choice(["{v} * {v}", "np.sin({v})", "{v} * {o}", "({v} + {o}) ** 2", "np.tanh({v} - {o})"])
+        form = self.rng.choice(["{v} * {v}", "np.sin({v})", "{v} * {o}", "({v} + {o}) ** 2",
+                                "np.tanh({v} - {o})"])
         return form.format(v=var, o=self.fleaf())
 
     def _masked(self, a, shape):
@@ -284,7 +292,8 @@ class Exprs:
         if shape:
             opts.append(("broadcast", 1.0, lambda: self._broadcast_leaf(shape)))
             opts.append(("index_slice", 1.5, lambda: self._view_of(shape)))
-        opts.append((None, 0.7, lambda: f"np.full({shape!r}, {self.fleaf()})" if shape else f"np.array({self.fleaf()})"))
+        opts.append((None, 0.7, lambda: f"np.full({shape!r}, {self.fleaf()})" if shape
+                     else f"np.array({self.fleaf()})"))
         return self.choose(opts)
 
     def _const_array(self, shape):
@@ -309,7 +318,8 @@ class Exprs:
                 opts.append(("index_int", lambda c=code, s=s: f"{c}[{self.index(s[0])}]"))
             if len(s) == 2 and s[:1] == shape[:1]:
                 opts.append(("index_slice", lambda c=code, s=s: f"{c}[:, {self.index(s[1])}]"))
-        for code, s in self.arrays(lambda s: len(s) == len(shape) and s[1:] == shape[1:] and s[0] >= shape[0]):
+        for code, s in self.arrays(lambda s: len(s) == len(shape) and s[1:] == shape[1:]
+                                   and s[0] >= shape[0]):
             extra = s[0] - shape[0]
             if extra == 0:
                 opts.append(("index_slice", lambda c=code: f"{c}[::-1]"))
@@ -322,7 +332,8 @@ class Exprs:
 
     def _slice(self, code, extra, n):
         a = self.rng.randint(0, extra)
-        form = self.rng.choice(["{c}[{a}:{b}]", "{c}[{a}:{a} + {n}]", "{c}[-{m}:]" if a == extra else "{c}[:{b}]"])
+        form = self.rng.choice(["{c}[{a}:{b}]", "{c}[{a}:{a} + {n}]",
+                                "{c}[-{m}:]" if a == extra else "{c}[:{b}]"])
         if "[:{b}]" in form:
             a = 0
         return form.format(c=code, a=a, b=a + n, n=n, m=n)
@@ -345,9 +356,11 @@ class Exprs:
                                f"{self.aexpr(shape, d - 1)}, {self.operand(shape, d - 1)})"),
             ("stack", 1.0, lambda: self._stack(shape, d)),
             ("reshape", 1.0, lambda: self._reshape(shape, d)),
-            ("cumsum", 1.0, lambda: f"np.cumsum({self.aexpr(shape, d - 1)}, axis={self.rng.randrange(len(shape))})"
+            ("cumsum", 1.0, lambda: f"np.cumsum({self.aexpr(shape, d - 1)}, "
+                                    f"axis={self.rng.randrange(len(shape))})"
              if shape else None),
-            ("cond_expr", 0.5, lambda: f"({self.aexpr(shape, d - 1)} if {self.cond(0)} else {self.aexpr(shape, d - 1)})"),
+            ("cond_expr", 0.5, lambda: f"({self.aexpr(shape, d - 1)} if {self.cond(0)} "
+                                       f"else {self.aexpr(shape, d - 1)})"),
             ("helpers", 1.0, lambda: self.call_helper(A(*shape), d)),
             ("copy", 0.3, lambda: f"{self.aleaf(shape)}.copy()"),
         ])
@@ -384,7 +397,8 @@ class Exprs:
             return f"{fn}({self.aexpr(big, d - 1)}, axis={k}, keepdims=True)"
         big = shape[:k] + (self.rng.randint(1, 3),) + shape[k:]
         b = self.aexpr(big, d - 1)
-        forms = ["np.sum({b}, axis={k})", "np.mean({b}, axis={k})", "{b}.sum(axis={k})", "np.prod(np.cos({b}), axis={k})"]
+        forms = ["np.sum({b}, axis={k})", "np.mean({b}, axis={k})", "{b}.sum(axis={k})",
+                 "np.prod(np.cos({b}), axis={k})"]
         if self.cfg.w("nonsmooth"):
             forms += ["np.max({b}, axis={k})", "np.min({b}, axis={k})"]
         fn = self.rng.choice(forms)
@@ -418,7 +432,8 @@ class Exprs:
                 f"np.einsum('ij,j->ij', {self.aexpr((m, n), d - 1)}, {self.aexpr((n,), d - 1)})"])
         if len(shape) == 1:
             (m,) = shape
-            return self.rng.choice([f"np.einsum('ij,j->i', {self.aexpr((m, k), d - 1)}, {self.aexpr((k,), d - 1)})",
+            return self.rng.choice([f"np.einsum('ij,j->i', {self.aexpr((m, k), d - 1)}, "
+                                    f"{self.aexpr((k,), d - 1)})",
                                     f"np.einsum('ij->i', {self.aexpr((m, k), d - 1)})"])
         return None
 
@@ -434,14 +449,16 @@ class Exprs:
             return f"np.stack([{items}], axis={k})" if k else f"np.stack([{items}])"
         if shape[0] >= 2:
             p = self.rng.randint(1, shape[0] - 1)
-            return f"np.concatenate([{self.aexpr((p,) + shape[1:], d - 1)}, {self.aexpr((shape[0] - p,) + shape[1:], d - 1)}])"
+            return (f"np.concatenate([{self.aexpr((p,) + shape[1:], d - 1)}, "
+                    f"{self.aexpr((shape[0] - p,) + shape[1:], d - 1)}])")
         return None
 
     def _reshape(self, shape, d):
         if len(shape) == 2 and self.rng.random() < 0.5:
             return f"{self._wrap(self.aexpr(shape[::-1], d - 1))}.T"
         n = size(shape)
-        others = [s for s in [(n,), (1, n), (n, 1)] + [(a, n // a) for a in (2, 3) if n % a == 0] if s != shape]
+        others = [s for s in [(n,), (1, n), (n, 1)] + [(a, n // a) for a in (2, 3) if n % a == 0]
+                  if s != shape]
         src = self.rng.choice(others)
         b = self._wrap(self.aexpr(src, d - 1))
         if shape == (n,):

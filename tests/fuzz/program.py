@@ -58,7 +58,8 @@ class Generator(Exprs, Stmts):
         if ty.kind == "float":
             return round(self.rng.uniform(-1.5, 1.5), 4)
         if ty.kind == "arr":
-            return np.array([round(self.rng.uniform(-1.5, 1.5), 4) for _ in range(size(ty.shape))]).reshape(ty.shape)
+            return np.array([round(self.rng.uniform(-1.5, 1.5), 4)
+                             for _ in range(size(ty.shape))]).reshape(ty.shape)
         if ty.kind == "int":
             return ty.lo
         if ty.kind == "tuple":
@@ -116,7 +117,8 @@ class Generator(Exprs, Stmts):
         shape = self.rng.choice(shapes) if shapes else (2,)
         return self.choose([(None, 6.0, lambda: FLOAT), ("out_array", 1.0, lambda: A(*shape)),
                             ("out_pytree", 1.0, lambda: self.rng.choice([
-                                TUPLE(FLOAT, A(*shape)), Ty("dict", items=(("u", A(*shape)), ("s", FLOAT)))]))])
+                                TUPLE(FLOAT, A(*shape)),
+                                Ty("dict", items=(("u", A(*shape)), ("s", FLOAT)))]))])
 
     def module(self) -> str:
         params = self.params()
@@ -128,7 +130,8 @@ class Generator(Exprs, Stmts):
                 chunks.append("\n".join(self.helper(k, shapes)))
         self.scope = {n: Var(n, t, arg=True) for n, t in params}
         ret = self.out_type()
-        body = self.block(Ctx(depth=self.cfg.max_depth, ret=ret), self.rng.randint(2, self.cfg.max_stmts), "    ")
+        body = self.block(Ctx(depth=self.cfg.max_depth, ret=ret), self.rng.randint(2, self.cfg.max_stmts),
+                          "    ")
         lines = [f"def f({', '.join(n for n, _ in params)}):"] + body
         if not self._leaves(body):
             lines.append(f"    return {self.sink(ret)}")

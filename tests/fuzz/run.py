@@ -107,7 +107,8 @@ def jax_like_structure(out):
     return np.shape(out)
 
 
-def check_source(source: str, workdir: str, seed: str, checks: list[str], want_kind: str | None = None) -> list[Finding]:
+def check_source(source: str, workdir: str, seed: str, checks: list[str],
+                 want_kind: str | None = None) -> list[Finding]:
     """Load and check a program's text (also the shrinker's predicate: with `want_kind`,
     a program whose output kind differs has no findings)."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):

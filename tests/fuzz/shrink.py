@@ -56,11 +56,13 @@ def _expr_slots(tree, include_args=False):
         if id(node) in protected:
             continue
         for field, value in ast.iter_fields(node):
-            if isinstance(value, ast.expr) and not isinstance(getattr(value, "ctx", None), (ast.Store, ast.Del)):
+            if isinstance(value, ast.expr) and not isinstance(getattr(value, "ctx", None),
+                                                              (ast.Store, ast.Del)):
                 yield node, field, None, value
             elif isinstance(value, list):
                 for i, v in enumerate(value):
-                    if isinstance(v, ast.expr) and not isinstance(getattr(v, "ctx", None), (ast.Store, ast.Del)):
+                    if isinstance(v, ast.expr) and not isinstance(getattr(v, "ctx", None),
+                                                                  (ast.Store, ast.Del)):
                         yield node, field, i, v
 
 
@@ -98,7 +100,7 @@ def candidates(source: str):
     """Simpler variants of `source`, biggest simplifications first."""
     tree = ast.parse(source)
     names = [fn.name for fn in _functions(tree)]
-    for i, name in enumerate(names):
+    for name in names:
         if name not in ("f", "make_args"):
             t = copy.deepcopy(tree)
             t.body = [n for n in t.body if not (isinstance(n, ast.FunctionDef) and n.name == name)]
@@ -121,7 +123,8 @@ def candidates(source: str):
 
 def _delete_stmt(node, field, i):
     body = getattr(node, field)
-    if isinstance(body[i], ast.Pass) or (isinstance(node, ast.While) and i == 0 and isinstance(body[i], ast.AugAssign)):
+    if isinstance(body[i], ast.Pass) or (isinstance(node, ast.While) and i == 0
+                                         and isinstance(body[i], ast.AugAssign)):
         return False  # (a while loop's counter: without it the loop would not end)
     del body[i]
     if not body and field == "body":
@@ -144,11 +147,13 @@ def _arg_candidates(tree):
     for k, (_, _, _, e) in enumerate(exprs):
         if isinstance(e, ast.List) and len(e.elts) > 1:
             for j in reversed(range(len(e.elts))):
-                yield _edit(tree, lambda t: _expr_slots(t, True), k, lambda n, f, i, v, j=j: v.elts.pop(j) and None)
+                yield _edit(tree, lambda t: _expr_slots(t, True), k,
+                            lambda n, f, i, v, j=j: v.elts.pop(j) and None)
         if isinstance(e, ast.Constant) and type(e.value) in (int, float):
             for new in (0, 1) if isinstance(e.value, int) else (0.5, round(e.value, 1)):
                 if new != e.value and abs(new) <= abs(e.value) + 0.5:
-                    yield _edit(tree, lambda t: _expr_slots(t, True), k, lambda n, f, i, v, new=new: _set(n, f, i, ast.Constant(new)))
+                    yield _edit(tree, lambda t: _expr_slots(t, True), k,
+                                lambda n, f, i, v, new=new: _set(n, f, i, ast.Constant(new)))
 
 
 def shrink(source: str, still_fails, budget: float = 120.0, log=None) -> tuple[str, int]:

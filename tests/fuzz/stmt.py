@@ -36,7 +36,8 @@ class Stmts:
         lines = []
         for _ in range(n):
             lines += self.statement(ctx, indent)
-            if lines and lines[-1].startswith(tuple(indent + w for w in ("return", "break", "continue", "raise"))):
+            if lines and lines[-1].startswith(tuple(indent + w
+                                                    for w in ("return", "break", "continue", "raise"))):
                 break  # the rest of the block would be dead code
         return lines or [indent + "pass"]
 
@@ -55,9 +56,11 @@ class Stmts:
             ("tuple", 1.0, lambda: self.s_tuple(ind, ctx)),
             ("dict", 1.0, lambda: self.s_dict(ind)),
             ("assert", 1.0, lambda: [f"{ind}assert {self.cond(1)}, 'fuzz: assertion'"]),
-            ("raise", 1.0, lambda: [f"{ind}if {self.cond(1)}:", f"{ind}    raise ValueError('fuzz: raised')"]),
+            ("raise", 1.0, lambda: [f"{ind}if {self.cond(1)}:",
+                                    f"{ind}    raise ValueError('fuzz: raised')"]),
             ("dead_raise", 1.0, lambda: [f"{ind}{self.new_name('_dead')} = "
-                                         f"math.{self.rng.choice(['log', 'sqrt'])}(-1.0 - {self.fleaf()} ** 2)"]),
+                                         f"math.{self.rng.choice(['log', 'sqrt'])}"
+                                         f"(-1.0 - {self.fleaf()} ** 2)"]),
             ("break", 1.0, lambda: self.s_exit(ind, ctx, "break") if ctx.loop else None),
             ("continue", 1.0, lambda: self.s_exit(ind, ctx, "continue") if ctx.loop else None),
             ("early_return", 0.7, lambda: self.s_return(ind, ctx) if ctx.ret is not None else None),
@@ -106,21 +109,27 @@ class Stmts:
         arrays = [v for v in self.scope.values() if v.ty.kind == "arr"]
         opts = []
         for v in floats:
-            opts.append(("aug_assign", 1.0, lambda v=v: f"{v.name} {self.rng.choice(['+=', '-='])} {self.fexpr(1)}"))
-            opts.append(("aug_assign", 0.5, lambda v=v: f"{v.name} *= {self.rng.choice(['0.5', 'math.tanh(' + self.fleaf() + ')'])}"))
+            opts.append(("aug_assign", 1.0,
+                         lambda v=v: f"{v.name} {self.rng.choice(['+=', '-='])} {self.fexpr(1)}"))
+            opts.append(("aug_assign", 0.5, lambda v=v: f"{v.name} *= "
+                         f"{self.rng.choice(['0.5', 'math.tanh(' + self.fleaf() + ')'])}"))
             opts.append((None, 1.0, lambda v=v: f"{v.name} = 0.5 * {v.name} + {self.fexpr(1)}"))
             opts.append((None, 0.5, lambda v=v: f"{v.name} = math.sin({v.name}) * {self.fexpr(1)}"))
             if ctx.trips > 1 or not ctx.loop:
-                opts.append(("loop_fresh" if ctx.loop else None, 1.0, lambda v=v: f"{v.name} = {self.fexpr(2)}"))
+                opts.append(("loop_fresh" if ctx.loop else None, 1.0,
+                             lambda v=v: f"{v.name} = {self.fexpr(2)}"))
         for v in arrays:
             s = v.ty.shape
             if v.owned:
-                opts.append(("aug_assign", 1.0, lambda v=v, s=s: f"{v.name} {self.rng.choice(['+=', '-='])} {self.operand(s, 1)}"))
-                opts.append(("aug_assign", 0.5, lambda v=v, s=s: f"{v.name} *= {self.rng.choice(['0.5', 'np.tanh(' + self.aleaf(s) + ')'])}"))
+                opts.append(("aug_assign", 1.0, lambda v=v, s=s: f"{v.name} {self.rng.choice(['+=', '-='])} "
+                             f"{self.operand(s, 1)}"))
+                opts.append(("aug_assign", 0.5, lambda v=v, s=s: f"{v.name} *= "
+                             f"{self.rng.choice(['0.5', 'np.tanh(' + self.aleaf(s) + ')'])}"))
             else:
                 opts.append((None, 1.0, lambda v=v, s=s: f"{v.name} = 0.5 * {v.name} + {self.operand(s, 1)}"))
                 if ctx.trips > 1 or not ctx.loop:
-                    opts.append(("loop_fresh" if ctx.loop else None, 0.7, lambda v=v, s=s: f"{v.name} = {self.aexpr(s, 2)}"))
+                    opts.append(("loop_fresh" if ctx.loop else None, 0.7,
+                                 lambda v=v, s=s: f"{v.name} = {self.aexpr(s, 2)}"))
         code = self.choose(opts)
         return [ind + code] if code else None
 
@@ -131,18 +140,24 @@ class Stmts:
         v = self.rng.choice(owned)
         s = v.ty.shape
         op = self.rng.choice(["=", "+=", "=", "-=", "*="]) if self.cfg.w("aug_assign") else "="
-        opts = [("item_write", 3.0, lambda: f"{v.name}[{', '.join(self.index(n) for n in s)}] {op} {self.fexpr(2)}")]
+        opts = [("item_write", 3.0,
+                 lambda: f"{v.name}[{', '.join(self.index(n) for n in s)}] {op} {self.fexpr(2)}")]
         if len(s) == 2:
-            opts.append(("slice_write", 1.0, lambda: f"{v.name}[{self.index(s[0])}] {op} {self.operand((s[1],), 1)}"))
-            opts.append(("slice_write", 1.0, lambda: f"{v.name}[:, {self.index(s[1])}] {op} {self.operand((s[0],), 1)}"))
+            opts.append(("slice_write", 1.0,
+                         lambda: f"{v.name}[{self.index(s[0])}] {op} {self.operand((s[1],), 1)}"))
+            opts.append(("slice_write", 1.0,
+                         lambda: f"{v.name}[:, {self.index(s[1])}] {op} {self.operand((s[0],), 1)}"))
         if s[0] >= 2:
             def sl():
                 a = self.rng.randint(0, s[0] - 1)
                 b = self.rng.randint(a + 1, s[0])
                 return f"{v.name}[{a}:{b}] {op} {self.operand((b - a,) + s[1:], 1)}"
             opts.append(("slice_write", 2.0, sl))
-            opts.append(("index_fancy", 0.5, lambda: f"{v.name}[{sorted(set(self.rng.randrange(s[0]) for _ in range(2)))}] {op} {self.fexpr(1)}"))
-        opts.append(("index_mask", 0.5, lambda: f"{v.name}[{v.name} > {self.rng.choice(['0.0', '0.5'])}] {op} {self.fexpr(1)}"))
+            opts.append(("index_fancy", 0.5,
+                         lambda: f"{v.name}[{sorted(set(self.rng.randrange(s[0]) for _ in range(2)))}] "
+                                 f"{op} {self.fexpr(1)}"))
+        opts.append(("index_mask", 0.5,
+                     lambda: f"{v.name}[{v.name} > {self.rng.choice(['0.0', '0.5'])}] {op} {self.fexpr(1)}"))
         code = self.choose(opts)
         return [ind + code] if code else None
 
@@ -257,12 +272,14 @@ class Stmts:
                 v = self.rng.choice(lists)
                 self.iterating.add(v.name)
                 n = v.ty.n
-                return f"{i}, {e} in enumerate({v.name})", [(i, INT(0, n - 1 if n else 9)), (e, v.ty.elem)], n or 5
+                return (f"{i}, {e} in enumerate({v.name})", [(i, INT(0, n - 1 if n else 9)), (e, v.ty.elem)],
+                        n or 5)
             code, shape = self.rng.choice(arrays)
             if self.on("enumerate_start"):
-                return (f"{i}, {e} in enumerate({code}, start=1)", [(i, INT(1, shape[0])), (e, elem_ty(shape))],
-                        shape[0])
-            return f"{i}, {e} in enumerate({code})", [(i, INT(0, shape[0] - 1)), (e, elem_ty(shape))], shape[0]
+                return (f"{i}, {e} in enumerate({code}, start=1)",
+                        [(i, INT(1, shape[0])), (e, elem_ty(shape))], shape[0])
+            return (f"{i}, {e} in enumerate({code})", [(i, INT(0, shape[0] - 1)), (e, elem_ty(shape))],
+                    shape[0])
 
         def zipped():
             (c1, s1), (c2, s2) = self.rng.choice(arrays), self.rng.choice(arrays)
@@ -275,7 +292,8 @@ class Stmts:
             opts.append(("for_list", 2.0, over_list))
         if arrays or lists:
             opts.append(("enumerate", 1.0, enum))
-        dicts = [v for v in self.scope.values() if v.ty.kind == "dict" and len({t for _, t in v.ty.items}) == 1]
+        dicts = [v for v in self.scope.values()
+                 if v.ty.kind == "dict" and len({t for _, t in v.ty.items}) == 1]
         if dicts:
             def over_dict():
                 v = self.rng.choice(dicts)
@@ -326,16 +344,19 @@ class Stmts:
 
     # -- containers --------------------------------------------------------------
     def s_list(self, ind, ctx):
-        lists = [v for v in self.scope.values() if v.ty.kind == "list" and v.owned and v.name not in self.iterating]
+        lists = [v for v in self.scope.values()
+                 if v.ty.kind == "list" and v.owned and v.name not in self.iterating]
         opts = [("list_append", 2.0, lambda: self._new_list(ind))]
         for v in lists:
             elem = v.ty.elem
             grow = None if ctx.loop else (v.ty.n + 1 if v.ty.n is not None else None)
-            opts.append(("list_append", 3.0, lambda v=v, e=elem, g=grow: self._grow(v, g, ind, f"{v.name}.append({self.value(e)})")))
+            opts.append(("list_append", 3.0, lambda v=v, e=elem, g=grow: self._grow(
+                v, g, ind, f"{v.name}.append({self.value(e)})")))
             opts.append(("list_extend", 1.0, lambda v=v, e=elem: self._grow(
                 v, None if ctx.loop or v.ty.n is None else v.ty.n + 2, ind,
                 f"{v.name}.extend([{self.value(e)}, {self.value(e)}])")))
-            opts.append(("list_concat", 1.0, lambda v=v, e=elem, g=grow: self._grow(v, g, ind, f"{v.name} = {v.name} + [{self.value(e)}]")))
+            opts.append(("list_concat", 1.0, lambda v=v, e=elem, g=grow: self._grow(
+                v, g, ind, f"{v.name} = {v.name} + [{self.value(e)}]")))
             if v.ty.n and v.ty.n >= 2 and not ctx.loop:
                 def starred(v=v):
                     first, rest = self.new_name("u"), self.new_name("xs")
@@ -376,7 +397,8 @@ class Stmts:
                     self.bind(name, v.ty.elem)
                     return [f"{ind}{name} = {v.name}.pop()"]
                 opts.append(("list_pop", 1.0, pop))
-                opts.append(("item_write", 1.0, lambda v=v, e=elem: [f"{ind}{v.name}[{self.index(v.ty.n)}] = {self.value(e)}"]))
+                opts.append(("item_write", 1.0,
+                             lambda v=v, e=elem: [f"{ind}{v.name}[{self.index(v.ty.n)}] = {self.value(e)}"]))
         return self.choose(opts)
 
     def _grow(self, v, n, ind, code):
@@ -396,7 +418,8 @@ class Stmts:
         if sources:
             def comp():
                 src = self.rng.choice(sources)
-                return f"[{self._gen_body('e', elem) if elem == FLOAT else 'np.tanh(e)'} for e in {src.name}]", src.ty.n
+                return (f"[{self._gen_body('e', elem) if elem == FLOAT else 'np.tanh(e)'} "
+                        f"for e in {src.name}]", src.ty.n)
             opts.append(("list_comp", 2.0, comp))
         if arrays:
             def comp_arr():
@@ -413,7 +436,8 @@ class Stmts:
         opts = []
 
         def pack():
-            tys = [FLOAT if self.rng.random() < 0.6 else A(*self.pick_shape()) for _ in range(self.rng.randint(2, 3))]
+            tys = [FLOAT if self.rng.random() < 0.6 else A(*self.pick_shape())
+                   for _ in range(self.rng.randint(2, 3))]
             name = self.new_name("t")
             code = "(" + ", ".join(self.value(t) for t in tys) + ")"
             self.bind(name, TUPLE(*tys))
@@ -475,7 +499,8 @@ class Stmts:
                 return [f"{ind}{v.name}[{key!r}] = {self.value(ty)}"]
 
             def add(v=v):
-                key = self.rng.choice([k for k in ["a", "b", "c", "w", "z"] if k not in dict(v.ty.items)] or ["a"])
+                key = self.rng.choice([k for k in ["a", "b", "c", "w", "z"] if k not in dict(v.ty.items)]
+                                      or ["a"])
                 if key in dict(v.ty.items):
                     return None
                 self.scope[v.name] = Var(v.name, Ty("dict", items=v.ty.items + ((key, FLOAT),)))
@@ -488,7 +513,8 @@ class Stmts:
         """An expression of type `ty` that gathers several values in scope, so that most of
         what the function computed reaches its output."""
         if ty.kind == "float":
-            terms = [self.reduce(v) for v in self.rng.sample(list(self.scope.values()), min(4, len(self.scope)))]
+            terms = [self.reduce(v)
+                     for v in self.rng.sample(list(self.scope.values()), min(4, len(self.scope)))]
             terms = [t for t in terms if t] or [self.fexpr(1)]
             scale = self.rng.choice(["", "0.5 * "])
             return " + ".join(scale + t for t in terms)

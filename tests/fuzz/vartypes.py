@@ -15,7 +15,7 @@ class Ty:
     shape: tuple = ()              # arr
     lo: int = 0                    # int: inclusive range of its value
     hi: int = 0
-    elem: "Ty | None" = None       # list: element type
+    elem: Ty | None = None         # list: element type
     n: int | None = None           # list: length (None: unknown)
     items: tuple = ()              # tuple: item types; dict: (key, type) pairs
 
