@@ -110,3 +110,27 @@ def test_a_key_added_to_a_dict_has_no_cotangent_before(n):
     tangents = ({"w": np.array([1.0, 0.5])}, 1.0, None)
     _, got = srcad.jvp(key_added_after_items, args, tangents)
     assert got == pytest.approx(fd_jvp(key_added_after_items, args, tangents), rel=1e-6)
+
+
+def concatenated_then_appended_in_a_loop(n, x, z):
+    # G2:594: the tangent of [] + [x] was typed as an array (operator.add of two lists in the
+    # tangent template), so the loop's copy of it was np.copy and .append failed
+    xs = []
+    xs = xs + [x]
+    x = xs[0]
+    u = z
+    for _ in range(n):
+        v = x + xs[0] * z
+        v, u = u, v
+        xs.append(0.5)
+    return u + sum(xs)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_concatenated_list_is_appended_to_in_a_loop(n):
+    args, tangents = (n, 0.5, 0.3), (None, 1.0, -0.7)
+    _, got = srcad.jvp(concatenated_then_appended_in_a_loop, args, tangents)
+    assert got == pytest.approx(fd_jvp(concatenated_then_appended_in_a_loop, args, tangents), rel=1e-6)
+    for i in (1, 2):
+        assert srcad.grad(concatenated_then_appended_in_a_loop, argnums=i)(*args) == pytest.approx(
+            fd_grad(concatenated_then_appended_in_a_loop, args, i), rel=1e-6)

@@ -12,7 +12,19 @@ family("operators")
 
 BOTH = ("x", "y")
 
-defrule("operator.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.arith(*BOTH),
+
+def _add_type(sig) -> T.Type:
+    """x + y: a list or tuple concatenated (as the tangent templates of list concatenation
+    write it), otherwise NumPy/Python arithmetic."""
+    x, y = sig.type("x"), sig.type("y")
+    if isinstance(x, T.List) and isinstance(y, T.List):
+        return T.join(x, y)
+    if isinstance(x, T.Tuple) and isinstance(y, T.Tuple):
+        return T.Tuple(x.elts + y.elts)
+    return ty.arith(*BOTH)(sig)
+
+
+defrule("operator.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=_add_type,
         broadcasts=BOTH, linear=BOTH)
 defrule("operator.sub", "x, y", jvp=("t", "-t"), vjp=("g", "-g"), out=ty.arith(*BOTH),
         broadcasts=BOTH, linear=BOTH)
