@@ -134,3 +134,25 @@ def test_a_concatenated_list_is_appended_to_in_a_loop(n):
     for i in (1, 2):
         assert srcad.grad(concatenated_then_appended_in_a_loop, argnums=i)(*args) == pytest.approx(
             fd_grad(concatenated_then_appended_in_a_loop, args, i), rel=1e-6)
+
+
+def comprehension_item_replaced_after_a_loop(x, y, z):
+    # G2:2965: the hessian re-specialised the generated gradient, whose list of cotangents
+    # (from y + y of lists) was typed as an array: '.pop() on a ?' named the generated code
+    v0 = x[1, 0] * y
+    for i0 in range(len(x)):
+        if i0 > 0:
+            v0 = 0.5 * x[-2][0] - v0
+    xs0 = [e * y * y for e in z]
+    xs0[1] = x[1, 0]
+    return y + v0 + sum(xs0)
+
+
+def test_hessian_of_a_comprehension_whose_item_is_replaced():
+    z = np.array([0.1944, 0.1929, 1.0054])
+    args = (np.array([[-0.4199], [0.5634], [0.4992], [-0.3672]]), -0.8911, z)
+    assert srcad.grad(comprehension_item_replaced_after_a_loop, argnums=1)(*args) == pytest.approx(
+        fd_grad(comprehension_item_replaced_after_a_loop, args, 1), rel=1e-6)
+    # f = y + v0 + (z0 + z2) y^2 + x[1, 0] with v0 linear in y: f'' = 2 (z0 + z2)
+    assert srcad.hessian(comprehension_item_replaced_after_a_loop, argnums=1)(*args) == pytest.approx(
+        2 * (z[0] + z[2]), rel=1e-12)
