@@ -1,7 +1,6 @@
 """Every rule, checked: gradients of each spec row against float64 finite differences, and a
 completeness test that fails when a registered rule has no row."""
 
-import importlib.util
 import itertools
 import zlib
 
@@ -9,6 +8,7 @@ import numpy as np
 import pytest
 from oracle import assert_tree_close, fd_grad, fd_jvp
 from rule_specs import INTERNAL, ROWS
+from sourcemod import import_source
 
 import srcad
 from srcad.rules.registry import RULES
@@ -26,11 +26,7 @@ def _module_for(row, tmp_path_factory):
     src = (f"import math\nimport numpy as np\n{row.imports}\n\nW = None\n\n\n"
            f"def f({', '.join(names)}):\n{body}\n\n"
            f"def primal({', '.join(names)}):\n    return {row.expr}\n")
-    path = tmp_path_factory.mktemp("specs") / f"spec_{k}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(f"spec_{k}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = import_source(tmp_path_factory.mktemp("specs"), f"spec_{k}", src)
     if not row.reduce:
         out = np.asarray(mod.primal(*args.values()), dtype=float)
         mod.W = rng.normal(size=out.shape)

@@ -10,7 +10,6 @@ checked against oracles that do not use srcad's derivatives:
   gradient.
 """
 
-import importlib.util
 import itertools
 import zlib
 
@@ -26,6 +25,7 @@ from oracle import (
     tree_vdot,
 )
 from rule_variants import selected
+from sourcemod import import_source
 
 import srcad
 from srcad.rules.registry import RULES
@@ -56,11 +56,7 @@ def build(v, tmp_path_factory):
            f"def f({sig}):\n    out = {v.expr}\n    return {ret}\n\n\n"
            f"def h({sig}):\n    _g = gf({sig})\n    return {dots}\n\n\n"
            f"def primal({sig}):\n    return {v.expr}\n")
-    path = tmp_path_factory.mktemp("variants") / f"variant_{k}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(f"variant_{k}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = import_source(tmp_path_factory.mktemp("variants"), f"variant_{k}", src)
     values = list(args.values())
     rng = np.random.default_rng(zlib.crc32(v.id.encode()) + 1)  # the same weights in every run
     if not v.row.reduce:

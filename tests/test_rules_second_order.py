@@ -9,7 +9,6 @@ and g = srcad.grad(f) (checked against finite differences by test_rule_specs.py)
   srcad's gradient at all. (tests/test_rule_variants.py does the same over many more shapes.)
 """
 
-import importlib.util
 import itertools
 import zlib
 
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 from oracle import assert_tree_close, fd_grad, fd_second_directional
 from rule_specs import ROWS
+from sourcemod import import_source
 
 import srcad
 from srcad.rules.registry import RULES
@@ -56,11 +56,7 @@ def _module(row, tmp_path_factory):
            f"def f({names}):\n    return np.sum(np.asarray({row.expr}) * W)\n\n\n"
            f"def h({names}):\n    return np.sum(gf({names}) * WG)\n\n\n"
            f"def primal({names}):\n    return {row.expr}\n")
-    path = tmp_path_factory.mktemp("second") / f"second_{k}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(f"second_{k}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = import_source(tmp_path_factory.mktemp("second"), f"second_{k}", src)
     values = list(args.values())
     mod.W = rng.normal(size=np.shape(np.asarray(mod.primal(*values), dtype=float)))
     floats = [i for i, v in enumerate(values)
