@@ -184,6 +184,11 @@ class Aliases:
         if op.prim == "srcad.sum_adjoint" and isinstance(op.outs[0].type, T.List):
             self.contain(op.outs[0], op.args[0])  # a new list [g, g, ...]
             return
+        self._item_or_view(op, rule)
+
+    def _item_or_view(self, op: Apply, rule) -> None:
+        """An item taken out of a container, or a result that may share its first argument's
+        buffer (a view, when the rule says its result is not fresh)."""
         # a view (fresh=False) is of the rule's first parameter: `expand_reduced(1.0, x)` is a
         # read-only broadcast of a scalar, not a view of x
         first = registry.bind(rule, op.args, op.kw).get(rule.params[0]) if rule.params else (
