@@ -89,9 +89,9 @@ def scatter_add(acc, idx, g):
     return acc
 
 
-def setitem(x, idx, v, old=None):
+def setitem(x, idx, v, old=None, added=False):
     """A copy of x with x[idx] = v (the functional form of item assignment; `old`, the zero
-    of the item replaced, only serves derivatives)."""
+    of the item replaced, and `added`, whether the write adds a key, only serve derivatives)."""
     x = x.copy()
     x[idx] = v
     return x
@@ -104,8 +104,8 @@ def without_key(d, key):
 
 def zero_item(x, idx):
     """The zero of the item x[idx] of a list or dict that a write replaces, which its
-    derivative puts in its place (... for a key the write adds to a dict)."""
-    return zeros_like(x[idx]) if not isinstance(x, dict) or idx in x else ...
+    derivative puts in its place (0.0 for a new key)."""
+    return zeros_like(x[idx]) if not isinstance(x, dict) or idx in x else 0.0
 
 
 def list_unrepeat(c, x):
@@ -183,7 +183,10 @@ def sum_adjoint(g, x):
 
 
 def expand_reduced(v, x, axis=None, keepdims=False):
-    """Broadcast v, the result of reducing x over `axis`, back to the shape of x."""
+    """Broadcast v, the result of reducing x over `axis`, back to the shape of x (a read-only
+    view; a number when x is a number, as the type says: codegen may add to it in place)."""
+    if not isinstance(x, np.ndarray) and np.ndim(x) == 0 and np.ndim(v) == 0:
+        return v[()] if isinstance(v, np.ndarray) else v
     if axis is not None and not keepdims and np.ndim(x) > 0:  # (a 0-d x may have axis 0 or -1)
         v = np.expand_dims(v, axis)
     return np.broadcast_to(v, np.shape(x))

@@ -285,7 +285,10 @@ SILENT = {
     ("scipy.special.multigammaln", "d"): _INT,
     ("srcad.list_unrepeat", "x"): _ONLY_SHAPE, ("srcad.list_unextend", "ys"): _ONLY_SHAPE,
     ("srcad.iter_adjoint", "x"): _ONLY_SHAPE, ("srcad.dict_like", "d"): _ONLY_SHAPE,
-    ("srcad.items_cotangent", "d"): _ONLY_SHAPE, ("srcad.without_key", "key"): "a dict key (a constant str)",
+    ("srcad.items_cotangent", "d"): _ONLY_SHAPE,
+    ("operator.setitem", "added"): "a constant flag srcad passes (the write adds a dict key)",
+    ("srcad.setitem", "added"): "a constant flag srcad passes (the write adds a dict key)",
+    ("srcad.without_key", "key"): "a dict key (a constant str)",
     ("srcad.custom_cotangents", "args"): _ONLY_SHAPE,
 }
 

@@ -156,3 +156,44 @@ def test_hessian_of_a_comprehension_whose_item_is_replaced():
     # f = y + v0 + (z0 + z2) y^2 + x[1, 0] with v0 linear in y: f'' = 2 (z0 + z2)
     assert srcad.hessian(comprehension_item_replaced_after_a_loop, argnums=1)(*args) == pytest.approx(
         2 * (z[0] + z[2]), rel=1e-12)
+
+
+def mixed_list_item_replaced(x, y):
+    # G3:2896: the cotangent of a list whose item (an int, then arrays) is written over went
+    # through a run-time test `old is ...` (a dict key added?), whose join typed it '?': its
+    # .pop() was refused when the hessian re-specialised the gradient
+    xs = [1, np.array([0.3, y[1]]), y * 2.0]
+    a0 = np.dot(xs[-1][0:1], xs[0] + np.zeros((1, 2)))
+    xs.append(a0 / (1.5 + x * x))
+    xs[-3] = 0
+    return sum(np.sum(e) for e in xs)
+
+
+def test_hessian_of_a_mixed_list_whose_item_is_replaced():
+    args = (0.57, np.array([-1.4921, 1.3749]))
+    for i in (0, 1):
+        assert_tree_close(srcad.grad(mixed_list_item_replaced, argnums=i)(*args),
+                          fd_grad(mixed_list_item_replaced, args, i))
+    g = srcad.grad(mixed_list_item_replaced)
+    assert srcad.hessian(mixed_list_item_replaced)(*args) == pytest.approx(
+        fd_grad(lambda x, y: g(x, y), args, 0), rel=1e-6)
+    assert "is ..." not in srcad.source(g)  # (decided while transforming, not at run time)
+
+
+def reduced_number_then_early_return(x, n):
+    # G4:1264: the cotangent of np.sum of a number was a read-only 0-d broadcast, and the
+    # backward sweep added to it in place (ValueError: output array is read-only)
+    v0 = x.sum()
+    v1 = v0 * v0
+    for _ in range(n):
+        if v0:
+            return v1
+    x = v0
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_vjp_of_a_reduced_number(n):
+    args = (np.array(-0.5), n)
+    _, vjp_fn = srcad.vjp(reduced_number_then_early_return, *args)
+    assert vjp_fn(1.0)[0] == pytest.approx(fd_grad(reduced_number_then_early_return, args, 0), rel=1e-6)

@@ -89,15 +89,15 @@ def _setitem_type(sig) -> T.Type:
 
 # the item written over is 0.0 in derivatives, or for lists and dicts whose items are arrays or
 # containers, `old`: srcad.zero_item of the item, which specialisation computes before the write
-_ZERO_ITEM = "0.0 if old is None or old is Ellipsis else old"
-# (old is ... when the write adds a key to a dict: the cotangent before it has no such key)
-_RESTORE = f"srcad.without_key(g, idx) if old is Ellipsis else srcad.setitem(g, idx, {_ZERO_ITEM})"
+_ZERO_ITEM = "0.0 if old is None else old"
+# `added` (a constant): the write adds a key to a dict, so the cotangent before it has no such key
+_RESTORE = f"srcad.without_key(g, idx) if added else srcad.setitem(g, idx, {_ZERO_ITEM})"
 
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
         fresh=False, linear=("x",), refuses=("idx",),
         raises="index")  # (np.r_[x, y]: an object indexed by floats)
-defrule("operator.setitem", "x, idx, v, old=None",
+defrule("operator.setitem", "x, idx, v, old=None, added=False",
         jvp={"x": f"srcad.setitem(t, idx, {_ZERO_ITEM})",
              "v": "srcad.setitem(srcad.zeros_like(x), idx, t)"},
         vjp={"x": _RESTORE, "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},

@@ -168,7 +168,7 @@ class Specializer:
             pre.append(Apply((zero,), "srcad.zero_item", args[:2], (), op.loc))
             args = args + (zero,)
         elif prim == "operator.setitem" and len(args) == 3 and not kw and _adds_key(args):
-            args = args + (Const(Ellipsis),)  # (a new key: no item is written over)
+            args = args + (Const(None), Const(True))  # (added: no item is written over)
         if prim == "operator.getitem" and _iterates_dict(args):
             raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
                 op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
