@@ -1,4 +1,4 @@
-"""Rules of the run-time helpers that the numpy families' templates call (srcad/runtime.py).
+"""Rules of the run-time helpers that the numpy families' templates call (srcad/runtime/).
 
 Most helpers are the adjoint of a numpy function, and that numpy function is their adjoint
 in turn (split_like/join_like, untile/np.tile, take_adjoint/np.take...), so derivative code
@@ -65,7 +65,7 @@ linear("average_weights", "c, a, axis=None", "srcad.average_weights_adjoint(g, c
 linear("average_weights_adjoint", "c, w, axis=None", "srcad.average_weights(g, c, axis)",
        ty.array_like("w"), fresh=False)
 
-# bilinear helpers: the adjoints of tensordot and einsum (see runtime.py)
+# bilinear helpers: the adjoints of tensordot and einsum (see runtime/products.py)
 defrule("srcad.tensordot_adjoint", "c, x, shape, axes, which",
         jvp={"c": "srcad.tensordot_adjoint(t, x, shape, axes, which)",
              "x": "srcad.tensordot_adjoint(c, t, shape, axes, which)"},

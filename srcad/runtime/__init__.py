@@ -1,0 +1,108 @@
+"""The helpers generated code may call, one module per family of rules that use them.
+
+Each helper is a primitive with rules of its own (srcad/rules/), so derivative code that
+calls them can be differentiated again. Templates name them `srcad.<name>`: this package is
+the `srcad` of the template namespace (transforms/emitter.py), and it re-exports every
+helper of its modules.
+
+The modules import only NumPy, the standard library and each other (tests/test_layout.py),
+so that `srcad codegen` can copy a helper's source, and that of the helpers it calls, into
+a standalone module (codegen/standalone.py). A helper calls another by its bare name, which
+the copy finds; names are unique across the modules, since the copies share one namespace.
+"""
+
+from .broadcasting import broadcast_like, broadcast_to, expand_reduced, sum_adjoint, sum_to_shape, unbroadcast
+from .checks import assigned, bound, custom_cotangents, known, require_scalar, scalar_output, unbound
+from .containers import (
+    array_adjoint,
+    dict_items,
+    dict_like,
+    dict_values,
+    items_cotangent,
+    iter_adjoint,
+    iter_items,
+    list_append,
+    list_extend,
+    list_insert,
+    list_pop,
+    list_pop_at,
+    list_unextend,
+    list_unrepeat,
+    sequence_adjoint,
+)
+from .cotangents import add, copy_value, stop_gradient, zeros_like
+from .elementwise import clip_mask, log_or_zero
+from .indexing import (
+    scatter_add,
+    setitem,
+    take_adjoint,
+    take_along_adjoint,
+    without_key,
+    write_winners,
+    zero_item,
+)
+from .linalg import (
+    adjugate,
+    adjugate_jvp,
+    adjugate_vjp,
+    from_triangle,
+    inverse_or_inf,
+    svd_rank,
+    tie_div,
+    to_triangle,
+)
+from .numerics import (
+    interp_fp_adjoint,
+    interp_slope,
+    interp_slope_adjoint,
+    interp_weights,
+    polyval_adjoint,
+    trapezoid_weights,
+)
+from .products import cross2_adjoint, einsum_call, einsum_spec, einsum_vjp, kron_adjoint, tensordot_adjoint
+from .reductions import (
+    average_weights,
+    average_weights_adjoint,
+    cumprod_adjoint,
+    cumprod_hvp,
+    cumprod_hvp_adjoint,
+    cumprod_tangent,
+    diff_adjoint,
+    max_of,
+    min_of,
+    prod_hvp,
+    prod_partials,
+    select_adjoint,
+    select_tangent,
+)
+from .sets import unique_adjoint, unique_tangent
+from .shaping import (
+    T,
+    diag_adjoint,
+    diagonal_adjoint,
+    inverse_axes,
+    join_like,
+    pad_adjoint,
+    split_like,
+    unrepeat,
+    unstack_like,
+    untile,
+)
+
+__all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "array_adjoint", "assigned",
+           "average_weights", "average_weights_adjoint", "bound", "broadcast_like", "broadcast_to",
+           "clip_mask", "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",
+           "cumprod_hvp_adjoint", "cumprod_tangent", "custom_cotangents", "diag_adjoint",
+           "diagonal_adjoint", "dict_items", "dict_like", "dict_values", "diff_adjoint",
+           "einsum_call", "einsum_spec", "einsum_vjp", "expand_reduced", "from_triangle",
+           "interp_fp_adjoint", "interp_slope", "interp_slope_adjoint", "interp_weights",
+           "inverse_axes", "inverse_or_inf", "items_cotangent", "iter_adjoint", "iter_items",
+           "join_like", "known", "kron_adjoint", "list_append", "list_extend", "list_insert",
+           "list_pop", "list_pop_at", "list_unextend", "list_unrepeat", "log_or_zero", "max_of",
+           "min_of", "pad_adjoint", "polyval_adjoint", "prod_hvp", "prod_partials",
+           "require_scalar", "scalar_output", "scatter_add", "select_adjoint", "select_tangent",
+           "sequence_adjoint", "setitem", "split_like", "stop_gradient", "sum_adjoint",
+           "sum_to_shape", "svd_rank", "take_adjoint", "take_along_adjoint", "tensordot_adjoint",
+           "tie_div", "to_triangle", "trapezoid_weights", "unbound", "unbroadcast",
+           "unique_adjoint", "unique_tangent", "unrepeat", "unstack_like", "untile", "without_key",
+           "write_winners", "zero_item", "zeros_like"]

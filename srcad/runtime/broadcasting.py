@@ -1,0 +1,72 @@
+"""Broadcasting and its adjoint: a cotangent summed down to an operand's shape, a tangent or
+a reduced value broadcast back up.
+
+The elementwise and reduction rules call these (their rules: srcad/rules/internal.py).
+"""
+
+import numpy as np
+
+from .cotangents import zeros_like
+
+__all__ = ["unbroadcast", "broadcast_like", "broadcast_to", "sum_to_shape", "sum_adjoint",
+           "expand_reduced"]
+
+
+def unbroadcast(g, x):
+    """Sum the cotangent g of a broadcast result down to the shape of x."""
+    if isinstance(x, (list, tuple, dict)):  # an item of a dict or list written over: its
+        if isinstance(g, (list, tuple, dict)):  # cotangent, or the 0.0 that zeroed it
+            return g
+        if np.ndim(g) == 0:
+            return zeros_like(x)
+    shape = np.shape(x)
+    if np.shape(g) == shape:
+        return g
+    if np.ndim(g) < len(shape):  # (the 0.0 that zeroes a dict or list item written over)
+        return g + np.zeros(shape)
+    if not shape:
+        total = np.sum(g)
+        return total.reshape(()) if isinstance(x, np.ndarray) else total
+    lead = np.ndim(g) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and np.shape(g)[lead + i] != 1
+    )
+    return np.sum(g, axis=axes).reshape(shape) if axes else np.reshape(g, shape)
+
+
+def broadcast_like(t, ans):
+    """Broadcast the tangent t to the shape of ans (where an input was broadcast)."""
+    shape = np.shape(ans)
+    if np.shape(t) == shape:
+        return t
+    return t + np.zeros(shape)
+
+
+def broadcast_to(v, shape):
+    """v broadcast to a known shape (a read-only view; a number for shape (), as its type
+    says: the cotangent of a float seeds a loop that adds to it in place)."""
+    if shape == () and np.ndim(v) == 0:
+        return v[()] if isinstance(v, np.ndarray) else v
+    return np.broadcast_to(v, shape)
+
+
+def sum_to_shape(g, shape):
+    """Sum g down to the given shape (the adjoint of broadcast_to)."""
+    return unbroadcast(g, np.zeros(shape))
+
+
+def sum_adjoint(g, x):
+    """The adjoint of builtins.sum(x): g for every element (row) of x."""
+    if isinstance(x, (list, tuple)):
+        return [g] * len(x)
+    return np.broadcast_to(g, np.shape(x))
+
+
+def expand_reduced(v, x, axis=None, keepdims=False):
+    """Broadcast v, the result of reducing x over `axis`, back to the shape of x (a read-only
+    view; a number when x is a number, as the type says: codegen may add to it in place)."""
+    if not isinstance(x, np.ndarray) and np.ndim(x) == 0 and np.ndim(v) == 0:
+        return v[()] if isinstance(v, np.ndarray) else v
+    if axis is not None and not keepdims and np.ndim(x) > 0:  # (a 0-d x may have axis 0 or -1)
+        v = np.expand_dims(v, axis)
+    return np.broadcast_to(v, np.shape(x))

@@ -1,0 +1,134 @@
+"""Run-time checks generated code makes where types did not settle the question while
+transforming: a value of unknown type, grad's scalar output, variables that may be
+unassigned, scalars a rule needs, and the cotangents custom backward rules return.
+
+They raise srcad's errors (srcad.errors, imported when they raise; ValueError or
+TypeError in code written by `srcad codegen`, which runs without srcad). Their rules:
+srcad/rules/internal.py and helpers.py.
+"""
+
+import numpy as np
+
+from .cotangents import zeros_like
+
+__all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
+           "custom_cotangents"]
+
+
+def _error_at(kind, fallback, where, message, hint):
+    """The error `kind` of srcad.errors (or `fallback` when srcad is not installed, as for
+    code written by `srcad codegen`), with a Diagnostic at the user's line when `where` ends
+    in FILE:LINE:COL (optionally in parentheses, as "grad of f (model.py:7:4)")."""
+    try:
+        from srcad import errors
+    except ImportError:
+        return fallback(f"{where}: {message}; {hint}")
+    import re
+
+    m = re.fullmatch(r"(?:(.*) \()?([^()]*):(\d+):(\d+)(\))?", where)
+    if m is None or bool(m.group(1)) != bool(m.group(5)):
+        return getattr(errors, kind)(f"{where}: {message}; {hint}")
+    diag = errors.Diagnostic(m.group(2), int(m.group(3)), int(m.group(4)), message, hint)
+    return getattr(errors, kind)(f"{m.group(1)}: {message}" if m.group(1) else message, [diag])
+
+
+def scalar_output(x, where):
+    """x when it is a real scalar (the output grad differentiates); raises otherwise."""
+    if type(x) is float or isinstance(x, (int, float, np.floating, np.integer, np.bool_)) or (
+            np.shape(x) == () and getattr(getattr(x, "dtype", None), "kind", "") in "fiub" and
+            hasattr(x, "dtype")):  # (0-d arrays, also of other array libraries)
+        return x
+    what = f"shape {np.shape(x)}" if isinstance(x, np.ndarray) else f"a value of type {type(x).__name__}"
+    raise _error_at("NonScalarOutputError", ValueError, where,
+                    f"the differentiated output must be a real scalar, got {what}",
+                    "use srcad.jacrev or srcad.vjp for other outputs, or has_aux=True for extra values")
+
+
+def known(x, where):
+    """Check a value whose type srcad did not know while transforming, where it meets a
+    differentiated value: numbers, NumPy arrays, containers and arrays of other libraries
+    are fine; complex values, ndarray subclasses and other objects are refused."""
+    t = type(x)
+    if t is float or t is int or t is np.ndarray and x.dtype.kind in "fiub" or x is None:
+        return
+    if isinstance(x, (bool, int, float, np.integer, np.floating, np.bool_, str, list, tuple, dict)):
+        return
+    module = t.__module__.split(".")[0]
+    foreign = hasattr(x, "__array_namespace__") or module in ("dask", "cupy", "jax", "jaxlib", "torch")
+    if foreign and not isinstance(x, np.ndarray) and not np.iscomplexobj(x):
+        return
+    what = "a complex value" if np.iscomplexobj(x) else f"a {t.__module__}.{t.__qualname__} object"
+    raise _error_at("TypeSupportError", TypeError, where,
+                    f"a differentiated value meets {what}, which srcad cannot differentiate through",
+                    "read plain numbers or NumPy arrays out of it first")
+
+
+def assigned(x, name):
+    """x, which must have been assigned: a loop's variable that reverse mode starts as None
+    (the loop stores it before its first assignment) after zero iterations raises the error
+    the user's function raises there."""
+    if x is None:
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
+                                "with a value")
+    return x
+
+
+def bound(x, name):
+    """x: reading the local variable x, which may be unassigned, raises UnboundLocalError
+    where the user's function does (also when nothing uses its value)."""
+    return x
+
+
+def unbound(name):
+    """The UnboundLocalError of reading a local variable that no path has assigned."""
+    raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
+                            "with a value")
+
+
+def require_scalar(x, what="this argument"):
+    """1.0 when x is a scalar; raises otherwise (guards rules that hold for scalars only)."""
+    if np.ndim(x) != 0:
+        raise ValueError(f"srcad: the derivative with respect to {what} needs a scalar, "
+                         f"got shape {np.shape(x)}")
+    return 1.0
+
+
+def custom_cotangents(cts, args):
+    """Check a custom backward rule's result (one real cotangent per argument, of its shape)
+    and turn None entries into zeros."""
+    if not isinstance(cts, (tuple, list)) or len(cts) != len(args):
+        raise ValueError(f"a custom backward rule must return a tuple of {len(args)} cotangents "
+                         f"(one per argument; None for zero), got {cts!r}")
+    for i, (c, a) in enumerate(zip(cts, args)):
+        _check_cotangent(c, a, f"cotangent {i}")
+    return tuple(zeros_like(a) if c is None else c for c, a in zip(cts, args))
+
+
+def _check_cotangent(c, a, what):
+    """A custom rule's cotangent c for the argument a: None, or real numbers shaped like a."""
+    if c is None or isinstance(a, (bool, np.bool_, str)) or a is None:
+        return
+    if isinstance(a, (list, tuple, dict)):
+        if isinstance(c, dict) and isinstance(a, dict):
+            for k in a:
+                _check_cotangent(c.get(k), a[k], f"{what}[{k!r}]")
+        elif isinstance(c, (list, tuple)) and len(c) == len(a):
+            for k, (ci, ai) in enumerate(zip(c, a)):
+                _check_cotangent(ci, ai, f"{what}[{k}]")
+        elif np.shape(c) != np.shape(a):
+            _bad_cotangent(f"{what} has shape {np.shape(c)}, but its argument has shape {np.shape(a)}")
+        return
+    if np.iscomplexobj(c) or not isinstance(c, (int, float, np.number, np.ndarray)):
+        _bad_cotangent(f"{what} is a {type(c).__name__}"
+                       f"{' of complex numbers' if np.iscomplexobj(c) else ''}; "
+                       "cotangents must be real floats")
+    if np.shape(c) != np.shape(a):
+        _bad_cotangent(f"{what} has shape {np.shape(c)}, but its argument has shape {np.shape(a)}")
+
+
+def _bad_cotangent(message):
+    try:
+        from srcad.errors import TypeSupportError as error
+    except ImportError:  # (generated code written by `srcad codegen` runs without srcad)
+        error = ValueError
+    raise error(f"srcad: a custom_vjp backward rule returned a bad cotangent: {message}")

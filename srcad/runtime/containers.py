@@ -1,0 +1,107 @@
+"""Lists, tuples and dicts as values: the list methods in functional form (each returns
+the list) with their adjoints, dict iteration, and the adjoints of list(x), tuple(x) and
+np.array(x) of a list.
+
+Their rules: srcad/rules/internal.py and helpers.py.
+"""
+
+import numpy as np
+
+from .cotangents import add, zeros_like
+
+__all__ = ["list_append", "list_pop", "list_insert", "list_pop_at", "list_extend", "list_unextend",
+           "list_unrepeat", "iter_items", "iter_adjoint", "dict_values", "dict_items", "dict_like",
+           "items_cotangent", "sequence_adjoint", "array_adjoint"]
+
+
+def list_append(xs, v):
+    """Append v to xs and return xs."""
+    xs.append(v)
+    return xs
+
+
+def list_pop(xs):
+    """Remove and return the last element of xs: (xs, element)."""
+    v = xs.pop()
+    return xs, v
+
+
+def list_insert(xs, i, v):
+    """Insert v at position i of xs and return xs."""
+    xs.insert(i, v)
+    return xs
+
+
+def list_pop_at(xs, i):
+    """Remove item i of xs: (xs, the item)."""
+    v = xs.pop(i)
+    return xs, v
+
+
+def list_extend(xs, ys):
+    """Extend xs by the items of ys and return xs."""
+    xs.extend(ys)
+    return xs
+
+
+def list_unextend(c, ys):
+    """The adjoint of xs.extend(ys): (the cotangents of xs's items, those of ys's items)."""
+    k = len(c) - len(ys)
+    part = c[k:]
+    return list(c[:k]), (tuple(part) if isinstance(ys, tuple) else np.array(part) if isinstance(
+        ys, np.ndarray) else list(part))
+
+
+def list_unrepeat(c, x):
+    """The adjoint of xs * n (a list repeated): the cotangents of the copies of each item, added."""
+    k = len(x)
+    out = list(c[:k])
+    for i in range(k, len(c)):
+        out[i % k] = add(out[i % k], c[i])
+    return out
+
+
+def iter_items(x):
+    """What `for v in x` goes through: a dict's keys (as a tuple), anything else itself."""
+    return tuple(x) if isinstance(x, dict) else x
+
+
+def iter_adjoint(c, x):
+    """The adjoint of iter_items: a dict's keys carry no derivative (zeros for its values)."""
+    return zeros_like(x) if isinstance(x, dict) else c
+
+
+def dict_values(d):
+    return tuple(d.values())
+
+
+def dict_items(d):
+    return tuple(d.items())
+
+
+def dict_like(d, values):
+    """A dict with d's keys and these values: the cotangent of d.values()."""
+    return dict(zip(d, values))
+
+
+def items_cotangent(d, pairs):
+    """The cotangent of d.items(): the value half of each (key, value) pair."""
+    return dict(zip(d, (p[1] for p in pairs)))
+
+
+def sequence_adjoint(c, x):
+    """The adjoint of list(x) and tuple(x): the cotangents c of the items, in x's container
+    (a list, a tuple, or an array of them for an array x: its rows)."""
+    if isinstance(x, np.ndarray):
+        return np.reshape(np.array(c, dtype=float), np.shape(x))
+    return tuple(c) if isinstance(x, tuple) else list(c)
+
+
+def array_adjoint(g, x):
+    """The adjoint of np.array(x) for x a (nested) list or tuple: g split the same way."""
+    if isinstance(x, (list, tuple)):
+        if isinstance(g, (float, int, np.number)) or type(g) is np.ndarray and g.ndim == 0:
+            # a scalar cotangent (a zero) stands for the whole array
+            return [array_adjoint(g, xi) for xi in x]
+        return [array_adjoint(gi, xi) for gi, xi in zip(g, x)]
+    return g

@@ -1,0 +1,50 @@
+"""Cotangents and tangents as values: zeros of any value, their sum over containers,
+copies, and the value derivatives do not flow through.
+
+The transforms emit these everywhere (their rules: srcad/rules/internal.py).
+"""
+
+import numpy as np
+
+__all__ = ["stop_gradient", "zeros_like", "add", "copy_value"]
+
+
+def stop_gradient(x):
+    """Return x unchanged; derivatives do not flow through it (at any order)."""
+    return x
+
+
+def zeros_like(x):
+    """A zero cotangent or tangent for x: 0.0 for scalars, zeros for arrays and containers
+    (None for None, which carries no derivative)."""
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape)
+    if isinstance(x, (list, tuple)):
+        items = [zeros_like(e) for e in x]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)  # (named tuples too)
+    if isinstance(x, dict):
+        return {k: zeros_like(v) for k, v in x.items()}
+    return None if x is None else 0.0
+
+
+def add(a, b):
+    """Sum two cotangents elementwise, also for lists, tuples and dicts of them (a list or
+    tuple and an array: as NumPy adds them, the tangent of xs - x)."""
+    if isinstance(a, (list, tuple)) != isinstance(b, (list, tuple)) and a is not None \
+            and b is not None:
+        return np.add(a, b)
+    if isinstance(a, (list, tuple)):
+        items = [add(x, y) for x, y in zip(a, b)]
+        return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+    if isinstance(a, dict):
+        return {k: add(a[k], b[k]) for k in a}
+    if a is None or b is None:  # the cotangent of a None leaf
+        return b if a is None else a
+    return a + b
+
+
+def copy_value(x):
+    """A shallow copy of a mutable container (arrays, lists, dicts); tuples and numbers as is."""
+    if isinstance(x, (np.ndarray, list, dict)):
+        return x.copy()
+    return x
