@@ -183,3 +183,26 @@ def test_einsum_of_one_operand_is_a_view():
     for i in (0, 1):
         assert srcad.grad(write_into_an_einsum_product, argnums=i)(*args) == pytest.approx(
             fd_grad(write_into_an_einsum_product, args, i), rel=1e-6)
+
+
+def iterate_while_changing(x):
+    # G6:1115 (a wrong value and gradient): `for r in y` reads y's current items, which the
+    # body changes in place; y's rank was unknown (np.array of an array), so `y -= r` was not
+    # seen as a write into the array the loop iterates over
+    y = np.array(np.stack([x, 0.5 * x]))
+    for r in y:
+        y -= r
+    return np.sum(y)
+
+
+def iterate_over_a_copy(x):
+    y = np.array(np.stack([x, 0.5 * x]))
+    for r in y.copy():
+        y -= r
+    return np.sum(y * y)
+
+
+def test_changing_an_array_a_loop_iterates_over_is_refused():
+    with pytest.raises(srcad.UnsafeMutationError, match="y"):
+        srcad.grad(iterate_while_changing)(0.3)
+    assert srcad.grad(iterate_over_a_copy)(0.3) == pytest.approx(fd_grad(iterate_over_a_copy, (0.3,)), rel=1e-6)

@@ -47,8 +47,8 @@ def update_base(op: Apply):
     if rule.updates is not None:
         return rule.updates
     if op.prim in INPLACE_OPERATORS and op.args and isinstance(op.args[0], Var) and isinstance(
-            op.args[0].type, T.Array):
-        return 0  # x += y on an array
+            op.args[0].type, (T.Array, T.Num, T.Unknown)):
+        return 0  # x += y on an array (or on a value that may be one)
     return None
 
 

@@ -111,8 +111,16 @@ defrule("numpy.ravel", "a, order='C'", jvp={"a": "np.ravel(t, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.array(1), fresh=False,
         linear=("a",))
 defrule("numpy.copy", "a", jvp="np.copy(t)", vjp="g", out=ty.same("a"), linear=("a",))
+def _array_type(sig) -> T.Type:
+    """np.array(a) of an array is an array of its type (a copy); otherwise of unknown rank."""
+    t = sig.type("object")
+    if isinstance(t, T.Array) and sig.is_const("dtype") and sig.const("dtype") is None:
+        return t
+    return ty.array(None)(sig)
+
+
 defrule("numpy.array", "object, dtype=None", jvp={"object": "np.array(t, dtype=dtype)"},
-        vjp={"object": "srcad.array_adjoint(g, object)"}, out=ty.array(None), linear=("object",))
+        vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",))
 defrule("numpy.asarray", "a, dtype=None", jvp={"a": "np.asarray(t, dtype=dtype)"},
         vjp={"a": "srcad.array_adjoint(g, a)"}, out=ty.array(None), fresh=False, linear=("a",))
 defrule("numpy.outer", "a, b", jvp=("np.outer(t, b)", "np.outer(a, t)"),
