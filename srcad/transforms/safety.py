@@ -70,6 +70,16 @@ def _hidden_writes(fn: Function) -> list:
     return problems
 
 
+def _stale_diagnostic(op, base: Var, stale: list):
+    if stale == [base.hint]:  # (the value before the write: an earlier line or a loop reads it)
+        what = (f"the value {_describe(base)} had before this change is read afterwards (a later "
+                "line, a view of it, or a for loop iterating over it)")
+    else:
+        what = f"another reference to the same object ({', '.join(stale)}) is used afterwards"
+    return diagnostic(op.loc, f"this changes {_describe(base)} in place while {what}",
+                      "copy before changing it (y = x.copy()), or stop using the other reference")
+
+
 def check_mutations(fn: Function) -> None:
     hidden = _hidden_writes(fn)
     if hidden:
@@ -100,10 +110,7 @@ def check_mutations(fn: Function) -> None:
         stale = sorted({m.hint or "a view" for m in aliases.observers(base)
                         if m in after and m not in op.outs})
         if stale:
-            problems.append(diagnostic(
-                op.loc, f"this changes {_describe(base)} while another reference to the same "
-                f"object ({', '.join(stale)}) is used afterwards",
-                "copy before changing it (y = x.copy()), or stop using the other reference"))
+            problems.append(_stale_diagnostic(op, base, stale))
     if problems:
         raise UnsafeMutationError(
             f"{len(problems)} unsafe mutation{'s' if len(problems) > 1 else ''} in {fn.doc or fn.name}",
