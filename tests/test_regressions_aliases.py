@@ -207,3 +207,20 @@ def test_changing_an_array_a_loop_iterates_over_is_refused():
         srcad.grad(iterate_while_changing)(0.3)
     expected = fd_grad(iterate_over_a_copy, (0.3,))
     assert srcad.grad(iterate_over_a_copy)(0.3) == pytest.approx(expected, rel=1e-6)
+
+
+def augmented_number_of_unknown_rank(x):
+    # the construct of G7:1006: np.einsum's result has unknown rank, so `v -= ...` may write
+    # into an array (the copy codegen makes of such a v when its old value is read again was
+    # v.copy() on a float: test_regressions_second_order's returns from loops failed on it)
+    v = min(x[0], 0.2)
+    for _ in range(3):
+        v -= np.einsum("ij,ij->", np.array([[0.1, -0.3, 0.2]]), np.full((1, 3), v))
+        w = v * 2.0
+    return v + w * x[1]
+
+
+def test_augmented_assignment_to_a_number_of_unknown_rank():
+    x = np.array([0.1, 0.7])
+    assert srcad.grad(augmented_number_of_unknown_rank)(x) == pytest.approx(
+        fd_grad(augmented_number_of_unknown_rank, (x,)), rel=1e-6)

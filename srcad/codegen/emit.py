@@ -173,8 +173,10 @@ class CodeEmitter(ExprEmitter):
         pre = []
         if id(op) not in self.naming.inplace:
             pre = self.hoist_readers(op.args[k + 1:], self.name(out))
-            pre.append(_assign(_name(self.name(out), gast.Store()),
-                               _call(_attr(self.atom(base), "copy"), [])))
+            copy = _call(_attr(self.atom(base), "copy"), []) if isinstance(base.type, (
+                T.Array, T.List, T.Dict)) else _call(_name(self.ns.ref(runtime.copy_value, "_copy")),
+                                                     [self.atom(base)])  # (a number, or maybe one)
+            pre.append(_assign(_name(self.name(out), gast.Store()), copy))
         target = _name(self.name(out))
         p = op.prim
         rest = op.args[k + 1:]
