@@ -168,3 +168,22 @@ def test_unused_work_that_cannot_raise_is_still_dropped():
     assert h(0.7) == pytest.approx(1.4, rel=1e-12)
     text = _code(srcad.source(h))
     assert "sin" not in text and "exp" not in text and "/ 2" not in text and "**" not in text
+
+
+def unused_stack_of_nothing(n, x):
+    # G7:1417: np.stack of an empty list raises in Python; its result is unused, and dead-code
+    # elimination dropped it, so srcad returned a derivative where f raises
+    xs = []
+    if n > 2:
+        xs.append(np.ones(3))
+    v = np.sum(np.stack(xs) ** 2)  # noqa: F841 (unused: the point of the test)
+    return x * x
+
+
+def test_an_unused_shape_function_that_raises_still_raises():
+    with pytest.raises(ValueError):
+        unused_stack_of_nothing(2, 0.5)
+    for transform in (srcad.grad, srcad.jacfwd, srcad.jacrev):
+        with pytest.raises(ValueError):
+            transform(unused_stack_of_nothing, argnums=1)(2, 0.5)
+    assert srcad.grad(unused_stack_of_nothing, argnums=1)(3, 0.5) == pytest.approx(1.0)  # d/dx x^2
