@@ -197,3 +197,20 @@ def test_vjp_of_a_reduced_number(n):
     args = (np.array(-0.5), n)
     _, vjp_fn = srcad.vjp(reduced_number_then_early_return, *args)
     assert vjp_fn(1.0)[0] == pytest.approx(fd_grad(reduced_number_then_early_return, args, 0), rel=1e-6)
+
+
+def sum_of_nothing(x, n):
+    # G10:387: sum([]) is the int 0; its type was 'bottom', and grad refused the function
+    # ("f returns a bottom")
+    xs = []
+    for i in range(n):
+        xs.append(x[i] * 0.0)
+    return sum(xs)
+
+
+def test_the_sum_of_an_empty_list_is_a_constant():
+    x = np.array([0.3, -0.2])
+    # hand-derived: the output is 0 (or 0.0 * x[i] terms) for every x, so the gradient is 0
+    assert np.array_equal(srcad.grad(sum_of_nothing)(x, 0), np.zeros(2))
+    assert np.array_equal(srcad.grad(sum_of_nothing)(x, 2), np.zeros(2))
+    assert srcad.jvp(sum_of_nothing, (x, 0), (np.ones(2), None))[1] == 0.0

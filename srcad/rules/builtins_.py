@@ -36,6 +36,8 @@ def _sum_type(sig):
         elt = ty.T.Array(x.ndim - 1, x.kind) if x.ndim > 1 else ty.T.FLOAT
     else:
         return ty.T.UNKNOWN
+    if isinstance(elt, ty.T.Bottom):  # an empty list or tuple: the sum is the start value
+        return ty.T.INT if isinstance(start, ty.T.NoneT) else start
     return ty._arith([elt, start]) if not isinstance(start, ty.T.NoneT) else elt
 
 

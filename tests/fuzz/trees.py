@@ -37,6 +37,13 @@ def flatten(tree) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
+def flatten_like(tree, like) -> np.ndarray:
+    """The entries of `tree` at the float leaves of `like` (a tangent of an output whose
+    leaves may be ints: srcad gives those a tangent 0.0, finite differences no entry)."""
+    parts = [np.ravel(np.asarray(get(tree, p), dtype=float)) for p in paths(like)]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
 def unflatten(like, vec: np.ndarray):
     """A tree of `like`'s structure and leaf kinds holding the entries of vec."""
     pos = [0]
