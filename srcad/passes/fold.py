@@ -48,7 +48,7 @@ _SINGLETONS = (None, Ellipsis, True, False)
 
 def _identical(args, types) -> bool | None:
     """`a is b` when the types or values decide it: a singleton constant against a constant
-    (`None is ...`, as rule templates test their optional arguments) or against a value of a
+    (`None is ...`, as templates may test optional arguments) or against a value of a
     known type (`w is None` with w an array)."""
     a, b = args
     if isinstance(a, Const) and isinstance(b, Const) and any(
