@@ -124,7 +124,7 @@ def rules_fingerprint() -> str:
         return _RULES_FINGERPRINT[1]
     h = hashlib.sha256()
     for rule in snapshot:
-        if rule.family == "user":
+        if rule.user:
             h.update(_rule_text(rule).encode())
     _RULES_FINGERPRINT[:] = [snapshot, h.hexdigest()]
     return _RULES_FINGERPRINT[1]

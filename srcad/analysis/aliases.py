@@ -22,21 +22,7 @@ from ..ir.nodes import Apply, Const, Ext, For, Function, If, Var, While, iter_bl
 from ..rules import registry
 
 _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
-_STORES = ("srcad.list_append", "list.append", "srcad.list_extend", "list.extend", "srcad.list_insert",
-           "list.insert", "operator.setitem", "srcad.setitem", "srcad.scatter_add")
 _CONTAINERS = (T.List, T.Tuple, T.Dict)
-#: new containers that hold the items of (some of) their arguments: `xs + ys`, `xs * n`,
-#: `xs.copy()`, `list(xs)`, `tuple(xs)`, `d.copy()` (a list or tuple of an array's rows holds
-#: views of the array)
-_SHALLOW_COPIES = {"srcad.list_concat": (0, 1), "srcad.list_repeat": (0,), "list.copy": (0,),
-                   "builtins.list": (0,), "builtins.tuple": (0,), "dict.copy": (0,),
-                   "srcad.copy_value": (0,)}
-_READ_ONLY_VIEWS = frozenset(("srcad.sum_adjoint", "srcad.broadcast_to", "numpy.broadcast_to",
-                              "srcad.expand_reduced", "srcad.broadcast_like",
-                              "srcad.average_weights"))
-INPLACE_OPERATORS = frozenset(f"operator.i{op}" for op in (
-    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
-    "rshift"))
 
 
 def update_base(op: Apply):
@@ -46,7 +32,7 @@ def update_base(op: Apply):
         return None
     if rule.updates is not None:
         return rule.updates
-    if op.prim in INPLACE_OPERATORS and op.args and isinstance(op.args[0], Var) and isinstance(
+    if rule.inplace and op.args and isinstance(op.args[0], Var) and isinstance(
             op.args[0].type, (T.Array, T.Num, T.Unknown)):
         return 0  # x += y on an array (or on a value that may be one)
     return None
@@ -158,7 +144,7 @@ class Aliases:
             for o in op.outs[:1]:
                 self.union(o, op.args[base])
             container = op.args[base].type
-            if op.prim in _STORES and not isinstance(container, T.Array) and id(op) not in self.skip:
+            if rule.stores is not None and not isinstance(container, T.Array) and id(op) not in self.skip:
                 for a in op.args[base + 1:]:
                     self.contain(op.outs[0], a)
             for o in op.outs[1:]:
@@ -171,8 +157,8 @@ class Aliases:
             if op.prim == "srcad.tuple":
                 self.tuples[op.outs[0]] = op.args
             return
-        if op.prim in _SHALLOW_COPIES:
-            for k in _SHALLOW_COPIES[op.prim]:
+        if rule.copies:  # a new container holding the items of (some of) its arguments: xs + ys,
+            for k in rule.copies:  # list(xs), d.copy() (a list of an array's rows holds views of it)
                 if k < len(op.args) and _ref(op.args[k]):
                     src = op.args[k]
                     if not isinstance(src.type, _CONTAINERS):
@@ -215,7 +201,7 @@ class Aliases:
             if _ref(first):
                 for o in op.outs:
                     self.union(o, first)  # a view of its first argument
-                if op.prim in _READ_ONLY_VIEWS and not self.user:
+                if rule.readonly and not self.user:
                     self.foreign_vars.update(op.outs)  # never written in place
             else:
                 self.foreign_vars.update(op.outs)  # e.g. a read-only broadcast of a scalar

@@ -42,7 +42,7 @@ def must_keep(op: Apply) -> bool:
 def may_raise(op: Apply, rule=None) -> bool:
     """Can `op` raise an exception for some values of its arguments' types?"""
     rule = rule or registry.lookup(op.prim)
-    if rule.family == "operators" and _rejected_operands(op):
+    if rule.type_errors and _rejected_operands(op, rule):
         return True
     kind = rule.raises
     if kind == "never":
@@ -64,23 +64,19 @@ def may_raise(op: Apply, rule=None) -> bool:
     return True
 
 
-#: operators that accept any operands (a TypeError is impossible)
-_ANY_OPERANDS = frozenset(("operator.eq", "operator.ne", "operator.is_", "operator.is_not", "operator.not_",
-                           "operator.contains", "srcad.not_in", "operator.getitem", "operator.setitem"))
-_ORDERING = frozenset(("operator.lt", "operator.le", "operator.gt", "operator.ge"))
 _CONTAINERS = (T.Tuple, T.List, T.Dict)
 
 
-def _rejected_operands(op: Apply) -> bool:
-    """May Python reject the operands of this operator with a TypeError? None, strings and
-    values of unknown type (a helper that returns nothing: `h(x) > 0.5`), or an ordering
-    between a container and something else."""
-    if op.prim in _ANY_OPERANDS:
+def _rejected_operands(op: Apply, rule) -> bool:
+    """May Python reject the operands of this operator with a TypeError (Rule.type_errors)?
+    None, strings and values of unknown type (a helper that returns nothing: `h(x) > 0.5`),
+    or an ordering between a container and something else."""
+    if rule.type_errors == "never":
         return False
     types = [atom_type(a) for a in op.args]
     if any(isinstance(t, (T.NoneT, T.Str, T.Unknown)) for t in types):
         return True
-    return op.prim in _ORDERING and any(isinstance(t, _CONTAINERS) for t in types) and not (
+    return rule.type_errors == "ordering" and any(isinstance(t, _CONTAINERS) for t in types) and not (
         len({type(t) for t in types}) == 1)
 
 

@@ -17,8 +17,6 @@ from ..ir.nodes import Apply, Block, For, If, Var, While, iter_blocks
 from ..rules import registry
 from .aliases import update_base
 
-_STORES = {"srcad.list_append": 1, "list.append": 1, "operator.setitem": 2, "srcad.setitem": 2}
-
 
 def _made(block: Block) -> set:
     """Values of `block` whose object this execution of the block made (or updated)."""
@@ -64,11 +62,21 @@ def late_stores(body_blocks) -> list:
     for block in body_blocks:
         made = _made(block)
         for i, op in enumerate(block.ops):
-            if isinstance(op, Apply) and op.prim in _STORES and len(op.args) > _STORES[op.prim]:
-                e = op.args[_STORES[op.prim]]
+            k = _stored(op)
+            if k is not None:
+                e = op.args[k]
                 if isinstance(e, Var) and e in made:
                     out.append((op, e, block, i))
     return out
+
+
+def _stored(op):
+    """The index of the argument a store puts into its container (xs.append(v), d[k] = v)."""
+    if not isinstance(op, Apply):
+        return None
+    rule = registry.lookup(op.prim)
+    k = rule.stores if rule is not None else None
+    return k if k is not None and len(op.args) > k else None
 
 
 def loop_bodies(fn) -> list:

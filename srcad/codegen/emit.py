@@ -34,8 +34,6 @@ from .names import Naming, assign_names
 from .syntax import _MODULE_ALIASES, BINOPS, INPLACE, Namespace, _assign, _attr, _call, _name
 
 _MARK = "__srcad__:"
-_PURE_EXCLUDE = {"srcad.list", "srcad.dict", "srcad.zeros_like", "numpy.zeros", "numpy.ones",
-                 "numpy.empty", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like"}
 
 
 def _marker(kind: str, payload) -> gast.stmt:
@@ -43,7 +41,6 @@ def _marker(kind: str, payload) -> gast.stmt:
     return gast.Expr(value=gast.Constant(value=_MARK + text, kind=None))
 
 
-_SCATTERS = ("srcad.scatter_add", "srcad.add_at")  # the latter: np.add.at as the user wrote it
 #: At most this many operations are folded into one expression: astor, gast and CPython's
 #: compiler recurse over expressions, and generated code is parsed again for second order.
 MAX_FOLD_DEPTH = 40
@@ -163,7 +160,8 @@ class CodeEmitter(ExprEmitter):
     def update_stmt(self, op: Apply, k: int) -> list:
         base = op.args[k]
         out = op.outs[0]
-        if isinstance(base.type, (T.Tuple, T.Unknown, T.Num, T.Float)) and op.prim in _SCATTERS:
+        scatters = registry.lookup(op.prim).scatters  # srcad.scatter_add; np.add.at as the user wrote it
+        if isinstance(base.type, (T.Tuple, T.Unknown, T.Num, T.Float)) and scatters:
             helper = _name(self.ns.ref(runtime.scatter_add, "_scatter_add"))
             functional = isinstance(base.type, T.Tuple)  # the helper builds a new tuple
             copy = self.atom(base) if functional or id(op) in self.naming.inplace else _call(
@@ -183,7 +181,7 @@ class CodeEmitter(ExprEmitter):
         if p in ("operator.setitem", "srcad.setitem"):
             sub = gast.Subscript(value=target, slice=self.index(rest[0]), ctx=gast.Store())
             return pre + [_assign(sub, self.atom(rest[1]))]
-        if p in _SCATTERS:
+        if scatters:
             return pre + [self.scatter_stmt(out, target, rest[0], rest[1])]
         if p in ("srcad.list_append", "list.append"):
             return pre + [gast.Expr(value=_call(_attr(target, "append"), [self.atom(rest[0])]))]
@@ -388,7 +386,7 @@ class CodeEmitter(ExprEmitter):
         if not isinstance(op, Apply):
             return False
         rule = registry.lookup(op.prim)
-        return not (rule.impure or rule.opaque or update_base(op) is not None or op.prim in _PURE_EXCLUDE
+        return not (rule.impure or rule.opaque or update_base(op) is not None or rule.blank
                     or id(op) in self.naming.accumulate)
 
     # -- the function ------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from ..analysis.liveness import Liveness
 from ..analysis.unassigned import unassigned_values
 from ..ir import types as T
 from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_ops
+from ..rules import registry
 
 _UPDATES_INPLACE_TYPES = (T.Array, T.List, T.Unknown, T.Num, T.Dict)
 
@@ -60,13 +61,12 @@ class Naming:
     accumulate: dict = field(default_factory=dict)  # id(op) of `a + b` emitted as `a += b` -> a's index
 
 
-_ACCUMULATE = ("operator.add", "operator.sub", "operator.mul")
 
 
 def accumulation_base(op: Apply):
     """`acc + x` (or - *) where acc already has the result's exact shape and a float dtype,
     so that `acc += x` computes the same array: the index of acc, or None."""
-    if op.prim not in _ACCUMULATE or len(op.args) != 2 or op.kw or len(op.outs) != 1:
+    if not registry.lookup(op.prim).ring or len(op.args) != 2 or op.kw or len(op.outs) != 1:
         return None
     out = op.outs[0].type
     if not (isinstance(out, T.Array) and out.shape is not None and out.kind == "f"):

@@ -16,6 +16,7 @@ import gast
 from ..custom import CustomRule
 from ..errors import Diagnostic, NoRuleError, TypeSupportError, UnsupportedSyntaxError
 from ..identifiers import identifier
+from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..rules import registry
@@ -101,7 +102,7 @@ class ExprLowerer:
         raise self.no_rule(fn, node)
 
     def emit(self, prim: str, args, kw=(), node=None, nouts: int = 1, hint: str = ""):
-        types_ = (registry.T.UNKNOWN,) * nouts
+        types_ = (T.UNKNOWN,) * nouts
         return self.b.apply(prim, tuple(args), tuple(kw), self.loc(node), hint, types_)
 
     # -- helpers -----------------------------------------------------------------------------

@@ -17,15 +17,6 @@ from ..ir.nodes import Apply, Block, Const, Ext, For, Function, If, While
 from ..ir.rewrite import sub_atom
 from ..rules import registry
 
-_CONSTRUCTORS = {
-    "srcad.list", "srcad.dict", "srcad.zeros_like", "numpy.zeros", "numpy.ones", "numpy.empty",
-    "numpy.full", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like",
-    "numpy.copy", "numpy.array", "numpy.ndarray.copy", "list.copy", "builtins.list",
-}
-
-_COMMUTATIVE = {"operator.add", "operator.mul", "numpy.add", "numpy.multiply",
-                "numpy.hypot", "numpy.logaddexp", "numpy.logaddexp2"}
-
 
 def _key_atom(a):
     if isinstance(a, Const):
@@ -36,8 +27,7 @@ def _key_atom(a):
 
 def _cse_able(op: Apply) -> bool:
     rule = registry.lookup(op.prim)
-    return not (rule is None or rule.impure or rule.opaque or rule.updates is not None
-                or op.prim in _CONSTRUCTORS or op.prim.startswith("numpy.random"))
+    return not (rule is None or rule.impure or rule.opaque or rule.updates is not None or rule.allocates)
 
 
 class _CSE:
@@ -60,7 +50,7 @@ class _CSE:
             if not _cse_able(op):
                 return op
             args = tuple(map(_key_atom, op.args))
-            if op.prim in _COMMUTATIVE and len(args) == 2 and not op.kw:
+            if registry.lookup(op.prim).commutative and len(args) == 2 and not op.kw:
                 args = tuple(sorted(args))  # x * y and y * x: one value (IEEE + and * commute)
             key = (op.prim, args, tuple((k, _key_atom(a)) for k, a in op.kw))
             if key in table and not (op.keep and not table[key][0].keep):

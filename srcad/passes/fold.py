@@ -22,9 +22,6 @@ from ..ir.nodes import UNDEF, Atom, Const, Ext, atom_type
 from ..rules import registry
 
 _NUMBER = (bool, int, float)
-_FOLD_FAMILIES = ("operators", "math", "builtins")
-_SAFE_BUILTINS = {"builtins.len", "builtins.abs", "builtins.min", "builtins.max", "builtins.float",
-                  "builtins.int", "builtins.bool", "builtins.round"}
 _CLASSES = {list: T.List, tuple: T.Tuple, dict: T.Dict, float: T.Float, int: T.Int, bool: T.Bool,
             str: T.Str, np.ndarray: T.Array, type(None): T.NoneT}
 
@@ -91,14 +88,12 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
 
 def _evaluate(prim: str, values: list, kw: dict):
     rule = registry.lookup(prim)
-    if rule is None or rule.impure:
+    if rule is None or rule.impure or not rule.foldable:
         return NotImplemented
-    if prim.startswith("operator."):
+    if prim.startswith("operator."):  # (the in-place ones have no rule.fn: they are updates)
         fn = getattr(operator, prim.split(".", 1)[1], None)
-    elif rule.family in _FOLD_FAMILIES and (prim.startswith("math.") or prim in _SAFE_BUILTINS):
-        fn = rule.fn
     else:
-        return NotImplemented
+        fn = rule.fn
     if fn is None:
         return NotImplemented
     try:

@@ -19,9 +19,8 @@ import dataclasses
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, For, Function, If, Var, While
+from ..rules import registry
 
-_SCALAR_OPS = {"operator.add", "operator.sub", "operator.mul"}  # (-k stays where it reads best)
-_VIEWS = {"numpy.ndarray.T", "srcad.T"}
 _SCALARS = (T.Float, T.Int, T.Bool)
 
 
@@ -34,10 +33,11 @@ def _scalar(a) -> bool:
 def _harmless(op: Apply) -> bool:
     if op.kw or len(op.outs) != 1:
         return False
-    if op.prim in _SCALAR_OPS:
+    rule = registry.lookup(op.prim)
+    if rule.ring and len(op.args) == 2:  # + - * of scalars (-k stays where it reads best)
         return all(_scalar(a) for a in op.args) and isinstance(op.outs[0].type, _SCALARS)
-    return op.prim in _VIEWS and len(op.args) == 1 and isinstance(op.args[0], Var) and isinstance(
-        op.args[0].type, T.Array) and op.args[0].type.ndim == 2
+    return rule.kind == "view" and len(op.args) == 1 and isinstance(op.args[0], Var) and isinstance(
+        op.args[0].type, T.Array) and op.args[0].type.ndim == 2  # x.T of a matrix: O(1)
 
 
 def _hoist(body: Block, inside: set, loc) -> tuple[list, Block]:

@@ -17,8 +17,6 @@ from collections import Counter
 
 import numpy as np
 
-from ..analysis.shape_rules import NO, SHAPES
-from ..analysis.shapes import broadcast
 from ..ir import types as T
 from ..ir.nodes import (
     UNDEF,
@@ -37,6 +35,8 @@ from ..ir.nodes import (
 )
 from ..ir.rewrite import sub_atom, substitute_block
 from ..rules import registry
+from ..rules.shapes import broadcast
+from ..rules.shapes_numpy import expand_dims_of
 from .fold import fold_apply
 
 
@@ -61,10 +61,6 @@ def _floaty(a: Atom) -> bool:
     if isinstance(a, Const) and isinstance(a.value, np.ndarray):
         return a.value.dtype.kind == "f"
     return isinstance(t, (T.Float, T.Num, T.Unknown)) or (isinstance(t, T.Array) and t.kind in ("f", None))
-
-
-_ELEMENTWISE = {"operator.add", "operator.sub", "operator.mul", "operator.truediv", "operator.eq",
-                "operator.ne", "operator.lt", "operator.le", "operator.gt", "operator.ge"}
 
 
 def _uses(fn: Function) -> Counter:
@@ -319,7 +315,8 @@ class Simplifier:
             for d in shape(a[0]):
                 n *= d
             return Const(n)
-        if (p in _ELEMENTWISE and len(a) == 2) or (p == "numpy.where" and len(a) == 3):
+        rule = registry.lookup(p)
+        if rule is not None and rule.kind == "elementwise" and not rule.inplace and len(a) in (2, 3):
             return self.unbroadcast_scalar(op)
         return None
 
@@ -451,7 +448,7 @@ def simplify(fn: Function) -> Function:
 
 
 def _expand_dims_shape(shape, axis):
-    return SHAPES["numpy.expand_dims"](lambda p: shape, lambda p, d: axis if p == "axis" else NO)
+    return expand_dims_of(shape, axis)
 
 
 def _basic_key(t: T.Type) -> bool:

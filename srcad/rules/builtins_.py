@@ -6,12 +6,16 @@ derivative sign(x), 0 at 0. `divmod(x, y)` is (x // y, x % y), so its
 remainder is differentiable as `%` is.
 """
 
+from . import shapes as sh
 from . import typefns as ty
 from .registry import defrule, family, nondiff
 
-family("builtins")
+family("builtins", cheap="scalar")
 
-defrule("builtins.abs", "x", jvp="t * np.sign(x)", vjp="g * np.sign(x)", out=ty.same("x"))
+FOLD = {"foldable": True}  # safe to call on constants while transforming
+
+defrule("builtins.abs", "x", jvp="t * np.sign(x)", vjp="g * np.sign(x)", out=ty.same("x"), kind="elementwise",
+        **FOLD)
 # max(x, y) is y if y > x else x (min: y if y < x else x), so a NaN y is never selected;
 # ties split the derivative equally. A run-time branch, not a 0/1 weight times a derivative
 # that may be inf or NaN.
@@ -21,7 +25,7 @@ for _name, _op in (("max", ">"), ("min", "<")):
                  "y": f"t if y {_op} x else (0.5 * t if x == y else 0.0)"},
             vjp={"x": f"0.0 if y {_op} x else (0.5 * g if x == y else g)",
                  "y": f"g if y {_op} x else (0.5 * g if x == y else 0.0)"},
-            out=ty.arith("x", "y"), broadcasts=("x", "y"))
+            out=ty.arith("x", "y"), broadcasts=("x", "y"), kind="elementwise", **FOLD)
 
 
 def _sum_type(sig):
@@ -44,17 +48,18 @@ def _sum_type(sig):
 defrule("builtins.sum", "x, start=0", jvp={"x": "sum(t)", "start": "t"},
         vjp={"x": "srcad.sum_adjoint(g, x)", "start": "g"}, out=_sum_type, broadcasts=("start",),
         linear=("x", "start"))
-defrule("builtins.float", "x", jvp="float(t)", vjp="g", out=ty.scalar_float,
-        linear=("x",), raises="always")  # float("a"), float(10 ** 400)
+defrule("builtins.float", "x", vjp="g", out=ty.scalar_float,
+        linear=("x",), raises="always", **FOLD)  # float("a"), float(10 ** 400)
 defrule("builtins.pow", "x, y", jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"), out=ty.arith("x", "y"),
-        broadcasts=("x", "y"), raises="power")
+        broadcasts=("x", "y"), raises="power", kind="elementwise")
 
-nondiff("builtins.len", "x", out=ty.scalar_int)
-nondiff("builtins.int", "x=0", out=ty.scalar_int)
-nondiff("builtins.bool", "x=False", out=ty.scalar_bool)
-nondiff("builtins.round", "x, ndigits=None", out=ty.unknown)
-nondiff("builtins.range", "*args", out=ty.opaque("range"), raises="always")  # a step of 0
+nondiff("builtins.len", "x", out=ty.scalar_int, of_shape=sh.length, **FOLD)
+nondiff("builtins.int", "x=0", out=ty.scalar_int, **FOLD)
+nondiff("builtins.bool", "x=False", out=ty.scalar_bool, **FOLD)
+nondiff("builtins.round", "x, ndigits=None", out=ty.unknown, **FOLD)
+nondiff("builtins.range", "*args", out=ty.opaque("range"), raises="always",  # a step of 0
+        int_operands="range()")
 nondiff("builtins.isinstance", "x, cls", out=ty.scalar_bool)
 nondiff("builtins.str", "*args", out=lambda sig: ty.T.STR)
 nondiff("builtins.repr", "x", out=lambda sig: ty.T.STR)

@@ -14,6 +14,7 @@ and again outside it; splice the sub-expression in as text instead (numpy_norms.
 
 from .. import runtime as rt
 from ..ir import types as T
+from . import shapes_numpy as shn
 from . import typefns as ty
 from .numpy_products import einsum_view
 from .registry import defrule, family, nondiff
@@ -30,12 +31,11 @@ def _pieces(sig) -> T.Type:
     return T.List(T.FLOAT if isinstance(elt, T.Float) else T.NUM)
 
 
-def linear(name, params, adjoint, out, fresh=True):
-    """A helper linear in its first parameter `c` with the given adjoint template."""
-    fn = getattr(rt, name)
-    rest = ", ".join(p.split("=")[0].strip() for p in params.split(",")[1:])
-    return defrule(f"srcad.{name}", params, jvp={"c": f"srcad.{name}(t, {rest})"}, vjp={"c": adjoint},
-                   out=out, fn=fn, fresh=fresh, linear=("c",))
+def linear(name, params, adjoint, out, fresh=True, **flags):
+    """A helper linear in its first parameter `c` with the given adjoint template (its tangent
+    rule is itself, applied to the tangent)."""
+    return defrule(f"srcad.{name}", params, vjp={"c": adjoint}, out=out, fn=getattr(rt, name), fresh=fresh,
+                   linear=("c",), **flags)
 
 
 linear("split_like", "c, arrays, axis=0, ndmin=1", "srcad.join_like(g, arrays, axis, ndmin)", _pieces,
@@ -43,7 +43,7 @@ linear("split_like", "c, arrays, axis=0, ndmin=1", "srcad.join_like(g, arrays, a
 linear("join_like", "c, arrays, axis=0, ndmin=1", "srcad.split_like(g, arrays, axis, ndmin)",
        ty.array(None))
 linear("unstack_like", "c, arrays, axis=0", "np.stack(g, axis=axis)", _pieces, fresh=False)
-defrule("srcad.sequence_adjoint", "c, x", jvp={"c": "srcad.sequence_adjoint(t, x)"}, vjp={"c": "list(g)"},
+defrule("srcad.sequence_adjoint", "c, x", vjp={"c": "list(g)"},
         out=ty.same("x"), fn=rt.sequence_adjoint, fresh=False, linear=("c",))
 linear("untile", "c, a, reps", "np.tile(g, reps)", ty.array_like("a"))
 linear("unrepeat", "c, a, repeats, axis=None", "np.repeat(g, repeats, axis)", ty.array_like("a"))
@@ -61,37 +61,29 @@ linear("unique_adjoint", "c, ar, axis=None, equal_nan=True", "srcad.unique_tange
        ty.array_like("ar"))
 linear("diff_adjoint", "c, n=1, axis=-1", "np.diff(g, n, axis)", ty.same("c"))
 linear("average_weights", "c, a, axis=None", "srcad.average_weights_adjoint(g, c, axis)",
-       ty.array_like("a"), fresh=False)
+       ty.array_like("a"), fresh=False, readonly=True)
 linear("average_weights_adjoint", "c, w, axis=None", "srcad.average_weights(g, c, axis)",
        ty.array_like("w"), fresh=False)
 
 # bilinear helpers: the adjoints of tensordot and einsum (see runtime/products.py)
 defrule("srcad.tensordot_adjoint", "c, x, shape, axes, which",
-        jvp={"c": "srcad.tensordot_adjoint(t, x, shape, axes, which)",
-             "x": "srcad.tensordot_adjoint(c, t, shape, axes, which)"},
         vjp={"c": "np.tensordot(g, x, axes) if which == 0 else np.tensordot(x, g, axes)",
              "x": "srcad.tensordot_adjoint(c, g, np.shape(x), axes, 1 - which)"},
-        out=ty.from_shape("shape"), fn=rt.tensordot_adjoint, linear=("c", "x"))
+        out=ty.from_shape("shape"), fn=rt.tensordot_adjoint, multilinear=("c", "x"))
 
 defrule("srcad.kron_adjoint", "c, x, shape, which",
-        jvp={"c": "srcad.kron_adjoint(t, x, shape, which)", "x": "srcad.kron_adjoint(c, t, shape, which)"},
         vjp={"c": "np.kron(g, x) if which == 0 else np.kron(x, g)",
              "x": "srcad.kron_adjoint(c, g, np.shape(x), 1 - which)"},
-        out=ty.from_shape("shape"), fn=rt.kron_adjoint, linear=("c", "x"))
+        out=ty.from_shape("shape"), fn=rt.kron_adjoint, multilinear=("c", "x"))
 
 # einsum with up to three operands; einsum_vjp gets operand k as its shape
-_EINSUM_JVP = {
-    "a": "srcad.einsum_call(subscripts, t, b, c)",
-    "b": "srcad.einsum_call(subscripts, a, t, c)",
-    "c": "srcad.einsum_call(subscripts, a, b, t)",
-}
 _EINSUM_VJP = {
     "a": "srcad.einsum_vjp(subscripts, 0, g, np.shape(a), b, c)",
     "b": "srcad.einsum_vjp(subscripts, 1, g, a, np.shape(b), c)",
     "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
 }
-defrule("srcad.einsum_call", "subscripts, a, b=None, c=None", jvp=_EINSUM_JVP, vjp=_EINSUM_VJP,
-        out=ty.num, fn=rt.einsum_call, linear=("a", "b", "c"), view_of=einsum_view)
+defrule("srcad.einsum_call", "subscripts, a, b=None, c=None", vjp=_EINSUM_VJP,
+        out=ty.num, fn=rt.einsum_call, multilinear=("a", "b", "c"), view_of=einsum_view)
 # <g, einsum_vjp_k(h, ops)> = <h, einsum(ops with g at k)>: linear in h and in each operand
 # j != k, whose adjoint is einsum_vjp_j with g in place of operand k.
 _OPS = ("a", "b", "c")
@@ -110,46 +102,42 @@ def _with(j: int, value: str, k: str) -> list[str]:
 
 
 defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None",
-        jvp={"h": "srcad.einsum_vjp(subscripts, k, t, a, b, c)",
-             "a": "srcad.einsum_vjp(subscripts, k, h, t, b, c)",
-             "b": "srcad.einsum_vjp(subscripts, k, h, a, t, c)",
-             "c": "srcad.einsum_vjp(subscripts, k, h, a, b, t)"},
         vjp={"h": ("srcad.einsum_call(subscripts, g, b, c) if k == 0 else "
                    "(srcad.einsum_call(subscripts, a, g, c) if k == 1 else "
                    "srcad.einsum_call(subscripts, a, b, g))"),
              **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
                 for j, name in enumerate(_OPS)}},
-        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, linear=("h", "a", "b", "c"))
+        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, multilinear=("h", "a", "b", "c"))
 
 # prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is the Hessian of the
 # product, symmetric, applied by prod_hvp (exact at zeros). prod_hvp's own derivative in a
 # (third derivatives of prod) divides by a: NaN where an element is 0.
 defrule("srcad.prod_partials", "a, axis=None", jvp={"a": "srcad.prod_hvp(t, a, axis)"},
-        vjp={"a": "srcad.prod_hvp(g, a, axis)"}, out=ty.floating("a"), fn=rt.prod_partials)
+        vjp={"a": "srcad.prod_hvp(g, a, axis)"}, out=ty.floating("a"), fn=rt.prod_partials,
+        shape=shn.same("a"))
 # away from zeros prod_hvp(v, a) = P (sum(v / a) - v / a) with P = prod_partials(a)
 _VA = "(np.sum(v / a, axis=axis, keepdims=True) - v / a)"
 _GP = "g * srcad.prod_partials(a, axis)"
 defrule("srcad.prod_hvp", "v, a, axis=None", out=ty.floating("a"), fn=rt.prod_hvp, linear=("v",),
-        jvp={"v": "srcad.prod_hvp(t, a, axis)",
-             "a": (f"srcad.prod_hvp(t, a, axis) * {_VA} + srcad.prod_partials(a, axis) "
-                   "* (v * t / a ** 2 - np.sum(v * t / a ** 2, axis=axis, keepdims=True))")},
+        jvp={"a": f"srcad.prod_hvp(t, a, axis) * {_VA} + srcad.prod_partials(a, axis) "
+                   "* (v * t / a ** 2 - np.sum(v * t / a ** 2, axis=axis, keepdims=True))"},
         vjp={"v": "srcad.prod_hvp(g, a, axis)",
              "a": (f"srcad.prod_hvp(g * {_VA}, a, axis) "
                    f"+ ({_GP} - np.sum({_GP}, axis=axis, keepdims=True)) * v / a ** 2")})
 # log_or_zero: log(x) with 0 at x == 0; its derivative is 1 / x (infinite at 0)
 defrule("srcad.log_or_zero", "x", jvp="t / x", vjp="g / x", out=ty.floating("x"), fn=rt.log_or_zero)
 # cross2_adjoint(c, o, which) = (1 - 2 which) [c o1, -c o0]: bilinear in c and o
-defrule("srcad.cross2_adjoint", "c, o, which", fn=rt.cross2_adjoint, out=ty.array(None), linear=("c", "o"),
-        jvp={"c": "srcad.cross2_adjoint(t, o, which)", "o": "srcad.cross2_adjoint(c, t, which)"},
+defrule("srcad.cross2_adjoint", "c, o, which", fn=rt.cross2_adjoint, out=ty.array(None), multilinear=("c",
+        "o"),
         vjp={"c": "srcad.unbroadcast((1 - 2 * which) * (g[..., 0] * o[..., 1] - g[..., 1] * o[..., 0]), c)",
              "o": "srcad.unbroadcast((1 - 2 * which) "
                   "* np.stack([-g[..., 1] * c, g[..., 0] * c], axis=-1), o)"})
 nondiff("srcad.einsum_spec", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None",
         out=lambda sig: T.STR, fn=rt.einsum_spec)
 # the symmetric matrix read from one triangle, and its adjoint (the linalg rules)
-defrule("srcad.from_triangle", "x, upper=False", jvp={"x": "srcad.from_triangle(t, upper)"},
+defrule("srcad.from_triangle", "x, upper=False",
         vjp={"x": "srcad.to_triangle(g, upper)"}, out=ty.same("x"), fn=rt.from_triangle, linear=("x",))
-defrule("srcad.to_triangle", "c, upper=False", jvp={"c": "srcad.to_triangle(t, upper)"},
+defrule("srcad.to_triangle", "c, upper=False",
         vjp={"c": "srcad.from_triangle(g, upper)"}, out=ty.same("c"), fn=rt.to_triangle, linear=("c",))
 
 
@@ -168,10 +156,10 @@ def _winners_type(sig) -> T.Type:
 # the adjugate (the derivative of det) and its derivatives; a third derivative of det is refused
 defrule("srcad.adjugate", "a", jvp="srcad.adjugate_jvp(a, t)", vjp="srcad.adjugate_vjp(a, g)",
         out=ty.rank("a"), fn=rt.adjugate)
-defrule("srcad.adjugate_jvp", "a, v", jvp={"v": "srcad.adjugate_jvp(a, t)"},
+defrule("srcad.adjugate_jvp", "a, v",
         vjp={"v": "srcad.adjugate_vjp(a, g)"}, out=ty.rank("a"), fn=rt.adjugate_jvp, linear=("v",),
         refuses=("a",))
-defrule("srcad.adjugate_vjp", "a, c", jvp={"c": "srcad.adjugate_vjp(a, t)"},
+defrule("srcad.adjugate_vjp", "a, c",
         vjp={"c": "srcad.adjugate_jvp(a, g)"}, out=ty.rank("a"), fn=rt.adjugate_vjp, linear=("c",),
         refuses=("a",))
 # inv(a), or adj(a) / 0 at a singular a (the derivative of slogdet)
@@ -186,7 +174,7 @@ nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
         fresh=False, linear=("x",), raises="always")
 # a dict's cotangent without the key a write added (operator.setitem's vjp)
-defrule("srcad.without_key", "c, key", jvp={"c": "srcad.without_key(t, key)"},
+defrule("srcad.without_key", "c, key",
         vjp={"c": "srcad.setitem(g, key, srcad.zeros_like(c[key]))"}, out=ty.unknown, fn=rt.without_key,
         linear=("c",))
 # the zero of a list or dict item a write replaces (operator.setitem's `old`)

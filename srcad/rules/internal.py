@@ -4,6 +4,7 @@ emits for things it resolves later (globals, attributes, methods of values of un
 
 from .. import runtime as rt
 from ..ir import types as T
+from . import shapes as sh
 from . import typefns as ty
 from .registry import alias, defrule, family, nondiff
 
@@ -22,10 +23,10 @@ def _list_type(sig):
 
 
 # containers are handled structurally by the transforms (a tuple's cotangent is a tuple)
-nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True)
-nondiff("srcad.list", "*args", out=_list_type, structural=True)
-nondiff("srcad.dict", "*args", out=ty.unknown, structural=True)
-nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"))
+nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always")
+nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True)
+nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True)
+nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"), cheap="always")
 
 # resolved while types are inferred, or opaque (no derivative) when they cannot be
 nondiff("srcad.global", "module, name", out=ty.unknown)
@@ -38,38 +39,42 @@ nondiff("srcad.format", "*args", out=lambda sig: T.STR)
 nondiff("srcad.assert", "test, msg", out=ty.none, impure=True, nouts=0)
 nondiff("srcad.raise", "exc", out=ty.none, impure=True, nouts=0)
 
-nondiff("srcad.stop_gradient", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh=False)
+nondiff("srcad.stop_gradient", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh=False,
+        shape=sh.first, kind="elementwise")
 # a value of a type unknown while transforming, checked where it meets a differentiated one
 nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=0)
 # grad's output, checked when its type is not known while transforming
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
         fn=rt.scalar_output, fresh=False, linear=("x",), impure=True)
-nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like)
+nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like,
+        shape=sh.first, allocates=True, blank=True)
 nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask)
 nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
 
-defrule("srcad.unbroadcast", "c, x", jvp={"c": "srcad.unbroadcast(t, x)"},
+defrule("srcad.unbroadcast", "c, x",
         vjp={"c": "srcad.broadcast_like(g, c)"}, out=ty.same_array("x"), fn=rt.unbroadcast,
-        fresh=False, linear=("c",))
-defrule("srcad.broadcast_like", "v, like", jvp={"v": "srcad.broadcast_like(t, like)"},
+        fresh=False, linear=("c",), shape=sh.second)
+defrule("srcad.broadcast_like", "v, like",
         vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,
-        fresh=False, linear=("v",))  # (v itself when it has the shape already)
+        fresh=False, linear=("v",), shape=sh.second,
+        readonly=True)  # (v itself when it has the shape already)
 defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), fn=rt.add,
         linear=("x", "y"))
 defrule("srcad.scatter_add", "acc, idx, v",
         jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
         vjp={"acc": "g", "v": "g[idx]"}, jvp_all="srcad.scatter_add(t_acc, idx, t_v)",
-        out=ty.same("acc"), fn=rt.scatter_add, updates=0, broadcasts=("v",), linear=("acc", "v"))
+        out=ty.same("acc"), fn=rt.scatter_add, updates=0, broadcasts=("v",), linear=("acc", "v"),
+        shape=sh.first, stores=2, scatters=True)
 # np.add.at(y, idx, v) on a local array, as the user wrote it (checked like y[idx] += v)
-alias("srcad.add_at", "srcad.scatter_add", fn=rt.scatter_add)
-defrule("srcad.T", "x", jvp="srcad.T(t)", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
-        fresh=False, linear=("x",))
-defrule("srcad.sum_adjoint", "v, x", jvp={"v": "srcad.sum_adjoint(t, x)"}, vjp={"v": "sum(g)"},
-        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",))
+alias("srcad.add_at", "srcad.scatter_add", fn=rt.scatter_add, user_write=True, stores=None)
+defrule("srcad.T", "x", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
+        fresh=False, linear=("x",), shape=sh.swap_last, kind="view")
+defrule("srcad.sum_adjoint", "v, x", vjp={"v": "sum(g)"},
+        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True)
 defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
-        jvp={"v": "srcad.expand_reduced(t, x, axis, keepdims)"},
         vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
-        out=ty.same_array("x"), fn=rt.expand_reduced, fresh=False, linear=("v",))
+        out=ty.same_array("x"), fn=rt.expand_reduced, fresh=False, linear=("v",),
+        shape=sh.second, readonly=True)
 
 # lists as values: append and pop are each other's adjoint
 def _appended(sig):
@@ -79,7 +84,7 @@ def _appended(sig):
 
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
-        updates=0)
+        updates=0, stores=1)
 
 
 def _extended(sig):
@@ -93,8 +98,8 @@ def _extended(sig):
 # xs.extend(ys): the adjoint splits the cotangent list back into xs's part and ys's part
 defrule("srcad.list_extend", "xs, ys", jvp_all="srcad.list_extend(t_xs, t_ys)",
         vjp_all="srcad.list_unextend(g, ys)", diff=("xs", "ys"), out=_extended, fn=rt.list_extend,
-        updates=0)
-defrule("srcad.list_unextend", "c, ys", jvp={"c": "srcad.list_unextend(t, ys)"},
+        updates=0, stores=1)
+defrule("srcad.list_unextend", "c, ys",
         vjp={"c": "srcad.list_extend(list(g[0]), g[1])"},
         out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))), fn=rt.list_unextend, linear=("c",))
 defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
@@ -103,23 +108,25 @@ defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         fn=rt.list_pop, updates=0, raises="always")  # an empty list
 # xs.insert(i, v) and xs.pop(i): each is the other's adjoint
 defrule("srcad.list_insert", "xs, i, v", jvp_all="srcad.list_insert(t_xs, i, t_v)",
-        vjp_all="srcad.list_pop_at(g, i)", diff=("xs", "v"), out=_appended, fn=rt.list_insert, updates=0)
+        vjp_all="srcad.list_pop_at(g, i)", diff=("xs", "v"), out=_appended, fn=rt.list_insert, updates=0,
+        stores=2)
 defrule("srcad.list_pop_at", "xs, i", jvp_all="srcad.list_pop_at(t_xs, i)",
         vjp_all="(srcad.list_insert(g0, i, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop_at, updates=0, raises="always")
-alias("srcad.setitem", "operator.setitem", fn=rt.setitem)
-defrule("srcad.array_adjoint", "v, x", jvp={"v": "srcad.array_adjoint(t, x)"},
+        fn=rt.list_pop_at, updates=0, raises="always", user_write=True)
+alias("srcad.setitem", "operator.setitem", fn=rt.setitem, user_write=False, cheap="", foldable=False)
+defrule("srcad.array_adjoint", "v, x",
         vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",))
 
 # list methods (the receiver is the first parameter)
-alias("list.append", "srcad.list_append", attr=True, fn=None)
-alias("list.pop", "srcad.list_pop", attr=True, fn=None)
-alias("list.extend", "srcad.list_extend", attr=True, fn=None)
-alias("list.insert", "srcad.list_insert", attr=True, fn=None)
-defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy)
+alias("list.append", "srcad.list_append", attr=True, fn=None, user_write=True)
+alias("list.pop", "srcad.list_pop", attr=True, fn=None, user_write=True)
+alias("list.extend", "srcad.list_extend", attr=True, fn=None, user_write=True)
+alias("list.insert", "srcad.list_insert", attr=True, fn=None, user_write=True)
+defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy,
+        copies=(0,), allocates=True)
 defrule("dict.copy", "d", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("d"), attr=True, linear=("d",),
-        fn=dict.copy)
+        fn=dict.copy, copies=(0,))
 nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index, raises="always")
 nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)
 def _list_type(sig) -> T.Type:
@@ -139,21 +146,21 @@ def _list_type(sig) -> T.Type:
     return T.UNKNOWN
 
 
-defrule("builtins.tuple", "x=()", jvp="tuple(t)", vjp="srcad.sequence_adjoint(g, x)",
+defrule("builtins.tuple", "x=()", vjp="srcad.sequence_adjoint(g, x)",
         out=lambda sig: (T.Tuple(sig.type("x").elts) if isinstance(sig.type("x"), T.Tuple)
-                         else T.UNKNOWN), linear=("x",))
-defrule("builtins.list", "x=()", jvp="list(t)", vjp="srcad.sequence_adjoint(g, x)",
-        out=_list_type, linear=("x",))
+                         else T.UNKNOWN), linear=("x",), copies=(0,))
+defrule("builtins.list", "x=()", vjp="srcad.sequence_adjoint(g, x)",
+        out=_list_type, linear=("x",), copies=(0,), allocates=True)
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),
-        linear=("x", "y"))
+        linear=("x", "y"), copies=(0, 1))
 defrule("srcad.list_repeat", "x, n", jvp={"x": "t * n"}, vjp={"x": "srcad.list_unrepeat(g, x)"},
-        out=ty.same("x"), linear=("x",))
-defrule("srcad.list_unrepeat", "c, x", jvp={"c": "srcad.list_unrepeat(t, x)"},
+        out=ty.same("x"), linear=("x",), copies=(0,))
+defrule("srcad.list_unrepeat", "c, x",
         vjp={"c": "g * (len(c) // len(g))"}, out=ty.same("x"), fn=rt.list_unrepeat,
         linear=("c",))
-defrule("srcad.copy_value", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("x"),
-        fn=rt.copy_value, linear=("x",))
+defrule("srcad.copy_value", "x", vjp="g", out=ty.same("x"),
+        fn=rt.copy_value, linear=("x",), shape=sh.first, copies=(0,))
 
 # a call to a function with user-given rules (srcad.custom_vjp / custom_jvp): the transforms
 # call its fwd/bwd/jvp functions; results are (output, residuals)
@@ -168,15 +175,16 @@ def _custom_cts(sig) -> T.Type:
 
 
 # (linear in the cotangents: a custom rule's backward can be differentiated again)
-defrule("srcad.custom_cotangents", "cts, args", jvp={"cts": "srcad.custom_cotangents(t, args)"},
+defrule("srcad.custom_cotangents", "cts, args",
         vjp={"cts": "g"}, out=_custom_cts, fn=rt.custom_cotangents, linear=("cts",))
 
 # shape-specialised helpers (simplify turns shape-only work into these)
-defrule("srcad.sum_to_shape", "v, shape", jvp={"v": "srcad.sum_to_shape(t, shape)"},
-        vjp={"v": "srcad.broadcast_like(g, v)"}, out=ty.unknown, fn=rt.sum_to_shape, linear=("v",))
-defrule("srcad.broadcast_to", "v, shape", jvp={"v": "srcad.broadcast_to(t, shape)"},
+defrule("srcad.sum_to_shape", "v, shape",
+        vjp={"v": "srcad.broadcast_like(g, v)"}, out=ty.unknown, fn=rt.sum_to_shape, linear=("v",),
+        shape=sh.literal)
+defrule("srcad.broadcast_to", "v, shape",
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
-        fresh=False, linear=("v",))
+        fresh=False, linear=("v",), shape=sh.literal, readonly=True)
 
 # max/min of an iterable: the derivative goes to the selected element, shared among ties;
 # select_adjoint and select_tangent are each other's transposes
@@ -186,10 +194,10 @@ defrule("srcad.max_of", "xs", **_SELECT, out=lambda sig: getattr(sig.type("xs"),
         fn=rt.max_of, raises="always")  # an empty sequence
 defrule("srcad.min_of", "xs", **_SELECT, out=lambda sig: getattr(sig.type("xs"), "elt", T.FLOAT),
         fn=rt.min_of, raises="always")
-defrule("srcad.select_adjoint", "v, xs, best", jvp={"v": "srcad.select_adjoint(t, xs, best)"},
+defrule("srcad.select_adjoint", "v, xs, best",
         vjp={"v": "srcad.select_tangent(g, xs, best)"}, out=ty.same("xs"), fn=rt.select_adjoint,
         linear=("v",))
-defrule("srcad.select_tangent", "v, xs, best", jvp={"v": "srcad.select_tangent(t, xs, best)"},
+defrule("srcad.select_tangent", "v, xs, best",
         vjp={"v": "srcad.select_adjoint(g, xs, best)"}, out=ty.same("best"), fn=rt.select_tangent,
         linear=("v",))
 
@@ -204,16 +212,16 @@ def _dict_parts(pairs: bool):
     return out
 
 
-defrule("srcad.dict_values", "d", jvp="srcad.dict_values(t)", vjp="srcad.dict_like(d, g)",
+defrule("srcad.dict_values", "d", vjp="srcad.dict_like(d, g)",
         out=_dict_parts(False), fn=rt.dict_values, fresh=False, linear=("d",))
-defrule("srcad.dict_items", "d", jvp="srcad.dict_items(t)", vjp="srcad.items_cotangent(d, g)",
+defrule("srcad.dict_items", "d", vjp="srcad.items_cotangent(d, g)",
         out=_dict_parts(True), fn=rt.dict_items, fresh=False, linear=("d",))
-defrule("srcad.dict_like", "d, v", jvp={"v": "srcad.dict_like(d, t)"}, vjp={"v": "srcad.dict_values(g)"},
+defrule("srcad.dict_like", "d, v", vjp={"v": "srcad.dict_values(g)"},
         out=ty.same("d"), fn=rt.dict_like, linear=("v",))
-defrule("srcad.items_cotangent", "d, pairs", jvp={"pairs": "srcad.items_cotangent(d, t)"},
+defrule("srcad.items_cotangent", "d, pairs",
         vjp={"pairs": "srcad.dict_items(g)"}, out=ty.same("d"), fn=rt.items_cotangent, linear=("pairs",))
 # `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
 defrule("srcad.iter", "x", jvp="srcad.iter_items(t)", vjp="srcad.iter_adjoint(g, x)", out=ty.unknown,
         fn=rt.iter_items, linear=("x",))
-defrule("srcad.iter_adjoint", "c, x", jvp={"c": "srcad.iter_adjoint(t, x)"}, vjp={"c": "srcad.iter_items(g)"},
+defrule("srcad.iter_adjoint", "c, x", vjp={"c": "srcad.iter_items(g)"},
         out=ty.same("x"), fn=rt.iter_adjoint, fresh=False, linear=("c",))

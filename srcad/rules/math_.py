@@ -8,7 +8,7 @@ and, with isnan/isinf/isfinite/isclose/factorial/comb/gcd, carry no derivative.
 from . import typefns as ty
 from .registry import defrule, elementwise, elementwise2, family, nondiff
 
-family("math")
+family("math", kind="elementwise", foldable=True)
 
 F = ty.scalar_float
 _DOMAIN = ("asin", "acos", "acosh", "atanh", "log1p", "log2", "log10", "sqrt")  # ValueError outside it
@@ -60,5 +60,5 @@ nondiff("math.factorial", "x", out=ty.scalar_int, raises="always")
 nondiff("math.comb", "n, k", out=ty.scalar_int, raises="always")
 nondiff("math.gcd", "*args", out=ty.scalar_int)
 # fsum is sum with exact rounding: the same derivative
-defrule("math.fsum", "seq", jvp="math.fsum(t)", vjp="srcad.sum_adjoint(g, seq)", out=ty.scalar_float,
+defrule("math.fsum", "seq", vjp="srcad.sum_adjoint(g, seq)", out=ty.scalar_float,
         linear=("seq",))

@@ -9,6 +9,8 @@ by a (NaN where an element is 0).
 """
 
 from ..ir import types as T
+from . import batching as bt
+from . import shapes as sh
 from . import typefns as ty
 from .registry import alias, defrule, family
 
@@ -18,13 +20,15 @@ _EXPAND = "srcad.expand_reduced({v}, a, axis, keepdims)"
 RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 
 defrule("numpy.sum", RED, jvp={"a": "np.sum(t, axis=axis, keepdims=keepdims)"},
-        vjp={"a": _EXPAND.format(v="g")}, out=ty.reduce_("a"), linear=("a",))
+        vjp={"a": _EXPAND.format(v="g")}, out=ty.reduce_("a"), linear=("a",), kind="reduction",
+        batch=bt.reduction, method="sum")
 defrule("numpy.mean", RED, jvp={"a": "np.mean(t, axis=axis, keepdims=keepdims)"},
         vjp={"a": _EXPAND.format(v="g") + " * (np.size(ans) / np.size(a))"},
-        out=ty.reduce_("a"), linear=("a",))
+        out=ty.reduce_("a"), linear=("a",), kind="reduction", batch=bt.reduction, method="mean")
 defrule("numpy.prod", RED,
         jvp={"a": "np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)"},
-        vjp={"a": _EXPAND.format(v="g") + " * srcad.prod_partials(a, axis)"}, out=ty.reduce_("a"))
+        vjp={"a": _EXPAND.format(v="g") + " * srcad.prod_partials(a, axis)"}, out=ty.reduce_("a"),
+        kind="reduction", method="prod")
 
 
 # constructors that carry the derivative of their values
@@ -44,10 +48,11 @@ def _linspace_type(sig) -> T.Type:
 
 defrule("numpy.full", "shape, fill_value, dtype=None, order='C'",
         jvp={"fill_value": "np.full(shape, t, dtype)"},
-        vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=_full_type, linear=("fill_value",))
-defrule("numpy.full_like", "a, fill_value, dtype=None", jvp={"fill_value": "np.full_like(a, t, dtype)"},
+        vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=_full_type, linear=("fill_value",),
+        shape=sh.literal, allocates=True)
+defrule("numpy.full_like", "a, fill_value, dtype=None",
         vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=ty.array_like("a", kind=None),
-        linear=("fill_value",))
+        linear=("fill_value",), shape=sh.first, allocates=True)
 def _arange_type(sig) -> T.Type:
     """An int array for int arguments, a float array if any is a float."""
     ts = [sig.type(p) for p in ("start", "stop", "step")]
@@ -83,7 +88,8 @@ _SHARE_G = f"{_EXPAND.format(v='g')} * {_MASK} / {_COUNT}"
 for _name in ("max", "min", "amax", "amin"):
     defrule(f"numpy.{_name}", "a, axis=None, out=None, keepdims=False",
             jvp={"a": f"np.sum({_PICK_T}, axis=axis, keepdims=keepdims)"},
-            vjp={"a": _SHARE_G}, out=ty.reduce_("a"))
+            vjp={"a": _SHARE_G}, out=ty.reduce_("a"), kind="reduction", keeps_kind=True,
+            method=_name.lstrip("a"))
 
 # dot of >2-d operands contracts the last axis of a with the second-to-last of b
 _DOT_ND = "srcad.tensordot_adjoint(g, {o}, np.shape({s}), (-1, 0 if np.ndim(b) == 1 else -2), {w})"
@@ -97,20 +103,22 @@ _DOT_B = ("g * a if np.ndim(a) == 0 else (np.sum(g * a) if np.ndim(b) == 0 else 
           "(np.outer(a, g) if np.ndim(a) == 1 else np.dot(srcad.T(a), g))) "
           "if np.ndim(a) <= 2 and np.ndim(b) <= 2 "
           "else " + _DOT_ND.format(o="a", s="b", w=1) + "))")
-defrule("numpy.dot", "a, b", jvp=("np.dot(t, b)", "np.dot(a, t)"), vjp=(_DOT_A, _DOT_B),
-        out=ty.matmul("a", "b", dot=True), linear=("a", "b"))
-alias("numpy.matmul", "operator.matmul")
+defrule("numpy.dot", "a, b", vjp=(_DOT_A, _DOT_B),
+        out=ty.matmul("a", "b", dot=True), multilinear=("a", "b"), shape=sh.dot,
+        batch=bt.matmul)
+alias("numpy.matmul", "operator.matmul", cheap="", foldable=False, type_errors="")
 
-defrule("numpy.transpose", "a, axes=None", jvp={"a": "np.transpose(t, axes)"},
+defrule("numpy.transpose", "a, axes=None",
         vjp={"a": "np.transpose(g, srcad.inverse_axes(axes))"}, out=ty.same("a"), fresh=False,
-        linear=("a",))
+        linear=("a",), kind="view", shape=sh.transpose, batch=bt.transpose, keeps_kind=True)
 defrule("numpy.reshape", "a, shape=None, order='C'", jvp={"a": "np.reshape(t, shape, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.array(None), fresh=False,
-        linear=("a",))
+        linear=("a",), shape=sh.reshape, batch=bt.reshape, keeps_kind=True)
 defrule("numpy.ravel", "a, order='C'", jvp={"a": "np.ravel(t, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.array(1), fresh=False,
-        linear=("a",))
-defrule("numpy.copy", "a", jvp="np.copy(t)", vjp="g", out=ty.same("a"), linear=("a",))
+        linear=("a",), shape=sh.flat, batch=bt.reshape, keeps_kind=True)
+defrule("numpy.copy", "a", vjp="g", out=ty.same("a"), linear=("a",), shape=sh.first,
+        keeps_kind=True, allocates=True)
 def _array_type(sig) -> T.Type:
     """np.array(a) of an array is an array of its type (a copy); otherwise of unknown rank."""
     t = sig.type("object")
@@ -120,10 +128,12 @@ def _array_type(sig) -> T.Type:
 
 
 defrule("numpy.array", "object, dtype=None", jvp={"object": "np.array(t, dtype=dtype)"},
-        vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",))
+        vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",), shape=sh.first,
+        allocates=True)
 defrule("numpy.asarray", "a, dtype=None", jvp={"a": "np.asarray(t, dtype=dtype)"},
-        vjp={"a": "srcad.array_adjoint(g, a)"}, out=ty.array(None), fresh=False, linear=("a",))
-defrule("numpy.outer", "a, b", jvp=("np.outer(t, b)", "np.outer(a, t)"),
+        vjp={"a": "srcad.array_adjoint(g, a)"}, out=ty.array(None), fresh=False, linear=("a",),
+        shape=sh.first, keeps_kind=True)
+defrule("numpy.outer", "a, b",
         vjp=("np.reshape(np.dot(g, np.ravel(b)), np.shape(a))",
              "np.reshape(np.dot(np.ravel(a), g), np.shape(b))"),
-        out=ty.array(2), linear=("a", "b"))
+        out=ty.array(2), multilinear=("a", "b"), shape=sh.outer)

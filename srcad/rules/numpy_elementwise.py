@@ -27,10 +27,15 @@ Non-smooth points (the same choice in both modes):
   smooth, with derivative 0 at 0; fmod and remainder are differentiable where continuous.
 """
 
+from . import shapes as sh
 from . import typefns as ty
 from .registry import alias, defrule, elementwise, elementwise2, family, nondiff
 
-family("numpy elementwise")
+family("numpy elementwise", kind="elementwise")
+
+#: what the ufuncs that mirror an operator (np.add is +) do not share with it: Python operators
+#: fold on constants and are cheap to recompute on scalars (remat); the ufuncs are left as written
+NOT_OPERATOR = {"cheap": "", "foldable": False, "ring": False, "type_errors": ""}
 
 _UNARY = {
     "sin": "np.cos(x)",
@@ -82,7 +87,8 @@ for _name, (_dx, _dy) in {
     "fmod": ("1.0", "-np.trunc(x / y)"),
     "remainder": ("1.0", "-np.floor(x / y)"),
 }.items():
-    elementwise2(f"numpy.{_name}", _dx, _dy, out=B2)
+    elementwise2(f"numpy.{_name}", _dx, _dy, out=B2,
+                 commutative=_name in ("hypot", "logaddexp", "logaddexp2"))
 
 
 # maximum, minimum, fmax, fmin select an argument: its derivative where it is selected (half
@@ -105,13 +111,14 @@ elementwise2("numpy.arctan2", "x2 / (x1 * x1 + x2 * x2)", "-x1 / (x1 * x1 + x2 *
 for _name, _target in {"add": "operator.add", "subtract": "operator.sub",
                        "multiply": "operator.mul", "divide": "operator.truediv",
                        "true_divide": "operator.truediv"}.items():
-    alias(f"numpy.{_name}", _target)
+    alias(f"numpy.{_name}", _target, **NOT_OPERATOR)
 
 # (the condition too has a shape: np.where(m, 1.0, 0.0) is an array)
 defrule("numpy.where", "condition, x, y",
         jvp={"x": "np.where(condition, t, 0.0)", "y": "np.where(condition, 0.0, t)"},
         vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
-        out=ty.floating("condition", "x", "y"), broadcasts=("condition", "x", "y"), linear=("x", "y"))
+        out=ty.floating("condition", "x", "y"), broadcasts=("condition", "x", "y"), linear=("x", "y"),
+        shape=sh.where)
 # (the bounds may also be given as min= and max=, NumPy 2)
 _LO, _HI = "(a_min if a_min is not None else min)", "(a_max if a_max is not None else max)"
 _CLIP = {"a": f"srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "a < a_min", "a_max": "a > a_max",
@@ -120,7 +127,7 @@ defrule("numpy.clip", "a, a_min=None, a_max=None, out=None, min=None, max=None",
         jvp={p: f"np.where({m}, t, 0.0)" for p, m in _CLIP.items()},
         vjp={p: f"np.where({m}, g, 0.0)" for p, m in _CLIP.items()},
         out=ty.floating("a", "a_min", "a_max", "min", "max"),
-        broadcasts=("a", "a_min", "a_max", "min", "max"))
+        broadcasts=("a", "a_min", "a_max", "min", "max"), shape=sh.first)
 
 # (the tangent of a replaced entry may be inf or NaN, as for x / 0: selected, never multiplied)
 _REPLACED = {"x": "np.isfinite(x)", "nan": "np.isnan(x)", "posinf": "np.isposinf(x)",
@@ -130,7 +137,7 @@ defrule("numpy.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
         vjp={p: f"np.where({m}, g, 0.0)" for p, m in _REPLACED.items()},
         out=ty.same("x"), broadcasts=("x", "nan", "posinf", "neginf"))
 elementwise2("numpy.ldexp", "np.exp2(x2)", None, params="x1, x2", out=ty.floating("x1"))
-defrule("numpy.float64", "x=0.0", jvp="np.float64(t)", vjp="g", out=ty.floating("x"), linear=("x",))
+defrule("numpy.float64", "x=0.0", vjp="g", out=ty.floating("x"), linear=("x",))
 
 for _name in ("sign", "floor", "ceil", "trunc", "rint", "round", "around", "fix"):
     nondiff(f"numpy.{_name}", "x, decimals=0" if "round" in _name else "x", out=ty.same("x"))

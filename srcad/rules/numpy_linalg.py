@@ -18,6 +18,7 @@ Assumptions and choices (the same in both modes):
 """
 
 from ..ir import types as T
+from . import shapes_numpy as shn
 from . import typefns as ty
 from .registry import defrule, family
 
@@ -39,7 +40,8 @@ def _batch_scalar(name: str):
 SAME = ty.rank("a")
 EYE = "np.eye(np.shape(a)[-1])"
 
-defrule("numpy.linalg.inv", "a", jvp="-(ans @ t @ ans)", vjp=f"-({TT}(ans) @ g @ {TT}(ans))", out=SAME)
+defrule("numpy.linalg.inv", "a", jvp="-(ans @ t @ ans)", vjp=f"-({TT}(ans) @ g @ {TT}(ans))", out=SAME,
+        shape=shn.same("a"))
 def _solve_type(sig) -> T.Type:
     na, nb = ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b"))
     if na is None or nb is None:
@@ -59,7 +61,7 @@ defrule("numpy.linalg.solve", "a, b",
         vjp={"a": f"-(np.expand_dims({_BBAR}, -1) * np.expand_dims(ans, -2)) if np.ndim(b) == 1 "
                   f"else -({_BBAR} @ {TT}(ans))",
              "b": _BBAR},
-        out=_solve_type, broadcasts=("a", "b"), linear=("b",))
+        out=_solve_type, broadcasts=("a", "b"), linear=("b",), shape=shn.solve)
 # det: d det(a) = tr(adj(a) da), with the adjugate computed without inverting a (from its
 # SVD), so that it exists at singular matrices too (srcad.adjugate, to second order)
 _ADJ_T = f"{TT}(srcad.adjugate(a))"
@@ -90,7 +92,7 @@ _CHOL_S = (f"{TT}(np.linalg.solve({TT}({_LO}), {TT}(np.linalg.solve({TT}({_LO}),
            f"np.tril(({TT}({_LO}) @ ({TT}(g) if upper else g)) * {_PHI})))))")
 defrule("numpy.linalg.cholesky", "a, upper=False", let={"S": _CHOL_S},
         jvp={"a": f"{TT}({_CHOL_DL}) if upper else {_CHOL_DL}"}, vjp={"a": "srcad.to_triangle(S, upper)"},
-        out=SAME)
+        out=SAME, shape=shn.same("a"))
 
 # qr (reduced, m >= n): X = Q^T da R^-1, omega = its strictly lower part made skew
 _QR_B = f"{TT}(np.linalg.solve({TT}(ans1), {TT}(t_a)))"
@@ -117,7 +119,8 @@ def _pinv_vjp(p: str, g: str) -> str:
             f"+ {TT}({p}) @ {p} @ {TT}({g}) @ {_IN.format(p=p)})")
 
 
-defrule("numpy.linalg.pinv", "a", jvp=_pinv_jvp("ans", "t"), vjp=_pinv_vjp("ans", "g"), out=SAME)
+defrule("numpy.linalg.pinv", "a", jvp=_pinv_jvp("ans", "t"), vjp=_pinv_vjp("ans", "g"), out=SAME,
+        shape=shn.pinv)
 
 # lstsq: x = pinv(a) b; residuals r^2 with r = b - a x (at the optimum d(r^2)/dx = 0); s are
 # the singular values of a; rank has no derivative. (A let that a run-time branch uses must

@@ -1,7 +1,12 @@
 """ndarray methods and attributes. Each mirrors the numpy function of the same name (the
 receiver is the first parameter), so it shares that function's rules and semantics."""
 
+import math
+
 from ..ir import types as T
+from . import batching as bt
+from . import shapes as sh
+from . import shapes_numpy as shn
 from . import typefns as ty
 from .registry import alias, defrule, family, nondiff
 
@@ -11,12 +16,14 @@ for _name in ("sum", "mean", "prod", "max", "min", "std", "var", "cumsum", "cump
               "transpose", "copy", "clip", "ravel", "reshape", "squeeze", "swapaxes", "take",
               "repeat", "diagonal", "trace", "conjugate"):
     alias(f"numpy.ndarray.{_name}", f"numpy.{_name}", attr=True)
-alias("numpy.ndarray.conj", "numpy.conjugate", attr=True)
+alias("numpy.ndarray.conj", "numpy.conjugate", attr=True, shape=shn.same("x"))
 alias("numpy.ndarray.flatten", "numpy.ravel", attr=True, fresh=True)
 defrule("numpy.ndarray.astype", "a, dtype", jvp="np.asarray(t, dtype=dtype)", vjp="g",
-        out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), None), attr=True, linear=("a",))
+        out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), None), attr=True, linear=("a",),
+        shape=shn.same("a"))
 defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", out=ty.same("a"),
-        fresh=False, attr=True, linear=("a",))
+        fresh=False, attr=True, linear=("a",),
+        kind="view", shape=sh.reversed_axes, batch=bt.reversed_axes, keeps_kind=True)
 # x.item(): the one element of a size-1 array; x.item(i): element i of the flattened array
 # (negative from the end); x.item((i, j)): element [i, j]
 _ITEM = ("(i if isinstance(i, tuple) else np.unravel_index((0 if i is None else i) % max(np.size(a), 1), "
@@ -37,10 +44,10 @@ def _shape_type(sig):
     return T.UNKNOWN
 
 
-nondiff("numpy.ndarray.shape", "a", out=_shape_type, attr=True)
-nondiff("numpy.ndarray.ndim", "a", out=ty.scalar_int, attr=True)
-nondiff("numpy.ndarray.size", "a", out=ty.scalar_int, attr=True)
+nondiff("numpy.ndarray.shape", "a", out=_shape_type, attr=True, of_shape=tuple)
+nondiff("numpy.ndarray.ndim", "a", out=ty.scalar_int, attr=True, of_shape=len)
+nondiff("numpy.ndarray.size", "a", out=ty.scalar_int, attr=True, of_shape=math.prod)
 nondiff("numpy.ndarray.dtype", "a", out=ty.opaque("dtype"), attr=True)
 for _name in ("argmax", "argmin", "argsort", "nonzero", "any", "all"):
     alias(f"numpy.ndarray.{_name}", f"numpy.{_name}", attr=True)
-alias("numpy.ndarray.round", "numpy.round", attr=True)
+alias("numpy.ndarray.round", "numpy.round", attr=True, shape=shn.same("x"))

@@ -9,25 +9,30 @@ number functions are impure: they are never merged, dropped or moved by the opti
 Rounding, comparisons and logical functions are in numpy_elementwise.
 """
 
+import math
+
 from ..ir import types as T
+from . import shapes as sh
 from . import typefns as ty
 from .registry import defrule, family, nondiff
 
 family("numpy non-differentiable")
 
 # shape queries
-nondiff("numpy.shape", "a", out=ty.unknown)
-nondiff("numpy.ndim", "a", out=ty.scalar_int)
-nondiff("numpy.size", "a, axis=None", out=ty.scalar_int)
+nondiff("numpy.shape", "a", out=ty.unknown, of_shape=tuple)
+nondiff("numpy.ndim", "a", out=ty.scalar_int, of_shape=len)
+nondiff("numpy.size", "a, axis=None", out=ty.scalar_int, of_shape=math.prod)
 nondiff("numpy.isscalar", "element", out=ty.scalar_bool)
 nondiff("numpy.iscomplexobj", "x", out=ty.scalar_bool)
 nondiff("numpy.result_type", "*args", out=ty.opaque("dtype"))
 
 # constructors
 for _name in ("zeros", "ones", "empty"):
-    nondiff(f"numpy.{_name}", "shape, dtype=None, order='C'", out=ty.from_shape())
+    nondiff(f"numpy.{_name}", "shape, dtype=None, order='C'", out=ty.from_shape(), shape=sh.literal,
+            allocates=True, blank=True)
 for _name in ("zeros_like", "ones_like", "empty_like"):
-    nondiff(f"numpy.{_name}", "a, dtype=None", out=ty.array_like("a", kind=None))
+    nondiff(f"numpy.{_name}", "a, dtype=None", out=ty.array_like("a", kind=None), shape=sh.first,
+            allocates=True, blank=True)
 nondiff("numpy.logspace", "start, stop, num=50, endpoint=True, base=10.0", out=ty.array(1),
         refuses=("start", "stop", "base"))
 nondiff("numpy.geomspace", "start, stop, num=50, endpoint=True", out=ty.array(1), refuses=("start", "stop"))
@@ -59,8 +64,7 @@ nondiff("numpy.allclose", "a, b, rtol=1e-05, atol=1e-08", out=ty.scalar_bool)
 nondiff("numpy.array_equal", "a1, a2", out=ty.scalar_bool)
 
 # bincount is linear in its weights: the weight of element i goes to bin x[i]
-defrule("numpy.bincount", "x, weights=None, minlength=0",
-        jvp={"weights": "np.bincount(x, t, minlength)"}, vjp={"weights": "g[x]"},
+defrule("numpy.bincount", "x, weights=None, minlength=0", vjp={"weights": "g[x]"},
         out=lambda sig: T.Array(1, "f" if not isinstance(sig.type("weights"), T.NoneT) else "i"),
         linear=("weights",), raises="always")  # negative values
 

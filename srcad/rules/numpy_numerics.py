@@ -17,7 +17,6 @@ from .registry import defrule, family, nondiff
 family("numpy numerics")
 
 defrule("numpy.trapezoid", "y, x=None, dx=1.0, axis=-1",
-        jvp={"y": "np.trapezoid(t, x, dx, axis)"},
         vjp={"y": "srcad.expand_reduced(g, y, axis, False) * srcad.trapezoid_weights(y, x, dx, axis)"},
         out=ty.reduce_("y"), linear=("y",), refuses=("x", "dx"))
 nondiff("srcad.trapezoid_weights", "y, x=None, dx=1.0, axis=-1", out=ty.array(None), fn=rt.trapezoid_weights,
@@ -27,11 +26,11 @@ defrule("numpy.polyval", "p, x", jvp={"p": "np.polyval(t, x)", "x": "t * np.poly
         vjp={"p": "srcad.polyval_adjoint(g, p, x)", "x": "g * np.polyval(np.polyder(p), x)"},
         out=lambda sig: sig.type("x") if not isinstance(sig.type("x"), T.Int) else T.FLOAT,
         broadcasts=("x",))
-defrule("srcad.polyval_adjoint", "c, p, x", jvp={"c": "srcad.polyval_adjoint(t, p, x)"},
+defrule("srcad.polyval_adjoint", "c, p, x",
         vjp={"c": "np.polyval(g, x)"}, out=ty.array(1), fn=rt.polyval_adjoint, linear=("c",),
         refuses=("x",))
 # polyder(p) = [p0 (n-1), p1 (n-2), ..., p_{n-2}]
-defrule("numpy.polyder", "p", jvp={"p": "np.polyder(t)"},
+defrule("numpy.polyder", "p",
         vjp={"p": "np.append(g * np.arange(np.size(g), 0, -1), 0.0)"}, out=ty.array(1), linear=("p",))
 
 # (a slope of 0, outside xp's range or on a flat piece, selects 0: never 0 * inf)
@@ -40,13 +39,13 @@ defrule("numpy.interp", "x, xp, fp", let={"S": "srcad.interp_slope(x, xp, fp)"},
         vjp={"x": "np.where(S == 0.0, 0.0, g * S)", "fp": "srcad.interp_fp_adjoint(g, x, xp)"},
         out=lambda sig: sig.type("x") if isinstance(sig.type("x"), T.Array) else T.FLOAT,
         broadcasts=("x",), refuses=("xp",))
-defrule("srcad.interp_fp_adjoint", "c, x, xp", jvp={"c": "srcad.interp_fp_adjoint(t, x, xp)"},
+defrule("srcad.interp_fp_adjoint", "c, x, xp",
         vjp={"c": "np.interp(x, xp, g)"}, out=ty.array(1), fn=rt.interp_fp_adjoint, linear=("c",),
         refuses=("x", "xp"))
 # the slope is piecewise constant in x; in fp it is linear: (fp[i+1] - fp[i]) / (xp[i+1] - xp[i])
-defrule("srcad.interp_slope", "x, xp, fp", jvp={"fp": "srcad.interp_slope(x, xp, t)"},
+defrule("srcad.interp_slope", "x, xp, fp",
         vjp={"fp": "srcad.interp_slope_adjoint(g, x, xp)"}, out=ty.same("x"), fn=rt.interp_slope,
         linear=("fp",), refuses=("xp",))
-defrule("srcad.interp_slope_adjoint", "c, x, xp", jvp={"c": "srcad.interp_slope_adjoint(t, x, xp)"},
+defrule("srcad.interp_slope_adjoint", "c, x, xp",
         vjp={"c": "srcad.interp_slope(x, xp, g)"}, out=ty.array(1), fn=rt.interp_slope_adjoint,
         linear=("c",), refuses=("x", "xp"))

@@ -12,6 +12,7 @@ import re
 
 from ..ir import types as T
 from ..ir.nodes import Const
+from . import shapes_numpy as shn
 from . import typefns as ty
 from .operators import _MATMUL_X, _MATMUL_Y
 from .registry import defrule, family
@@ -57,17 +58,18 @@ for _path, (_a, _b) in {"numpy.tensordot": ("a", "b"), "numpy.linalg.tensordot":
             jvp={_a: f"{_call}(t, {_b}, axes=axes)", _b: f"{_call}({_a}, t, axes=axes)"},
             vjp={_a: f"srcad.tensordot_adjoint(g, {_b}, np.shape({_a}), axes, 0)",
                  _b: f"srcad.tensordot_adjoint(g, {_a}, np.shape({_b}), axes, 1)"},
-            out=_tensordot_type(_a, _b), linear=(_a, _b))
+            out=_tensordot_type(_a, _b), multilinear=(_a, _b),
+            shape=shn.tensordot if _path == "numpy.tensordot" else None)
 
-defrule("numpy.vdot", "a, b", jvp=("np.vdot(t, b)", "np.vdot(a, t)"),
+defrule("numpy.vdot", "a, b",
         vjp=("np.reshape(g * b, np.shape(a))", "np.reshape(g * a, np.shape(b))"),
-        out=ty.scalar_float, linear=("a", "b"))
-defrule("numpy.inner", "a, b", jvp=("np.inner(t, b)", "np.inner(a, t)"),
+        out=ty.scalar_float, multilinear=("a", "b"))
+defrule("numpy.inner", "a, b",
         vjp=("np.sum(g * b) if np.ndim(a) == 0 else (g * b if np.ndim(b) == 0 else "
              "srcad.tensordot_adjoint(g, b, np.shape(a), (-1, -1), 0))",
              "np.sum(g * a) if np.ndim(b) == 0 else (g * a if np.ndim(a) == 0 else "
              "srcad.tensordot_adjoint(g, a, np.shape(b), (-1, -1), 1))"),
-        out=_contract_type("a", "b"), linear=("a", "b"))
+        out=_contract_type("a", "b"), multilinear=("a", "b"), shape=shn.inner)
 # vecdot is a generalised ufunc: `axis` is each operand's own contracted axis, and the
 # other axes broadcast (summed in the adjoint with the contracted axis last)
 _VECDOT_VJP = ("np.expand_dims(g, -1) * {y} if axis == -1 else np.moveaxis(srcad.unbroadcast("
@@ -77,13 +79,13 @@ for _path in ("numpy.vecdot", "numpy.linalg.vecdot"):
     defrule(_path, "x1, x2, axis=-1",
             jvp=(f"{_call}(t, x2, axis=axis)", f"{_call}(x1, t, axis=axis)"),
             vjp=(_VECDOT_VJP.format(x="x1", y="x2"), _VECDOT_VJP.format(x="x2", y="x1")),
-            out=_vecdot_type, broadcasts=("x1", "x2"), linear=("x1", "x2"))
-defrule("numpy.linalg.outer", "x1, x2", jvp=("np.linalg.outer(t, x2)", "np.linalg.outer(x1, t)"),
-        vjp=("np.dot(g, x2)", "np.dot(x1, g)"), out=ty.array(2), linear=("x1", "x2"))
-defrule("numpy.linalg.matmul", "x1, x2", jvp=("np.linalg.matmul(t, x2)", "np.linalg.matmul(x1, t)"),
+            out=_vecdot_type, broadcasts=("x1", "x2"), multilinear=("x1", "x2"))
+defrule("numpy.linalg.outer", "x1, x2",
+        vjp=("np.dot(g, x2)", "np.dot(x1, g)"), out=ty.array(2), multilinear=("x1", "x2"))
+defrule("numpy.linalg.matmul", "x1, x2",
         vjp=tuple(re.sub(r"\b[xy]\b", lambda m: {"x": "x1", "y": "x2"}[m.group()], v)
                   for v in (_MATMUL_X, _MATMUL_Y)),
-        out=ty.matmul("x1", "x2"), broadcasts=("x1", "x2"), linear=("x1", "x2"))
+        out=ty.matmul("x1", "x2"), broadcasts=("x1", "x2"), multilinear=("x1", "x2"))
 
 # einsum: srcad.einsum_call drops absent operands; srcad.einsum_vjp is the adjoint for one
 # operand (given as its shape), itself differentiable (rules in helpers.py). The sublist form
@@ -117,27 +119,26 @@ defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=N
              "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
              "subscripts": f"srcad.einsum_vjp({_SPEC}, 0, g, np.shape(subscripts), {_B}, {_D})",
              "d": f"srcad.einsum_vjp({_SPEC}, 2, g, subscripts, b, np.shape(d))"},
-        out=ty.num, linear=("subscripts", "a", "b", "c", "d"), view_of=einsum_view)
+        out=ty.num, multilinear=("subscripts", "a", "b", "c", "d"), view_of=einsum_view, shape=shn.einsum)
 
 # kron of operands of any ranks (padded with leading 1s to the same rank); a scalar operand
 # simply scales the other
-defrule("numpy.kron", "a, b", jvp=("np.kron(t, b)", "np.kron(a, t)"),
+defrule("numpy.kron", "a, b",
         vjp=("np.sum(g * b) if np.ndim(a) == 0 else srcad.kron_adjoint(g, b, np.shape(a), 0)",
              "np.sum(g * a) if np.ndim(b) == 0 else srcad.kron_adjoint(g, a, np.shape(b), 1)"),
         out=lambda sig: T.Array(None if None in (ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b")))
                                 else max(ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b"))), "f"),
-        linear=("a", "b"))
+        multilinear=("a", "b"), shape=shn.kron)
 
 # cross products of 3-vectors: <g, a x b> = <a, b x g> = <b, g x a>; 2-vectors (last axis,
 # deprecated in NumPy 2) have a scalar result a0 b1 - a1 b0
 _CROSS2 = ("({1} if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2 and axis is None and axisa == -1 "
            "and axisb == -1 else {0})")
 defrule("numpy.cross", "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
-        jvp=("np.cross(t, b, axisa, axisb, axisc, axis)", "np.cross(a, t, axisa, axisb, axisc, axis)"),
         vjp=(_CROSS2.format("np.cross(b, g, axisb, axisc, axisa, axis)", "srcad.cross2_adjoint(g, b, 0)"),
              _CROSS2.format("np.cross(g, a, axisc, axisa, axisb, axis)", "srcad.cross2_adjoint(g, a, 1)")),
-        out=lambda sig: T.Array(None, "f"), broadcasts=("a", "b"), linear=("a", "b"))
+        out=lambda sig: T.Array(None, "f"), broadcasts=("a", "b"), multilinear=("a", "b"))
 defrule("numpy.linalg.cross", "x1, x2, axis=-1",
         jvp=("np.linalg.cross(t, x2, axis=axis)", "np.linalg.cross(x1, t, axis=axis)"),
         vjp=("np.linalg.cross(x2, g, axis=axis)", "np.linalg.cross(g, x1, axis=axis)"),
-        out=lambda sig: T.Array(None, "f"), broadcasts=("x1", "x2"), linear=("x1", "x2"))
+        out=lambda sig: T.Array(None, "f"), broadcasts=("x1", "x2"), multilinear=("x1", "x2"))

@@ -22,6 +22,7 @@ Non-smooth and singular points (the same choice in both modes):
 
 from .. import runtime as rt
 from ..ir import types as T
+from . import shapes_numpy as shn
 from . import typefns as ty
 from .registry import defrule, family
 
@@ -50,10 +51,10 @@ _STAT_LET = {"c": "a - np.mean(a, axis=axis, keepdims=True)",
              "s": "np.where(ans == 0.0, np.inf, ans)"}
 defrule("numpy.var", STAT, let=_STAT_LET,
         jvp={"a": "(2.0 / n) * " + _S("t * c")}, vjp={"a": _E("g") + " * ((2.0 / n) * c)"},
-        out=ty.reduce_("a"), refuses=("ddof",))
+        out=ty.reduce_("a"), refuses=("ddof",), kind="reduction", method="var")
 defrule("numpy.std", STAT, let=_STAT_LET,
         jvp={"a": _S("t * c") + " / (n * s)"}, vjp={"a": _E("g / s") + " * (c / n)"},
-        out=ty.reduce_("a"), refuses=("ddof",))
+        out=ty.reduce_("a"), refuses=("ddof",), kind="reduction", method="std")
 _NANSTAT_LET = {
     "c": f"np.where({NAN}, 0.0, a - np.nanmean(a, axis=axis, keepdims=True))",
     "n": f"np.maximum(np.sum(np.logical_not({NAN}), axis=axis, keepdims=True) - ddof, 0.0)",
@@ -63,23 +64,24 @@ _OK = f"np.where({NAN}, 0.0, {{}})"  # (a NaN element's derivative, which may be
 defrule("numpy.nanvar", STAT, let=_NANSTAT_LET,
         jvp={"a": _S(_OK.format("(2.0 / n) * (t * c)"))},
         vjp={"a": _OK.format(_E("g") + " * ((2.0 / n) * c)")},
-        out=ty.reduce_("a"), refuses=("ddof",))
+        out=ty.reduce_("a"), refuses=("ddof",), kind="reduction")
 defrule("numpy.nanstd", STAT, let=_NANSTAT_LET,
         jvp={"a": _S(_OK.format("t * c / n")) + " / s"}, vjp={"a": _OK.format(_E("g / s") + " * (c / n)")},
-        out=ty.reduce_("a"), refuses=("ddof",))
+        out=ty.reduce_("a"), refuses=("ddof",), kind="reduction")
 
 # NaN-ignoring sums, means and products
 defrule("numpy.nansum", RED, jvp={"a": _S(f"np.where({NAN}, 0.0, t)")},
-        vjp={"a": f"np.where({NAN}, 0.0, {_E('g')})"}, out=ty.reduce_("a"), linear=("a",))
+        vjp={"a": f"np.where({NAN}, 0.0, {_E('g')})"}, out=ty.reduce_("a"), kind="reduction")
 _COUNT = f"np.sum(np.logical_not({NAN}), axis=axis, keepdims=keepdims)"
 defrule("numpy.nanmean", RED, let={"count": _COUNT},
         jvp={"a": _S(f"np.where({NAN}, 0.0, t)") + " / count"},
-        vjp={"a": f"np.where({NAN}, 0.0, {_E('g / count')})"}, out=ty.reduce_("a"), linear=("a",))
+        vjp={"a": f"np.where({NAN}, 0.0, {_E('g / count')})"}, out=ty.reduce_("a"),
+        kind="reduction")
 # nanprod: prod with NaNs taken as 1 (the zero-safe partials of prod)
 _NANONE = f"srcad.prod_partials(np.where({NAN}, 1.0, a), axis)"
 defrule("numpy.nanprod", RED,
         jvp={"a": _S(f"np.where({NAN}, 0.0, t) * {_NANONE}")},
-        vjp={"a": f"np.where({NAN}, 0.0, {_E('g')} * {_NANONE})"}, out=ty.reduce_("a"))
+        vjp={"a": f"np.where({NAN}, 0.0, {_E('g')} * {_NANONE})"}, out=ty.reduce_("a"), kind="reduction")
 
 # nanmax/nanmin/ptp: the derivative is shared equally among tied extrema (NaN never ties)
 _MASK = "(a == " + _E("ans") + ")"
@@ -87,7 +89,7 @@ _SHARE = "np.where(" + _MASK + ", {v}, 0.0) / " + _E("np.sum(" + _MASK + ", axis
 for _name in ("nanmax", "nanmin"):
     defrule(f"numpy.{_name}", "a, axis=None, out=None, keepdims=False",
             jvp={"a": "np.sum(" + _SHARE.format(v="t") + ", axis=axis, keepdims=keepdims)"},
-            vjp={"a": _SHARE.format(v=_E("g"))}, out=ty.reduce_("a"))
+            vjp={"a": _SHARE.format(v=_E("g"))}, out=ty.reduce_("a"), kind="reduction")
 _PTP_LET = {
     "hi": "a == np.max(a, axis=axis, keepdims=True)",
     "lo": "a == np.min(a, axis=axis, keepdims=True)",
@@ -96,7 +98,7 @@ _PTP_LET = {
 defrule("numpy.ptp", "a, axis=None, out=None, keepdims=False", let=_PTP_LET,
         jvp={"a": _S("np.where(hi | lo, t * d, 0.0)")},
         vjp={"a": "np.where(hi | lo, " + _E("g") + " * d, 0.0)"},
-        out=ty.reduce_("a"))
+        out=ty.reduce_("a"), kind="reduction")
 
 # weighted average: W is the weights broadcast to the shape of a (spliced in as text, not
 # a let: the vjp uses it inside a branch on `weights is None`)
@@ -109,7 +111,7 @@ defrule("numpy.average", "a, axis=None, weights=None, keepdims=False",
                    f"{_E(f'g / {_WSUM}')} * {_W}"),
              "weights": f"srcad.average_weights_adjoint({_E(f'g / {_WSUM}')} * (a - {_E('ans')}), "
                         "weights, axis)"},
-        out=ty.reduce_("a"))
+        out=ty.reduce_("a"), kind="reduction")
 
 
 # cumulative sums and products; rcs(v) sums v from the end (the adjoint of cumsum)
@@ -131,18 +133,18 @@ def _cum_type(sig) -> T.Type:
 
 CUM = "a, axis=None, dtype=None, out=None"
 defrule("numpy.cumsum", CUM, jvp={"a": "np.cumsum(t, axis=axis)"}, vjp={"a": _rcs("g")},
-        out=_cum_type, linear=("a",))
+        out=_cum_type, linear=("a",), shape=shn.cumulative)
 defrule("numpy.cumprod", CUM, jvp={"a": "srcad.cumprod_tangent(t, a, axis)"},
-        vjp={"a": "srcad.cumprod_adjoint(g, a, axis)"}, out=_cum_type)
+        vjp={"a": "srcad.cumprod_adjoint(g, a, axis)"}, out=_cum_type, shape=shn.cumulative)
 # the two zero-safe helpers: linear in their first argument, each other's transpose; their
 # derivatives in a (second derivatives of cumprod) are the zero-safe cumprod_hvp and its
 # adjoint, whose own derivatives in a (third derivatives) divide by a (NaN where a is 0).
 defrule("srcad.cumprod_tangent", "v, a, axis=None", fn=rt.cumprod_tangent, out=_cum_type, linear=("v",),
-        jvp={"v": "srcad.cumprod_tangent(t, a, axis)", "a": "srcad.cumprod_hvp(v, t, a, axis)"},
+        jvp={"a": "srcad.cumprod_hvp(v, t, a, axis)"},
         vjp={"v": "srcad.cumprod_adjoint(g, a, axis)", "a": "srcad.cumprod_hvp_adjoint(g, v, a, axis)"})
 defrule("srcad.cumprod_adjoint", "c, a, axis=None", fn=rt.cumprod_adjoint, out=ty.array_like("a"),
         linear=("c",),
-        jvp={"c": "srcad.cumprod_adjoint(t, a, axis)", "a": "srcad.cumprod_hvp_adjoint(c, t, a, axis)"},
+        jvp={"a": "srcad.cumprod_hvp_adjoint(c, t, a, axis)"},
         vjp={"c": "srcad.cumprod_tangent(g, a, axis)", "a": "srcad.cumprod_hvp_adjoint(c, g, a, axis)"})
 
 
@@ -161,8 +163,8 @@ _HVP_DA = (f"{_C} * ({_T} * ({_V} * {_U} - {_S('v * u / a ** 2')}) - {_U} * {_S(
 _HVP_VJP_A = (f"({_rcs(f'g * {_C} * ({_V} * {_U} - ' + _S('v * u / a ** 2') + ')')} "
               f"- {_rcs(f'g * {_C} * {_U}')} * v / a - {_rcs(f'g * {_C} * {_V}')} * u / a "
               f"+ 2.0 * {_rcs(f'g * {_C}')} * v * u / a ** 2) / a")
-defrule("srcad.cumprod_hvp", "v, u, a, axis=None", fn=rt.cumprod_hvp, out=_cum_type, linear=("v", "u"),
-        jvp={"v": "srcad.cumprod_hvp(t, u, a, axis)", "u": "srcad.cumprod_hvp(v, t, a, axis)", "a": _HVP_DA},
+defrule("srcad.cumprod_hvp", "v, u, a, axis=None", fn=rt.cumprod_hvp, out=_cum_type, multilinear=("v", "u"),
+        jvp={"a": _HVP_DA},
         vjp={"v": "srcad.cumprod_hvp_adjoint(g, u, a, axis)", "u": "srcad.cumprod_hvp_adjoint(g, v, a, axis)",
              "a": _HVP_VJP_A})
 _ADJ_DA = (f"({_rcs(f'c * {_C} * ({_T} * {_V} - ' + _S('v * t / a ** 2') + ')')} "
@@ -171,13 +173,12 @@ _ADJ_VJP_A = (f"({_rcs(f'{_G} * c * {_C} * {_V}')} - {_rcs(_S('g * v / a ** 2') 
               f"- {_rcs(f'{_G} * c * {_C}')} * v / a ** 2 "
               f"+ g * {_rcs(f'c * {_C}')} * v / a ** 3 - g * ans / a")
 defrule("srcad.cumprod_hvp_adjoint", "c, v, a, axis=None", fn=rt.cumprod_hvp_adjoint, out=ty.array_like("a"),
-        linear=("c", "v"),
-        jvp={"c": "srcad.cumprod_hvp_adjoint(t, v, a, axis)", "v": "srcad.cumprod_hvp_adjoint(c, t, a, axis)",
-             "a": _ADJ_DA},
+        multilinear=("c", "v"),
+        jvp={"a": _ADJ_DA},
         vjp={"c": "srcad.cumprod_hvp(g, v, a, axis)", "v": "srcad.cumprod_hvp_adjoint(c, g, a, axis)",
              "a": _ADJ_VJP_A})
 defrule("numpy.nancumsum", CUM, jvp={"a": f"np.cumsum(np.where({NAN}, 0.0, t), axis=axis)"},
-        vjp={"a": f"np.where({NAN}, 0.0, {_rcs('g')})"}, out=_cum_type, linear=("a",))
+        vjp={"a": f"np.where({NAN}, 0.0, {_rcs('g')})"}, out=_cum_type, shape=shn.cumulative)
 # numpy >= 2.1 (array API): axis may be None only for 1-d x; include_initial is not supported
 _RCS1 = "np.flip(np.cumsum(np.flip({v}, axis), axis=axis), axis)"
 defrule("numpy.cumulative_sum", "x, axis=None, dtype=None, out=None",
@@ -187,5 +188,5 @@ defrule("numpy.cumulative_prod", "x, axis=None, dtype=None, out=None",
         jvp={"x": "srcad.cumprod_tangent(t, x, axis)"}, vjp={"x": "srcad.cumprod_adjoint(g, x, axis)"},
         out=ty.rank("x", at_least=1))
 
-defrule("numpy.diff", "a, n=1, axis=-1", jvp={"a": "np.diff(t, n, axis)"},
-        vjp={"a": "srcad.diff_adjoint(g, n, axis)"}, out=ty.rank("a"), linear=("a",))
+defrule("numpy.diff", "a, n=1, axis=-1",
+        vjp={"a": "srcad.diff_adjoint(g, n, axis)"}, out=ty.rank("a"), linear=("a",), shape=shn.diff)

@@ -15,20 +15,22 @@ Choices at special points:
 """
 
 from ..ir import types as T
+from . import shapes_numpy as shn
 from . import typefns as ty
 from .registry import defrule, family
 
 family("numpy shape", raises="always")  # (shapes that do not fit, an empty list...)
 
 
-def view(path, params, jvp, vjp, out, first, **flags):
-    """A linear function whose result may be a view of its first argument."""
+def view(path, params, vjp, out, first, jvp=None, **flags):
+    """A function linear in its parameter `first` (its tangent rule: itself, applied to the
+    tangent, unless `jvp` says otherwise) whose result may be a view of that argument."""
     return defrule(path, params, jvp={first: jvp}, vjp={first: vjp}, out=out, fresh=False,
                    linear=(first,), **flags)
 
 
-def move(path, params, jvp, vjp, out, first, **flags):
-    """A linear function that builds a new array."""
+def move(path, params, vjp, out, first, jvp=None, **flags):
+    """A function linear in its parameter `first` that builds a new array."""
     return defrule(path, params, jvp={first: jvp}, vjp={first: vjp}, out=out, linear=(first,), **flags)
 
 
@@ -62,39 +64,42 @@ def _repeat_type(sig) -> T.Type:
 SAME = ty.rank("a")
 
 # axes
-view("numpy.moveaxis", "a, source, destination", "np.moveaxis(t, source, destination)",
-     "np.moveaxis(g, destination, source)", SAME, "a")
-view("numpy.swapaxes", "a, axis1, axis2", "np.swapaxes(t, axis1, axis2)", "np.swapaxes(g, axis1, axis2)",
-     SAME, "a")
-view("numpy.expand_dims", "a, axis", "np.expand_dims(t, axis)", "np.reshape(g, np.shape(a))",
-     _expand_dims_type, "a")
-view("numpy.squeeze", "a, axis=None", "np.squeeze(t, axis)", "np.reshape(g, np.shape(a))",
-     ty.array(None), "a")
-view("numpy.broadcast_to", "array, shape", "np.broadcast_to(t, shape)", "srcad.unbroadcast(g, array)",
-     ty.from_shape("shape"), "array")
-view("numpy.matrix_transpose", "x", "srcad.T(t)", "srcad.T(g)", ty.rank("x"), "x")
-view("numpy.linalg.matrix_transpose", "x", "srcad.T(t)", "srcad.T(g)", ty.rank("x"), "x")
+view("numpy.moveaxis", "a, source, destination", "np.moveaxis(g, destination, source)", SAME, "a",
+     shape=shn.moveaxis, keeps_kind=True, kind="view")
+view("numpy.swapaxes", "a, axis1, axis2", "np.swapaxes(g, axis1, axis2)",
+     SAME, "a", shape=shn.swapaxes, keeps_kind=True, kind="view")
+view("numpy.expand_dims", "a, axis", "np.reshape(g, np.shape(a))",
+     _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view")
+view("numpy.squeeze", "a, axis=None", "np.reshape(g, np.shape(a))",
+     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view")
+view("numpy.broadcast_to", "array, shape", "srcad.unbroadcast(g, array)",
+     ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view")
+view("numpy.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", keeps_kind=True,
+     kind="view", jvp="srcad.T(t)")
+view("numpy.linalg.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", jvp="srcad.T(t)")
 for _n in (1, 2, 3):
-    view(f"numpy.atleast_{_n}d", "arys", f"np.atleast_{_n}d(t)", "np.reshape(g, np.shape(arys))",
-         ty.rank("arys", at_least=_n), "arys")
-view("numpy.real", "val", "np.real(t)", "g", ty.rank("val"), "val")
-move("numpy.conjugate", "x", "np.conjugate(t)", "g", ty.same("x"), "x")
+    view(f"numpy.atleast_{_n}d", "arys", "np.reshape(g, np.shape(arys))",
+         ty.rank("arys", at_least=_n), "arys",
+         shape=(shn.atleast_1d, shn.atleast_2d, shn.atleast_3d)[_n - 1], keeps_kind=True)
+view("numpy.real", "val", "g", ty.rank("val"), "val")
+move("numpy.conjugate", "x", "g", ty.same("x"), "x", shape=shn.same("x"))
 for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
-    view(f"numpy.{_name}", "a, dtype=None", f"np.{_name}(t, dtype=dtype)", "srcad.array_adjoint(g, a)",
-         ty.array(None), "a")
+    view(f"numpy.{_name}", "a, dtype=None", "srcad.array_adjoint(g, a)",
+         ty.array(None), "a", shape=shn.same("a") if _name != "asanyarray" else None,
+         keeps_kind=_name == "ascontiguousarray", jvp=f"np.{_name}(t, dtype=dtype)")
 
 # joining a list or tuple of arrays (its cotangent is a list, one cotangent per array)
-move("numpy.concatenate", "arrays, axis=0", "np.concatenate(t, axis=axis)",
-     "srcad.split_like(g, arrays, axis)", ty.joined("arrays"), "arrays")
-move("numpy.stack", "arrays, axis=0", "np.stack(t, axis=axis)", "srcad.unstack_like(g, arrays, axis)",
-     ty.joined("arrays", delta=1, flat_axis=None), "arrays")
-move("numpy.hstack", "tup", "np.hstack(t)", "srcad.split_like(g, tup, 0 if np.ndim(tup[0]) <= 1 else 1)",
+move("numpy.concatenate", "arrays, axis=0", "srcad.split_like(g, arrays, axis)", ty.joined("arrays"),
+     "arrays", jvp="np.concatenate(t, axis=axis)")
+move("numpy.stack", "arrays, axis=0", "srcad.unstack_like(g, arrays, axis)",
+     ty.joined("arrays", delta=1, flat_axis=None), "arrays", jvp="np.stack(t, axis=axis)")
+move("numpy.hstack", "tup", "srcad.split_like(g, tup, 0 if np.ndim(tup[0]) <= 1 else 1)",
      ty.joined("tup", flat_axis=None), "tup")
-move("numpy.vstack", "tup", "np.vstack(t)", "srcad.split_like(g, tup, 0, 2)",
+move("numpy.vstack", "tup", "srcad.split_like(g, tup, 0, 2)",
      ty.joined("tup", at_least=2, flat_axis=None), "tup")
-move("numpy.dstack", "tup", "np.dstack(t)", "srcad.split_like(g, tup, 2, 3)",
+move("numpy.dstack", "tup", "srcad.split_like(g, tup, 2, 3)",
      ty.joined("tup", at_least=3, flat_axis=None), "tup")
-move("numpy.column_stack", "tup", "np.column_stack(t)", "srcad.split_like(g, tup, 1, -2)",
+move("numpy.column_stack", "tup", "srcad.split_like(g, tup, 1, -2)",
      ty.joined("tup", at_least=2, flat_axis=None), "tup")
 defrule("numpy.append", "arr, values, axis=None", jvp_all="np.append(t_arr, t_values, axis=axis)",
         vjp={"arr": "srcad.split_like(g, [arr, values], axis)[0]",
@@ -103,29 +108,35 @@ defrule("numpy.append", "arr, values, axis=None", jvp_all="np.append(t_arr, t_va
         linear=("arr", "values"))
 
 # splitting into a list of arrays (the cotangent of the list is a list)
-view("numpy.split", "ary, indices_or_sections, axis=0", "np.split(t, indices_or_sections, axis)",
-     "np.concatenate(g, axis=axis)", ty.pieces("ary"), "ary", raises="always")  # unequal division
-view("numpy.array_split", "ary, indices_or_sections, axis=0", "np.array_split(t, indices_or_sections, axis)",
-     "np.concatenate(g, axis=axis)", ty.pieces("ary"), "ary")
-view("numpy.hsplit", "ary, indices_or_sections", "np.hsplit(t, indices_or_sections)",
-     "np.concatenate(g, axis=1 if np.ndim(ary) > 1 else 0)", ty.pieces("ary"), "ary", raises="always")
-view("numpy.vsplit", "ary, indices_or_sections", "np.vsplit(t, indices_or_sections)",
-     "np.concatenate(g, axis=0)", ty.pieces("ary"), "ary", raises="always")
-view("numpy.dsplit", "ary, indices_or_sections", "np.dsplit(t, indices_or_sections)",
-     "np.concatenate(g, axis=2)", ty.pieces("ary"), "ary", raises="always")
-view("numpy.unstack", "x, axis=0", "np.unstack(t, axis=axis)", "np.stack(g, axis=axis)",
-     ty.unknown, "x")
+view("numpy.split", "ary, indices_or_sections, axis=0", "np.concatenate(g, axis=axis)", ty.pieces("ary"),
+     "ary", splits_lists=True,
+     raises="always")  # unequal division
+view("numpy.array_split", "ary, indices_or_sections, axis=0", "np.concatenate(g, axis=axis)",
+     ty.pieces("ary"), "ary", splits_lists=True)
+view("numpy.hsplit", "ary, indices_or_sections", "np.concatenate(g, axis=1 if np.ndim(ary) > 1 else 0)",
+     ty.pieces("ary"), "ary", raises="always")
+view("numpy.vsplit", "ary, indices_or_sections", "np.concatenate(g, axis=0)", ty.pieces("ary"), "ary",
+     raises="always")
+view("numpy.dsplit", "ary, indices_or_sections", "np.concatenate(g, axis=2)", ty.pieces("ary"), "ary",
+     raises="always")
+view("numpy.unstack", "x, axis=0", "np.stack(g, axis=axis)",
+     ty.unknown, "x", jvp="np.unstack(t, axis=axis)")
 
 # copies, reversals, rotations
-move("numpy.tile", "A, reps", "np.tile(t, reps)", "srcad.untile(g, A, reps)", ty.array(None), "A")
-move("numpy.repeat", "a, repeats, axis=None", "np.repeat(t, repeats, axis)",
-     "srcad.unrepeat(g, a, repeats, axis)", _repeat_type, "a")
-view("numpy.flip", "m, axis=None", "np.flip(t, axis)", "np.flip(g, axis)", ty.rank("m"), "m")
-view("numpy.fliplr", "m", "np.fliplr(t)", "np.fliplr(g)", ty.rank("m"), "m")
-view("numpy.flipud", "m", "np.flipud(t)", "np.flipud(g)", ty.rank("m"), "m")
-move("numpy.roll", "a, shift, axis=None", "np.roll(t, shift, axis)", "np.roll(g, np.negative(shift), axis)",
-     SAME, "a")
-view("numpy.rot90", "m, k=1, axes=(0, 1)", "np.rot90(t, k, axes)", "np.rot90(g, -k, axes)", ty.rank("m"), "m")
+move("numpy.tile", "A, reps", "srcad.untile(g, A, reps)", ty.array(None), "A",
+     shape=shn.tile, keeps_kind=True)
+move("numpy.repeat", "a, repeats, axis=None", "srcad.unrepeat(g, a, repeats, axis)", _repeat_type, "a",
+     shape=shn.repeat, keeps_kind=True)
+view("numpy.flip", "m, axis=None", "np.flip(g, axis)", ty.rank("m"), "m",
+     shape=shn.same("m"), keeps_kind=True)
+view("numpy.fliplr", "m", "np.fliplr(g)", ty.rank("m"), "m",
+     shape=shn.same("m"), keeps_kind=True)
+view("numpy.flipud", "m", "np.flipud(g)", ty.rank("m"), "m",
+     shape=shn.same("m"), keeps_kind=True)
+move("numpy.roll", "a, shift, axis=None", "np.roll(g, np.negative(shift), axis)",
+     SAME, "a", shape=shn.same("a"), keeps_kind=True)
+view("numpy.rot90", "m, k=1, axes=(0, 1)", "np.rot90(g, -k, axes)", ty.rank("m"), "m",
+     keeps_kind=True)
 defrule("numpy.pad", "array, pad_width, mode='constant', constant_values=0",
         jvp={"array": "np.pad(t, pad_width, mode=mode)",
              "constant_values": "np.pad(np.zeros(np.shape(array)), pad_width, mode=mode, constant_values=t)"},
@@ -135,38 +146,42 @@ defrule("numpy.pad", "array, pad_width, mode='constant', constant_values=0",
         out=ty.rank("array"), linear=("array", "constant_values"))
 
 # indexing
-move("numpy.take", "a, indices, axis=None", "np.take(t, indices, axis)",
-     "srcad.take_adjoint(g, a, indices, axis)", ty.num, "a", raises="always")  # out-of-range indices
-move("numpy.take_along_axis", "arr, indices, axis=-1", "np.take_along_axis(t, indices, axis)",
-     "srcad.take_along_adjoint(g, arr, indices, axis)", ty.rank("arr"), "arr", raises="always")
-move("numpy.diag", "v, k=0", "np.diag(t, k)", "srcad.diag_adjoint(g, v, k)", _diag_type, "v")
-move("numpy.diagflat", "v, k=0", "np.diagflat(t, k)", "np.reshape(np.diag(g, k), np.shape(v))",
+move("numpy.take", "a, indices, axis=None", "srcad.take_adjoint(g, a, indices, axis)", ty.num, "a",
+     keeps_kind=True,
+     raises="always")  # out-of-range indices
+move("numpy.take_along_axis", "arr, indices, axis=-1", "srcad.take_along_adjoint(g, arr, indices, axis)",
+     ty.rank("arr"), "arr", raises="always")
+move("numpy.diag", "v, k=0", "srcad.diag_adjoint(g, v, k)", _diag_type, "v",
+     shape=shn.diag, keeps_kind=True)
+move("numpy.diagflat", "v, k=0", "np.reshape(np.diag(g, k), np.shape(v))",
      ty.array(2), "v")
-view("numpy.diagonal", "a, offset=0, axis1=0, axis2=1", "np.diagonal(t, offset, axis1, axis2)",
-     "srcad.diagonal_adjoint(g, a, offset, axis1, axis2)", ty.rank("a", -1), "a")
+view("numpy.diagonal", "a, offset=0, axis1=0, axis2=1",
+     "srcad.diagonal_adjoint(g, a, offset, axis1, axis2)", ty.rank("a", -1), "a",
+     shape=shn.diagonal, keeps_kind=True)
 # (a 1-d m is taken as the rows of a square matrix, each row a copy of m)
-move("numpy.tril", "m, k=0", "np.tril(t, k)",
-     "np.tril(g, k) if np.ndim(m) >= 2 else np.sum(np.tril(g, k), axis=0)", ty.rank("m", at_least=2), "m")
-move("numpy.triu", "m, k=0", "np.triu(t, k)",
-     "np.triu(g, k) if np.ndim(m) >= 2 else np.sum(np.triu(g, k), axis=0)", ty.rank("m", at_least=2), "m")
+move("numpy.tril", "m, k=0", "np.tril(g, k) if np.ndim(m) >= 2 else np.sum(np.tril(g, k), axis=0)",
+     ty.rank("m", at_least=2), "m",
+     shape=shn.same("m"), keeps_kind=True)
+move("numpy.triu", "m, k=0", "np.triu(g, k) if np.ndim(m) >= 2 else np.sum(np.triu(g, k), axis=0)",
+     ty.rank("m", at_least=2), "m", shape=shn.same("m"), keeps_kind=True)
 move("numpy.trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
-     "np.trace(t, offset, axis1, axis2)",
      "srcad.diagonal_adjoint(np.broadcast_to(np.expand_dims(g, -1), "
-     "np.shape(np.diagonal(a, offset, axis1, axis2))), a, offset, axis1, axis2)", _trace_type("a"), "a")
+     "np.shape(np.diagonal(a, offset, axis1, axis2))), a, offset, axis1, axis2)", _trace_type("a"), "a",
+     jvp="np.trace(t, offset, axis1, axis2)")
 # the array API versions work on the last two axes
-view("numpy.linalg.diagonal", "x, offset=0", "np.linalg.diagonal(t, offset=offset)",
-     "srcad.diagonal_adjoint(g, x, offset, -2, -1)", ty.rank("x", -1), "x")
-move("numpy.linalg.trace", "x, offset=0, dtype=None", "np.linalg.trace(t, offset=offset)",
+view("numpy.linalg.diagonal", "x, offset=0", "srcad.diagonal_adjoint(g, x, offset, -2, -1)", ty.rank("x", -1),
+     "x", jvp="np.linalg.diagonal(t, offset=offset)")
+move("numpy.linalg.trace", "x, offset=0, dtype=None",
      "srcad.diagonal_adjoint(np.broadcast_to(np.expand_dims(g, -1), "
      "np.shape(np.diagonal(x, offset, -2, -1))), x, offset, -2, -1)",
-     _trace_type("x"), "x")
+     _trace_type("x"), "x", jvp="np.linalg.trace(t, offset=offset)")
 
 # sorting: the derivative follows the (stable) sorting permutation
 defrule("numpy.sort", "a, axis=-1, kind=None", let={"perm": "np.argsort(a, axis=axis, kind='stable')"},
         jvp={"a": "np.take_along_axis(t, perm, axis)"},
         vjp={"a": "srcad.take_along_adjoint(g, a, perm, axis)"},
         out=lambda sig: T.Array(1, "f") if sig.is_const("axis") and sig.const("axis") is None
-        else ty.rank("a", at_least=1)(sig), linear=("a",))
+        else ty.rank("a", at_least=1)(sig), shape=shn.sort, keeps_kind=True)
 
 
 # unique: a selection of the elements (or slices along axis) of ar, sorted. Each unique value

@@ -5,12 +5,17 @@ comparisons and logical operators carry no derivative.
 """
 
 from ..ir import types as T
+from . import batching as bt
+from . import shapes as sh
 from . import typefns as ty
-from .registry import alias, defrule, family, nondiff
+from .registry import RULES, alias, defrule, family, nondiff
 
-family("operators")
+# operators fold on constants (with the operator module), are cheap to recompute on scalars,
+# and Python rejects operands that are not numbers (None, strings) with a TypeError
+family("operators", cheap="scalar", foldable=True, type_errors="numbers")
 
 BOTH = ("x", "y")
+ARITH = {"kind": "elementwise", "broadcasts": BOTH}  # + - * / ** %: NumPy's broadcasting arithmetic
 
 
 def _add_type(sig) -> T.Type:
@@ -24,22 +29,23 @@ def _add_type(sig) -> T.Type:
     return ty.arith(*BOTH)(sig)
 
 
-defrule("operator.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=_add_type,
-        broadcasts=BOTH, linear=BOTH)
-defrule("operator.sub", "x, y", jvp=("t", "-t"), vjp=("g", "-g"), out=ty.arith(*BOTH),
-        broadcasts=BOTH, linear=BOTH)
+defrule("operator.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=_add_type, linear=BOTH,
+        commutative=True, ring=True, **ARITH)
+defrule("operator.sub", "x, y", jvp=("t", "-t"), vjp=("g", "-g"), out=ty.arith(*BOTH), linear=BOTH,
+        ring=True, **ARITH)
 defrule("operator.mul", "x, y", jvp=("t * y", "x * t"), vjp=("g * y", "x * g"),
-        out=ty.arith(*BOTH), broadcasts=BOTH)
+        out=ty.arith(*BOTH), commutative=True, ring=True, **ARITH)
 defrule("operator.truediv", "x, y", jvp=("t / y", "-(t * ans) / y"), vjp=("g / y", "-(g * ans) / y"),
-        out=ty.true_div(*BOTH), broadcasts=BOTH, raises="divide")
+        out=ty.true_div(*BOTH), raises="divide", **ARITH)
 defrule("operator.pow", "x, y",
         jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"),
-        out=ty.arith(*BOTH), broadcasts=BOTH, raises="power")  # 0.0 ** -1
+        out=ty.arith(*BOTH), raises="power", **ARITH)  # 0.0 ** -1
 defrule("operator.mod", "x, y", jvp=("t", "-t * ((x - ans) / y)"), vjp=("g", "-g * ((x - ans) / y)"),
-        out=ty.arith(*BOTH), broadcasts=BOTH, raises="divide")
-defrule("operator.neg", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",))
-defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",))
+        out=ty.arith(*BOTH), raises="divide", **ARITH)
+defrule("operator.neg", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",), kind="elementwise",
+        ring=True)
+defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",), kind="elementwise")
 
 # matrix products follow numpy's rules for 1-d operands (vectors), >2-d operands broadcast
 _MATMUL_X = ("(g * y if np.ndim(y) == 1 else (np.dot(y, g) if np.ndim(y) == 2 else "
@@ -49,27 +55,31 @@ _MATMUL_Y = ("(g * x if np.ndim(x) == 1 else (srcad.T(x) @ g if np.ndim(x) == 2 
              "np.squeeze(srcad.T(x) @ np.expand_dims(g, -1), -1))) if np.ndim(y) == 1 else "
              "(np.expand_dims(x, -1) * np.expand_dims(g, -2) if np.ndim(x) == 1 else srcad.T(x) @ g)")
 defrule("operator.matmul", "x, y", jvp=("t @ y", "x @ t"), vjp=(_MATMUL_X, _MATMUL_Y),
-        out=ty.matmul(), broadcasts=BOTH)
+        out=ty.matmul(), broadcasts=BOTH, shape=sh.matmul, batch=bt.matmul)
 
 for _name in ("floordiv",):
-    nondiff(f"operator.{_name}", "x, y", out=ty.arith(*BOTH), raises="divide")
-for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
-    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH))
+    nondiff(f"operator.{_name}", "x, y", out=ty.arith(*BOTH), raises="divide", kind="elementwise")
+# type_errors: `==` and `!=` accept any operands; an ordering rejects containers against others
+for _name in ("lt", "le", "gt", "ge"):
+    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH), kind="elementwise", type_errors="ordering")
+for _name in ("eq", "ne"):
+    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH), kind="elementwise", type_errors="never")
 for _name in ("and_", "or_", "xor"):
-    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH))
+    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH), kind="elementwise")
 for _name in ("lshift", "rshift"):  # a negative count raises
-    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH), raises="scalars")
-nondiff("operator.is_", "x, y", out=ty.scalar_bool)
-nondiff("operator.is_not", "x, y", out=ty.scalar_bool)
-nondiff("operator.contains", "x, y", out=ty.scalar_bool)
-nondiff("srcad.not_in", "x, y", out=ty.scalar_bool)
-nondiff("operator.not_", "x", out=ty.scalar_bool)
-nondiff("operator.invert", "x", out=ty.same("x"))
+    nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH), raises="scalars", kind="elementwise")
+for _name in ("is_", "is_not", "contains"):
+    nondiff(f"operator.{_name}", "x, y", out=ty.scalar_bool, type_errors="never")
+nondiff("srcad.not_in", "x, y", out=ty.scalar_bool, type_errors="never", foldable=False)
+nondiff("operator.not_", "x", out=ty.scalar_bool, type_errors="never")
+nondiff("operator.invert", "x", out=ty.same("x"), kind="elementwise")
 
-# augmented assignment: the same math; codegen writes `x += y` in place when that is safe
+# augmented assignment: the same math; codegen writes `x += y` in place when that is safe. On
+# an array (or what may be one) it updates x: the user's own in-place write
 for _op in ("add", "sub", "mul", "truediv", "pow", "mod", "matmul", "floordiv", "and_", "or_",
             "xor", "lshift", "rshift"):
-    alias(f"operator.i{_op.rstrip('_')}", f"operator.{_op}")
+    alias(f"operator.i{_op.rstrip('_')}", f"operator.{_op}", inplace=True, user_write=True, ring=False,
+          commutative=False, batch=None if _op == "matmul" else RULES[f"operator.{_op}"].batch)
 
 
 
@@ -95,11 +105,13 @@ _RESTORE = f"srcad.without_key(g, idx) if added else srcad.setitem(g, idx, {_ZER
 
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
-        fresh=False, linear=("x",), refuses=("idx",),
+        fresh=False, linear=("x",), refuses=("idx",), shape=sh.index, batch=bt.getitem,
+        type_errors="never", int_operands="an index",
         raises="index")  # (np.r_[x, y]: an object indexed by floats)
 defrule("operator.setitem", "x, idx, v, old=None, added=False",
         jvp={"x": f"srcad.setitem(t, idx, {_ZERO_ITEM})",
              "v": "srcad.setitem(srcad.zeros_like(x), idx, t)"},
         vjp={"x": _RESTORE, "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
         jvp_all="srcad.setitem(t_x, idx, t_v)",
-        out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"), raises="index")
+        out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"), raises="index", shape=sh.first,
+        stores=2, user_write=True, type_errors="never")

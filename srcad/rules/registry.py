@@ -23,108 +23,17 @@ import builtins
 import importlib
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import gast
 
 from ..errors import RuleError
-from ..ir import types as T
+from . import batching, shapes
+from .record import KINDS, RAISES, Rule, Sig, Template
 
 #: Names every template may use besides its parameters.
 TEMPLATE_GLOBALS = ("np", "math", "srcad")
 _SPECIAL_NAMES = ("ans", "g", "t")
 _NO_DEFAULT = object()
-
-
-@dataclass
-class Template:
-    """A parsed template expression with the free names it reads."""
-
-    source: str
-    node: gast.expr
-    names: frozenset[str]
-    namespace: dict = field(default_factory=dict)  # extra names the template may use
-
-
-@dataclass
-class Rule:
-    """Everything srcad knows about one primitive."""
-
-    name: str  # qualified name: 'numpy.sin', 'operator.add', 'numpy.ndarray.sum'
-    params: tuple[str, ...]
-    defaults: dict[str, object]
-    fn: object | None = None  # the Python callable, when there is one
-    jvp: dict[str, Template] = field(default_factory=dict)
-    vjp: dict[str, Template] = field(default_factory=dict)
-    let: dict[str, Template] = field(default_factory=dict)
-    jvp_all: Template | None = None  # joint tangent rule in t_<param> names (optional)
-    vjp_all: Template | None = None  # joint adjoint rule: a tuple, one entry per vjp param
-    out: Callable | None = None  # type function: (Sig) -> Type or tuple of Types
-    nouts: int = 1  # (the most results, when nouts_of decides)
-    # the number of results of a call from its literal arguments (name -> value) and the names
-    # of all its arguments, or None when it depends on arguments that are not literals
-    nouts_of: Callable | None = None
-    differentiable: bool = True
-    broadcasts: tuple[str, ...] = ()  # parameters that may be broadcast against the others
-    fresh: bool = True  # the result never aliases an input buffer
-    # when the result may alias an input depending on the call (np.einsum of one operand is a
-    # view of it): (bound arguments) -> the argument it may be a view of, or None (fresh)
-    view_of: Callable | None = None
-    updates: int | None = None  # index of the argument this op updates (x[i] = v style)
-    scatter: tuple[str, str] | None = None  # vjp of arg 0 is scatter-add of (index, g)
-    linear: tuple[str, ...] = ()  # parameters in which the primitive is linear
-    impure: bool = False  # has effects beyond its result (print...)
-    # for which arguments it may raise (so it is kept even when its result is unused, since a
-    # derivative raises where the function does): see RAISES
-    raises: str = "never"
-    diff: tuple[str, ...] = ()  # differentiable parameters of jvp_all/vjp_all rules
-    structural: bool = False  # containers: the transforms handle them element by element
-    opaque: bool = False  # stands for a call srcad could not resolve (no derivative)
-    attr: bool = False  # a method or attribute of its first argument (x.sum(), x.T)
-    custom: bool = False  # a user function with srcad.custom_vjp / custom_jvp rules
-    refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
-    doc: str = ""
-    family: str = ""
-
-    @property
-    def modes(self) -> str:
-        if not self.differentiable:
-            return "non-differentiable"
-        modes = []
-        if self.jvp or self.jvp_all or self.scatter or not self.diff_params:
-            modes.append("forward")
-        if self.vjp or self.vjp_all or self.scatter or not self.diff_params:
-            modes.append("reverse")
-        return " ".join(modes)
-
-    @property
-    def diff_params(self) -> tuple[str, ...]:
-        """The parameters derivatives flow through, in signature order."""
-        keys = set(self.jvp) | set(self.vjp) | set(self.diff)
-        if self.scatter:
-            keys.add(self.params[0])
-        return tuple(p for p in self.params if p in keys)
-
-
-class Sig:
-    """What a type function sees: the types (and literal values) of a call's arguments."""
-
-    def __init__(self, rule: Rule, types: dict[str, T.Type], consts: dict[str, object]):
-        self.rule, self.types, self.consts = rule, types, consts
-
-    def type(self, name: str) -> T.Type:
-        return self.types.get(name, T.NONE)
-
-    def const(self, name: str, default=None):
-        """The literal value of an argument, `default` when it is not a literal."""
-        if name in self.consts:
-            return self.consts[name]
-        if name not in self.types and name in self.rule.defaults:
-            return self.rule.defaults[name]
-        return default
-
-    def is_const(self, name: str) -> bool:
-        return name in self.consts or (name not in self.types and name in self.rule.defaults)
 
 
 # -- the registry ------------------------------------------------------------------------------
@@ -134,25 +43,38 @@ _BY_ID: dict[int, str] = {}
 _KEEP: list[object] = []
 _FAMILY = ["", "never"]
 
-#: When a primitive may raise an exception for finite arguments (Rule.raises), so that an
-#: unused call still runs (srcad/analysis/effects.py). Errors that only non-finite arguments
-#: or an overflow cause (math.sin(inf), math.exp(1000.0), 10.0 ** 400) are not counted: NumPy
-#: only warns where Python numbers raise, and neither keeps unused work alive.
-RAISES = {
-    "never": "for no finite argument of the types it accepts",
-    "always": "for some argument values (domain errors, LinAlgError, an unknown callee...)",
-    "scalars": "when no operand is an array (Python numbers raise where NumPy warns)",
-    "divide": "as 'scalars', except when the divisor is a nonzero number literal",
-    "power": "as 'scalars', except when the exponent is a nonnegative number literal",
-    "index": "unless the key is a literal within the known length, shape or keys of the container",
-}
 
 
-def family(name: str, raises: str = "never") -> None:
+_FAMILY_DEFAULTS: dict = {}
+
+
+def family(name: str, raises: str = "never", **defaults) -> None:
     """Set the family recorded on the rules registered next (the module that defines them),
-    and what `raises` they get unless they say otherwise."""
+    what `raises` they get, and other Rule fields they share (`kind="elementwise"`), unless
+    a rule says otherwise."""
     assert raises in RAISES, raises
+    unknown = set(defaults) - set(Rule.__dataclass_fields__)
+    assert not unknown, unknown
     _FAMILY[0], _FAMILY[1] = name, raises
+    _FAMILY_DEFAULTS.clear()
+    _FAMILY_DEFAULTS.update(defaults)
+
+
+#: what a kind implies, unless the rule (or its family) says otherwise
+_KIND_DEFAULTS = {"elementwise": {"shape": shapes.elementwise, "batch": batching.elementwise},
+                  "reduction": {"shape": shapes.reduction}}
+
+
+def _defaults(flags: dict) -> dict:
+    """A rule's flags with the family's defaults, then its kind's, filled in."""
+    for k, v in _FAMILY_DEFAULTS.items():
+        flags.setdefault(k, v)
+    flags.setdefault("raises", _FAMILY[1])
+    if flags.get("kind", "other") not in KINDS:
+        raise RuleError(f"kind={flags['kind']!r} is not one of {sorted(KINDS)}")
+    for k, v in _KIND_DEFAULTS.get(flags.get("kind"), {}).items():
+        flags.setdefault(k, v)
+    return flags
 
 
 def resolve_path(path: str) -> object | None:
@@ -286,7 +208,7 @@ def defrule(
     nouts = flags.get("nouts", 1)
     if nouts > 1:
         allowed |= {f"g{i}" for i in range(nouts)} | {f"ans{i}" for i in range(nouts)}
-    flags.setdefault("raises", _FAMILY[1])
+    _defaults(flags)
     if flags["raises"] not in RAISES:
         raise RuleError(f"{where}: raises={flags['raises']!r} is not one of {sorted(RAISES)}")
     rule = Rule(path, names, defaults, fn=fn, out=out, family=_FAMILY[0], **flags)
@@ -294,6 +216,9 @@ def defrule(
     rule.let = {k: parse_template(v, allowed, where, ns) for k, v in lets.items()}
     rule.jvp = {k: parse_template(v, allowed, where, ns) for k, v in _by_param(jvp, names, where).items()}
     rule.vjp = {k: parse_template(v, allowed, where, ns) for k, v in _by_param(vjp, names, where).items()}
+    for p in _derivable(rule, flags, jvp_all):
+        rule.jvp[p] = parse_template(derived_jvp(rule, p), allowed, where, ns)
+        rule.jvp[p].derived = True
     if jvp_all is not None:
         rule.jvp_all = parse_template(jvp_all, allowed | {f"t_{n}" for n in names}, where, ns)
     if vjp_all is not None:
@@ -305,6 +230,28 @@ def defrule(
                 raise RuleError(f"{where}: {kind} template for {p} uses {sorted(tpl.names & bad)}")
     register(rule)
     return rule
+
+
+def _derivable(rule: Rule, flags: dict, jvp_all) -> tuple[str, ...]:
+    """The parameters whose tangent rule follows from linearity and is not written out."""
+    alone = rule.linear if len(rule.linear) == 1 else ()
+    if jvp_all is not None:
+        return ()
+    return tuple(p for p in rule.params if p in alone + rule.multilinear and p not in rule.jvp)
+
+
+def derived_jvp(rule: Rule, p: str) -> str:
+    """The tangent rule of a parameter the primitive is linear in (alone, or one of several it is
+    multilinear in): the primitive itself, with the tangent `t` in that parameter's place."""
+    path = rule.name
+    for prefix, spelling in (("numpy.", "np."), ("builtins.", ""), ("srcad.", "srcad."), ("math.", "math.")):
+        if path.startswith(prefix) and not rule.attr and not path.startswith("numpy.ndarray."):
+            callee = spelling + path[len(prefix):]
+            break
+    else:
+        raise RuleError(f"rule {path}: give its jvp (a tangent rule cannot be spelled as a call of it)")
+    args = ", ".join("t" if q == p else q for q in rule.params)
+    return f"{callee}({args})"
 
 
 def public_defrule(fn, params: str = "x", *, jvp=None, vjp=None, namespace: dict | None = None,
@@ -329,7 +276,7 @@ def public_defrule(fn, params: str = "x", *, jvp=None, vjp=None, namespace: dict
         raise RuleError(f"{path} is not callable")
     flags.setdefault("raises", "always")  # the user's function may raise: calls are never dropped
     rule = defrule(path, params, jvp=jvp, vjp=vjp, namespace=namespace, out=out, fn=obj, **flags)
-    rule.family = "user"
+    rule.family, rule.user = "user", True
     _BY_ID[id(obj)] = rule.name  # a user rule takes precedence over an earlier one
     return rule
 
@@ -372,7 +319,7 @@ def nondiff(path: str, params: str = "*args", out: Callable | None = None, **fla
         if fn is None:
             return None
     flags.setdefault("differentiable", False)
-    flags.setdefault("raises", _FAMILY[1])
+    _defaults(flags)
     rule = Rule(path, names, defaults, fn=fn, out=out, family=_FAMILY[0], **flags)
     return register(rule)
 

@@ -17,9 +17,6 @@ from ..ir.nodes import Apply, Block, For, If, Var, While, atom_type, iter_ops
 from ..rules import registry
 
 _SCALARS = (T.Float, T.Int, T.Bool)
-_CHEAP_FAMILIES = ("operators", "builtins")  # (math.sin, math.exp...: cheaper to store one float)
-_CHEAP_INTERNAL = {"srcad.slice", "srcad.tuple"}  # building an index key
-_ARITH = {"operator.add", "operator.sub", "operator.mul", "operator.neg"}
 
 
 def defs_visible(block: Block) -> set:
@@ -70,12 +67,13 @@ class Remat:
             return False
         view = self._view(op)
         arith = self._array_arith(op, loop)
-        if not (isinstance(v.type, _SCALARS) or view or arith or op.prim in _CHEAP_INTERNAL
+        # (Rule.cheap: operators and builtins on scalars, "always" for index keys; math.sin,
+        # math.exp... are cheaper to store as one float)
+        if not (isinstance(v.type, _SCALARS) or view or arith or rule.cheap == "always"
                 or (op.prim == "operator.getitem"
                     and isinstance(atom_type(op.args[0]), (T.List, T.Tuple, T.Dict)))):
             return False
-        if (op.prim != "operator.getitem" and op.prim not in _CHEAP_INTERNAL
-                and rule.family not in _CHEAP_FAMILIES):
+        if op.prim != "operator.getitem" and not rule.cheap:
             return False
         params = set(loop.body.params)
         body = defs_visible(loop.body)
@@ -93,7 +91,7 @@ class Remat:
     def _array_arith(self, op: Apply, loop) -> bool:
         """One array + - * or negation of values from outside the loop (or views of them):
         as cheap to redo as to store and read back, without holding a copy per iteration."""
-        if op.prim not in _ARITH or not isinstance(op.outs[0].type, T.Array):
+        if not registry.lookup(op.prim).ring or not isinstance(op.outs[0].type, T.Array):
             return False
         body = defs_visible(loop.body) - set(loop.body.params)
         for w in op.operands():

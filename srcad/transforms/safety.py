@@ -12,19 +12,21 @@ Anything else raises `UnsafeMutationError` naming the line, with what to do inst
 
 from __future__ import annotations
 
-from ..analysis.aliases import INPLACE_OPERATORS, Aliases, update_base
+from ..analysis.aliases import Aliases, update_base
 from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Const, Function, Var, iter_ops
 from ..passes.dce import matters, needed_values
+from ..rules import registry
 
 _SCALAR = (T.Float, T.Int, T.Bool)
-#: operations that come from the user's own syntax (x[i] = v, xs.append(v), x += y); srcad's
-#: functional helpers (srcad.setitem, srcad.list_append) copy when needed and need no check
-USER_MUTATIONS = frozenset({"operator.setitem", "list.append", "list.pop", "list.extend", "list.insert",
-                            "srcad.list_pop_at", "srcad.add_at"}) | INPLACE_OPERATORS
+
+
+def _user_write(op: Apply) -> bool:
+    rule = registry.lookup(op.prim)
+    return rule is not None and rule.user_write
 
 
 def _describe(v: Var) -> str:
@@ -85,7 +87,9 @@ def check_mutations(fn: Function) -> None:
     if hidden:
         raise UnsafeMutationError(f"{len(hidden)} call{'s' if len(hidden) > 1 else ''} that may change "
                                   f"arrays in place in {fn.doc or fn.name}", hidden)
-    updates = [op for op in iter_ops(fn.body) if isinstance(op, Apply) and op.prim in USER_MUTATIONS
+    # the user's own syntax (x[i] = v, xs.append(v), x += y): srcad's functional helpers
+    # (srcad.setitem, srcad.list_append) copy when needed and need no check
+    updates = [op for op in iter_ops(fn.body) if isinstance(op, Apply) and _user_write(op)
                and update_base(op) is not None]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
                and not isinstance(op.args[update_base(op)].type, _SCALAR)]

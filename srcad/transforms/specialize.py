@@ -13,7 +13,6 @@ and what the body yields.
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
@@ -27,7 +26,6 @@ from ..rules import registry
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
 _VARARG_METHODS = {"reshape", "transpose"}
-_MUTATORS = {"append": "list.append", "pop": "list.pop", "extend": "list.extend", "insert": "list.insert"}
 _MAX_ROUNDS = 8
 
 
@@ -157,9 +155,9 @@ class Specializer:
                 op.loc, "a dict filled with keys known only at run time (d[k] = v in a loop over keys)",
                 "srcad tracks a dict's keys while transforming: build it with constant keys "
                 "(d = {'a': ..., 'b': ...}) or keep the values in a list")])
-        if prim in _INT_ONLY and _float_operand(prim, args):
+        if rule.int_operands and _float_operand(prim, args):
             raise TypeSupportError(f"{prim} of a float", [diagnostic(
-                op.loc, f"{_INT_ONLY[prim]} needs ints, and a float is given here",
+                op.loc, f"{rule.int_operands} needs ints, and a float is given here",
                 "an int argument you differentiate is promoted to a float: leave it out of argnums "
                 "(or give it a jvp tangent of None), or convert with int(...)")])
         if prim == "operator.setitem" and len(args) == 3 and not kw and _item_structured(args):
@@ -203,7 +201,7 @@ class Specializer:
             depth = _float_list_depth(atom_type(a))
             if p not in diff or not depth:
                 return a
-            if depth > 1 and rule.name in _LIST_QUIRKS:
+            if depth > 1 and rule.splits_lists:  # (np.split takes its length along any axis)
                 msg = f"{rule.name} of a nested list (NumPy splits it by its length, not its shape)"
                 raise TypeSupportError(msg, [diagnostic(op.loc, msg, "pass np.asarray(...) of the list")])
             v = self.fresh("", T.Array(depth, "f"))
@@ -280,8 +278,10 @@ class Specializer:
             t = atom_type(recv)
             if isinstance(t, T.List) and name == "pop" and len(args) == 3 and not kw:
                 return "srcad.list_pop_at", (recv, args[2]), kw  # xs.pop(i)
-            if isinstance(t, T.List) and name in _MUTATORS and (name != "pop" or len(args) == 2):
-                return _MUTATORS[name], (recv, *args[2:]), kw
+            mutator = registry.lookup(f"list.{name}")  # xs.append(v), xs.pop()...: the user's own writes
+            if isinstance(t, T.List) and mutator is not None and mutator.user_write and (
+                    name != "pop" or len(args) == 2):
+                return mutator.name, (recv, *args[2:]), kw
             raise UnsafeMutationError(
                 f".{name}() on a {t} is not supported",
                 [diagnostic(op.loc, f".{name}() on a value of type {t} is not supported",
@@ -374,13 +374,6 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
 
 
-#: functions that read a nested list otherwise than the array NumPy makes of it (np.split takes
-#: its length along any axis): refused
-_LIST_QUIRKS = ("numpy.split", "numpy.array_split")
-
-
-#: primitives whose operands must be ints (a float there is a TypeError in Python)
-_INT_ONLY = {"builtins.range": "range()", "operator.getitem": "an index"}
 
 
 def _float_operand(prim: str, args) -> bool:
@@ -459,12 +452,6 @@ def _custom_result_type(custom, arg_types) -> T.Type:
     return _CUSTOM_TYPES[key]
 
 
-_SHAPE_QUERIES = {"numpy.shape": lambda s: s, "numpy.ndarray.shape": lambda s: s,
-                  "numpy.ndim": len, "numpy.ndarray.ndim": len,
-                  "numpy.size": math.prod, "numpy.ndarray.size": math.prod,
-                  "builtins.len": lambda s: s[0] if s else None}
-
-
 def _adds_key(args) -> bool:
     """Does `d[k] = v` add the key k to the dict d?"""
     t = atom_type(args[0])
@@ -486,10 +473,11 @@ def _item_structured(args) -> bool:
 def _known_result(prim: str, args, kw) -> Const | None:
     """The value of an operation that code specialised on these types always computes:
     shape queries of arrays of known shape, and folds of constants (passes/fold.py)."""
-    if prim in _SHAPE_QUERIES and len(args) == 1 and not kw:
+    rule = registry.lookup(prim)
+    if rule is not None and rule.of_shape is not None and len(args) == 1 and not kw:
         t = atom_type(args[0])
         if isinstance(t, T.Array) and t.shape is not None:
-            value = _SHAPE_QUERIES[prim](t.shape)
+            value = rule.of_shape(t.shape)
             return Const(value) if value is not None else None
     return fold_apply(prim, args, kw)
 

@@ -1,14 +1,26 @@
 """Exact result shapes of NumPy's shape, reduction, product and linalg functions.
 
-Each entry maps a rule name to `fn(shape_of, const)`: `shape_of(param)` is the argument's
-known shape (None when unknown) and `const(param, default)` its literal value (`NO` when it
-is not a literal). Entries return None when they cannot be sure; shapes.py falls back to
-rank-only types then. Only literal axes, reps and subscripts give shapes.
+Each is written as `fn(shape_of, const)`: `shape_of(param)` is the argument's known shape
+(None when unknown) and `const(param, default)` its literal value (`NO` when it is not a
+literal); `@exact` makes it a rule's `shape=` function. They return None when they cannot
+be sure, and the types stay rank-only then. Only literal axes, reps and subscripts give
+shapes.
 """
 
 from __future__ import annotations
 
+from ..ir import types as T
+
 NO = object()  # `const` of an argument that is not a literal
+
+
+def exact(fn):
+    """A rule's shape function, (rule, Sig) -> shape or None, from `fn(shape_of, const)`."""
+    def shape(rule, sig):
+        return fn(lambda p: T.shape_of(sig.type(p)) if p in sig.types else None,
+                  lambda p, default: sig.const(p, NO))
+    shape.__name__ = shape.__qualname__ = fn.__name__
+    return shape
 
 
 def _axis(a, n):
@@ -23,7 +35,8 @@ def _size(shape):
 
 
 def same(param):
-    return lambda s, c: s(param)
+    """The shape of argument `param`."""
+    return exact(lambda s, c: s(param))
 
 
 def _cumulative(s, c):
@@ -221,37 +234,19 @@ def _broadcast_to(s, c):
     return shape if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape) else None
 
 
-SHAPES = {
-    "numpy.cumsum": _cumulative, "numpy.cumprod": _cumulative, "numpy.nancumsum": _cumulative,
-    "numpy.ndarray.cumsum": _cumulative, "numpy.ndarray.cumprod": _cumulative,
-    "numpy.diff": _diff, "numpy.expand_dims": _expand_dims,
-    "numpy.squeeze": _squeeze, "numpy.ndarray.squeeze": _squeeze,
-    "numpy.swapaxes": _swapaxes, "numpy.ndarray.swapaxes": _swapaxes, "numpy.moveaxis": _moveaxis,
-    "numpy.diag": _diag, "numpy.diagonal": _diagonal, "numpy.ndarray.diagonal": _diagonal,
-    "numpy.tile": _tile, "numpy.repeat": _repeat, "numpy.ndarray.repeat": _repeat,
-    "numpy.atleast_1d": _atleast(1), "numpy.atleast_2d": _atleast(2), "numpy.atleast_3d": _atleast(3),
-    "numpy.tensordot": _tensordot, "numpy.einsum": _einsum,
-    "numpy.kron": _kron, "numpy.inner": _inner, "numpy.linalg.solve": _solve, "numpy.linalg.pinv": _pinv,
-    "numpy.broadcast_to": _broadcast_to,
-}
-for _name in ("tril", "triu", "flip", "fliplr", "flipud", "roll", "conjugate", "ascontiguousarray",
-              "asfortranarray", "linalg.inv", "linalg.cholesky"):
-    SHAPES[f"numpy.{_name}"] = same(
-        {"tril": "m", "triu": "m", "flip": "m", "fliplr": "m", "flipud": "m"}.get(_name, "a")
-        if _name not in ("conjugate",) else "x")
-SHAPES["numpy.sort"] = lambda s, c: s("a") if c("axis", NO) is not NO and c("axis", NO) is not None else None
-SHAPES["numpy.ndarray.astype"] = same("a")
-SHAPES["numpy.ndarray.round"] = same("x")
-SHAPES["numpy.ndarray.conj"] = same("x")
-SHAPES["srcad.prod_partials"] = same("a")
+def _sort(s, c):
+    axis = c("axis", NO)
+    return s("a") if axis is not NO and axis is not None else None
 
-# functions whose result has the dtype kind of their first argument (an int or bool array
-# stays one: it can then index, and is never differentiated)
-KEEPS_KIND = {f"numpy.{n}" for n in (
-    "reshape", "ravel", "transpose", "tril", "triu", "flip", "fliplr", "flipud", "roll", "repeat", "tile",
-    "squeeze", "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "diag", "diagonal", "take", "sort",
-    "copy", "atleast_1d", "atleast_2d", "atleast_3d", "max", "min", "amax", "amin", "asarray",
-    "ascontiguousarray", "matrix_transpose", "rot90",
-    "ndarray.T", "ndarray.reshape", "ndarray.ravel", "ndarray.flatten", "ndarray.transpose",
-    "ndarray.squeeze", "ndarray.swapaxes", "ndarray.diagonal", "ndarray.repeat", "ndarray.take",
-    "ndarray.copy", "ndarray.max", "ndarray.min")}
+
+def expand_dims_of(shape, axis):
+    """np.expand_dims(x, axis) of an x of this shape (None: cannot tell)."""
+    return _expand_dims(lambda p: shape, lambda p, d: axis if p == "axis" else NO)
+
+
+cumulative, diff, expand_dims, squeeze = map(exact, (_cumulative, _diff, _expand_dims, _squeeze))
+swapaxes, moveaxis, diag, diagonal = map(exact, (_swapaxes, _moveaxis, _diag, _diagonal))
+tile, repeat, tensordot, einsum = map(exact, (_tile, _repeat, _tensordot, _einsum))
+kron, inner, solve, pinv = map(exact, (_kron, _inner, _solve, _pinv))
+atleast_1d, atleast_2d, atleast_3d = (exact(_atleast(n)) for n in (1, 2, 3))
+broadcast_to, sort = exact(_broadcast_to), exact(_sort)

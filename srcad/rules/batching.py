@@ -1,0 +1,92 @@
+"""Batching rules: a primitive's tangent for many directions at once (jacfwd's batched forward).
+
+A rule's `batch=` function is `(bf, op, rule, p, a, t, bindings) -> Atom | None`: the tangent
+contribution of parameter `p` (argument `a`) of `op`, given `t`, a's tangent with a leading
+batch axis of `bf.batch` directions. `bf` is the batched forward transform
+(transforms/batched.py): `bf.em.apply` emits an operation, `bf.shape(atom)` is an atom's
+known shape, `bf.v(atom)` the primal value, `bf.type_of(atom)` its type. None means the
+generic path: the rule's ordinary template once per direction, stacked.
+"""
+
+from __future__ import annotations
+
+from ..ir import types as T
+from ..ir.nodes import Const, Var
+
+_CONTAINERS = (T.List, T.Tuple, T.Dict)
+
+
+def elementwise(bf, op, rule, p, a, t, bindings):
+    """The ordinary template, with the tangent's axes aligned to the result's."""
+    ans = op.outs[0]
+    ka, kp = len(bf.shape(ans)), len(bf.shape(a))
+    if kp < ka:
+        aligned = (bf.batch,) + (1,) * (ka - kp) + bf.shape(a)
+        t = bf.em.apply("numpy.reshape", (t, Const(aligned)), (), op.loc)
+    return bf.em.instantiate(rule.jvp[p], {**bindings, "t": t}, op.loc, bf.hint(ans))
+
+
+def getitem(bf, op, rule, p, a, t, bindings):
+    """x[idx]: the same key after a full slice of the batch axis."""
+    idx = op.args[1]
+    if isinstance(bf.type_of(op.args[0]), _CONTAINERS):  # a container of batched tangents
+        return bf.em.apply("operator.getitem", (t, idx if isinstance(idx, Const) else bf.v(idx)), (), op.loc)
+    if isinstance(idx, Const):
+        key = idx.value if isinstance(idx.value, tuple) else (idx.value,)
+        return bf.em.apply("operator.getitem", (t, Const((slice(None),) + key)), (), op.loc)
+    if isinstance(idx, Var) and isinstance(idx.type, (T.Int, T.Bool, T.Array)):
+        key = bf.em.apply("srcad.tuple", (Const(slice(None)), bf.v(idx)), (), op.loc)
+        return bf.em.apply("operator.getitem", (t, key), (), op.loc)
+    return None
+
+
+def reduction(bf, op, rule, p, a, t, bindings):
+    """np.sum / np.mean over literal axes, shifted past the batch axis."""
+    kw = dict(op.kw)
+    axis = kw.get("axis", op.args[1] if len(op.args) > 1 else Const(None))
+    if not isinstance(axis, Const):
+        return None
+    k = len(bf.shape(op.args[0]))
+    if axis.value is None:
+        new_axis = tuple(range(1, k + 1))
+    else:
+        axes = axis.value if isinstance(axis.value, tuple) else (axis.value,)
+        new_axis = tuple(a % k + 1 for a in axes)
+    keep = kw.get("keepdims", Const(False))
+    name = "numpy.mean" if op.prim.endswith("mean") else "numpy.sum"
+    return bf.em.apply(name, (t,), (("axis", Const(new_axis)), ("keepdims", keep)), op.loc)
+
+
+def matmul(bf, op, rule, p, a, t, bindings):
+    """x @ y, np.dot: the batch axis rides along as a leading row axis where it can."""
+    x, y = (bf.v(a) for a in op.args[:2])
+    if p in ("x", "a"):
+        return bf.em.apply(op.prim if op.prim != "numpy.ndarray.dot" else "numpy.dot", (t, y), (), op.loc)
+    if len(bf.shape(op.args[1])) == 1:
+        xt = bf.em.apply("srcad.T", (x,), (), op.loc) if len(bf.shape(op.args[0])) > 1 else x
+        return bf.em.apply("operator.matmul", (t, xt), (), op.loc)
+    if op.prim in ("operator.matmul", "numpy.matmul"):
+        return bf.em.apply("operator.matmul", (x, t), (), op.loc)
+    return None
+
+
+def transpose(bf, op, rule, p, a, t, bindings):
+    """np.transpose with literal axes, the batch axis kept first."""
+    k = len(bf.shape(op.args[0]))
+    axes = op.args[1] if len(op.args) > 1 else dict(op.kw).get("axes", Const(None))
+    if not isinstance(axes, Const):
+        return None
+    order = tuple(reversed(range(k))) if axes.value is None else axes.value
+    return bf.em.apply("numpy.transpose", (t, Const((0,) + tuple(a + 1 for a in order))), (), op.loc)
+
+
+def reversed_axes(bf, op, rule, p, a, t, bindings):
+    """x.T, the batch axis kept first."""
+    k = len(bf.shape(op.args[0]))
+    return bf.em.apply("numpy.transpose", (t, Const((0,) + tuple(reversed(range(1, k + 1))))), (), op.loc)
+
+
+def reshape(bf, op, rule, p, a, t, bindings):
+    """np.reshape, np.ravel, x.flatten(): to the batch axis and the result's shape."""
+    shape = (bf.batch,) + bf.shape(op.outs[0])
+    return bf.em.apply("numpy.reshape", (t, Const(shape)), (), op.loc)

@@ -1,0 +1,157 @@
+"""The record of one primitive (Rule), the templates it holds, and what its type and shape
+functions see of a call (Sig). srcad/rules/registry.py registers rules; every stage reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import gast
+
+from ..ir import types as T
+
+
+@dataclass
+class Template:
+    """A parsed template expression with the free names it reads."""
+
+    source: str
+    node: gast.expr
+    names: frozenset[str]
+    namespace: dict = field(default_factory=dict)  # extra names the template may use
+    derived: bool = False  # made by srcad from the rule (a linear parameter's tangent), not written
+
+
+@dataclass
+class Rule:
+    """Everything srcad knows about one primitive."""
+
+    name: str  # qualified name: 'numpy.sin', 'operator.add', 'numpy.ndarray.sum'
+    params: tuple[str, ...]
+    defaults: dict[str, object]
+    fn: object | None = None  # the Python callable, when there is one
+    jvp: dict[str, Template] = field(default_factory=dict)
+    vjp: dict[str, Template] = field(default_factory=dict)
+    let: dict[str, Template] = field(default_factory=dict)
+    jvp_all: Template | None = None  # joint tangent rule in t_<param> names (optional)
+    vjp_all: Template | None = None  # joint adjoint rule: a tuple, one entry per vjp param
+    out: Callable | None = None  # type function: (Sig) -> Type or tuple of Types
+    nouts: int = 1  # (the most results, when nouts_of decides)
+    # the number of results of a call from its literal arguments (name -> value) and the names
+    # of all its arguments, or None when it depends on arguments that are not literals
+    nouts_of: Callable | None = None
+    differentiable: bool = True
+    broadcasts: tuple[str, ...] = ()  # parameters that may be broadcast against the others
+    fresh: bool = True  # the result never aliases an input buffer
+    # when the result may alias an input depending on the call (np.einsum of one operand is a
+    # view of it): (bound arguments) -> the argument it may be a view of, or None (fresh)
+    view_of: Callable | None = None
+    updates: int | None = None  # index of the argument this op updates (x[i] = v style)
+    scatter: tuple[str, str] | None = None  # vjp of arg 0 is scatter-add of (index, g)
+    # linear: jointly linear in these parameters, the others fixed (x + y in (x, y); np.sum in a);
+    # multilinear: linear in each of these separately (np.dot in a, and in b). The tangent rule of
+    # a parameter that is linear alone follows: the primitive applied to t in its place (see
+    # `derived_jvp`), so such rules state only their transpose (vjp).
+    linear: tuple[str, ...] = ()
+    multilinear: tuple[str, ...] = ()
+    impure: bool = False  # has effects beyond its result (print...)
+    # for which arguments it may raise (so it is kept even when its result is unused, since a
+    # derivative raises where the function does): see RAISES
+    raises: str = "never"
+    diff: tuple[str, ...] = ()  # differentiable parameters of jvp_all/vjp_all rules
+    structural: bool = False  # containers: the transforms handle them element by element
+    opaque: bool = False  # stands for a call srcad could not resolve (no derivative)
+    attr: bool = False  # a method or attribute of its first argument (x.sum(), x.T)
+    custom: bool = False  # a user function with srcad.custom_vjp / custom_jvp rules
+    refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
+    doc: str = ""
+    family: str = ""  # display only (listings, docs/primitives.md): no stage reads it
+    # -- what the other stages know about the primitive (defaults: the family, then the kind) --
+    kind: str = "other"  # see KINDS
+    shape: Callable | None = None  # exact result shape: (rule, Sig) -> tuple or None (rules/shapes.py)
+    keeps_kind: bool = False  # an int or bool first argument gives a result of its dtype kind
+    batch: Callable | None = None  # batched tangent (rules/batching.py); None: one pass per direction
+    of_shape: Callable | None = None  # the result from the first argument's known shape (np.ndim)
+    stores: int | None = None  # an update that puts this argument into the container it updates
+    copies: tuple[int, ...] = ()  # a new container holding the items of these arguments (list(xs))
+    readonly: bool = False  # a read-only broadcast: never written in place
+    inplace: bool = False  # `x op= y`: updates x when x is (or may be) an array
+    user_write: bool = False  # the user's own in-place syntax (x[i] = v, xs.append(v)): checked
+    scatters: bool = False  # adds values into its first argument at indices (np.add.at)
+    allocates: bool = False  # makes a new mutable object: two calls are two objects
+    blank: bool = False  # a new object made from shapes only (np.zeros, []): codegen keeps it a statement
+    commutative: bool = False  # f(x, y) == f(y, x) bit for bit
+    cheap: str = ""  # recompute rather than store (remat): "scalar" results only, or "always" (index keys)
+    ring: bool = False  # + - * or negation: cheap array arithmetic, and accumulations `a += b`
+    foldable: bool = False  # folded by calling it when all its arguments are constants
+    type_errors: str = ""  # which operands raise TypeError: "numbers" (any but numbers), "ordering", "never"
+    int_operands: str = ""  # its operands must be ints (a float there raises): what to call them
+    splits_lists: bool = False  # reads a nested list by its length, not as the array NumPy makes of it
+    method: str = ""  # codegen may write the call as this method of its first argument
+    user: bool = False  # registered by the user (srcad.defrule): its text is part of cache keys
+
+    @property
+    def modes(self) -> str:
+        if not self.differentiable:
+            return "non-differentiable"
+        modes = []
+        if self.jvp or self.jvp_all or self.scatter or not self.diff_params:
+            modes.append("forward")
+        if self.vjp or self.vjp_all or self.scatter or not self.diff_params:
+            modes.append("reverse")
+        return " ".join(modes)
+
+    @property
+    def diff_params(self) -> tuple[str, ...]:
+        """The parameters derivatives flow through, in signature order."""
+        keys = set(self.jvp) | set(self.vjp) | set(self.diff)
+        if self.scatter:
+            keys.add(self.params[0])
+        return tuple(p for p in self.params if p in keys)
+
+
+class Sig:
+    """What a type function sees: the types (and literal values) of a call's arguments."""
+
+    def __init__(self, rule: Rule, types: dict[str, T.Type], consts: dict[str, object]):
+        self.rule, self.types, self.consts = rule, types, consts
+
+    def type(self, name: str) -> T.Type:
+        return self.types.get(name, T.NONE)
+
+    def const(self, name: str, default=None):
+        """The literal value of an argument, `default` when it is not a literal."""
+        if name in self.consts:
+            return self.consts[name]
+        if name not in self.types and name in self.rule.defaults:
+            return self.rule.defaults[name]
+        return default
+
+    def is_const(self, name: str) -> bool:
+        return name in self.consts or (name not in self.types and name in self.rule.defaults)
+
+
+#: Rule.kind: what a primitive does to shapes, which decides its default shape and batching
+#: rules (the family helpers set it: `elementwise(...)` registers an elementwise primitive)
+KINDS = {
+    "elementwise": "operands broadcast against each other; the result has their broadcast shape",
+    "reduction": "reduces its first argument over `axis` (all axes when None), `keepdims` keeps them",
+    "view": "a view or reshaping of its first argument",
+    "container": "builds or updates a list, tuple or dict",
+    "other": "anything else: its shape rule, if any, is its own",
+}
+
+
+#: When a primitive may raise an exception for finite arguments (Rule.raises), so that an
+#: unused call still runs (srcad/analysis/effects.py). Errors that only non-finite arguments
+#: or an overflow cause (math.sin(inf), math.exp(1000.0), 10.0 ** 400) are not counted: NumPy
+#: only warns where Python numbers raise, and neither keeps unused work alive.
+RAISES = {
+    "never": "for no finite argument of the types it accepts",
+    "always": "for some argument values (domain errors, LinAlgError, an unknown callee...)",
+    "scalars": "when no operand is an array (Python numbers raise where NumPy warns)",
+    "divide": "as 'scalars', except when the divisor is a nonzero number literal",
+    "power": "as 'scalars', except when the exponent is a nonnegative number literal",
+    "index": "unless the key is a literal within the known length, shape or keys of the container",
+}
