@@ -1,19 +1,15 @@
 """IR -> gast -> Python source (astor), with comments and a source map.
 
 Single-use temporaries are folded back into expressions (`x_bar = g * np.cos(x)` rather than
-three statements); user variables stay statements. Groups of adjoint statements get a comment
-naming the user's line they come from. Every statement records its user line in the source
-map (used by tracebacks and `srcad show`).
+three statements: inline.py plans which); user variables stay statements. Groups of adjoint
+statements get a comment naming the user's line they come from. Every statement records its
+user line in the source map (used by tracebacks and `srcad show`); comments and source-map
+entries travel through astor as markers (markers.py).
 """
 
 from __future__ import annotations
 
-import binascii
-import bisect
 import builtins
-import json
-import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 import astor
@@ -29,21 +25,12 @@ from ..identifiers import is_identifier
 from ..ir import types as T
 from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While
 from ..rules import registry
+from .census import all_ops, ext_names, helper_names, use_counts
 from .expressions import ExprEmitter
+from .inline import InlinePlanner
+from .markers import apply_markers, marker, real
 from .names import Naming, assign_names
-from .syntax import _MODULE_ALIASES, BINOPS, INPLACE, Namespace, _assign, _attr, _call, _name
-
-_MARK = "__srcad__:"
-
-
-def _marker(kind: str, payload) -> gast.stmt:
-    text = binascii.hexlify(json.dumps([kind, payload]).encode()).decode()
-    return gast.Expr(value=gast.Constant(value=_MARK + text, kind=None))
-
-
-#: At most this many operations are folded into one expression: astor, gast and CPython's
-#: compiler recurse over expressions, and generated code is parsed again for second order.
-MAX_FOLD_DEPTH = 40
+from .syntax import BINOPS, INPLACE, Namespace, _assign, _attr, _call, _name
 
 
 @dataclass
@@ -55,15 +42,15 @@ class Rendered:
     line_map: dict = field(default_factory=dict)  # generated line -> (file, line, other lines)
 
 
-class CodeEmitter(ExprEmitter):
+class CodeEmitter(ExprEmitter, InlinePlanner):
     def __init__(self, fn: Function, comments: bool = True):
         self.fn = fn
         self.ns = Namespace()
         self.comments = comments
         self.live = liveness(fn)
-        reserved = set(dir(builtins)) | {"np", "math"} | _ext_names(fn) | _helper_names(fn)
+        reserved = set(dir(builtins)) | {"np", "math"} | ext_names(fn) | helper_names(fn)
         self.naming: Naming = assign_names(fn, self.live, reserved)
-        self.uses = _use_counts(fn)
+        self.uses = use_counts(fn)
         self.defs: dict[Var, Apply] = {}
         self.inline: set[Var] = set()
         self.nesting: dict[Var, int] = {}  # how many folded operations an inlined value nests
@@ -86,11 +73,11 @@ class CodeEmitter(ExprEmitter):
         room = 96 - 4 * self.depth - 2
         if len(comment) > room:
             comment = comment[: max(room - 3, 20)].rstrip() + "..."
-        out.append(_marker("C", comment))
+        out.append(marker("C", comment))
 
     def mark(self, loc: Loc | None, out: list, op=None) -> None:
         if loc is not None:
-            out.append(_marker("L", [loc.file, loc.line, self._inlined_lines(op, loc)]))
+            out.append(marker("L", [loc.file, loc.line, self._inlined_lines(op, loc)]))
 
     def _inlined_lines(self, op, loc: Loc) -> list:
         """Other lines of the same user file whose expressions this statement evaluates."""
@@ -276,9 +263,9 @@ class CodeEmitter(ExprEmitter):
         test = self.atom(op.cond)
         then = self.block(op.then, self.copies(zip(op.outs, op.then.yields)))
         orelse = self.block(op.orelse, self.copies(zip(op.outs, op.orelse.yields)))
-        if not _real(then) and _real(orelse):
+        if not real(then) and real(orelse):
             test, then, orelse = gast.UnaryOp(op=gast.Not(), operand=test), orelse, []
-        return [gast.If(test=test, body=then or [gast.Pass()], orelse=orelse if _real(orelse) else [])]
+        return [gast.If(test=test, body=then or [gast.Pass()], orelse=orelse if real(orelse) else [])]
 
     def loop_tail(self, op, params) -> list:
         n = len(op.outs)
@@ -317,70 +304,13 @@ class CodeEmitter(ExprEmitter):
         cond_stmts = self.block(op.cond)
         test = self.atom(op.cond.yields[0])
         body = self.block(op.body, self.loop_tail(op, params))
-        if _real(cond_stmts):
+        if real(cond_stmts):
             guard = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=test), body=[gast.Break()], orelse=[])
             return pre + [gast.While(test=gast.Constant(value=True, kind=None),
                                      body=cond_stmts + [guard] + body, orelse=[])]
         return pre + [gast.While(test=test, body=body or [gast.Pass()], orelse=[])]
 
-    # -- inlining ----------------------------------------------------------------------------------
-
-    def _plan_inline(self, b: Block) -> None:
-        """Fold single-use temporaries of this block into the expression that uses them."""
-        position = {}
-        for i, op in enumerate(b.ops):
-            if isinstance(op, Apply):
-                for o in op.outs:
-                    self.defs[o] = op
-                    position[o] = i
-        uses_at: dict[Var, int] = {}
-        for i, op in enumerate(b.ops):
-            for a in op.operands():
-                if isinstance(a, Var):
-                    uses_at.setdefault(a, i)
-        n = len(b.ops)
-        for a in b.yields:
-            if isinstance(a, Var):
-                uses_at.setdefault(a, n)
-        barrier = [i for i, op in enumerate(b.ops) if not self._movable(op)]
-        written_at: dict[str, list] = {}  # name -> positions of the operations assigning it
-        for k, op in enumerate(b.ops):
-            for o in op.outs:
-                written_at.setdefault(self.name(o), []).append(k)
-        bases = {op.args[update_base(op)] for op in b.ops
-                 if isinstance(op, Apply) and update_base(op) is not None}
-        bases |= {op.args[self.naming.accumulate[id(op)]] for op in b.ops if id(op) in self.naming.accumulate}
-        for v, i in position.items():
-            op = b.ops[i]
-            j = uses_at.get(v)
-            if op.prim == "srcad.slice" and all(isinstance(a, Const) for a in op.args):
-                self.inline.add(v)  # constant slices are written where they are used
-                continue
-            if j is None or j <= i or self.uses[v] != 1 or len(op.outs) != 1 or not self._movable(op):
-                continue
-            if v in bases:
-                continue  # an update writes into it: it must be a variable
-            if v.hint and op.prim not in ("srcad.slice", "srcad.tuple"):
-                continue
-            if j == n and id(b) not in self._cond_ids and b is not self.fn.body:
-                continue
-            if _any_between(barrier, i, j):
-                continue
-            depth = 1 + max((self.nesting.get(a, 1) for a in op.operands() if isinstance(a, Var)
-                             and a in self.inline), default=0)
-            if depth > MAX_FOLD_DEPTH:
-                continue  # a long chain (x*0.0 + x*1.0 + ... ) is cut into statements
-            if any(_any_between(written_at.get(name, ()), i, j) for name in self._reads(v)):
-                continue  # a name the expression reads is reassigned before the use
-            self.inline.add(v)
-            self.nesting[v] = depth
-
-    def _reads(self, v: Var) -> set:
-        names = set()
-        for a in self.defs[v].operands():
-            if isinstance(a, Var):
-                names |= self._reads(a) if a in self.inline else {self.name(a)}
-        return names
+    # -- inlining (planned by InlinePlanner) -------------------------------------------------------
 
     def _movable(self, op) -> bool:
         if not isinstance(op, Apply):
@@ -392,7 +322,7 @@ class CodeEmitter(ExprEmitter):
     # -- the function ------------------------------------------------------------------------------
 
     def function(self, name: str, header: list[str]) -> gast.FunctionDef:
-        self._cond_ids = {id(op.cond) for op in _all_ops(self.fn.body) if isinstance(op, While)}
+        self._cond_ids = {id(op.cond) for op in all_ops(self.fn.body) if isinstance(op, While)}
         args, defaults, kwonly, kw_defaults = [], [], [], []
         # keyword-only parameters become ordinary ones (srcad passes every argument by
         # position; a caller's keywords still work) unless defaults forbid that order
@@ -408,7 +338,7 @@ class CodeEmitter(ExprEmitter):
                 args.append(node)
                 if default is not None:
                     defaults.append(default)
-        body = [_marker("C", line) for line in header]
+        body = [marker("C", line) for line in header]
         body += self.block(self.fn.body)
         ret = self.atom(self.fn.body.yields[0]) if len(self.fn.body.yields) == 1 else gast.Tuple(
             elts=[self.atom(y) for y in self.fn.body.yields], ctx=gast.Load())
@@ -421,57 +351,6 @@ class CodeEmitter(ExprEmitter):
                                 type_comment=None, type_params=[])
 
 
-def _any_between(positions, i: int, j: int) -> bool:
-    """Is some position of the sorted list strictly between i and j?"""
-    k = bisect.bisect_right(positions, i)
-    return k < len(positions) and positions[k] < j
-
-
-def _real(stmts) -> bool:
-    return any(not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant)
-                    and isinstance(s.value.value, str) and s.value.value.startswith(_MARK)) for s in stmts)
-
-
-def _all_ops(block: Block):
-    for op in block.ops:
-        yield op
-        if not isinstance(op, Apply):
-            for b in op.blocks():
-                yield from _all_ops(b)
-
-
-def _use_counts(fn: Function) -> Counter:
-    counts: Counter = Counter()
-    for op in _all_ops(fn.body):
-        counts.update(a for a in op.operands() if isinstance(a, Var))
-        if not isinstance(op, Apply):
-            for b in op.blocks():
-                counts.update(a for a in b.yields if isinstance(a, Var))
-    counts.update(a for a in fn.body.yields if isinstance(a, Var))
-    return counts
-
-
-def _ext_names(fn: Function) -> set:
-    out = set()
-    for op in _all_ops(fn.body):
-        for a in op.operands():
-            if isinstance(a, Const) and isinstance(a.value, Ext):
-                out.add(a.value.name)
-    return out
-
-
-def _helper_names(fn: Function) -> set:
-    out = set()
-    for op in _all_ops(fn.body):
-        if isinstance(op, Apply):
-            root = op.prim.split(".")[0]
-            if root not in ("operator", "builtins", "srcad"):
-                out.add(_MODULE_ALIASES.get(root, root))
-            elif root == "srcad":
-                out.add("_" + op.prim.split(".", 1)[1])
-    return out
-
-
 def render(fn: Function, name: str, header: list[str] = (), comments: bool = True) -> Rendered:
     """Emit `fn` as the source of a Python function called `name`."""
     em = CodeEmitter(fn, comments)
@@ -479,7 +358,7 @@ def render(fn: Function, name: str, header: list[str] = (), comments: bool = Tru
     module = gast.Module(body=[node], type_ignores=[])
     _check_names(module)
     text = astor.to_source(gast.gast_to_ast(module), pretty_source=_pretty)
-    source, line_map = _apply_markers(text)
+    source, line_map = apply_markers(text)
     return Rendered(source, dict(em.ns.names), line_map)
 
 
@@ -487,17 +366,6 @@ def _pretty(source) -> str:
     """astor's line splitting, at 99 characters, without trailing spaces."""
     text = "".join(split_lines(source, maxline=99))
     return "\n".join(line.rstrip() for line in text.split("\n"))
-
-
-_MARK_RE = re.compile(r"^(\s*)(\"\"\"|\'\'\'|\"|\')" + re.escape(_MARK) + r"([0-9a-f]*)\2\s*$")
-
-
-def _one_line(text: str) -> str:
-    """Comment text that stays one comment: characters that could end the line (or that
-    the compiler refuses, like NUL) are written as escapes."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text)
 
 
 def _check_names(module: gast.Module) -> None:
@@ -509,21 +377,3 @@ def _check_names(module: gast.Module) -> None:
                 else node.arg if isinstance(node, gast.keyword) and node.arg is not None else None)
         if name is not None and not is_identifier(name):
             raise CodegenError(f"generated code would contain the name {name!r}, which is not an identifier")
-
-
-def _apply_markers(text: str) -> tuple[str, dict]:
-    lines, line_map, pending = [], {}, None
-    for raw in text.splitlines():
-        m = _MARK_RE.match(raw)
-        if m:
-            kind, payload = json.loads(binascii.unhexlify(m.group(3)).decode())
-            if kind == "C":
-                lines.append(f"{m.group(1)}# {_one_line(payload)}" if payload else "")
-            else:
-                pending = tuple(payload)
-            continue
-        lines.append(raw)
-        if pending is not None:
-            line_map[len(lines)] = pending
-    return "\n".join(lines) + "\n", line_map
-

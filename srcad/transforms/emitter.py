@@ -24,7 +24,7 @@ from ..ir.nodes import Atom, Const, Loc, Var, atom_type
 from ..passes.fold import fold_apply
 from ..rules import registry
 from ..rules.registry import Template
-from .specialize import out_types
+from .result_types import out_types
 
 TEMPLATE_NAMESPACE = {"np": np, "math": math, "srcad": runtime}
 

@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
-from ..analysis.reads import read_key
-from ..analysis.shapes import refine
 from ..errors import NoRuleError, TypeSupportError, UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
 from ..passes.fold import fold_apply
 from ..rules import registry
+from .result_types import out_types
+from .sequences import SequenceOps
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
 _VARARG_METHODS = {"reshape", "transpose"}
@@ -39,7 +37,7 @@ def _receiver_family(t: T.Type) -> str | None:
     return None
 
 
-class Specializer:
+class Specializer(SequenceOps):
     def __init__(self, fn: Function, free_types: dict):
         self.fn = fn
         self.free_types = free_types
@@ -293,88 +291,6 @@ class Specializer:
             return self.sequence_op(op, prim, args, kw, pre)
         return prim, args, kw
 
-    def sequence_op(self, op: Apply, prim: str, args, kw, pre: list):
-        """`+` and `*` on lists and tuples are concatenation and repetition, as in Python;
-        a list meeting an array is converted by NumPy and added or multiplied elementwise."""
-        types = [atom_type(a) for a in args]
-        seqs = [isinstance(t, (T.List, T.Tuple)) for t in types]
-        if not any(seqs):
-            return prim, args, kw
-        other = types[1] if seqs[0] else types[0]
-        if isinstance(other, (T.Array, T.Float)) or (isinstance(other, T.Num) and prim.endswith("add")):
-            return prim, args, kw  # NumPy: the list becomes an array
-        repeat = prim.endswith("mul")
-        if repeat and not isinstance(other, (T.Int, T.Bool)) or (
-                not repeat and not (seqs[0] and seqs[1])) or (
-                not repeat and type(types[0]) is not type(types[1])):
-            kinds = " and ".join(str(t) for t in types)
-            raise TypeSupportError(f"{'*' if repeat else '+'} of {kinds}", [diagnostic(
-                op.loc, f"srcad cannot tell what {'*' if repeat else '+'} does with {kinds} here",
-                "give both operands known types (a list or tuple and an int for repetition, two lists "
-                "or two tuples for concatenation, or arrays for arithmetic)")])
-        if isinstance(types[0], T.List) or isinstance(types[1], T.List):
-            if repeat:
-                return "srcad.list_repeat", (args if seqs[0] else args[::-1]), kw
-            return "srcad.list_concat", args, kw
-        return "srcad.tuple", self.tuple_items(op, args, types, repeat, pre), ()
-
-    def tuple_items(self, op: Apply, args, types, repeat: bool, pre: list) -> tuple:
-        """The items of a tuple concatenation (t1 + t2) or repetition (t * n, n known)."""
-        if repeat:
-            seq, n = (args[0], args[1]) if isinstance(types[0], T.Tuple) else (args[1], args[0])
-            if not isinstance(n, Const):
-                raise TypeSupportError("a tuple repeated a number of times known only at run time", [
-                    diagnostic(op.loc, "a tuple repeated a number of times known only at run time",
-                               "use a list (xs * n) or build the tuple with a known count")])
-            parts = [(seq, atom_type(seq))] * max(int(n.value), 0)
-        else:
-            parts = list(zip(args, types))
-        items = []
-        for seq, t in parts:
-            for i, et in enumerate(t.elts):
-                v = self.fresh("", et)
-                pre.append(Apply((v,), "operator.getitem", (seq, Const(i)), (), op.loc))
-                items.append(v)
-        return tuple(items)
-
-    def pack(self, atoms, op: Apply, pre: list) -> Atom:
-        if all(isinstance(a, Const) for a in atoms):
-            return Const(tuple(a.value for a in atoms))
-        v = self.fresh("", T.Tuple(tuple(atom_type(a) for a in atoms)))
-        pre.append(Apply((v,), "srcad.tuple", tuple(atoms), (), op.loc))
-        return v
-
-
-def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=None) -> tuple[T.Type, ...]:
-    """The types of the results of `rule` applied to typed arguments (`read`: what a
-    srcad.getattr reads, analysis/reads.py)."""
-    if rule.name in ("srcad.global", "srcad.cell"):
-        key = (rule.name, id(args[0].value.obj), args[-1].value if rule.name == "srcad.global" else "")
-        return ((free_types or {}).get(key, T.UNKNOWN),)
-    if rule.name == "srcad.getattr" and read is not None:
-        return ((free_types or {}).get(read_key(read), T.UNKNOWN),)
-    if rule.name in ("srcad.tuple", "srcad.list"):
-        sig = registry.Sig(rule, {str(i): atom_type(a) for i, a in enumerate(args)}, {})
-    elif rule.name == "srcad.dict":
-        pairs = tuple((args[i].value, atom_type(args[i + 1])) for i in range(0, len(args), 2))
-        return (T.Dict(pairs),)
-    else:
-        sig = registry.call_types(rule, args, kw, atom_type, _const_value)
-    if rule.out is None or nouts == 0:
-        return (T.UNKNOWN,) * nouts
-    out = rule.out(sig)
-    out = out if isinstance(out, tuple) else (out,)
-    # shapes come only from analysis/shapes.py: a type function passing an input's type
-    # through (x.T, transpose...) must not carry its shape along
-    containers = (T.Tuple, T.List, T.Dict)
-    keep = rule.structural or (args and isinstance(atom_type(args[0]), containers))
-    out = tuple(refine(rule, sig, t if keep else T.without_shapes(t)) for t in out)
-    if "dtype" in rule.params:
-        out = tuple(_with_dtype(t, registry.bind(rule, args, kw).get("dtype")) for t in out)
-    return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
-
-
-
 
 def _float_operand(prim: str, args) -> bool:
     if prim == "builtins.range":
@@ -402,35 +318,11 @@ def _float_list_depth(t: T.Type) -> int:
     return 0
 
 
-def _dtype_kind(a) -> str | None:
-    """The NumPy kind ('f', 'i', 'b'...) a dtype= argument names, or None if not known."""
-    if not isinstance(a, Const) or a.value is None:
-        return None
-    value = a.value.obj if isinstance(a.value, Ext) else a.value
-    try:
-        return np.dtype(value).kind
-    except TypeError:
-        return None
-
-
 def _iterates_dict(args) -> bool:
     """d[i] for a run-time int i, on a dict without int keys (a KeyError when it runs)."""
     d, key = atom_type(args[0]), args[1]
     return isinstance(d, T.Dict) and not isinstance(key, Const) and isinstance(atom_type(key), T.Int) \
         and not any(isinstance(k, int) for k, _ in d.items)
-
-
-def _with_dtype(t: T.Type, a) -> T.Type:
-    """A result type with the kind its dtype= argument gives: x.astype(int) is an int array,
-    never differentiated."""
-    kind = _dtype_kind(a)
-    if kind is None or kind not in "fiub":
-        return t
-    if isinstance(t, T.Array):
-        return T.Array(t.ndim, kind, t.shape)
-    if isinstance(t, (T.Float, T.Int, T.Bool, T.Num)):
-        return T.FLOAT if kind == "f" else (T.BOOL if kind == "b" else T.INT)
-    return t
 
 
 _CUSTOM_TYPES: dict = {}
@@ -480,12 +372,6 @@ def _known_result(prim: str, args, kw) -> Const | None:
             value = rule.of_shape(t.shape)
             return Const(value) if value is not None else None
     return fold_apply(prim, args, kw)
-
-
-def _const_value(a: Atom):
-    if isinstance(a, Const) and not isinstance(a.value, Ext):
-        return a.value
-    return registry.NOT_CONST
 
 
 def specialize(fn: Function, arg_types: tuple[T.Type, ...], free_types: dict | None = None) -> Function:

@@ -1,0 +1,63 @@
+"""`+` and `*` on lists and tuples (concatenation and repetition, as in Python), and tuples
+packed from atoms: a mixin of Specializer (specialize.py), which resolves calls by type."""
+
+from __future__ import annotations
+
+from ..errors import TypeSupportError, diagnostic
+from ..ir import types as T
+from ..ir.nodes import Apply, Atom, Const, atom_type
+
+
+class SequenceOps:
+    """Needs `fresh` of Specializer."""
+
+    def sequence_op(self, op: Apply, prim: str, args, kw, pre: list):
+        """`+` and `*` on lists and tuples are concatenation and repetition, as in Python;
+        a list meeting an array is converted by NumPy and added or multiplied elementwise."""
+        types = [atom_type(a) for a in args]
+        seqs = [isinstance(t, (T.List, T.Tuple)) for t in types]
+        if not any(seqs):
+            return prim, args, kw
+        other = types[1] if seqs[0] else types[0]
+        if isinstance(other, (T.Array, T.Float)) or (isinstance(other, T.Num) and prim.endswith("add")):
+            return prim, args, kw  # NumPy: the list becomes an array
+        repeat = prim.endswith("mul")
+        if repeat and not isinstance(other, (T.Int, T.Bool)) or (
+                not repeat and not (seqs[0] and seqs[1])) or (
+                not repeat and type(types[0]) is not type(types[1])):
+            kinds = " and ".join(str(t) for t in types)
+            raise TypeSupportError(f"{'*' if repeat else '+'} of {kinds}", [diagnostic(
+                op.loc, f"srcad cannot tell what {'*' if repeat else '+'} does with {kinds} here",
+                "give both operands known types (a list or tuple and an int for repetition, two lists "
+                "or two tuples for concatenation, or arrays for arithmetic)")])
+        if isinstance(types[0], T.List) or isinstance(types[1], T.List):
+            if repeat:
+                return "srcad.list_repeat", (args if seqs[0] else args[::-1]), kw
+            return "srcad.list_concat", args, kw
+        return "srcad.tuple", self.tuple_items(op, args, types, repeat, pre), ()
+
+    def tuple_items(self, op: Apply, args, types, repeat: bool, pre: list) -> tuple:
+        """The items of a tuple concatenation (t1 + t2) or repetition (t * n, n known)."""
+        if repeat:
+            seq, n = (args[0], args[1]) if isinstance(types[0], T.Tuple) else (args[1], args[0])
+            if not isinstance(n, Const):
+                raise TypeSupportError("a tuple repeated a number of times known only at run time", [
+                    diagnostic(op.loc, "a tuple repeated a number of times known only at run time",
+                               "use a list (xs * n) or build the tuple with a known count")])
+            parts = [(seq, atom_type(seq))] * max(int(n.value), 0)
+        else:
+            parts = list(zip(args, types))
+        items = []
+        for seq, t in parts:
+            for i, et in enumerate(t.elts):
+                v = self.fresh("", et)
+                pre.append(Apply((v,), "operator.getitem", (seq, Const(i)), (), op.loc))
+                items.append(v)
+        return tuple(items)
+
+    def pack(self, atoms, op: Apply, pre: list) -> Atom:
+        if all(isinstance(a, Const) for a in atoms):
+            return Const(tuple(a.value for a in atoms))
+        v = self.fresh("", T.Tuple(tuple(atom_type(a) for a in atoms)))
+        pre.append(Apply((v,), "srcad.tuple", tuple(atoms), (), op.loc))
+        return v
