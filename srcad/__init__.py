@@ -10,15 +10,13 @@
     print(srcad.source(f))
 """
 
-__version__ = "0.1.0"
-
-from . import rules  # noqa: E402  (importing registers the rule tables)
-from .api import grad, jvp, saved_values, source, stop_gradient, value_and_grad, vjp  # noqa: E402
-from .cache import config  # noqa: E402
-from .cache_files import CacheWarning  # noqa: E402
-from .compose import hessian, hvp, jacfwd, jacrev  # noqa: E402
-from .custom import custom_jvp, custom_vjp  # noqa: E402
-from .errors import (  # noqa: E402
+from . import rules  # (importing registers the rule tables)
+from .api import grad, jvp, saved_values, source, stop_gradient, value_and_grad, vjp
+from .cache import config
+from .cache_files import CacheWarning
+from .compose import hessian, hvp, jacfwd, jacrev
+from .custom import custom_jvp, custom_vjp
+from .errors import (
     ArgumentError,
     NonScalarOutputError,
     NoRuleError,
@@ -30,7 +28,8 @@ from .errors import (  # noqa: E402
     UnsafeMutationError,
     UnsupportedSyntaxError,
 )
-from .rules.registry import public_defrule as defrule  # noqa: E402
+from .rules.registry import public_defrule as defrule
+from .version import __version__ as __version__
 
 __all__ = [
     "rules",

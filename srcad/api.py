@@ -19,6 +19,7 @@ from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tange
 from .identifiers import identifier, is_identifier
 from .ir import types as T
 from .pipeline import Spec, build_batched, build_forward, build_vjp, differentiable_positions
+from .rules.registry import rule_for_object
 from .transforms.batched import NotBatchable
 
 stop_gradient = runtime.stop_gradient
@@ -228,8 +229,6 @@ def as_python_function(fun):
         raise ArgumentError(f"{fun.__name__} (from srcad.{fun.__module__.split('.')[-1]}) cannot be "
                             "transformed again: nest grad, value_and_grad and jvp instead "
                             "(hessian is jacfwd(grad(f)); jacfwd(grad(f)) and grad(grad(f)) work)")
-    from .rules.registry import rule_for_object
-
     if isinstance(fun, types.FunctionType) and rule_for_object(fun) is None:
         return fun
     if id(fun) in _WRAPPERS:

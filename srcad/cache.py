@@ -29,7 +29,11 @@ import os
 import sys
 import types
 
-from . import __version__, runtime
+import astor
+import gast
+import numpy
+
+from . import runtime
 from .cache_files import bad_entry, folder_of, read_entry, usable_root, writable, write_entry
 from .codegen.compile import register_source, register_source_map
 from .codegen.standalone import module_text, stale_sources_in
@@ -39,8 +43,10 @@ from .frontend.resolve import is_library_object
 from .frontend.source import code_names, source_text
 from .frontend.staleness import code_fingerprint
 from .identifiers import is_identifier
+from .ir.nodes import Ext
 from .rules.registry import RULES
 from .transforms.saved import saved_to_json
+from .version import __version__
 
 
 class Config:
@@ -76,10 +82,6 @@ def srcad_fingerprint() -> str | None:
     that shape generated code (computed once per process; None when srcad's source files
     cannot be read, which turns the cache off)."""
     if not _SRCAD_FINGERPRINT:
-        import astor
-        import gast
-        import numpy
-
         h = hashlib.sha256()
         root = os.path.dirname(os.path.abspath(__file__))
         try:
@@ -351,8 +353,6 @@ def _reads_key(fn) -> str | None:
 
 def load_reads(fn):
     """The free reads of `fn` as (prim, Ext, name) triples, or None if not cached."""
-    from .ir.nodes import Ext
-
     key = _reads_key(fn)
     root = cache_root() if key else None
     folder = folder_of(root, key, create=False) if root else None

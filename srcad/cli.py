@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import demo, offline
 from .errors import CodegenError, SrcadError
+from .rules import listing
 
 
 def _argnums(text: str | None):
@@ -55,8 +57,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _codegen(args) -> int:
-    from . import offline
-
     targets = args.targets
     files = {offline.parse_target(t)[0] for t in targets}
     if len(files) != 1:
@@ -85,14 +85,10 @@ def main(argv=None) -> int:
 def _dispatch(args) -> int:
     try:
         if args.command == "demo":
-            from .demo import main as demo
-
-            return demo()
+            return demo.main()
         if args.command == "codegen":
             return _codegen(args)
         if args.command == "check":
-            from . import offline
-
             stale = offline.check(args.module)
             if stale:
                 print(f"{args.module} is stale: {', '.join(stale)} changed since it was generated")
@@ -100,13 +96,9 @@ def _dispatch(args) -> int:
             print(f"{args.module} is up to date")
             return 0
         if args.command == "rules":
-            from .rules import listing
-
             print(listing.markdown() if args.markdown else "\n".join(listing.lines()))
             return 0
         if args.command == "show":
-            from . import offline
-
             print(offline.show(args.target, args.mode, args.stage, _argnums(args.argnums), args.types),
                   end="")
             return 0

@@ -1,8 +1,11 @@
 """`python -m srcad demo`: differentiate a built-in example and check it."""
 
+import inspect
 import math
 
 import numpy as np
+
+from . import api
 
 
 def loss(w, x, y):
@@ -28,20 +31,16 @@ def _central_difference(f, w, *rest, eps=1e-6):
 
 
 def main() -> int:
-    import inspect
-
-    import srcad
-
     rng = np.random.default_rng(0)
     x = rng.uniform(-2.0, 2.0, size=20)
     y = 1.5 * np.tanh(0.8 * x) + 0.1 + 0.3 * rng.normal(size=20)
     w = np.array([1.0, 0.5, 0.0])
-    g = srcad.grad(loss)
+    g = api.grad(loss)
     grad = g(w, x, y)
     print("The function:\n")
     print(inspect.getsource(loss))
     print("Its gradient, as srcad generated it:\n")
-    print(srcad.source(g))
+    print(api.source(g))
     ref = _central_difference(loss, w, x, y)
     err = float(np.max(np.abs(grad - ref)))
     print(f"gradient            {grad}")

@@ -18,6 +18,8 @@ import re
 import sys
 import tempfile
 
+import astor
+import gast
 import numpy as np
 
 from .codegen.standalone import module_text, stale_sources
@@ -287,9 +289,6 @@ def show(target: str, mode: str = "reverse", stage: str = "source", argnums=None
     module = load_module(path)
     fn = get_function(module, names[0])
     if stage == "parsed":
-        import astor
-        import gast
-
         return astor.to_source(gast.gast_to_ast(parse_function(fn).node))
     if stage == "ssa":
         return format_function(lowered(fn).function)

@@ -12,7 +12,7 @@ import types
 import weakref
 from dataclasses import dataclass
 
-from . import __version__, cache
+from . import cache
 from .analysis import reads
 from .codegen.compile import compile_function
 from .codegen.emit import render
@@ -22,19 +22,22 @@ from .frontend.lower import Lowered_, lower_function
 from .frontend.resolve import is_library_object
 from .frontend.source import code_names
 from .ir import types as T
-from .ir.nodes import Apply, Const, Function, Param, Var
+from .ir.builder import Builder
+from .ir.nodes import Apply, Const, Function, Param, Var, max_var_id
 from .ir.verify import verify
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
 from .transforms.activity import analyze
 from .transforms.batched import batched_forward
+from .transforms.emitter import Emitter
 from .transforms.forward import forward
 from .transforms.policy import guard_unknown
 from .transforms.reverse import reverse, reverse_split
 from .transforms.safety import check_mutations
 from .transforms.saved import saved_report
 from .transforms.specialize import specialize
+from .version import __version__
 
 
 @dataclass(frozen=True)
@@ -131,8 +134,6 @@ def _split_aux(fn: Function, spec: Spec) -> Function:
     out = fn.body.yields[0]
     if not spec.has_aux:
         return fn
-    from .ir.builder import Builder  # small local rewrite of the body's tail
-
     b = Builder(first_id=_max_id(fn) + 1)
     t = out.type if not isinstance(out, Const) else T.of_value(out.value)
     if not isinstance(t, (T.Tuple, T.Unknown)) or (isinstance(t, T.Tuple) and len(t.elts) != 2):
@@ -149,8 +150,6 @@ def _split_aux(fn: Function, spec: Spec) -> Function:
 
 
 def _max_id(fn: Function) -> int:
-    from .ir.nodes import max_var_id
-
     return max_var_id(fn)
 
 
@@ -273,8 +272,6 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     f, act = _analyzed(f, spec.argnums, (f.body.yields[0],))
     (fwd_b, (out, aux, res), bwd_b, bwd_params, grads, names), plan = reverse_split(f, act, spec.argnums)
     fwd_em = fwd_b
-    from .transforms.emitter import Emitter
-
     em = Emitter(fwd_em)
     result = em.apply("srcad.tuple", (out, aux if aux is not None else Const(None), res))
     fwd_name, bwd_name = f"vjp_fwd_{f.name}", f"vjp_bwd_{f.name}"

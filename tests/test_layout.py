@@ -40,6 +40,98 @@ def test_runtime_modules_are_under_300_lines(path):
     assert _lines(path) < 300
 
 
+def test_functions_are_under_60_lines():
+    long = []
+    for path in sorted(SRCAD.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n >= 60:
+                    long.append(f"{path.relative_to(SRCAD)}:{node.lineno} {node.name} ({n} lines)")
+    assert not long, "split these functions: " + ", ".join(long)
+
+
+# -- imports point one way ------------------------------------------------------------------------
+
+def _module_names() -> dict:
+    """srcad's modules by dotted name -> (path, is it a package's __init__)."""
+    out = {}
+    for path in sorted(SRCAD.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if package else parts)] = (path, package)
+    return out
+
+
+MODULES = _module_names()
+
+
+def _srcad_imports(name: str):
+    """(the srcad module an import statement names, the statement, whether it is inside a
+    function) for each srcad module `name` imports. `from pkg import x` names the module
+    pkg.x when there is one, else pkg itself (x is then a name defined in pkg)."""
+    path, package = MODULES[name]
+    here = name.split(".") if package else name.split(".")[:-1]
+    out = []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                out.extend((a.name, child, in_function) for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = ".".join(here[:len(here) - child.level + 1] + [child.module] if child.module else
+                                here[:len(here) - child.level + 1]) if child.level else child.module
+                for a in child.names:
+                    out.append((f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base, child,
+                                in_function))
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                           ast.Lambda)))
+
+    visit(ast.parse(path.read_text()), False)
+    return [(target, stmt, f) for target, stmt, f in out if target.split(".")[0] == "srcad"]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_imports_the_package_face(name):
+    """srcad/__init__.py only gathers the public names: a module reading one of them through
+    the package (`from .. import __version__`, `import srcad`) would import everything, in a
+    cycle. Subpackages and modules (`from .. import runtime`) are fine."""
+    if name == "srcad":
+        return
+    for target, stmt, _ in _srcad_imports(name):
+        assert target != "srcad", f"{name} imports the package face: {ast.unparse(stmt)}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if not n.startswith("srcad.runtime")))
+def test_imports_of_srcad_modules_are_at_module_level(name):
+    """An import inside a function hides a dependency (and usually a cycle). The run-time
+    package is the exception, checked above: its checks import srcad.errors when they raise,
+    since copies of its helpers run without srcad."""
+    inner = [ast.unparse(stmt) for _, stmt, in_function in _srcad_imports(name) if in_function]
+    assert not inner, f"{name} imports inside a function: {inner}"
+
+
+def test_the_import_graph_has_no_cycles():
+    """Between srcad's modules, counting every import statement. (Importing a.b also runs
+    a/__init__.py; those implicit edges do not count: a package's __init__ importing its own
+    modules is how packages work.)"""
+    graph = {name: sorted({t for t, _, _ in _srcad_imports(name) if t in MODULES and t != name})
+             for name in MODULES}
+    state: dict = {}  # name -> "open" while on the path, "done" after
+
+    def visit(name, path):
+        state[name] = "open"
+        for t in graph[name]:
+            assert state.get(t) != "open", "import cycle: " + " -> ".join(path[path.index(t):] + [t])
+            if t not in state:
+                visit(t, path + [t])
+        state[name] = "done"
+
+    for name in graph:
+        if name not in state:
+            visit(name, [name])
+
+
 def _imports(tree):
     """(modules an import statement reads, its level, whether it is inside a function, whether
     inside a try that catches ImportError) for every import statement of a module."""

@@ -24,10 +24,11 @@ import pkgutil
 import re
 import types
 
-from .. import __version__, runtime
+from .. import runtime
 from ..errors import CodegenError
 from ..frontend.resolve import GlobalsProxy
 from ..identifiers import is_identifier
+from ..version import __version__
 
 
 def helper_functions() -> dict:

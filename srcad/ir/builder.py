@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from .nodes import UNDEF, Apply, Atom, Block, Const, For, If, Loc, Op, Var, While, atom_type
 from .rewrite import substitute_ops
-from .types import UNKNOWN, Type, join
+from .types import INT, UNKNOWN, Type, join
 
 _UNDEF = Const(UNDEF)
 
@@ -232,8 +232,6 @@ class Builder:
         loc: Loc | None = None,
     ) -> tuple[Var, tuple[Var, ...]]:
         """Open a loop body; returns the index and the explicit carried parameters."""
-        from .types import INT
-
         index = self.fresh(index_hint, INT)
         params = [index]
         for i, a in enumerate(init):

@@ -14,31 +14,12 @@ from dataclasses import dataclass
 from ..ir.nodes import Apply, Atom, Block, For, If, Var, While
 from ..ir.types import is_integral
 from ..rules import registry
+from .operands import operand_params
 from .policy import check_types
 
 
 def _can_carry(v: Var) -> bool:
     return v.type.differentiable and not is_integral(v.type)
-
-
-def operand_params(op: Apply, rule: registry.Rule) -> list[tuple[str, Atom]]:
-    """(parameter, argument) pairs derivatives may flow through, in signature order."""
-    if rule.structural:
-        if rule.name == "srcad.dict":
-            return [(str(i), a) for i, a in enumerate(op.args) if i % 2 == 1]
-        return [(str(i), a) for i, a in enumerate(op.args)]
-    if rule.opaque:
-        return [(str(i), a) for i, a in enumerate(op.operands())]
-    if rule.custom:
-        return [(str(i), a) for i, a in enumerate(op.args[1:])]
-    if not rule.differentiable and not rule.refuses:
-        return []
-    bound = registry.bind(rule, op.args, op.kw)
-    if not rule.differentiable:  # a differentiated value reaching these is an error
-        return [(p, bound[p]) for p in rule.refuses if p in bound]
-    names = (rule.diff_params or rule.params) + rule.refuses  # no rule at all: every argument
-    # (a differentiated value reaching a parameter without a rule is an error)
-    return [(p, bound[p]) for p in names if p in bound]
 
 
 @dataclass

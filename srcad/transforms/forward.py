@@ -18,8 +18,9 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var
 from ..rules import registry
-from .activity import Activity, operand_params
+from .activity import Activity
 from .emitter import Emitter
+from .operands import operand_params
 from .reverse_apply import no_rule_error
 
 _SCALARS = (T.Float, T.Int, T.Bool)

@@ -24,6 +24,7 @@ from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, Function, Var, iter_ops
 from ..ir.rewrite import map_blocks
 from ..rules import registry
+from .operands import operand_params
 
 _HINTS = {
     "complex": "srcad differentiates real values: keep complex numbers away from differentiated "
@@ -58,8 +59,6 @@ def _describe(a: Atom, kind: str) -> str:
 
 def _meets_varied(op: Apply, varied: set) -> bool:
     """Is op a differentiable operation with a differentiated operand?"""
-    from .activity import operand_params  # (activity imports this module)
-
     rule = registry.lookup(op.prim)
     if rule is None or rule.structural or rule.custom or rule.opaque or not rule.differentiable:
         return False

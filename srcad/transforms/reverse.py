@@ -39,8 +39,9 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, For, Function, If, Var, While, atom_type, iter_ops
 from ..rules import registry
-from .activity import Activity, operand_params
+from .activity import Activity
 from .emitter import Emitter, aloc
+from .operands import operand_params
 from .remat import Remat, defs_visible
 from .reverse_apply import SCALARS, ApplyAdjoints
 from .reverse_loops import LoopAdjoints

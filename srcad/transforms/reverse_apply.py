@@ -12,8 +12,8 @@ from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, Ext, Var, atom_type
 from ..rules import registry
 from ..rules.registry import TEMPLATE_GLOBALS
-from .activity import operand_params
 from .emitter import aloc
+from .operands import operand_params
 
 SCALARS = (T.Float, T.Int, T.Bool)
 

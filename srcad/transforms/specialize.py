@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..errors import NoRuleError, TypeSupportError, UnsafeMutationError, diagnostic
+from ..errors import NoRuleError, SrcadError, TypeSupportError, UnsafeMutationError, diagnostic
+from ..frontend.lower import lower_function
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
 from ..passes.fold import fold_apply
@@ -332,9 +333,6 @@ def _custom_result_type(custom, arg_types) -> T.Type:
     """The result type of a custom-rule function, from its own body when srcad can read it."""
     key = (id(custom), arg_types)
     if key not in _CUSTOM_TYPES:
-        from ..errors import SrcadError
-        from ..frontend.lower import lower_function
-
         try:
             f = specialize(lower_function(custom.fun).function, arg_types)
             y = f.body.yields[0]
