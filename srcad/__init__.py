@@ -12,7 +12,6 @@
 
 from . import rules  # (importing registers the rule tables)
 from .api import grad, jvp, saved_values, source, stop_gradient, value_and_grad, vjp
-from .cache import config
 from .cache_files import CacheWarning
 from .compose import hessian, hvp, jacfwd, jacrev
 from .custom import custom_jvp, custom_vjp
@@ -29,6 +28,7 @@ from .errors import (
     UnsupportedSyntaxError,
 )
 from .rules.registry import public_defrule as defrule
+from .settings import config
 from .version import __version__ as __version__
 
 __all__ = [

@@ -45,26 +45,9 @@ from .frontend.staleness import code_fingerprint
 from .identifiers import is_identifier
 from .ir.nodes import Ext
 from .rules.registry import RULES
+from .settings import config
 from .transforms.saved import saved_to_json
 from .version import __version__
-
-
-class Config:
-    """Settings.
-
-    - `cache_dir`: a directory for the persistent cache of generated code (None: off; the
-      environment variable SRCAD_CACHE_DIR sets it too);
-    - `shape_variants`: how many distinct argument shapes (per rank signature) get code
-      specialised on their exact shapes before srcad builds one rank-only version that
-      serves every shape (default 8; 0: rank-only code from the first call).
-    """
-
-    def __init__(self):
-        self.cache_dir = os.environ.get("SRCAD_CACHE_DIR") or None
-        self.shape_variants = 8
-
-
-config = Config()
 
 
 def cache_root() -> str | None:

@@ -20,6 +20,7 @@ from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
 from .pipeline import Built, Spec, build_reverse, forget_lowered, free_reads, lowered, user_function_globals
+from .settings import config
 from .transforms.saved import saved_from_json
 
 _MISSING = object()
@@ -184,7 +185,7 @@ class Transformed:
         if built is None:
             variants = self._variants.get(rank_key, 0) + 1
             self._variants[rank_key] = variants
-            if variants > cache.config.shape_variants:
+            if variants > config.shape_variants:
                 arg_types = tuple(T.without_shapes(t) for t in arg_types)
                 free = {k: T.without_shapes(t) for k, t in free.items()}
                 built = self._cache[rank_key] = self._build_types(arg_types, free, spec)
@@ -198,7 +199,7 @@ class Transformed:
         inner = getattr(self.fn, "__srcad_transform__", None)
         if inner is not None:  # a transform of a transform reads what the user function reads
             return inner._free_reads()
-        if cache.config.cache_dir:
+        if config.cache_dir:
             reads = cache.load_reads(self.fn)
             if reads is None:
                 reads = free_reads(lowered(self.fn))
@@ -213,7 +214,7 @@ class Transformed:
         inner = getattr(self.fn, "__srcad_transform__", None)
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
         spec, free_types = spec or self.spec, free_types or {}
-        key = cache.entry_key(target, spec, arg_types, free_types) if cache.config.cache_dir else None
+        key = cache.entry_key(target, spec, arg_types, free_types) if config.cache_dir else None
         hit = cache.load(key, target) if key else None
         if hit is not None:
             return _from_cache(*hit)

@@ -12,7 +12,6 @@ import types
 import weakref
 from dataclasses import dataclass
 
-from . import cache
 from .analysis import reads
 from .codegen.compile import compile_function
 from .codegen.emit import render
@@ -28,6 +27,7 @@ from .ir.verify import verify
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
+from .settings import config
 from .transforms.activity import analyze
 from .transforms.batched import batched_forward
 from .transforms.emitter import Emitter
@@ -118,8 +118,8 @@ def _generated(f: Function) -> bool:
     now or loaded from the persistent cache?"""
     if f.loc is None:
         return False
-    cached = cache.config.cache_dir and os.path.abspath(f.loc.file).startswith(
-        os.path.abspath(cache.config.cache_dir) + os.sep)
+    cached = config.cache_dir and os.path.abspath(f.loc.file).startswith(
+        os.path.abspath(config.cache_dir) + os.sep)
     return f.loc.file.startswith("<srcad ") or bool(cached)
 
 

@@ -1,0 +1,23 @@
+"""srcad's settings: `srcad.config`, one object whose attributes users set."""
+
+from __future__ import annotations
+
+import os
+
+
+class Config:
+    """Settings.
+
+    - `cache_dir`: a directory for the persistent cache of generated code (None: off; the
+      environment variable SRCAD_CACHE_DIR sets it too);
+    - `shape_variants`: how many distinct argument shapes (per rank signature) get code
+      specialised on their exact shapes before srcad builds one rank-only version that
+      serves every shape (default 8; 0: rank-only code from the first call).
+    """
+
+    def __init__(self):
+        self.cache_dir = os.environ.get("SRCAD_CACHE_DIR") or None
+        self.shape_variants = 8
+
+
+config = Config()
