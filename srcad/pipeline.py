@@ -28,6 +28,7 @@ from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
 from .settings import config
+from .transforms import naming
 from .transforms.activity import analyze
 from .transforms.batched import batched_forward
 from .transforms.emitter import Emitter
@@ -255,7 +256,7 @@ def build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     result = out_dot if spec.kind == "tangent" else em.apply("srcad.tuple", (out, out_dot))
     body = em.b.end_function((result,))
     name = f"{spec.prefix}_{f.name}"
-    sig = f.signature + tuple(Param(f"{f.signature[i].name}_dot") for i in wrt)
+    sig = f.signature + tuple(Param(naming.tangent(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, False, f.doc))
     out_fn = _record(trace, "optimized", optimize(out_fn))
     header = _header(fn, spec, arg_types, f, [])
@@ -309,7 +310,7 @@ def build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     result = em.apply("srcad.tuple", (out, out_dot))
     body = em.b.end_function((result,))
     name = f"jacfwd_{f.name}"
-    sig = f.signature + tuple(Param(f"{f.signature[i].name}_dots") for i in wrt)
+    sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, False, f.doc)))
     header = _header(fn, spec, arg_types, f, [])
     rendered = render(out_fn, name, header)

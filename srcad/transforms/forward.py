@@ -20,6 +20,7 @@ from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var
 from ..rules import registry
 from .activity import Activity
 from .emitter import Emitter
+from .naming import tangent
 from .operands import operand_params
 from .reverse_apply import no_rule_error
 
@@ -59,7 +60,7 @@ class Forward:
 
     @staticmethod
     def hint(a: Atom) -> str:
-        return (a.hint + "_dot") if isinstance(a, Var) and a.hint else ""
+        return tangent(a.hint) if isinstance(a, Var) else ""
 
     def ttype(self, t: T.Type) -> T.Type:
         """The type of a tangent of a value of type t."""

@@ -41,6 +41,7 @@ from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, For, Function, If, Var,
 from ..rules import registry
 from .activity import Activity
 from .emitter import Emitter, aloc
+from .naming import TRIPS, cotangent
 from .operands import operand_params
 from .remat import Remat, defs_visible
 from .reverse_apply import SCALARS, ApplyAdjoints
@@ -78,7 +79,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.loop_depth = 0
         self.split = False  # run_split: residuals are returned, so every one must be bound
         loops = [op for op in iter_ops(fn.body) if isinstance(op, (For, While))]
-        self.trips = {id(op): Var(-1 - k, "_trips", T.INT) for k, op in enumerate(loops)}
+        self.trips = {id(op): Var(-1 - k, TRIPS, T.INT) for k, op in enumerate(loops)}
         self.rematerializable = Remat(fn)
         self._writes: dict[int, set] = {}
         # loop and if slots that are None instead of unbound, and the values that may be it
@@ -178,7 +179,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         if not self.act.active(v):
             return
         k = self.key(v)
-        self.b.var_hints.setdefault(k, (v.hint + "_bar") if v.hint else "")
+        self.b.var_hints.setdefault(k, cotangent(v.hint))
         self.b.var_types.setdefault(k, v.type)
         self.cts[-1].add(v)
         if self.b.is_bound(k):
@@ -204,7 +205,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         for v in sorted(vs, key=lambda v: v.id):
             if not self.has_ct(v):
                 k = self.key(v)
-                self.b.var_hints.setdefault(k, (v.hint + "_bar") if v.hint else "")
+                self.b.var_hints.setdefault(k, cotangent(v.hint))
                 self.b.write(k, self.zeros_for(v, loc))
                 made.append(v)
         return made

@@ -13,6 +13,7 @@ from ..ir.nodes import Apply, Atom, Const, Ext, Var, atom_type
 from ..rules import registry
 from ..rules.registry import TEMPLATE_GLOBALS
 from .emitter import aloc
+from .naming import cotangent
 from .operands import operand_params
 
 SCALARS = (T.Float, T.Int, T.Bool)
@@ -134,7 +135,7 @@ class ApplyAdjoints:
             tpl = rule.vjp.get(p)
             if tpl is None:
                 raise self.no_rule(op, rule, f" with respect to its argument {p!r}")
-            c = self.em.instantiate(tpl, bindings, aloc(op.loc), (a.hint + "_bar") if a.hint else "")
+            c = self.em.instantiate(tpl, bindings, aloc(op.loc), cotangent(a.hint))
             if p in rule.broadcasts and self.needs_unbroadcast(op, rule, p, bindings, c):
                 c = self.em.apply("srcad.unbroadcast", (c, self.primal(a)), (), aloc(op.loc))
             if isinstance(atom_type(a), T.List) and rule.name.startswith("numpy."):
@@ -156,7 +157,7 @@ class ApplyAdjoints:
         cts = self.em.apply("srcad.custom_cotangents", (raw, args), (), loc)
         for p, a in pairs:
             c = self.em.apply("operator.getitem", (cts, Const(int(p))), (), loc,
-                              (a.hint + "_bar") if a.hint else "")
+                              cotangent(a.hint))
             self.accumulate(a, c, loc)
 
     def bindings(self, op: Apply, rule, cts) -> dict:
@@ -199,7 +200,7 @@ class ApplyAdjoints:
         if acc is None:
             acc = self.zeros_for(x, aloc(op.loc))
         k = self.key(x)
-        self.b.var_hints.setdefault(k, (x.hint + "_bar") if x.hint else "")
+        self.b.var_hints.setdefault(k, cotangent(x.hint))
         self.cts[-1].add(x)
         new = self.em.apply("srcad.scatter_add", (acc, idx, g), (), aloc(op.loc), self.b.var_hints[k])
         self.b.write(k, new)
@@ -221,5 +222,5 @@ class ApplyAdjoints:
         for key, a in items:
             if self.act.active(a):
                 c = self.em.apply("operator.getitem", (g, Const(key)), (), aloc(op.loc),
-                                  (a.hint + "_bar") if a.hint else "")
+                                  cotangent(a.hint))
                 self.accumulate(a, c, aloc(op.loc))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..ir import types as T
 from ..ir.nodes import Atom, Const, For, Var, While
 from .emitter import aloc
+from .naming import TRIPS, cotangent, stack
 
 
 class LoopAdjoints:
@@ -19,7 +20,7 @@ class LoopAdjoints:
                                        key=lambda kv: min(v.id for v in kv[1]) if kv[1] else 0):
             for v in values:
                 k = ("stack", v.id)
-                self.b.var_hints[k] = "_stack_" + (v.hint or "t")
+                self.b.var_hints[k] = stack(v.hint)
                 self.b.var_types[k] = T.List(v.type)
                 self.b.write(k, self.b.apply("srcad.list", (), hint=self.b.var_hints[k],
                                              types=(T.List(v.type),)))
@@ -81,7 +82,7 @@ class LoopAdjoints:
         """Count the iterations of `op` when its backward loop needs the count."""
         counting = self._counts_trips(op)
         if counting:
-            self.b.var_hints[("trip", id(op))] = "_trips"
+            self.b.var_hints[("trip", id(op))] = TRIPS
             self.b.write(("trip", id(op)), Const(0))
         return counting
 
@@ -113,7 +114,7 @@ class LoopAdjoints:
             self.plan.loops[id(op)] = op
         keys = [("carry", id(op), i) for i in carried]
         for k, i in zip(keys, carried):
-            self.b.var_hints[k] = (params[i].hint + "_bar") if params[i].hint else ""
+            self.b.var_hints[k] = cotangent(params[i].hint)
             self.b.var_types[k] = params[i].type
             c = self.take_ct(op.outs[i])
             self.b.write(k, c if c is not None else self.zeros_for(op.outs[i], aloc(op.loc)))
