@@ -67,11 +67,3 @@ def custom_vjp(fun):
 def custom_jvp(fun):
     """Decorate a function whose forward-mode derivative you give with `.defjvp(jvp)`."""
     return CustomRule(fun)
-
-
-def expand_cotangents(cts, n: int):
-    """Check a backward rule's result: a tuple with one entry per argument."""
-    if not isinstance(cts, (tuple, list)) or len(cts) != n:
-        raise ValueError(f"a custom backward rule must return a tuple of {n} cotangents "
-                         f"(one per argument; None for zero), got {cts!r}")
-    return tuple(cts)

@@ -66,7 +66,7 @@ class Transformed:
         self._gate = Gate(f"{spec.kind} of {getattr(fn, '__qualname__', 'f')}", _user_function(fn))
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__module__ = getattr(fn, "__module__", None)
-        self.__name__ = f"{spec.prefix}_{getattr(fn, '__name__', 'f')}"
+        self.__name__ = f"{spec.kind}_{getattr(fn, '__name__', 'f')}"
         self.__qualname__ = self.__name__
         _check_argnums(spec.argnums, self._nparams, fn)
 
@@ -108,7 +108,6 @@ class Transformed:
             bound.apply_defaults()
             args = tuple(bound.arguments.values())
         return admit_arguments(self._gate, args, self._names, self.spec.argnums)
-        return args
 
     def _refresh(self) -> None:
         """Rebuild from scratch when a global name of an inlined function (a helper, or f
@@ -236,7 +235,7 @@ class Transformed:
 
 def _from_cache(namespace: dict, meta: dict, text: str) -> Built:
     names = meta["names"]
-    built = Built(namespace[names[0]], text, None, saved_from_json(meta.get("saved", [])), meta["name"])
+    built = Built(namespace[names[0]], text, saved_from_json(meta.get("saved", [])), meta["name"])
     if len(names) > 1:
         built.backward = namespace[names[1]]
     return built

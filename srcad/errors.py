@@ -67,10 +67,6 @@ class UnsupportedSyntaxError(SrcadError):
     """The function uses Python constructs srcad does not transform."""
 
 
-class UnboundNameError(SrcadError):
-    """A name in the function refers to nothing srcad can find."""
-
-
 class NoRuleError(SrcadError):
     """A call on a differentiated value has no derivative rule."""
 

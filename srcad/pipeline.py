@@ -51,16 +51,11 @@ class Spec:
     has_aux: bool = False
     batch: int = 0  # jacfwd: the number of tangent directions pushed through at once
 
-    @property
-    def prefix(self) -> str:
-        return self.kind
-
 
 @dataclass
 class Built:
     function: object  # the compiled generated function
     source: str
-    ir: Function
     saved: list
     name: str
     rendered: list = dataclasses.field(default_factory=list)  # (Rendered, name) per function
@@ -169,7 +164,7 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
         v = T.FLOAT if isinstance(t, T.Num) else t
         checked = Var(_max_id(fn) + 1, "", v)
         op = Apply((checked,), "srcad.scalar_output",
-                   (out, Const(f"{spec.kind} of {fn.doc or fn.name} ({text})")), (), where)
+                   (out, Const(f"{spec.kind} of {fn.qualname or fn.name} ({text})")), (), where)
         body = dataclasses.replace(fn.body, ops=fn.body.ops + (op,), yields=(checked,) + fn.body.yields[1:])
         return dataclasses.replace(fn, body=body)
     if isinstance(t, T.Array) and t.ndim not in (0, None):
@@ -217,13 +212,13 @@ def build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     else:
         result = g
     body = em.b.end_function((result,))
-    name = f"{spec.prefix}_{f.name}"
-    out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, False, f.doc))
+    name = f"{spec.kind}_{f.name}"
+    out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, f.qualname))
     out = _record(trace, "optimized", verify(copy_gradients_of_inputs(optimize(out))))
     saved = saved_report(f, plan, out)
     header = _header(fn, spec, arg_types, f, saved)
     rendered = render(out, name, header)
-    return Built(compile_function(rendered, name), rendered.source, out, saved, name, [(rendered, name)])
+    return Built(compile_function(rendered, name), rendered.source, saved, name, [(rendered, name)])
 
 
 def _header(fn, spec: Spec, arg_types, f: Function, saved) -> list[str]:
@@ -255,13 +250,13 @@ def build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     # kind "tangent" (hvp's jvp of a gradient): the tangent alone, so the primal is not computed
     result = out_dot if spec.kind == "tangent" else em.apply("srcad.tuple", (out, out_dot))
     body = em.b.end_function((result,))
-    name = f"{spec.prefix}_{f.name}"
+    name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangent(f.signature[i].name)) for i in wrt)
-    out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, False, f.doc))
+    out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, f.qualname))
     out_fn = _record(trace, "optimized", optimize(out_fn))
     header = _header(fn, spec, arg_types, f, [])
     rendered = render(out_fn, name, header)
-    built = Built(compile_function(rendered, name), rendered.source, out_fn, [], name, [(rendered, name)])
+    built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc
     return built
 
@@ -276,16 +271,16 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     em = Emitter(fwd_em)
     result = em.apply("srcad.tuple", (out, aux if aux is not None else Const(None), res))
     fwd_name, bwd_name = f"vjp_fwd_{f.name}", f"vjp_bwd_{f.name}"
-    fwd_fn = Function(fwd_name, f.signature, fwd_b.end_function((result,)), f.loc, False, f.doc)
+    fwd_fn = Function(fwd_name, f.signature, fwd_b.end_function((result,)), f.loc, f.qualname)
     fwd_fn = optimize(define_everywhere(fwd_fn, _operands_of(fwd_fn.body, res)))
     bem = Emitter(bwd_b)
     g_out = bem.apply("srcad.tuple", grads)
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
-    bwd_fn = optimize(Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, False, f.doc))
+    bwd_fn = optimize(Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, f.qualname))
     header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn))
     r1 = render(fwd_fn, fwd_name, header)
     r2 = render(bwd_fn, bwd_name, header)
-    built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source, fwd_fn,
+    built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source,
                   saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)])
     built.backward = compile_function(r2, bwd_name)
     built.output_loc = _return_loc(f) or f.loc
@@ -311,9 +306,9 @@ def build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     body = em.b.end_function((result,))
     name = f"jacfwd_{f.name}"
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
-    out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, False, f.doc)))
+    out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname)))
     header = _header(fn, spec, arg_types, f, [])
     rendered = render(out_fn, name, header)
-    built = Built(compile_function(rendered, name), rendered.source, out_fn, [], name, [(rendered, name)])
+    built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc
     return built

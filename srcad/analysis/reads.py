@@ -23,7 +23,7 @@ from __future__ import annotations
 import types
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Block, Const, Ext, Var
+from ..ir.nodes import Apply, Block, Const, Ext, Var, iter_ops
 
 _MISSING = object()
 
@@ -32,7 +32,7 @@ def free_reads(body: Block) -> tuple:
     """Every read of `body`, bases before the attributes read through them."""
     out: list = []
     entries: dict = {}  # Var id -> its read
-    for op in _ops(body):
+    for op in iter_ops(body):
         if not isinstance(op, Apply) or not op.outs:
             continue
         entry = _entry(op, entries)
@@ -42,13 +42,6 @@ def free_reads(body: Block) -> tuple:
                 if e not in out:
                     out.append(e)
     return tuple(out)
-
-
-def _ops(block: Block):
-    for op in block.ops:
-        yield op
-        for b in getattr(op, "blocks", lambda: ())():
-            yield from _ops(b)
 
 
 def _chain(entry) -> list:

@@ -1,27 +1,18 @@
-"""What a function's IR uses, counted once before emitting it: every operation (regions
-included), how often each value is read, and the names generated code must not take."""
+"""What a function's IR uses, counted once before emitting it: how often each value is read,
+and the names generated code must not take."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from ..ir.nodes import Apply, Block, Const, Ext, Function, Var
+from ..ir.nodes import Apply, Const, Ext, Function, Var, iter_ops
 from .syntax import _MODULE_ALIASES
-
-
-def all_ops(block: Block):
-    """The operations of `block` and of the blocks of its regions, outermost first."""
-    for op in block.ops:
-        yield op
-        if not isinstance(op, Apply):
-            for b in op.blocks():
-                yield from all_ops(b)
 
 
 def use_counts(fn: Function) -> Counter:
     """How many times each value is read (as an operand or a yielded value)."""
     counts: Counter = Counter()
-    for op in all_ops(fn.body):
+    for op in iter_ops(fn.body):
         counts.update(a for a in op.operands() if isinstance(a, Var))
         if not isinstance(op, Apply):
             for b in op.blocks():
@@ -33,7 +24,7 @@ def use_counts(fn: Function) -> Counter:
 def ext_names(fn: Function) -> set:
     """The names of the outside objects (globals, modules) the code reads."""
     out = set()
-    for op in all_ops(fn.body):
+    for op in iter_ops(fn.body):
         for a in op.operands():
             if isinstance(a, Const) and isinstance(a.value, Ext):
                 out.add(a.value.name)
@@ -43,7 +34,7 @@ def ext_names(fn: Function) -> set:
 def helper_names(fn: Function) -> set:
     """The module aliases and run-time helper names (`_<helper>`) calls will be written with."""
     out = set()
-    for op in all_ops(fn.body):
+    for op in iter_ops(fn.body):
         if isinstance(op, Apply):
             root = op.prim.split(".")[0]
             if root not in ("operator", "builtins", "srcad"):

@@ -23,9 +23,9 @@ from ..errors import CodegenError
 from ..frontend.source import source_line
 from ..identifiers import is_identifier
 from ..ir import types as T
-from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While
+from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While, iter_ops
 from ..rules import registry
-from .census import all_ops, ext_names, helper_names, use_counts
+from .census import ext_names, helper_names, use_counts
 from .expressions import ExprEmitter
 from .inline import InlinePlanner
 from .markers import apply_markers, marker, real
@@ -322,7 +322,7 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
     # -- the function ------------------------------------------------------------------------------
 
     def function(self, name: str, header: list[str]) -> gast.FunctionDef:
-        self._cond_ids = {id(op.cond) for op in all_ops(self.fn.body) if isinstance(op, While)}
+        self._cond_ids = {id(op.cond) for op in iter_ops(self.fn.body) if isinstance(op, While)}
         args, defaults, kwonly, kw_defaults = [], [], [], []
         # keyword-only parameters become ordinary ones (srcad passes every argument by
         # position; a caller's keywords still work) unless defaults forbid that order

@@ -157,9 +157,6 @@ class _Namer:
             got = self.groups[root] = _Group([v], self.live)
         return got
 
-    def _class(self, v: Var) -> list:
-        return self._group(v).members
-
     def merge(self, a, b, force: bool) -> bool:
         if not (isinstance(a, Var) and isinstance(b, Var)):
             return False

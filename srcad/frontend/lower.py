@@ -401,7 +401,7 @@ def _lower_function(fn) -> Lowered_:
     body = b.end_function((result,))
     return Lowered_(
         Function(parsed.node.name if parsed.node.name != "lambda" else "lambda_", tuple(sigs), body,
-                 low.loc(parsed.node), False, fn.__qualname__, tuple(low.returns)),
+                 low.loc(parsed.node), fn.__qualname__, tuple(low.returns)),
         tuple(ctx.functions),
     )
 

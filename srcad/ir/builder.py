@@ -376,10 +376,6 @@ def _sub(a: Atom, subst: dict) -> Atom:
     return a
 
 
-def _is_undef(a: Atom) -> bool:
-    return isinstance(a, Const) and a.value is UNDEF
-
-
 def _hint_of(key: Hashable, value: Atom | None) -> str:
     if isinstance(key, str):
         return key

@@ -241,16 +241,14 @@ class Function:
     """A function: `body.params` are its arguments, `body.yields` its return values.
 
     `signature` describes the Python-level parameters (one per body param). `loc` is the
-    position of the `def`. `ret_tuple` tells whether the Python function returns a tuple of
-    the yields (True) or the single yield.
+    position of the `def`, `qualname` the user function's qualified name (for messages).
     """
 
     name: str
     signature: tuple[Param, ...]
     body: Block
     loc: Loc | None = None
-    ret_tuple: bool = False
-    doc: str = ""
+    qualname: str = ""
     returns: tuple = ()  # the Locs of the user's `return` statements (for errors about outputs)
 
 
@@ -269,14 +267,6 @@ def iter_blocks(block: Block) -> Iterator[Block]:
         if isinstance(op, REGION_OPS):
             for b in op.blocks():
                 yield from iter_blocks(b)
-
-
-def op_operands(op: Op) -> tuple[Atom, ...]:
-    return op.operands()
-
-
-def vars_of(atoms: tuple[Atom, ...]) -> Iterator[Var]:
-    return (a for a in atoms if isinstance(a, Var))
 
 
 def max_var_id(fn: Function) -> int:

@@ -17,7 +17,7 @@ class IRError(AssertionError):
 
 def verify(fn: Function) -> Function:
     """Raise IRError if `fn` is malformed; return it unchanged for chaining."""
-    _Verifier().block(fn.body, frozenset(), params_ok=True)
+    _Verifier().block(fn.body, frozenset())
     return fn
 
 
@@ -34,7 +34,7 @@ class _Verifier:
         if isinstance(a, Var) and a not in visible:
             raise IRError(f"{a!r} used in {where} but not visible there")
 
-    def block(self, block: Block, outer: frozenset, params_ok: bool = True) -> None:
+    def block(self, block: Block, outer: frozenset) -> None:
         visible = set(outer)
         for p in block.params:
             self.define(p)

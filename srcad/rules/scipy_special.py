@@ -22,7 +22,6 @@ except ImportError:  # scipy is optional
 family("scipy.special")
 NS = {"special": special}
 F1 = ty.floating("x")
-F2 = ty.floating("x", "y")
 SQRT_2_OVER_PI = "1.1283791670955126"  # 2 / sqrt(pi), the derivative of erf at 0
 SQRT_PI_OVER_2 = "0.886226925452758"
 INV_SQRT_2PI = "0.3989422804014327"

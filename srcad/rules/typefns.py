@@ -311,13 +311,6 @@ def pieces(name: str = "ary"):
     return out
 
 
-def results(*types):
-    """Several results of fixed types (multi-output primitives)."""
-    def out(sig):
-        return tuple(types)
-    return out
-
-
 def list_cotangent(name: str = "x", elt: str | None = None):
     """The cotangent of a list or tuple argument `name`: a list (of `elt`'s type, or of
     name's element type); unknown when the argument is not a list or tuple."""

@@ -57,7 +57,7 @@ class Emitter:
         t = atom_type(like)
         if isinstance(like, Const):
             return Const(_const_zero(like.value))
-        if isinstance(t, (T.Float, T.Int, T.Bool)):
+        if t.is_scalar:
             return Const(0.0)
         if isinstance(t, T.Array):
             return self.apply("numpy.zeros_like", (like,), (), loc, "_zeros")

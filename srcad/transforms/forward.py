@@ -24,13 +24,11 @@ from .naming import tangent
 from .operands import operand_params
 from .reverse_apply import no_rule_error
 
-_SCALARS = (T.Float, T.Int, T.Bool)
-
 
 def _is_scalar(a: Atom) -> bool:
     if isinstance(a, Const):
         return isinstance(a.value, (bool, int, float))
-    return isinstance(a.type, _SCALARS)
+    return a.type.is_scalar
 
 
 class Forward:
@@ -168,7 +166,7 @@ class Forward:
     def needs_broadcast(self, op: Apply, rule, active: list, bindings: dict) -> bool:
         """Could the summed tangent be smaller than the result (an input was broadcast)?"""
         ans = op.outs[0]
-        if not rule.broadcasts or isinstance(ans.type, _SCALARS):
+        if not rule.broadcasts or ans.type.is_scalar:
             return False
         bound = bindings["_bound"]
         for p in active:

@@ -16,8 +16,6 @@ from ..ir import types as T
 from ..ir.nodes import Apply, Block, For, If, Var, While, atom_type, iter_ops
 from ..rules import registry
 
-_SCALARS = (T.Float, T.Int, T.Bool)
-
 
 def defs_visible(block: Block) -> set:
     """Values defined in `block` or in `if` branches inside it (not inside nested loops)."""
@@ -69,7 +67,7 @@ class Remat:
         arith = self._array_arith(op, loop)
         # (Rule.cheap: operators and builtins on scalars, "always" for index keys; math.sin,
         # math.exp... are cheaper to store as one float)
-        if not (isinstance(v.type, _SCALARS) or view or arith or rule.cheap == "always"
+        if not (v.type.is_scalar or view or arith or rule.cheap == "always"
                 or (op.prim == "operator.getitem"
                     and isinstance(atom_type(op.args[0]), (T.List, T.Tuple, T.Dict)))):
             return False

@@ -44,7 +44,7 @@ from .emitter import Emitter, aloc
 from .naming import TRIPS, cotangent
 from .operands import operand_params
 from .remat import Remat, defs_visible
-from .reverse_apply import SCALARS, ApplyAdjoints
+from .reverse_apply import ApplyAdjoints
 from .reverse_loops import LoopAdjoints
 from .unbound import unbound_starts
 
@@ -191,7 +191,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         t = atom_type(v)
         if isinstance(v, Const):
             return self.em.zeros(v, loc)
-        if isinstance(t, SCALARS):
+        if t.is_scalar:
             return Const(0.0)
         if isinstance(t, T.Array) and t.shape is not None:  # no need for the value itself
             return self.em.apply("numpy.zeros", (Const(t.shape),), (), loc, "_zeros")
@@ -266,7 +266,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.b.begin_function(params)
         self.layers[0].update(zip(fn.body.params, params))
         # (an argument whose cotangent may be a zero of a shape known only at run time)
-        shapeless = {p for p in (fn.body.params[i] for i in wrt) if not isinstance(p.type, SCALARS)
+        shapeless = {p for p in (fn.body.params[i] for i in wrt) if not p.type.is_scalar
                      and T.shape_of(p.type) is None}
         residuals = sorted(set(self.plan.top) | shapeless, key=lambda v: v.id)
         self.bind_unassigned(residuals)
@@ -354,7 +354,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         None, except for numbers and lists, which keep their type (precise types when the
         derivative is differentiated again)."""
         t = v.type
-        if isinstance(t, (T.Float, T.Int, T.Bool)):
+        if t.is_scalar:
             return Const({T.Float: 0.0, T.Int: 0, T.Bool: False}[type(t)])
         if isinstance(t, T.List):
             return self.b.apply("srcad.list", (), (), None, v.hint, (t,))

@@ -16,13 +16,11 @@ from .emitter import aloc
 from .naming import cotangent
 from .operands import operand_params
 
-SCALARS = (T.Float, T.Int, T.Bool)
-
 
 def _is_scalar(a: Atom) -> bool:
     if isinstance(a, Const):
         return isinstance(a.value, (bool, int, float))
-    return isinstance(a.type, SCALARS)
+    return a.type.is_scalar
 
 
 def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
@@ -184,7 +182,7 @@ class ApplyAdjoints:
     def needs_unbroadcast(self, op: Apply, rule, p: str, bindings: dict, c: Atom) -> bool:
         bound = bindings["_bound"]
         x, ans = bound[p], op.outs[0]
-        if _is_scalar(x) and (isinstance(ans.type, SCALARS) or _is_scalar(c)):
+        if _is_scalar(x) and (ans.type.is_scalar or _is_scalar(c)):
             return False
         others = [bound[q] for q in rule.broadcasts if q != p and q in bound]
         if not others:  # broadcast against a slot or the elements (x[i] = v, sum(xs, start)):

@@ -16,12 +16,9 @@ from ..analysis.aliases import Aliases, update_base
 from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
-from ..ir import types as T
 from ..ir.nodes import Apply, Const, Function, Var, iter_ops
 from ..passes.dce import matters, needed_values
 from ..rules import registry
-
-_SCALAR = (T.Float, T.Int, T.Bool)
 
 
 def _user_write(op: Apply) -> bool:
@@ -61,7 +58,7 @@ def _hidden_writes(fn: Function) -> list:
             continue
         if any(o in used for o in op.outs):
             continue
-        targets = [a for a in op.args[1:] if isinstance(a, Var) and not isinstance(a.type, _SCALAR)]
+        targets = [a for a in op.args[1:] if isinstance(a, Var) and not a.type.is_scalar]
         if targets:
             what = _callee_name(op.args[0])
             problems.append(diagnostic(
@@ -86,13 +83,13 @@ def check_mutations(fn: Function) -> None:
     hidden = _hidden_writes(fn)
     if hidden:
         raise UnsafeMutationError(f"{len(hidden)} call{'s' if len(hidden) > 1 else ''} that may change "
-                                  f"arrays in place in {fn.doc or fn.name}", hidden)
+                                  f"arrays in place in {fn.qualname or fn.name}", hidden)
     # the user's own syntax (x[i] = v, xs.append(v), x += y): srcad's functional helpers
     # (srcad.setitem, srcad.list_append) copy when needed and need no check
     updates = [op for op in iter_ops(fn.body) if isinstance(op, Apply) and _user_write(op)
                and update_base(op) is not None]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
-               and not isinstance(op.args[update_base(op)].type, _SCALAR)]
+               and not op.args[update_base(op)].type.is_scalar]
     if not updates:
         return
     needed = needed_values(fn)  # (what only dead code reads is not "used afterwards")
@@ -117,5 +114,5 @@ def check_mutations(fn: Function) -> None:
             problems.append(_stale_diagnostic(op, base, stale))
     if problems:
         raise UnsafeMutationError(
-            f"{len(problems)} unsafe mutation{'s' if len(problems) > 1 else ''} in {fn.doc or fn.name}",
+            f"{len(problems)} unsafe mutation{'s' if len(problems) > 1 else ''} in {fn.qualname or fn.name}",
             problems)

@@ -22,7 +22,7 @@ class SavedValue:
     @property
     def nbytes(self) -> int | None:
         """Bytes stored per iteration: the list slot plus the object (None if unknown)."""
-        if isinstance(self.type, (T.Float, T.Int, T.Bool)):
+        if self.type.is_scalar:
             return 8 + 24  # a list slot and a Python float object
         if isinstance(self.type, T.Array) and self.type.shape is not None:
             n = 1

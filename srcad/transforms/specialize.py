@@ -312,7 +312,7 @@ def _float_list_depth(t: T.Type) -> int:
         inner = _float_list_depth(t.elt)
         return inner + 1 if inner else 0
     if isinstance(t, T.Tuple) and t.elts:
-        if all(isinstance(e, (T.Float, T.Int, T.Bool)) for e in t.elts):
+        if all(e.is_scalar for e in t.elts):
             return 1 if any(isinstance(e, T.Float) for e in t.elts) else 0
         depths = {_float_list_depth(e) for e in t.elts}
         return depths.pop() + 1 if len(depths) == 1 and 0 not in depths else 0
