@@ -18,8 +18,8 @@ Nodes are frozen dataclasses: passes build new functions rather than editing old
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 
 from .types import BOTTOM, UNKNOWN, Opaque, Type, of_value
 
@@ -148,6 +148,15 @@ class Apply:
     def operands(self) -> tuple[Atom, ...]:
         return self.args + tuple(a for _, a in self.kw)
 
+    def map(self, atom: AtomMap | None = None, block: BlockMap | None = None) -> Apply:
+        """This operation with `atom` applied to each operand (every operation has `map`:
+        `atom` to its operands, `block` to the blocks it owns, in field order; None leaves
+        them as they are). An Apply owns no block, and without `atom` is itself."""
+        if atom is None:
+            return self
+        return replace(self, args=tuple(atom(a) for a in self.args),
+                       kw=tuple((k, atom(a)) for k, a in self.kw))
+
 
 @dataclass(frozen=True)
 class Block:
@@ -173,6 +182,10 @@ class If:
 
     def blocks(self) -> tuple[Block, ...]:
         return (self.then, self.orelse)
+
+    def map(self, atom: AtomMap | None = None, block: BlockMap | None = None) -> If:
+        atom, block = atom or _same, block or _same
+        return replace(self, cond=atom(self.cond), then=block(self.then), orelse=block(self.orelse))
 
 
 @dataclass(frozen=True)
@@ -200,6 +213,11 @@ class For:
     def blocks(self) -> tuple[Block, ...]:
         return (self.body,)
 
+    def map(self, atom: AtomMap | None = None, block: BlockMap | None = None) -> For:
+        atom, block = atom or _same, block or _same
+        return replace(self, start=atom(self.start), stop=atom(self.stop), step=atom(self.step),
+                       init=tuple(atom(a) for a in self.init), body=block(self.body))
+
 
 @dataclass(frozen=True)
 class While:
@@ -222,9 +240,20 @@ class While:
     def blocks(self) -> tuple[Block, ...]:
         return (self.cond, self.body)
 
+    def map(self, atom: AtomMap | None = None, block: BlockMap | None = None) -> While:
+        atom, block = atom or _same, block or _same
+        return replace(self, init=tuple(atom(a) for a in self.init), cond=block(self.cond),
+                       body=block(self.body))
+
 
 Op = Apply | If | For | While
 REGION_OPS = (If, For, While)
+AtomMap = Callable[[Atom], Atom]
+BlockMap = Callable[[Block], Block]
+
+
+def _same(x):
+    return x
 
 
 @dataclass(frozen=True)

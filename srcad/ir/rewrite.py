@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 
-from .nodes import Apply, Atom, Block, For, If, Op, Var, While
-
-
-def map_blocks(op: Op, f) -> Op:
-    """`op` with `f` applied to each block it owns (an Apply is returned as is)."""
-    if isinstance(op, If):
-        return dataclasses.replace(op, then=f(op.then), orelse=f(op.orelse))
-    if isinstance(op, For):
-        return dataclasses.replace(op, body=f(op.body))
-    if isinstance(op, While):
-        return dataclasses.replace(op, cond=f(op.cond), body=f(op.body))
-    return op
+from .nodes import Atom, Block, Op, Var
 
 
 def sub_atom(a: Atom, subst: Mapping[Var, Atom]) -> Atom:
@@ -44,32 +32,4 @@ def substitute_ops(ops: tuple[Op, ...] | list[Op], subst: Mapping[Var, Atom]) ->
 
 
 def substitute_op(op: Op, subst: Mapping[Var, Atom]) -> Op:
-    s = lambda a: sub_atom(a, subst)  # noqa: E731
-    if isinstance(op, Apply):
-        return dataclasses.replace(
-            op, args=tuple(map(s, op.args)), kw=tuple((k, s(a)) for k, a in op.kw)
-        )
-    if isinstance(op, If):
-        return dataclasses.replace(
-            op,
-            cond=s(op.cond),
-            then=substitute_block(op.then, subst),
-            orelse=substitute_block(op.orelse, subst),
-        )
-    if isinstance(op, For):
-        return dataclasses.replace(
-            op,
-            start=s(op.start),
-            stop=s(op.stop),
-            step=s(op.step),
-            init=tuple(map(s, op.init)),
-            body=substitute_block(op.body, subst),
-        )
-    if isinstance(op, While):
-        return dataclasses.replace(
-            op,
-            init=tuple(map(s, op.init)),
-            cond=substitute_block(op.cond, subst),
-            body=substitute_block(op.body, subst),
-        )
-    raise TypeError(op)
+    return op.map(lambda a: sub_atom(a, subst), lambda b: substitute_block(b, subst))

@@ -20,7 +20,6 @@ from collections import Counter
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Function, Var, atom_type, iter_blocks, max_var_id
-from ..ir.rewrite import map_blocks
 
 _MUL, _DIV, _NEG = "operator.mul", "operator.truediv", "operator.neg"
 _PRODUCT = (_MUL, _DIV, _NEG)
@@ -60,7 +59,7 @@ class _Gatherer:
                 new = self.rewrite(op, defs) if op.prim in _PRODUCT and not op.kw else None
                 ops.extend(new if new is not None else [op])
             else:
-                ops.append(map_blocks(op, self.block))
+                ops.append(op.map(block=self.block))
         return Block(b.params, tuple(ops), b.yields)
 
     def factors(self, a: Atom, power: int, defs: dict, out: list, root: bool = False) -> int:

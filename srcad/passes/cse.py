@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..ir.nodes import Apply, Block, Const, Ext, For, Function, If, While
+from ..ir.nodes import Apply, Block, Const, Ext, Function
 from ..ir.rewrite import sub_atom
 from ..rules import registry
 
@@ -46,7 +46,7 @@ class _CSE:
     def op(self, op, table: dict):
         s = lambda a: sub_atom(a, self.subst)  # noqa: E731
         if isinstance(op, Apply):
-            op = dataclasses.replace(op, args=tuple(map(s, op.args)), kw=tuple((k, s(a)) for k, a in op.kw))
+            op = op.map(s)
             if not _cse_able(op):
                 return op
             args = tuple(map(_key_atom, op.args))
@@ -59,16 +59,7 @@ class _CSE:
                 return None
             table[key] = (op, op.outs)
             return op
-        if isinstance(op, If):
-            return dataclasses.replace(op, cond=s(op.cond), then=self.block(op.then, table),
-                                       orelse=self.block(op.orelse, table))
-        if isinstance(op, For):
-            return dataclasses.replace(op, start=s(op.start), stop=s(op.stop), step=s(op.step),
-                                       init=tuple(map(s, op.init)), body=self.block(op.body, table))
-        if isinstance(op, While):
-            return dataclasses.replace(op, init=tuple(map(s, op.init)), cond=self.block(op.cond, table),
-                                       body=self.block(op.body, table))
-        raise TypeError(op)
+        return op.map(s, lambda b: self.block(b, table))
 
 
 def cse(fn: Function) -> Function:

@@ -17,7 +17,6 @@ import dataclasses
 from ..analysis.effects import has_effect as _effect
 from ..analysis.effects import must_keep
 from ..ir.nodes import Apply, Block, For, Function, If, Var, While
-from ..ir.rewrite import map_blocks
 
 
 class _Live:
@@ -116,7 +115,7 @@ def mark_kept(fn: Function) -> Function:
         %2 = numpy.log(%a)            %2 = numpy.log(%a)   (an array: NumPy only warns)
     """
     def mark(b: Block) -> Block:
-        ops = tuple(map_blocks(op, mark) if not isinstance(op, Apply) else dataclasses.replace(
+        ops = tuple(op.map(block=mark) if not isinstance(op, Apply) else dataclasses.replace(
             op, keep=True) if not op.keep and must_keep(op) else op for op in b.ops)
         return dataclasses.replace(b, ops=ops)
     return dataclasses.replace(fn, body=mark(fn.body))

@@ -59,7 +59,7 @@ def _block(b: Block) -> Block:
     ops = []
     for op in b.ops:
         if isinstance(op, If):
-            op = dataclasses.replace(op, then=_block(op.then), orelse=_block(op.orelse))
+            op = op.map(block=_block)
         elif isinstance(op, For):
             moved, body = _hoist(_block(op.body), set(op.body.params), op.loc)
             ops.extend(moved)

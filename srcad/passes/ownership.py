@@ -26,7 +26,6 @@ from collections import Counter
 from ..analysis.aliases import Aliases, update_base
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, For, Function, If, Var, While, iter_ops, max_var_id
-from ..ir.rewrite import map_blocks
 
 
 def _updated(block: Block) -> set:
@@ -52,7 +51,7 @@ class _Own:
         ops = []
         for op in b.ops:
             if isinstance(op, If):
-                op = dataclasses.replace(op, then=self.block(op.then), orelse=self.block(op.orelse))
+                op = op.map(block=self.block)
             elif isinstance(op, (For, While)):
                 op = self.loop(op, ops)
             ops.append(op)
@@ -119,7 +118,7 @@ class _Views:
         return out
 
     def block(self, b: Block) -> Block:
-        ops = [map_blocks(op, self.block) for op in b.ops]
+        ops = [op.map(block=self.block) for op in b.ops]
         out = []
         for i, op in enumerate(ops):
             if self._read_across_write(op, ops[i + 1:], b.yields):

@@ -71,12 +71,8 @@ class _Scalarizer:
         if isinstance(op, Apply):
             return [op]
         if isinstance(op, If):
-            op = dataclasses.replace(op, then=self.block(op.then), orelse=self.block(op.orelse))
-            return self.split_if(op)
-        if isinstance(op, For):
-            return self.split_loop(dataclasses.replace(op, body=self.block(op.body)), offset=1)
-        return self.split_loop(dataclasses.replace(op, cond=self.block(op.cond), body=self.block(op.body)),
-                               offset=0)
+            return self.split_if(op.map(block=self.block))
+        return self.split_loop(op.map(block=self.block), offset=1 if isinstance(op, For) else 0)
 
     def split_if(self, op: If) -> list:
         which = [i for i, o in enumerate(op.outs) if _splittable(o.type)

@@ -100,18 +100,11 @@ class Simplifier:
             return self.apply(op)
         if isinstance(op, If):
             return self.if_(op)
-        if isinstance(op, For):
-            return self.loop(dataclasses.replace(
-                op, start=self.atom(op.start), stop=self.atom(op.stop), step=self.atom(op.step),
-                init=tuple(map(self.atom, op.init)), body=self.block(op.body)), offset=1)
-        return self.loop(dataclasses.replace(
-            op, init=tuple(map(self.atom, op.init)), cond=self.block(op.cond), body=self.block(op.body)),
-            offset=0)
+        return self.loop(op.map(self.atom, self.block), offset=1 if isinstance(op, For) else 0)
 
     def apply(self, op: Apply) -> list:
-        args = tuple(map(self.atom, op.args))
-        kw = tuple((k, self.atom(a)) for k, a in op.kw)
-        op = dataclasses.replace(op, args=args, kw=kw)
+        op = op.map(self.atom)
+        args, kw = op.args, op.kw
         rule = registry.lookup(op.prim)
         if op.prim == "srcad.bound" and isinstance(args[0], Const) and args[0].value is UNDEF:
             # a read of a variable that turned out to be unassigned on every path

@@ -22,7 +22,6 @@ import dataclasses
 from ..errors import NoRuleError, TypeSupportError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, Function, Var, iter_ops
-from ..ir.rewrite import map_blocks
 from ..rules import registry
 from .operands import operand_params
 
@@ -87,7 +86,7 @@ def guard_unknown(fn: Function, varied: set) -> Function:
                         where = f"{op.loc.file}:{op.loc.line}:{op.loc.col}" if op.loc else fn.name
                         ops.append(Apply((), "srcad.known", (a, Const(where)), (), op.loc))
                         seen.add(a)
-            ops.append(map_blocks(op, lambda inner: block(inner, frozenset(seen))))
+            ops.append(op.map(block=lambda inner: block(inner, frozenset(seen))))
         return dataclasses.replace(b, ops=tuple(ops))
 
     return dataclasses.replace(fn, body=block(fn.body, frozenset()))
