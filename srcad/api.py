@@ -18,21 +18,21 @@ from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
 from .ir import types as T
-from .pipeline import Spec, build_batched, build_forward, build_vjp, differentiable_positions
+from .pipeline import Spec, differentiable_positions
 from .rules.registry import rule_for_object
 from .transforms.batched import NotBatchable
 
 stop_gradient = runtime.stop_gradient
 
 
-
-
 class JvpTransformed(Transformed):
     """`jvp(f, primals, tangents)`: forward mode, specialised per argument kinds (kind
     "tangent": the tangent output alone)."""
 
+    first_call = ("srcad.jvp(f, ...)", "srcad.jvp")
+
     def __init__(self, fn, kind: str = "jvp"):
-        super().__init__(fn, Spec(kind, (), True, False), build_forward)
+        super().__init__(fn, Spec(kind, (), True, False))
         self._gate.reason = "it has a tangent"
 
     def __call__(self, primals, tangents):
@@ -44,33 +44,22 @@ class JvpTransformed(Transformed):
             primals = self._prepare(primals, {})  # defaults filled in: they get no tangent
             tangents = tangents + (None,) * (len(primals) - len(tangents))
         primals, tangents = admit_tangents(self._gate, primals, tangents, self._names)
-        kinds = tuple(_quick_kind(a) for a in primals)
         present = tuple(t is not None for t in tangents)
-        key = kinds + present + self._read_kinds()
-        built = self._cache.get(key)
-        if built is None:
-            arg_types = tuple(T.of_value(a) for a in primals)
-            wrt = tuple(i for i in differentiable_positions(arg_types) if present[i])
-            built = self._build_for(key, arg_types, self._free_types(),
-                                    Spec(self.spec.kind, wrt, True, False))
-            built.wrt = wrt
-        self._latest = built
+        built = self._lookup(primals, present,
+                             lambda types: tuple(i for i in differentiable_positions(types) if present[i]))
         result = built.function(*primals, *(tangents[i] for i in built.wrt))
         check_output(self._gate, result[0] if self.spec.kind == "jvp" else result, built.output_loc)
         return result
-
-    def latest(self):
-        if self._latest is None:
-            raise ArgumentError("call srcad.jvp(f, ...) once, then use srcad.source(srcad.jvp, f)")
-        return self._latest
 
 
 class VjpTransformed(Transformed):
     """`vjp(f, *primals)`: a generated forward function that returns residuals, and a
     generated backward function that maps an output cotangent to input cotangents."""
 
+    first_call = ("srcad.vjp(f, ...)", "srcad.vjp")
+
     def __init__(self, fn, has_aux: bool, only: tuple | None = None):
-        super().__init__(fn, Spec("vjp", (), True, has_aux), build_vjp)
+        super().__init__(fn, Spec("vjp", (), True, has_aux))
         self.only = only  # cotangents for these positions alone (jacrev's argnums)
 
     def __call__(self, *primals):
@@ -81,15 +70,9 @@ class VjpTransformed(Transformed):
         primals = admit_arguments(self._gate, primals, self._names,
                                   self.only if self.only is not None else range(len(primals)),
                                   NAMED if self.only is not None else IMPLICIT)
-        key = tuple(_quick_kind(a) for a in primals) + self._read_kinds()
-        built = self._cache.get(key)
-        if built is None:
-            arg_types = tuple(T.of_value(a) for a in primals)
-            wrt = tuple(i for i in differentiable_positions(arg_types) if self.only is None or i in self.only)
-            built = self._build_for(key, arg_types, self._free_types(),
-                                    Spec("vjp", wrt, True, self.spec.has_aux))
-            built.wrt = wrt
-        self._latest = built
+        only = self.only
+        built = self._lookup(primals, (), lambda types: tuple(i for i in differentiable_positions(types)
+                                                             if only is None or i in only))
         out, aux, residuals = built.function(*primals)
         check_output(self._gate, out, built.output_loc)
         backward, wrt, gate = built.backward, built.wrt, self._gate
@@ -103,11 +86,6 @@ class VjpTransformed(Transformed):
             return tuple(full)
 
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)
-
-    def latest(self):
-        if self._latest is None:
-            raise ArgumentError("call srcad.vjp(f, ...) once, then use srcad.source(srcad.vjp, f)")
-        return self._latest
 
 
 def vjp(fun, *primals, has_aux: bool = False):
@@ -142,8 +120,10 @@ def _cached(fun) -> dict:
 class BatchedTransformed(Transformed):
     """Forward mode pushing every basis direction of one argument through at once."""
 
+    first_call = ("srcad.jacfwd(f)(...)", "srcad.jacfwd")
+
     def __init__(self, fn, argnum: int):
-        super().__init__(fn, Spec("jacfwd", (argnum,), False, False), build_batched)
+        super().__init__(fn, Spec("jacfwd", (argnum,), False, False))
         self.argnum = argnum
         self.unbatchable: set = set()
 
@@ -168,11 +148,6 @@ class BatchedTransformed(Transformed):
         self._latest = built
         seeds = np.eye(n).reshape((n,) + np.shape(x))
         return built.function(*primals, seeds)
-
-    def latest(self):
-        if self._latest is None:
-            raise ArgumentError("call srcad.jacfwd(f)(...) once, then use srcad.source(srcad.jacfwd, f)")
-        return self._latest
 
 
 def batched_jacobian(fun, args, argnum: int):

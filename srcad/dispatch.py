@@ -10,6 +10,8 @@ same ranks, one rank-only version serves them all. `inspect.getsource(g)` and
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from . import cache
@@ -19,7 +21,7 @@ from .errors import ArgumentError
 from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
-from .pipeline import Built, Spec, build_reverse, forget_lowered, free_reads, lowered, user_function_globals
+from .pipeline import Built, Spec, build, forget_lowered, free_reads, lowered, user_function_globals
 from .settings import config
 from .transforms.saved import saved_from_json
 
@@ -48,12 +50,18 @@ def _rank_kind(k):
 
 
 class Transformed:
-    """A derivative of a user function; calling it runs generated code."""
+    """A derivative of a user function; calling it runs generated code.
 
-    def __init__(self, fn, spec: Spec, builder=build_reverse):
+    Subclasses (api.py) call it otherwise (jvp with primals and tangents, vjp returning a
+    function) and find their code the same way, with `_lookup`. Those that return values
+    rather than a function name the call that makes their code in `first_call`.
+    """
+
+    first_call: tuple[str, str] | None = None  # (the call, the transformation's name)
+
+    def __init__(self, fn, spec: Spec):
         self.fn = fn
         self.spec = spec
-        self._builder = builder
         self._cache: dict = {}
         self._fast: dict = {}  # argument kinds -> built code, for calls that need no preparation
         self._variants: dict = {}
@@ -81,6 +89,9 @@ class Transformed:
         return self.latest().function
 
     def latest(self):
+        if self._latest is None and self.first_call is not None:
+            call, name = self.first_call
+            raise ArgumentError(f"call {call} once, then use srcad.source({name}, f)")
         if self._latest is None:
             self._latest = self._build_types(tuple(T.UNKNOWN for _ in range(self._nparams)))
         return self._latest
@@ -168,11 +179,19 @@ class Transformed:
             self._readers = tuple((entry, reads.reader(entry)) for entry in self._free_reads())
         return tuple([_quick_kind(read()) for _, read in self._readers])
 
-    def _lookup(self, args):
-        key = tuple(_quick_kind(a) for a in args) + self._read_kinds()
+    def _lookup(self, args, extra: tuple = (), argnums=None):
+        """The code for these arguments, built on the first call with their kinds (and the
+        kinds of the values the function reads). `argnums(arg_types)`, if given, chooses the
+        positions to differentiate from the types (jvp, vjp), and `extra` adds what else
+        decides the code to the key (jvp: which tangents are given)."""
+        key = tuple(_quick_kind(a) for a in args) + extra + self._read_kinds()
         built = self._cache.get(key)
         if built is None:
-            built = self._build_for(key, tuple(T.of_value(a) for a in args), self._free_types())
+            arg_types = tuple(T.of_value(a) for a in args)
+            spec = self.spec if argnums is None else dataclasses.replace(self.spec,
+                                                                         argnums=argnums(arg_types))
+            built = self._build_for(key, arg_types, self._free_types(), spec)
+            built.wrt = spec.argnums
         self._latest = built
         return built
 
@@ -217,7 +236,7 @@ class Transformed:
         hit = cache.load(key, target) if key else None
         if hit is not None:
             return _from_cache(*hit)
-        built = self._builder(target, spec, arg_types, free_types)
+        built = build(target, spec, arg_types, free_types)
         if key:
             cache.store(key, built, lowered(target).functions)
         return built
@@ -235,10 +254,8 @@ class Transformed:
 
 def _from_cache(namespace: dict, meta: dict, text: str) -> Built:
     names = meta["names"]
-    built = Built(namespace[names[0]], text, saved_from_json(meta.get("saved", [])), meta["name"])
-    if len(names) > 1:
-        built.backward = namespace[names[1]]
-    return built
+    return Built(namespace[names[0]], text, saved_from_json(meta.get("saved", [])), meta["name"],
+                 backward=namespace[names[1]] if len(names) > 1 else None)
 
 
 def _signature_of(fn):

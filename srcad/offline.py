@@ -22,12 +22,13 @@ import astor
 import gast
 import numpy as np
 
+from . import pipeline
 from .codegen.standalone import module_text, stale_sources
 from .errors import CodegenError
 from .frontend.source import parse_function
 from .ir import types as T
 from .ir.printer import format_function
-from .pipeline import Spec, build_forward, build_reverse, differentiable_positions, lowered
+from .pipeline import Spec, differentiable_positions, lowered
 
 _TYPE_NAMES = {"float": T.FLOAT, "int": T.INT, "bool": T.BOOL, "array": T.Array(None, "f"), "any": T.UNKNOWN}
 
@@ -149,11 +150,12 @@ def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None)
     if mode == "reverse":
         nums = argnums if argnums is not None else (0,)
         spec = Spec("grad", nums, len(nums) > 1, False)
-        return build_reverse(fn, spec, arg_types, {}, trace)
-    if mode == "forward":
+    elif mode == "forward":
         nums = argnums if argnums is not None else differentiable_positions(arg_types)
-        return build_forward(fn, Spec("jvp", tuple(nums), True, False), arg_types, {}, trace)
-    raise CodegenError(f"unknown mode {mode!r} (use reverse or forward)")
+        spec = Spec("jvp", tuple(nums), True, False)
+    else:
+        raise CodegenError(f"unknown mode {mode!r} (use reverse or forward)")
+    return pipeline.build(fn, spec, arg_types, {}, trace)
 
 
 def write_atomically(path: str, text: str) -> None:

@@ -45,7 +45,7 @@ from .version import __version__
 class Spec:
     """What to generate: the transformation and its options."""
 
-    kind: str  # 'grad', 'value_and_grad', 'jvp', 'tangent' (jvp without the value), 'vjp', 'jacfwd'
+    kind: str  # a key of TRANSFORMS: 'grad', 'value_and_grad', 'jvp', 'tangent', 'vjp', 'jacfwd'
     argnums: tuple[int, ...] = (0,)
     argnums_tuple: bool = False
     has_aux: bool = False
@@ -61,6 +61,8 @@ class Built:
     rendered: list = dataclasses.field(default_factory=list)  # (Rendered, name) per function
     sequences: bool = False  # a differentiated argument is a list or tuple (gradients reshaped)
     output_loc: object = None  # the user's return statement (for errors about outputs)
+    backward: object = None  # vjp: the second generated function (residuals, g -> cotangents)
+    wrt: tuple = ()  # jvp and vjp: the argument positions the code has tangents/cotangents for
 
 
 _LOWERED: weakref.WeakKeyDictionary[object, Lowered_] = weakref.WeakKeyDictionary()
@@ -197,7 +199,8 @@ def _describe(arg_types, fn: Function) -> str:
     return ", ".join(f"{p.name}: {t}" for p, t in zip(fn.signature, arg_types))
 
 
-def build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+    """`grad_f(*args)` (or `value_and_grad_f`): the gradients for the arguments in spec.argnums."""
     f = _check_scalar(_split_aux(typed(fn, arg_types, free_types), spec), spec)
     _record(trace, "typed", f)
     outputs = (f.body.yields[0],)
@@ -241,7 +244,7 @@ def differentiable_positions(arg_types) -> tuple[int, ...]:
     return tuple(i for i, t in enumerate(arg_types) if t.differentiable and not T.is_integral(t))
 
 
-def build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
     """`jvp_f(*args, *tangents) -> (out, out_dot)` for the differentiable arguments in spec.argnums."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types))
     wrt = spec.argnums
@@ -261,10 +264,10 @@ def build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     return built
 
 
-def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
+def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
     """Two generated functions: `vjp_fwd_f(*args) -> (out, aux, residuals)` and
     `vjp_bwd_f(*residuals, g) -> cotangents` (one per differentiable argument in argnums)."""
-    f = _split_aux(typed(fn, arg_types, free_types), spec)
+    f = _record(trace, "typed", _split_aux(typed(fn, arg_types, free_types), spec))
     f, act = _analyzed(f, spec.argnums, (f.body.yields[0],))
     (fwd_b, (out, aux, res), bwd_b, bwd_params, grads, names), plan = reverse_split(f, act, spec.argnums)
     fwd_em = fwd_b
@@ -281,8 +284,8 @@ def build_vjp(fn, spec: Spec, arg_types, free_types) -> Built:
     r1 = render(fwd_fn, fwd_name, header)
     r2 = render(bwd_fn, bwd_name, header)
     built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source,
-                  saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)])
-    built.backward = compile_function(r2, bwd_name)
+                  saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)],
+                  backward=compile_function(r2, bwd_name))
     built.output_loc = _return_loc(f) or f.loc
     return built
 
@@ -295,7 +298,7 @@ def _operands_of(body, v) -> list:
     return []
 
 
-def build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
     """`jacfwd_f(*args, T) -> (out, T_out)`: forward mode with spec.batch tangent directions
     for argument spec.argnums[0] at once (raises NotBatchable when shapes are unknown)."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types))
@@ -312,3 +315,21 @@ def build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = No
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc
     return built
+
+
+#: The transformation that builds each kind of Spec.
+TRANSFORMS = {
+    "grad": _build_reverse,
+    "value_and_grad": _build_reverse,
+    "jvp": _build_forward,
+    "tangent": _build_forward,  # (jvp without the value: hvp's jvp of a gradient)
+    "vjp": _build_vjp,
+    "jacfwd": _build_batched,
+}
+
+
+def build(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+    """Generated code for `spec` of the user function `fn`, specialised on the types of its
+    arguments and of the values it reads from outside (`free_types`); `trace`, if given,
+    receives the IR after each stage (`srcad show --stage`)."""
+    return TRANSFORMS[spec.kind](fn, spec, arg_types, free_types, trace)
