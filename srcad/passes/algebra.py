@@ -1,9 +1,15 @@
 """Gather the scalar factors of a product of arrays, so each array is touched once.
 
-    %1 = operator.mul(2, %t)          %4 = operator.mul(%a, %t)      (one array product)
-    %2 = operator.mul(100.0, %1)  ->  %5 = operator.mul(-200.0, %4)  (one scaling)
-    %3 = operator.neg(%2)
-    %6 = operator.mul(%3, %a)
+    >>> import numpy as np
+    >>> from srcad.examples import ir, show
+    >>> from srcad.passes.dce import dce
+    >>> def f(x, a):
+    ...     return -(100.0 * (2 * x)) * a
+    >>> show(dce(gather_scalars(ir(f, np.ones(3), np.ones(3)))))
+    def f(%x0: float[3], %a1: float[3]):
+      %6: float[3] = operator.mul(%x0, %a1)
+      %5: float[3] = operator.mul(-200.0, %6)
+      return %5
 
 Generated adjoints multiply a cotangent by rule factors and constants (`g * (2 * x)`,
 `-(g * ans) / y`); on arrays every operation is a pass over memory and an allocation. A

@@ -1,8 +1,14 @@
 """Common-subexpression elimination across the forward and backward sweeps.
 
-    %1 = numpy.cos(%x)             %1 = numpy.cos(%x)
-    ...                      ->    ...
-    %7 = numpy.cos(%x)             (%7 replaced by %1)
+    >>> import numpy as np
+    >>> from srcad.examples import ir, show
+    >>> def f(x):
+    ...     return np.cos(x) * np.cos(x)
+    >>> show(cse(ir(f, 1.0)))
+    def f(%x0: float):
+      %1: float = numpy.cos(%x0)
+      %3: float = operator.mul(%1, %1)
+      return %3
 
 An operation is reused only from a block that encloses it (so the earlier value is visible),
 and only for pure operations that do not build a new mutable object: two `np.zeros(n)` or

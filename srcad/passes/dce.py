@@ -1,7 +1,20 @@
 """Dead-code elimination: drop operations and loop-carried values nothing needs.
 
-    %1 = numpy.sin(%x)          (unused: removed)
-    %s = for ... carry(%a = 0.0, %b = 1.0):   (%b's result and parameter unused: removed)
+    >>> import numpy as np
+    >>> from srcad.examples import ir, show
+    >>> def f(x):
+    ...     y = np.sin(x)          # unused
+    ...     s, t = 0.0, 1.0
+    ...     for i in range(3):
+    ...         s = s + x
+    ...         t = t * x          # carried, but its result is unused
+    ...     return s
+    >>> show(dce(ir(f, 1.0)))
+    def f(%x0: float):
+      %s9: float = for %i2 in range(0, 3, 1) carry(%s3 = 0.0):
+        %s5: float = operator.add(%s3, %x0)
+        yield %s5
+      return %s9
 
 Liveness starts from the function's results and from operations with effects (print,
 raise, assert, calls srcad cannot see into, and anything that may raise: `math.log(x)` with
@@ -111,8 +124,15 @@ def mark_kept(fn: Function) -> Function:
     """Mark the user's operations that may raise (or that srcad cannot see into) `keep`, so
     that they run in derivative code even where their results are unused.
 
-        %1 = math.log(%x)      ->     %1 = math.log(%x)  [keep]
-        %2 = numpy.log(%a)            %2 = numpy.log(%a)   (an array: NumPy only warns)
+        >>> import math
+        >>> import numpy as np
+        >>> from srcad.examples import ir
+        >>> def f(x, a):
+        ...     math.log(x)       # raises for x <= 0
+        ...     np.log(a)         # an array: NumPy only warns
+        ...     return x
+        >>> [op.keep for op in mark_kept(ir(f, 1.0, np.ones(2))).body.ops]
+        [True, False]
     """
     def mark(b: Block) -> Block:
         ops = tuple(op.map(block=mark) if not isinstance(op, Apply) else dataclasses.replace(

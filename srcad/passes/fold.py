@@ -4,9 +4,14 @@ Used by constant folding and while rule templates are instantiated, so that a te
 such as `g * y if np.ndim(y) == 1 else g @ srcad.T(y)` leaves only the branch that applies
 to the argument types at hand.
 
-    fold_apply("numpy.ndim", (x,), ())        with x: array2f   ->  Const(2)
-    fold_apply("operator.is_", (w, None), ())  with w: None      ->  Const(True)
-    fold_apply("math.log", (2.0,), ())                          ->  Const(0.693...)
+    >>> from srcad.ir import types as T
+    >>> from srcad.ir.nodes import Const, Var
+    >>> fold_apply("numpy.ndim", (Var(0, "x", T.Array(2, "f")),), ())
+    2
+    >>> fold_apply("operator.is_", (Var(1, "w", T.NONE), Const(None)), ())
+    True
+    >>> fold_apply("math.log", (Const(2.0),), ())
+    0.693...
 """
 
 from __future__ import annotations

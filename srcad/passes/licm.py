@@ -5,9 +5,21 @@ same value on every iteration; it moves in front of the loop when running it the
 harmless even if the loop runs zero times: scalar + - * (no exception is possible on
 floats and ints), and transposes of arrays (a view).
 
-    for i in range(n):                 _t1 = 0.5 * dt
-        _t1 = 0.5 * dt          ->     for i in range(n):
-        y = y + _t1 * (-k * y)             y = y + _t1 * (-k * y)
+    >>> from srcad.examples import ir, show
+    >>> def f(y, k, dt, n):
+    ...     for i in range(n):
+    ...         y = y + 0.5 * dt * (-k * y)
+    ...     return y
+    >>> show(licm(ir(f, 1.0, 1.0, 0.1, 3)))
+    def f(%y0: float, %k1: float, %dt2: float, %n3: int):
+      %7: float = operator.mul(0.5, %dt2)
+      %y14: float, %i17: int = for %i4 in range(0, %n3, 1) carry(%y5 = %y0, %i13 = undef):
+        %9: float = operator.neg(%k1)
+        %10: float = operator.mul(%9, %y5)
+        %11: float = operator.mul(%7, %10)
+        %y12: float = operator.add(%y5, %11)
+        yield %y12, %i4
+      return %y14
 
 After the move, `cse` shares the value with equal ones outside (the forward and backward
 sweeps often compute the same invariant).

@@ -5,17 +5,29 @@ base, instead of a copy of the whole base.
 A loop-carried array that the body updates in place (`acc[j] += v`, typical of cotangents
 of indexed reads) is written in place by codegen only when nothing else can see the
 object. When its initial value came from outside (an argument, a read-only broadcast) or
-is still used elsewhere, codegen must copy before each write, on every iteration:
+is still used elsewhere, codegen must copy before each write, on every iteration. One copy
+before the loop gives the same values (here the initial value is an argument):
 
-    acc = np.broadcast_to(c, (n,))        acc = np.broadcast_to(c, (n,))
-    for j in range(n):                    acc = np.copy(acc)
-        acc = acc.copy()           ->     for j in range(n):
-        acc[j] += v[j]                        acc[j] += v[j]
+    >>> import numpy as np
+    >>> from srcad.examples import ir, show
+    >>> def f(a, v):
+    ...     for j in range(3):
+    ...         a[j] = a[j] + v[j]
+    ...     return a
+    >>> show(own_loop_updates(ir(f, np.ones(3), np.ones(3))))
+    def f(%a0: float[3], %v1: float[3]):
+      %a13: float[3] = numpy.copy(%a0)
+      %a10: float[3], %j12: int = for %j2 in range(0, 3, 1) carry(%a3 = %a13, %j9 = undef):
+        %4: float = operator.getitem(%a3, %j2)
+        %6: float = operator.getitem(%v1, %j2)
+        %7: float = operator.add(%4, %6)
+        %a8: float[3] = operator.setitem(%a3, %j2, %7)
+        yield %a8, %j2
+      return %a10
 
-One copy before the loop gives the same values. Likewise, the adjoint of `y[k] = v` reads
-the row `g = y_bar[k]`, zeroes it, and later uses g: copying the row (`y_bar[k].copy()`)
-lets `y_bar` itself be updated in place, where keeping the view would copy all of `y_bar`
-on every write.
+Likewise, the adjoint of `y[k] = v` reads the row `g = y_bar[k]`, zeroes it, and later uses
+g: copying the row (`y_bar[k].copy()`) lets `y_bar` itself be updated in place, where
+keeping the view would copy all of `y_bar` on every write.
 """
 
 from __future__ import annotations

@@ -1,10 +1,21 @@
 """Split tuples that flow through loops and ifs into their elements.
 
-    state = (x, 0.0)                       s0, s1 = x, 0.0
-    for _ in range(n):                     for _ in range(n):
-        p, v = state              ->           p, v = s0, s1
-        state = (p + v, v - p)                 s0, s1 = p + v, v - p
-    return state[0]                        return s0
+    >>> from srcad.examples import ir, show
+    >>> from srcad.passes.dce import dce
+    >>> from srcad.passes.simplify import simplify
+    >>> def f(x, n):
+    ...     state = (x, 0.0)
+    ...     for _ in range(n):
+    ...         p, v = state
+    ...         state = (p + v, v - p)
+    ...     return state[0]
+    >>> show(dce(simplify(scalarize(ir(f, 1.0, 3)))))
+    def f(%x0: float, %n1: int):
+      %state19: float, %state23: float = for %_3 in range(0, %n1, 1) carry(%state18 = %x0, %state22 = 0.0):
+        %7: float = operator.add(%state18, %state22)
+        %8: float = operator.sub(%state22, %state18)
+        yield %7, %8
+      return %state19
 
 A loop-carried value (or an `if` result) of a tuple type with known length becomes one
 carried value per element; the tuple is rebuilt where it is used and `simplify` then folds

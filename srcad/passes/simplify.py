@@ -1,10 +1,17 @@
-"""Constant folding, algebraic simplification and copy propagation, in one walk.
+"""Constant folding, algebraic simplification and copy propagation, in one walk: `g * 1.0`
+is g, `np.ndim(x)` of a 2-d array is 2, `if True` is its first branch, an item of a tuple
+built in the function is that item, `g * (1.0 / y)` is `g / y`.
 
-    %1 = operator.mul(%g, 1.0)                  (%1 replaced by %g)
-    %2 = numpy.ndim(%x)        with %x: array2f  (%2 replaced by 2)
-    %3 = if True: yield %a else: yield %b        (%3 replaced by %a)
-    %4 = operator.getitem(%t, 0) with %t = srcad.tuple(%a, %b)    (%4 replaced by %a)
-    %5 = operator.mul(%g, %6) with %6 = operator.truediv(1.0, %y) (%5 = operator.truediv(%g, %y))
+    >>> from srcad.examples import ir, show
+    >>> from srcad.passes.dce import dce
+    >>> def f(g, y, z):
+    ...     a = g * 1.0
+    ...     t = (a, y)
+    ...     return t[0] * (1.0 / z)
+    >>> show(dce(simplify(ir(f, 1.0, 2.0, 3.0))))
+    def f(%g0: float, %y1: float, %z2: float):
+      %7: float = operator.truediv(%g0, %z2)
+      return %7
 
 Identities that would change a value's type or shape are applied only when types show they
 do not (x * 1 -> x needs x to be a float or float array, not an int).

@@ -1,10 +1,18 @@
 """Forward mode: each active value gets a tangent computed alongside it, in one sweep.
 
-    def f(x):                       def jvp_f(x, x_dot):
-        y = math.sin(x) * x             _t0 = math.sin(x)
-        return y                        y = _t0 * x
-                                        y_dot = x_dot * math.cos(x) * x + _t0 * x_dot
-                                        return y, y_dot
+    >>> import math, srcad
+    >>> def f(x):
+    ...     y = math.sin(x) * x
+    ...     return y
+    >>> _ = srcad.jvp(f, (1.0,), (1.0,))
+    >>> print(srcad.source(srcad.jvp, f), end="")
+    def jvp_f(x, x_dot):
+        # srcad ...
+        # argnums=(0,); specialised for x: float
+        _t0 = math.sin(x)
+        y = _t0 * x
+        y_dot = x_dot * math.cos(x) * x + _t0 * x_dot
+        return y, y_dot
 
 Tangents of loop-carried values are carried too; an `if` gets extra results for the tangents
 of its results. A tangent that is known to be zero is never materialised, except where two

@@ -17,18 +17,36 @@ it writes. From that record (the "plan"):
 The *real run* then emits the forward sweep with those pushes and the backward sweep for
 real. Rules only state math; all the bookkeeping above lives here.
 
-    def f(x, n):                    def grad_f(x, n):
-        s = 0.0                         _stack_s = []
-        for i in range(n):              s = 0.0
-            s = s * x + 1.0             for i in range(n):
-        return s                            _stack_s.append(s)
-                                            s = s * x + 1.0
-                                        s_bar, x_bar = 1.0, 0.0
-                                        for i in reversed(range(n)):
-                                            s = _stack_s.pop()
-                                            x_bar = x_bar + s * s_bar
-                                            s_bar = s_bar * x
-                                        return x_bar
+    >>> import srcad
+    >>> def f(x, n):
+    ...     s = 0.0
+    ...     for i in range(n):
+    ...         s = s * x + 1.0
+    ...     return s
+    >>> g = srcad.grad(f)
+    >>> g(2.0, 3)  # d/dx (x**2 + x + 1) at 2
+    5.0
+    >>> print(srcad.source(g), end="")
+    def grad_f(x, n):
+        # srcad ...
+        # argnums=0; specialised for x: float, n: int
+        # saved per loop iteration for the backward sweep:
+        #   s (line 3, float): 32 B
+        _stack_s = []
+        s = 0.0
+        for i in range(n):
+            _stack_s.append(s)
+            s = s * x + 1.0
+        # adjoint of line 3: for i in range(n):
+        s_bar = 1.0
+        x_bar = 0.0
+        for i in reversed(range(n)):
+            s = _stack_s.pop()
+            # adjoint of line 4: s = s * x + 1.0
+            _t1 = s_bar * x
+            x_bar += s * s_bar
+            s_bar = _t1
+        return x_bar
 """
 
 from __future__ import annotations
