@@ -289,12 +289,6 @@ def register(rule: Rule) -> Rule:
     return rule
 
 
-def defobject(obj: object, name: str) -> None:
-    """Make calls to `obj` mean the primitive `name` (for runtime helpers of syntax ops)."""
-    _BY_ID[id(obj)] = name
-    _KEEP.append(obj)
-
-
 def alias(path: str, target: str, **changes) -> Rule | None:
     """Register `path` with the rules of `target` (a method that mirrors a function)."""
     base = RULES.get(target)
