@@ -65,6 +65,23 @@ def test_finite_differences_unreliable_at_kink_and_raise():
     assert not wrong.any() and bad.all()  # inconclusive, never wrong
 
 
+def test_finite_differences_unreliable_where_larger_steps_cross_a_clip():
+    """Fuzz H1:5228: a clip whose kink the steps h and h/2 cross but h/4 does not fooled one
+    Richardson extrapolation into 0.01205 +- 1.5e-5 for a derivative of 0.0080693 (central
+    differences at h = 1e-5 and 1e-7 agree on 0.0080693; so do srcad's four modes)."""
+    def F(v):
+        x0, x1 = v[0], v[1:]
+        xs0 = x1 * np.sum(x1)
+        a0 = np.clip(np.where(x1 > -1.0, x1, xs0[0]), -0.9, 0.9)
+        return np.array([0.5 * x0 + np.sum(x1) + 0.5 * np.sum(xs0) + 0.5 * np.sum(np.sin(a0))])
+
+    v = np.array([0.0966, -0.6849, -1.1868, 0.5532])
+    slope = [(F(v + h * e) - F(v - h * e))[0] / (2 * h) for h in (1e-6,) for e in np.eye(4)]
+    est = fd.jacobian(F, v)
+    wrong, bad = fd.fd_mismatch(np.array([slope]), est)
+    assert not wrong.any()
+
+
 def test_shrinker_keeps_the_failure():
     source = ("import numpy as np\n\n\ndef f(x, n):\n    s = 0.0\n    for i in range(n):\n"
               "        s = s + np.tanh(x * 2.0) + np.sin(x)\n    t = s * 3.0\n    return t + 1.0\n\n\n"

@@ -5,7 +5,10 @@ h, h/2 and h/4 are extrapolated twice (D = F' + c2 h^2 + c4 h^4 + ...):
 
     R1 = (4 D(h/2) - D(h)) / 3,   R2 = (4 D(h/4) - D(h/2)) / 3,   R = (16 R2 - R1) / 15
 
-and |R - R2| + |R1 - R2| / 15 + roundoff bounds the error of R. An entry whose error bound
+and |R - R2| + |R1 - R2| / 15 + roundoff bounds the error of R. The same extrapolation from
+h/2, h/4 and h/8 gives the value; the two must agree within that bound, since a kink that the
+larger steps cross can fool one extrapolation into a small error estimate (fuzz H1:5228: a
+clip 0.004 away). An entry whose error bound
 is large compared with the derivative (a kink or a jump between the steps, a branch flipping,
 rapid oscillation), which is not finite, or at which F raises, is `unreliable`: comparisons
 there are inconclusive, never wrong."""
@@ -41,7 +44,7 @@ def jacobian(F, x: np.ndarray, h0: float = H0) -> Estimate:
     for j in range(n):
         try:
             ds, mids, fmax = [], [], np.max(np.abs(y0), initial=0.0)
-            for h in (h0, h0 / 2, h0 / 4):
+            for h in (h0, h0 / 2, h0 / 4, h0 / 8):
                 e = np.zeros(n)
                 e[j] = h
                 fp, fm = np.asarray(F(x + e), dtype=float), np.asarray(F(x - e), dtype=float)
@@ -53,18 +56,24 @@ def jacobian(F, x: np.ndarray, h0: float = H0) -> Estimate:
         except Exception:
             bad[:, j] = True
             continue
-        d1, d2, d3 = ds
-        r1, r2 = (4 * d2 - d1) / 3, (4 * d3 - d2) / 3
-        r = (16 * r2 - r1) / 15
-        roundoff = 64 * EPS * fmax / (h0 / 4)
-        err = np.abs(r - r2) + np.abs(r1 - r2) / 15 + roundoff
+        coarse, coarse_err = _extrapolate(*ds[:3])
+        r, err = _extrapolate(*ds[1:])
+        err = err + np.abs(r - coarse) + coarse_err + 64 * EPS * fmax / (h0 / 8)
         value[:, j], error[:, j] = r, err
         # f(x) apart from its values on both sides (a branch that rounding decides at x
         # exactly, as np.sum(x[::-1]) < np.sum(x)): the derivative at x is not their slope
         jump = np.abs(mids[2]) > np.abs(mids[0]) / 4 + 1e-9 * (1 + fmax)
+        jump |= np.abs(mids[3]) > np.abs(mids[1]) / 4 + 1e-9 * (1 + fmax)
         with np.errstate(invalid="ignore"):
             bad[:, j] = ~np.isfinite(r) | ~(err <= UNRELIABLE * (1 + np.abs(r))) | jump
     return Estimate(value.reshape(m, n), error, bad)
+
+
+def _extrapolate(d1, d2, d3):
+    """Richardson's value from differences at steps h, h/2, h/4, and a bound on its error."""
+    r1, r2 = (4 * d2 - d1) / 3, (4 * d3 - d2) / 3
+    r = (16 * r2 - r1) / 15
+    return r, np.abs(r - r2) + np.abs(r1 - r2) / 15
 
 
 def fd_mismatch(got: np.ndarray, est: Estimate, rows=None) -> tuple[np.ndarray, np.ndarray]:
