@@ -19,6 +19,7 @@ TITLES = {
     "loops": "Loops: scalar and array loops (issue 3)",
     "forward": "Forward mode and second order (issue 4)",
     "startup": "First call in a new process: persistent cache off, cold, warm (issue 6)",
+    "fresh": "A lambda, closure or partial made anew on every call (issue 13)",
 }
 
 TEXT_COLUMNS = ("case", "size", "op", "reference")

@@ -10,7 +10,7 @@ import weakref
 
 import numpy as np
 
-from . import runtime
+from . import runtime, sharing
 from .codegen.compile import register_source
 from .custom import CustomRule
 from .dispatch import Transformed, _quick_kind, _signature_of, _spec
@@ -206,6 +206,9 @@ def as_python_function(fun):
                             "(hessian is jacfwd(grad(f)); jacfwd(grad(f)) and grad(grad(f)) work)")
     if isinstance(fun, types.FunctionType) and rule_for_object(fun) is None:
         return fun
+    wrapper = sharing.partial_wrapper(fun)
+    if wrapper is not None:
+        return wrapper
     if id(fun) in _WRAPPERS:
         return _WRAPPERS[id(fun)][1]
     try:

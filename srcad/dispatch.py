@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from . import cache
+from . import cache, sharing
 from .analysis import reads
 from .codegen.compile import add_source_notes
 from .errors import ArgumentError
@@ -77,6 +77,8 @@ class Transformed:
         self.__name__ = f"{spec.kind}_{getattr(fn, '__name__', 'f')}"
         self.__qualname__ = self.__name__
         _check_argnums(spec.argnums, self._nparams, fn)
+        # a transform of a function made from the same code as an earlier one borrows its code
+        self._twin, self._cells = sharing.twin_of(self, fn, spec)
 
     # what nested transforms and inlining see
 
@@ -123,6 +125,14 @@ class Transformed:
     def _refresh(self) -> None:
         """Rebuild from scratch when a global name of an inlined function (a helper, or f
         itself when called by name) now refers to another object: code inlines callees."""
+        twin = self._twin
+        if twin is not None:
+            twin._refresh()
+            if self._deps is not twin._deps:  # (the first call, or the twin started afresh)
+                self._cache.clear(), self._fast.clear(), self._variants.clear()
+                self._latest = self._readers = None
+                self._deps = twin._deps
+            return
         if self._deps is None:
             self._deps = user_function_globals(self._base())
         if self._deps and any(d.get(n, _MISSING) is not v for d, n, v in self._deps):
@@ -175,6 +185,10 @@ class Transformed:
 
     def _read_kinds(self) -> tuple:
         """The kinds of the values the function reads from outside (globals, attributes)."""
+        if self._readers is None and self._twin is not None:  # the twin's reads, of our cells
+            self._twin._read_kinds()
+            self._readers = tuple((entry, reads.reader(sharing.rebind_entry(entry, self._cells)))
+                                  for entry, _ in self._twin._readers)
         if self._readers is None:
             self._readers = tuple((entry, reads.reader(entry)) for entry in self._free_reads())
         return tuple([_quick_kind(read()) for _, read in self._readers])
@@ -186,13 +200,22 @@ class Transformed:
         decides the code to the key (jvp: which tangents are given)."""
         key = tuple(_quick_kind(a) for a in args) + extra + self._read_kinds()
         built = self._cache.get(key)
+        if built is None and self._twin is not None:  # the twin's code for our key, of our cells
+            built = self._twin._code_for(key, args, argnums, self._free_types())
+            built = self._cache[key] = sharing.rebind(built, self._cells)
+        if built is None:
+            built = self._code_for(key, args, argnums, self._free_types())
+        self._latest = built
+        return built
+
+    def _code_for(self, key, args, argnums, free: dict):
+        built = self._cache.get(key)
         if built is None:
             arg_types = tuple(T.of_value(a) for a in args)
             spec = self.spec if argnums is None else dataclasses.replace(self.spec,
                                                                          argnums=argnums(arg_types))
-            built = self._build_for(key, arg_types, self._free_types(), spec)
+            built = self._build_for(key, arg_types, free, spec)
             built.wrt = spec.argnums
-        self._latest = built
         return built
 
     def _build_for(self, key, arg_types, free, spec=None):
@@ -214,6 +237,8 @@ class Transformed:
         return built
 
     def _free_reads(self):
+        if self._twin is not None:
+            return tuple(sharing.rebind_entry(e, self._cells) for e in self._twin._free_reads())
         inner = getattr(self.fn, "__srcad_transform__", None)
         if inner is not None:  # a transform of a transform reads what the user function reads
             return inner._free_reads()
@@ -229,6 +254,8 @@ class Transformed:
         return {reads.read_key(entry): reads.type_of_read(read()) for entry, read in self._readers}
 
     def _build_types(self, arg_types, free_types=None, spec=None):
+        if self._twin is not None:
+            return sharing.rebind(self._twin._build_types(arg_types, free_types, spec), self._cells)
         inner = getattr(self.fn, "__srcad_transform__", None)
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
         spec, free_types = spec or self.spec, free_types or {}

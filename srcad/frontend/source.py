@@ -157,13 +157,24 @@ def parse_function(fn) -> ParsedFunction:
     return ParsedFunction(fn, node, file, indent)
 
 
+_SIGNATURES: dict = {}  # (code, defaults, keyword defaults) -> signature, for functions without defaults
+
+
 def code_signature(fn) -> inspect.Signature:
     """The signature of the code that runs when fn is called: a `__signature__` or
     `__wrapped__` attribute (which may describe another function) is not followed."""
     if isinstance(fn, types.FunctionType):
-        clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-        clone.__kwdefaults__ = fn.__kwdefaults__
-        return inspect.signature(clone)
+        plain = not (fn.__defaults__ or fn.__kwdefaults__)
+        key = (fn.__code__, None, None) if plain else None  # (a lambda made anew on every call: once)
+        got = _SIGNATURES.get(key) if key else None
+        if got is None:
+            clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                                       fn.__closure__)
+            clone.__kwdefaults__ = fn.__kwdefaults__
+            got = inspect.signature(clone)
+            if key and len(_SIGNATURES) < 4096:
+                _SIGNATURES[key] = got
+        return got
     return inspect.signature(fn)
 
 
