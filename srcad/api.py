@@ -59,8 +59,11 @@ class VjpTransformed(Transformed):
     first_call = ("srcad.vjp(f, ...)", "srcad.vjp")
 
     def __init__(self, fn, has_aux: bool, only: tuple | None = None):
-        super().__init__(fn, Spec("vjp", (), True, has_aux))
         self.only = only  # cotangents for these positions alone (jacrev's argnums)
+        super().__init__(fn, Spec("vjp", (), True, has_aux))
+
+    def _config(self) -> tuple:
+        return super()._config() + (self.only,)
 
     def __call__(self, *primals):
         self._refresh()

@@ -78,7 +78,11 @@ class Transformed:
         self.__qualname__ = self.__name__
         _check_argnums(spec.argnums, self._nparams, fn)
         # a transform of a function made from the same code as an earlier one borrows its code
-        self._twin, self._cells = sharing.twin_of(self, fn, spec)
+        self._twin, self._cells = sharing.twin_of(self, fn, self._config())
+
+    def _config(self) -> tuple:
+        """Everything besides the function that decides the code (subclasses add theirs)."""
+        return (type(self), self.spec)
 
     # what nested transforms and inlining see
 
@@ -269,10 +273,12 @@ class Transformed:
         return built
 
     def _function_for_types(self, arg_types):
-        key = ("types",) + tuple(arg_types)
+        """Code for arguments of these types, and the values the function reads from outside of
+        the types they have now (a transform of this one has them in its key too)."""
+        key = ("types",) + tuple(arg_types) + self._read_kinds()
         built = self._cache.get(key)
         if built is None:
-            built = self._cache[key] = self._build_types(tuple(arg_types))
+            built = self._cache[key] = self._build_types(tuple(arg_types), self._free_types())
         return built.function
 
     def __repr__(self) -> str:

@@ -26,9 +26,10 @@ _TWINS: dict = {}  # share key -> (the first transform made with it, its static 
 _LIMIT = 512
 
 
-def share_key(fn, spec):
+def share_key(fn, config):
     """The key under which transforms of function objects made from the same code share
-    code, with the static values it depends on (None: fn cannot share)."""
+    code (`config`: the transform's kind and options), with the static values it depends on
+    (None: fn cannot share)."""
     if type(fn) is not types.FunctionType:
         return None
     code = fn.__code__
@@ -39,13 +40,13 @@ def share_key(fn, spec):
         except ValueError:  # (an empty cell: a name bound after the def)
             return None
         statics.append(value if is_static(value) and not isinstance(value, (list, dict)) else None)
-    return (code, id(fn.__globals__), spec), tuple(statics)
+    return (code, id(fn.__globals__), config), tuple(statics)
 
 
-def twin_of(transform, fn, spec):
+def twin_of(transform, fn, config):
     """The earlier transform whose code `transform` may share, and the map from the twin's
     cells to fn's; or (None, None), after recording `transform` as the twin of later ones."""
-    got = share_key(fn, spec)
+    got = share_key(fn, config)
     if got is None:
         return None, None
     key, statics = got

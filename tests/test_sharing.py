@@ -117,3 +117,16 @@ def test_the_share_key_holds_static_captures_by_identity():
     g = lambda v: fn(v)  # noqa: E731
     fn = square
     assert sharing.share_key(g, None)[1] == (square,)
+
+
+def test_transforms_with_other_options_never_share():
+    """jacrev's vjp for one argument and for another, of two functions made from the same
+    code: the cotangents are for different arguments (a twin must match the options too)."""
+    def make():
+        return lambda x, w: np.sum(x * w * w)
+
+    x, w = np.array([0.5, -1.0]), np.array([1.5, 2.0])
+    j0 = srcad.jacrev(make(), argnums=0)(x, w)
+    j1 = srcad.jacrev(make(), argnums=1)(x, w)
+    assert_tree_close(j0, fd_grad(make(), (x, w), 0), rtol=1e-6, atol=1e-8)
+    assert_tree_close(j1, fd_grad(make(), (x, w), 1), rtol=1e-6, atol=1e-8)

@@ -241,6 +241,16 @@ class ExprLowerer:
             args += [Const(key.obj), self.value(v)]
         return self.emit("srcad.dict", args, node=node)
 
+    def call_dict(self, args, kw, node) -> Atom:
+        """dict(a=x, b=y) is {'a': x, 'b': y}; dict(d) of a dict is a copy of it (checked when
+        types are known: dict of pairs, zip(...) or another mapping is refused there)."""
+        if not args:
+            return self.emit("srcad.dict", [a for k, v in kw for a in (Const(k), v)], node=node)
+        if len(args) == 1 and not kw:
+            return self.emit("builtins.dict", list(args), node=node)
+        raise self.error(UnsupportedSyntaxError, node, "dict(...) with both a mapping and keywords is not "
+                         "supported", "copy it, then add the keys: d = dict(p); d['k'] = v")
+
     def _elements(self, elts) -> list[Atom]:
         out = []
         for e in elts:
@@ -350,6 +360,8 @@ class ExprLowerer:
     def call_static(self, fn, args, kw, node) -> Atom:
         if fn in (max, min) and (len(args) != 2 or kw):
             return self.call_max_min(fn, args, kw, node)
+        if fn is dict:
+            return self.call_dict(args, kw, node)
         if fn is divmod and len(args) == 2 and not kw:  # (x // y, x % y): the remainder has a derivative
             parts = [self.emit(f"operator.{op}", args, node=node) for op in ("floordiv", "mod")]
             return self.emit("srcad.tuple", parts, node=node)

@@ -100,6 +100,8 @@ def library_code(fn) -> bool:
     module = (getattr(func, "__module__", None) or "").split(".")[0]
     if module in _LIBRARY_PREFIXES:
         return True
+    if code.co_filename.startswith("<frozen "):  # (os.path, codecs...: stdlib modules frozen into Python)
+        return True
     file = os.path.abspath(code.co_filename)
     if file.startswith(_STDLIB):
         return True

@@ -183,6 +183,7 @@ class Opaque(Type):
     what: str = "object"
     value: tuple | None = None  # a constant slice's (start, stop, step), for shape analysis
     kind: str = "inert"
+    owner: str = ""  # the module of the value's class (logging for a Logger)
 
     @property
     def known(self) -> bool:
@@ -289,7 +290,7 @@ def of_value(x: object) -> Type:
         return Dict(tuple((k, of_value(v)) for k, v in x.items()))
     if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):
         return Opaque("slice", (x.start, x.stop, x.step))
-    return Opaque(type(x).__name__, kind=value_kind(x))
+    return Opaque(type(x).__name__, kind=value_kind(x), owner=type(x).__module__ or "")
 
 
 #: The kinds of Python values, as the type gate (srcad/gate.py) classifies them.

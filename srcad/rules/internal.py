@@ -125,6 +125,10 @@ alias("list.extend", "srcad.list_extend", attr=True, fn=None, user_write=True)
 alias("list.insert", "srcad.list_insert", attr=True, fn=None, user_write=True)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy,
         copies=(0,), allocates=True)
+# dict(d): a copy of a dict (the frontend writes dict(a=x) as a display; specialisation refuses
+# dict of anything that is not a dict, whose keys it could not know)
+defrule("builtins.dict", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("x"), fn=dict, linear=("x",),
+        copies=(0,), allocates=True)
 defrule("dict.copy", "d", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("d"), attr=True, linear=("d",),
         fn=dict.copy, copies=(0,))
 nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index, raises="always")

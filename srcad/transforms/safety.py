@@ -16,9 +16,11 @@ from ..analysis.aliases import Aliases, update_base
 from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
-from ..ir.nodes import Apply, Const, Function, Var, iter_ops
+from ..ir import types as T
+from ..ir.nodes import Apply, Block, Const, Ext, For, Function, If, Var, While, atom_type, iter_ops
 from ..passes.dce import matters, needed_values
 from ..rules import registry
+from ..rules.library import module_never_writes, never_writes_arguments
 
 
 def _user_write(op: Apply) -> bool:
@@ -48,16 +50,36 @@ def _callee_name(a) -> str:
             else name)
 
 
+def _reachable_ops(block: Block):
+    """The operations of `block` and its regions, except the branches of `if`s whose condition
+    the types decide (`if callback:` with callback None; a constant): they never run."""
+    for op in block.ops:
+        yield op
+        if isinstance(op, If) and (isinstance(op.cond, Const) or isinstance(atom_type(op.cond), T.NoneT)):
+            taken = op.cond.value if isinstance(op.cond, Const) else None
+            yield from _reachable_ops(op.then if taken else op.orelse)
+        elif isinstance(op, (If, For, While)):
+            for b in op.blocks():
+                yield from _reachable_ops(b)
+
+
 def _hidden_writes(fn: Function) -> list:
     """Calls srcad has no rule for whose result is not used, given arrays or lists: they can
     only matter through what they change in their arguments (np.copyto, np.add.at...),
     which the transformed code would not see."""
     used, problems = _used(fn), []
-    for op in iter_ops(fn.body):
+    for op in _reachable_ops(fn.body):
         if not (isinstance(op, Apply) and op.prim in ("srcad.call", "srcad.method")):
             continue
         if any(o in used for o in op.outs):
             continue
+        callee = op.args[0].value.obj if isinstance(op.args[0], Const) and isinstance(op.args[0].value, Ext) \
+            else None
+        if op.prim == "srcad.call" and never_writes_arguments(callee):
+            continue  # (logging.debug(x), plt.plot(x): run as written)
+        recv = atom_type(op.args[1]) if op.prim == "srcad.method" and len(op.args) > 1 else None
+        if isinstance(recv, T.Opaque) and module_never_writes(recv.owner):
+            continue  # (log.info(...) of a logging.Logger, ax.plot(x) of a matplotlib Axes)
         targets = [a for a in op.args[1:] if isinstance(a, Var) and not a.type.is_scalar]
         if targets:
             what = _callee_name(op.args[0])
@@ -86,7 +108,7 @@ def check_mutations(fn: Function) -> None:
                                   f"arrays in place in {fn.qualname or fn.name}", hidden)
     # the user's own syntax (x[i] = v, xs.append(v), x += y): srcad's functional helpers
     # (srcad.setitem, srcad.list_append) copy when needed and need no check
-    updates = [op for op in iter_ops(fn.body) if isinstance(op, Apply) and _user_write(op)
+    updates = [op for op in _reachable_ops(fn.body) if isinstance(op, Apply) and _user_write(op)
                and update_base(op) is not None]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
                and not op.args[update_base(op)].type.is_scalar]

@@ -249,6 +249,10 @@ class Specializer(SequenceOps):
 
     def resolve(self, op: Apply, args, kw, pre: list):
         prim = op.prim
+        if prim == "builtins.dict" and not isinstance(atom_type(args[0]), T.Dict):
+            raise TypeSupportError(f"dict() of a {atom_type(args[0])}", [diagnostic(
+                op.loc, f"dict() of a {atom_type(args[0])}: srcad tracks a dict's keys while transforming",
+                "write the dict out with constant keys: {'a': x, 'b': y} or dict(a=x, b=y)")])
         if prim == "srcad.method":
             name, recv, rest = args[0].value, args[1], list(args[2:])
             if isinstance(atom_type(recv), T.Dict) and name in ("values", "items") and not rest:

@@ -1,0 +1,114 @@
+"""Constructs of real programs (issue 13 items 6 and 9): dict(...), calls that only log, plot
+or time, branches under an argument that is a known None, and helpers that update a fresh
+array in place. Every derivative against an independent oracle."""
+
+import numpy as np
+import pytest
+
+import srcad
+from tests.oracle import assert_tree_close, fd_grad, fd_jvp
+from tests.sourcemod import import_source
+
+SRC = '''
+import logging
+import os
+import time
+import warnings
+import numpy as np
+
+log = logging.getLogger("srcad-tests")
+
+
+def with_dict_keywords(x):
+    d = dict(a=x, b=2.0 * x)
+    return np.sum(d["a"] * d["b"] + np.sin(d["a"]))
+
+
+def with_dict_copy(x):
+    p = {"w": x, "b": 1.0}
+    q = dict(p)
+    q["w"] = q["w"] * 2.0
+    return np.sum(q["w"] * p["w"]) + q["b"]
+
+
+def with_pairs(x):
+    return np.sum(dict([("a", x)])["a"])
+
+
+def with_logging(x, ax=None):
+    logging.debug("x is %s", x)
+    log.info("step %d", 3)
+    warnings.warn("just a warning")
+    start = time.perf_counter()
+    name = os.path.join("runs", "a")
+    if ax:
+        ax.plot(x)
+    y = np.sum(x ** 3)
+    logging.info("took %.3f s for %s", time.perf_counter() - start, name)
+    return y
+
+
+def with_callback(x, callback=None):
+    y = np.tanh(x) * 2.0
+    if callback:
+        callback(y)
+    return np.sum(y * y)
+
+
+def step(v, g):
+    v -= 0.1 * g
+    return v
+
+
+def with_fresh_update(x):
+    v = x * 1.0
+    v = step(v, x * x)
+    return np.sum(v * v)
+'''
+
+X = np.array([0.3, -0.7, 1.1])
+
+
+@pytest.fixture(scope="module")
+def mod(tmp_path_factory):
+    return import_source(tmp_path_factory.mktemp("real"), "real_constructs", SRC)
+
+
+@pytest.mark.parametrize("name", ["with_dict_keywords", "with_dict_copy", "with_logging", "with_callback",
+                                  "with_fresh_update"])
+def test_reverse_forward_and_second_order(mod, name):
+    f = getattr(mod, name)
+    with pytest.warns(UserWarning) if name == "with_logging" else _nothing():
+        g = srcad.grad(f)(X)
+    assert_tree_close(g, fd_grad(f, (X,)), rtol=1e-6, atol=1e-8)
+    v = np.array([0.5, -1.0, 2.0])
+    with pytest.warns(UserWarning) if name == "with_logging" else _nothing():
+        _, t = srcad.jvp(f, (X,), (v,))
+        H = srcad.hessian(f)(X)
+    assert t == pytest.approx(fd_jvp(f, (X,), (v,)), rel=1e-6, abs=1e-8)
+    H_fd = np.array([fd_grad(lambda x: float(srcad.grad(f)(x) @ e), (X,)) for e in np.eye(3)])
+    assert_tree_close(H, H_fd, rtol=1e-5, atol=1e-6)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_dict_of_pairs_is_a_clear_error(mod):
+    with pytest.raises(srcad.TypeSupportError, match=r"dict\(\) of a list") as e:
+        srcad.grad(mod.with_pairs)(X)
+    assert "real_constructs.py" in str(e.value) and "dict(a=x, b=y)" in str(e.value)
+
+
+def test_a_callback_that_is_given_is_still_refused(mod):
+    """With a function given, the branch runs: a call whose result is unused can only matter
+    by writing into y, which srcad cannot see."""
+    def keep(y):
+        return None
+
+    with pytest.raises(srcad.UnsafeMutationError, match="not used"):
+        srcad.grad(mod.with_callback)(X, keep)
