@@ -25,12 +25,16 @@ class Diagnostic:
     col: int
     message: str
     hint: str = ""
+    via: tuple = ()  # the calls of yours this line was reached through: (file, line, col), outermost first
 
     def render(self) -> str:
         text = f"{self.file}:{self.line}:{self.col}: {self.message}"
         src = linecache.getline(self.file, self.line).rstrip("\n") if self.line else ""
         if src.strip():
             text += f"\n    {src}\n    {' ' * self.col}^"
+        for file, line, col in reversed(self.via):
+            call = linecache.getline(file, line).strip()
+            text += f"\n  called from {file}:{line}:{col}" + (f": {call}" if call else "")
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
@@ -103,4 +107,4 @@ def diagnostic(loc, message: str, hint: str = "") -> Diagnostic:
     """A Diagnostic at an IR `Loc` (or anything with file/line/col), or nowhere."""
     if loc is None:
         return Diagnostic("<unknown>", 0, 0, message, hint)
-    return Diagnostic(loc.file, loc.line, loc.col, message, hint)
+    return Diagnostic(loc.file, loc.line, loc.col, message, hint, getattr(loc, "via", ()))

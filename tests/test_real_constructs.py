@@ -86,7 +86,7 @@ def test_reverse_forward_and_second_order(mod, name):
         _, t = srcad.jvp(f, (X,), (v,))
         H = srcad.hessian(f)(X)
     assert t == pytest.approx(fd_jvp(f, (X,), (v,)), rel=1e-6, abs=1e-8)
-    H_fd = np.array([fd_grad(lambda x: float(srcad.grad(f)(x) @ e), (X,)) for e in np.eye(3)])
+    H_fd = np.array([fd_grad(lambda x, e=e: float(srcad.grad(f)(x) @ e), (X,)) for e in np.eye(3)])
     assert_tree_close(H, H_fd, rtol=1e-5, atol=1e-6)
 
 
@@ -112,3 +112,34 @@ def test_a_callback_that_is_given_is_still_refused(mod):
 
     with pytest.raises(srcad.UnsafeMutationError, match="not used"):
         srcad.grad(mod.with_callback)(X, keep)
+
+
+CHAIN = '''
+import numpy as np
+import scipy.stats
+
+
+def logp(x):
+    return scipy.stats.norm.logpdf(x)
+
+
+def layer(x):
+    return logp(x) * 2.0
+
+
+def model(x):
+    return np.sum(layer(x))
+'''
+
+
+def test_a_refusal_inside_your_helpers_names_the_calls_that_reached_it(tmp_path):
+    """The library call's line (in logp) first, then the calls that led there, innermost
+    first: layer's call of logp, then model's call of layer."""
+    mod = import_source(tmp_path, "chain_mod", CHAIN)
+    with pytest.raises(srcad.NoRuleError) as e:
+        srcad.grad(mod.model)(X)
+    text = str(e.value)
+    where = [line.split("chain_mod.py:")[1].split(":")[0] for line in text.splitlines()
+             if "chain_mod.py:" in line]
+    assert where == ["7", "11", "15"], text
+    assert "called from" in text and "layer(x)" in text

@@ -110,7 +110,7 @@ class ExprLowerer:
     def loc(self, node) -> Loc | None:
         if node is None or getattr(node, "lineno", None) is None:
             return None
-        return Loc(self.file, node.lineno, node.col_offset + self.col_offset, self.func_name)
+        return Loc(self.file, node.lineno, node.col_offset + self.col_offset, self.func_name, via=self.via)
 
     def error(self, cls, node, message: str, hint: str = ""):
         loc = self.loc(node)

@@ -58,6 +58,7 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         self.keys_written: set = set()
         self.returns: list = []  # Locs of return statements
         self.unbound_reads = maybe_unbound_reads(parsed.node, self.scope.locals)
+        self.via: tuple = ()  # the call sites this function is inlined through (Loc.via)
 
     # -- variables ---------------------------------------------------------------------------
 
@@ -123,6 +124,8 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         parsed = parse_function(fn)
         check(parsed)
         callee = FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
+        site = self.loc(node)
+        callee.via = self.via + ((site.file, site.line, site.col),) if site is not None else self.via
         return callee.inline(args, kw, node, self)
 
     def inline(self, args, kw, node, caller: FunctionLowerer) -> Atom:

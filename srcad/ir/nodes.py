@@ -120,6 +120,8 @@ class Loc:
     col: int = 0
     func: str = ""
     adjoint: bool = False  # emitted by the backward sweep for this line
+    # the call sites through which this line was inlined, outermost first (for error messages)
+    via: tuple = field(default=(), compare=False, hash=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
