@@ -29,8 +29,10 @@ def test_gaussian_process_closure_factory():
     want = fd_grad(objective, (params,))
     assert_tree_close(srcad.grad(objective)(params), want, rtol=1e-6, atol=1e-7)
     H = srcad.hessian(objective)(params)
-    H_fd = np.array([fd_grad(lambda p, e=e: float(fd_grad(objective, (p,), eps=1e-4) @ e), (params,), eps=1e-4)
-                     for e in np.eye(4)])
+    def directional(p, e):
+        return float(fd_grad(objective, (p,), eps=1e-4) @ e)
+
+    H_fd = np.array([fd_grad(directional, (params, e), eps=1e-4) for e in np.eye(4)])
     assert_tree_close(H, H_fd, rtol=1e-3, atol=1e-4)
     objective_fn, trained = gp.main(steps=5)
     assert objective_fn(trained) < objective_fn(0.1 * np.random.RandomState(1).randn(num_params))
