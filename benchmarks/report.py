@@ -20,6 +20,7 @@ TITLES = {
     "forward": "Forward mode and second order (issue 4)",
     "startup": "First call in a new process: persistent cache off, cold, warm (issue 6)",
     "fresh": "A lambda, closure or partial made anew on every call (issue 13)",
+    "gallery": "The gallery: programs as their authors write them, gradient against forward (issue 13)",
 }
 
 TEXT_COLUMNS = ("case", "size", "op", "reference")
