@@ -143,3 +143,30 @@ def test_a_refusal_inside_your_helpers_names_the_calls_that_reached_it(tmp_path)
              if "chain_mod.py:" in line]
     assert where == ["7", "11", "15"], text
     assert "called from" in text and "layer(x)" in text
+
+
+ZERO_D = '''
+import numpy as np
+
+
+def f(x, z):
+    k = 0
+    while k < 3:
+        k += 1
+        z = z / (1.5 + np.sum(x) * np.sum(x)) + (0.5 * z - z)
+    return 0.5 * np.sum(z) + np.sum(np.sin(x))
+'''
+
+
+def test_hessian_through_a_loop_over_a_0d_array(tmp_path):
+    """Fuzz H2:5740: the adjoint accumulated into a 0-d cotangent, which NumPy arithmetic had
+    made a Python float, with `.copy()` (AttributeError in generated code)."""
+    f = import_source(tmp_path, "zero_d", ZERO_D).f
+    x, z = np.array([[-1.4, 0.25], [0.03, 1.36]]), np.array(0.7475)
+    H = srcad.hessian(f, argnums=(0, 1))(x, z)
+
+    def grad_z(x, z):
+        return fd_grad(f, (x, z), 1)
+
+    want = fd_grad(lambda z: float(grad_z(x, z)), (z,), eps=1e-4)
+    assert float(np.asarray(H[1][1])) == pytest.approx(float(want), rel=1e-4, abs=1e-6)

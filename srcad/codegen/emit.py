@@ -158,9 +158,13 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
         pre = []
         if id(op) not in self.naming.inplace:
             pre = self.hoist_readers(op.args[k + 1:], self.name(out))
-            copy = _call(_attr(self.atom(base), "copy"), []) if isinstance(base.type, (
-                T.Array, T.List, T.Dict)) else _call(_name(self.ns.ref(runtime.copy_value, "_copy")),
-                                                     [self.atom(base)])  # (a number, or maybe one)
+            # (a 0-d array may be a number when the code runs: NumPy arithmetic on 0-d arrays
+            # gives scalars, and so do srcad's helpers; numbers and values of unknown rank copy
+            # with the helper)
+            array = isinstance(base.type, T.Array) and base.type.ndim not in (0, None)
+            copy = _call(_attr(self.atom(base), "copy"), []) if array or isinstance(base.type, (
+                T.List, T.Dict)) else _call(_name(self.ns.ref(runtime.copy_value, "_copy")),
+                                            [self.atom(base)])
             pre.append(_assign(_name(self.name(out), gast.Store()), copy))
         target = _name(self.name(out))
         p = op.prim
