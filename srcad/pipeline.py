@@ -18,11 +18,11 @@ from .codegen.emit import render
 from .custom import CustomRule
 from .errors import NonScalarOutputError, diagnostic
 from .frontend.lower import Lowered_, lower_function
-from .frontend.resolve import is_library_object
+from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
 from .ir import types as T
 from .ir.builder import Builder
-from .ir.nodes import Apply, Const, Function, Param, Var, max_var_id
+from .ir.nodes import Apply, Const, Ext, Function, Param, Var, iter_ops, max_var_id
 from .ir.verify import verify
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
@@ -219,12 +219,12 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, f.qualname))
     out = _record(trace, "optimized", verify(copy_gradients_of_inputs(optimize(out))))
     saved = saved_report(f, plan, out)
-    header = _header(fn, spec, arg_types, f, saved)
+    header = _header(fn, spec, arg_types, f, saved, out)
     rendered = render(out, name, header)
     return Built(compile_function(rendered, name), rendered.source, saved, name, [(rendered, name)])
 
 
-def _header(fn, spec: Spec, arg_types, f: Function, saved) -> list[str]:
+def _header(fn, spec: Spec, arg_types, f: Function, saved, final: Function) -> list[str]:
     code = fn.__code__
     argnums = spec.argnums if spec.argnums_tuple else spec.argnums[0]
     lines = [
@@ -236,7 +236,33 @@ def _header(fn, spec: Spec, arg_types, f: Function, saved) -> list[str]:
         lines.append("saved per loop iteration for the backward sweep:")
         for s in saved:
             lines.append(f"  {s.name} (line {s.line}, {s.type}): {s.bytes_per_iteration}")
+    kept = _constant_calls(final)
+    if kept:
+        lines.append("calls run as written (no derivative flows through them):")
+        lines.extend(f"  {k}" for k in kept)
     return lines
+
+
+def _constant_calls(f: Function) -> list[str]:
+    """The calls of library code the generated function makes (logging, timing, plotting...),
+    with the user's lines: they run as in the function and no derivative flows through them."""
+    found: dict = {}
+    for op in iter_ops(f.body):
+        if not isinstance(op, Apply) or op.prim not in ("srcad.call", "srcad.method") or op.loc is None:
+            continue
+        if op.prim == "srcad.method":
+            name = f".{op.args[0].value}()"
+        elif isinstance(op.args[0], Const) and isinstance(op.args[0].value, Ext):
+            obj = op.args[0].value.obj
+            if isinstance(obj, types.FunctionType) and not library_code(obj):
+                continue  # (your own functions: custom rules' forward and backward functions)
+            parts = (getattr(obj, "__module__", None), getattr(obj, "__qualname__", None))
+            name = ".".join(p for p in parts if p) or op.args[0].value.name
+        else:
+            continue
+        found.setdefault(name, []).append(op.loc.line)
+    return [f"{name} (line{'s' if len(set(ls)) > 1 else ''} {', '.join(map(str, sorted(set(ls))))})"
+            for name, ls in found.items()]
 
 
 
@@ -257,7 +283,7 @@ def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     sig = f.signature + tuple(Param(naming.tangent(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, f.qualname))
     out_fn = _record(trace, "optimized", optimize(out_fn))
-    header = _header(fn, spec, arg_types, f, [])
+    header = _header(fn, spec, arg_types, f, [], out_fn)
     rendered = render(out_fn, name, header)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc
@@ -280,7 +306,7 @@ def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None)
     g_out = bem.apply("srcad.tuple", grads)
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
     bwd_fn = optimize(Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, f.qualname))
-    header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn))
+    header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn), fwd_fn)
     r1 = render(fwd_fn, fwd_name, header)
     r2 = render(bwd_fn, bwd_name, header)
     built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source,
@@ -310,7 +336,7 @@ def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     name = f"jacfwd_{f.name}"
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname)))
-    header = _header(fn, spec, arg_types, f, [])
+    header = _header(fn, spec, arg_types, f, [], out_fn)
     rendered = render(out_fn, name, header)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc

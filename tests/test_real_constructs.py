@@ -98,6 +98,16 @@ class _nothing:
         return False
 
 
+def test_the_header_names_the_calls_kept_as_written(mod):
+    g = srcad.grad(mod.with_logging)
+    with pytest.warns(UserWarning):
+        g(X)
+    header = srcad.source(g).split("\n    debug(")[0]
+    assert "calls run as written (no derivative flows through them):" in header
+    for name in ("logging.debug (line 28)", ".info() (line 29)", "time.perf_counter (lines 31, 36)"):
+        assert name in header, header
+
+
 def test_dict_of_pairs_is_a_clear_error(mod):
     with pytest.raises(srcad.TypeSupportError, match=r"dict\(\) of a list") as e:
         srcad.grad(mod.with_pairs)(X)
