@@ -17,6 +17,7 @@ from .codegen.compile import compile_function
 from .codegen.emit import render
 from .custom import CustomRule
 from .errors import NonScalarOutputError, diagnostic
+from .frontend.closures import check_no_local_functions
 from .frontend.lower import Lowered_, lower_function
 from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
@@ -108,7 +109,9 @@ def typed(fn, arg_types, free_types) -> Function:
     f = verify(specialize(low.function, tuple(arg_types), free_types))
     if not _generated(f):  # (srcad's own in-place writes are safe by construction)
         check_mutations(f)  # on the code as written, before dead code is dropped
-    return cleanup(f)
+    f = cleanup(f)
+    check_no_local_functions(f)
+    return f
 
 
 def _generated(f: Function) -> bool:

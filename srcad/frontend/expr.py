@@ -20,7 +20,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..rules import registry
-from .resolve import LiveCell, LiveGlobal, Static, library_code, static_attr
+from .resolve import LiveCell, LiveGlobal, LocalFunction, Static, library_code, static_attr
 
 Lowered = Var | Const | Static | LiveGlobal | LiveCell
 
@@ -220,10 +220,24 @@ class ExprLowerer:
         return out
 
     def expr_Tuple(self, node) -> Lowered:
-        elts = self._elements(node.elts)
+        return self.pack_tuple(self._elements(node.elts), node)
+
+    def pack_tuple(self, elts, node) -> Atom:
+        """A tuple of these values (a constant when they all are literals)."""
         if all(isinstance(e, Const) and is_literal(e.value) for e in elts):
             return Const(tuple(e.value for e in elts))
-        return self.emit("srcad.tuple", elts, node=node)
+        v = self.emit("srcad.tuple", elts, node=node)
+        self.remember_elements(v, tuple(elts))
+        return v
+
+    def remember_elements(self, v: Var, elts: tuple) -> None:
+        """Note that v is a tuple of these values (for `*v` later); a hook."""
+
+    def elements_of(self, a: Atom) -> tuple | None:
+        """The values of the tuple `a`, when they are known while lowering."""
+        if isinstance(a, Const) and isinstance(a.value, tuple) and is_literal(a.value):
+            return tuple(Const(x) for x in a.value)
+        return None
 
     def expr_List(self, node) -> Lowered:
         return self.emit("srcad.list", self._elements(node.elts), node=node)
@@ -261,13 +275,18 @@ class ExprLowerer:
         return out
 
     def _starred(self, node) -> list[Atom]:
-        s = self.static_of(self.expr(node.value))
-        if s is not None and isinstance(s.obj, (tuple, list)) and is_literal(tuple(s.obj)):
-            return [Const(x) for x in s.obj]
         if isinstance(node.value, (gast.Tuple, gast.List)):
             return self._elements(node.value.elts)
-        raise self.error(UnsupportedSyntaxError, node, "'*' unpacking of a run-time value is not supported",
-                         "pass the elements explicitly")
+        value = self.expr(node.value)
+        s = self.static_of(value)
+        if s is not None and isinstance(s.obj, (tuple, list)) and is_literal(tuple(s.obj)):
+            return [Const(x) for x in s.obj]
+        elts = self.elements_of(self.atom(value, node))
+        if elts is not None:
+            return list(elts)
+        raise self.error(UnsupportedSyntaxError, node, "'*' unpacking of a value whose length is not "
+                         "known while transforming", "pass the elements explicitly, or unpack a tuple "
+                         "built in the function (args = (a, b); f(*args)) or a *args parameter")
 
     def expr_Slice(self, node) -> Lowered:
         parts = [Const(None) if p is None else self.value(p) for p in (node.lower, node.upper, node.step)]
@@ -358,6 +377,8 @@ class ExprLowerer:
         return self.call_static(s.obj, args, kw, node)
 
     def call_static(self, fn, args, kw, node) -> Atom:
+        if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass
+            return self.call_function(fn, args, kw, node)
         if fn in (max, min) and (len(args) != 2 or kw):
             return self.call_max_min(fn, args, kw, node)
         if fn is dict:
@@ -400,6 +421,11 @@ class ExprLowerer:
                              "computed at run time", f"use a function defined at module level: "
                              f"g = srcad.{fn.__name__}(f), then call g inside")
         objs = [s.obj for s in statics]
+        if any(isinstance(o, LocalFunction) for o in objs):
+            raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} of a nested function or "
+                             "lambda inside a function srcad differentiates is not supported",
+                             f"define the function at module level (its free variables as arguments), "
+                             f"then call srcad.{fn.__name__}(f) inside")
         return Static(fn(*objs[:len(args)], **dict(zip((k for k, _ in kw), objs[len(args):]))))
 
     def call_max_min(self, fn, args, kw, node) -> Atom:

@@ -8,10 +8,13 @@ statements after a possible jump run under `if not flag`.
 
 from __future__ import annotations
 
+import contextlib
+
 import gast
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Atom, Const
+from .closures import Frame
 from .resolve import Static
 
 RET, RETVAL = "__ret", "__retval"
@@ -32,6 +35,8 @@ def escapes(stmts) -> bool:
 def jumps_of(node, loops: bool) -> set[str]:
     """Which early exits ('ret', 'brk', 'cont') may happen inside `node`."""
     found = set()
+    if isinstance(node, gast.FunctionDef):
+        return found  # (a def jumps nowhere: its returns are its own)
     stack = [node]
     while stack:
         n = stack.pop()
@@ -57,18 +62,47 @@ def jumps_in(stmts, loops: bool) -> set[str]:
     return out
 
 
+def assigned_names(nodes) -> set[str]:
+    """The names these statements assign (a nested def assigns its name; what a nested
+    function assigns is its own)."""
+    out, stack = set(), list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            out.add(n.id)
+        elif isinstance(n, gast.FunctionDef):
+            out.add(n.name)
+            continue
+        elif isinstance(n, gast.Lambda):
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+    return out
+
+
 class LoopLowering:
     def stmt_For(self, node) -> None:
         jumps = jumps_in(node.body, loops=True) | ({"ret"} if jumps_in(node.body, False) else set())
-        self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps)
+        with self.loop_writing({self.key(n) for n in assigned_names([node.target] + node.body)}):
+            self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps)
 
     def stmt_While(self, node) -> None:
         jumps = jumps_in(node.body, loops=True)
-        self.b.begin_while(loc=self.loc(node))
-        cond = self.value(node.test)
-        self.b.begin_while_body(cond)
-        exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node)
-        self.b.end_while(exit_flag=exit_flag)
+        with self.loop_writing({self.key(n) for n in assigned_names(node.body)}):
+            self.b.begin_while(loc=self.loc(node))
+            cond = self.value(node.test)
+            self.b.begin_while_body(cond)
+            exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node)
+            self.b.end_while(exit_flag=exit_flag)
+
+    @contextlib.contextmanager
+    def loop_writing(self, keys: set):
+        """While a loop is lowered: the variables its body assigns (frontend/closures.py
+        reads any other variable holding a known function as that function)."""
+        self.ctx.loop_writes.append(keys)
+        try:
+            yield
+        finally:
+            self.ctx.loop_writes.pop()
 
     def loop_body(self, lower, jumps: set[str], node):
         """Lower a loop body with fresh break/continue flags; return its exit flag or None."""
@@ -89,9 +123,10 @@ class LoopLowering:
         self.b.kill(cont)
         return exit_flag
 
-    def iterate(self, iter_node, target, lower_body, node, jumps=frozenset()) -> None:
-        """`for target in iter_node: lower_body()` as a loop over a range."""
-        start, stop, step, element, reverse = self.iteration_space(iter_node, node)
+    def iterate(self, iter_node, target, lower_body, node, jumps=frozenset(), space=None) -> None:
+        """`for target in iter_node: lower_body()` as a loop over a range (`space`: the
+        iteration space of iter_node, when it is already evaluated)."""
+        start, stop, step, element, reverse = space or self.iteration_space(iter_node, node)
         index_hint = target.id if isinstance(target, gast.Name) and element is None else "_k"
         index, _ = self.b.begin_for(start, stop, step, index_hint=index_hint, reverse=reverse,
                                     loc=self.loc(node))
@@ -165,7 +200,11 @@ class LoopLowering:
         acc = ("comp", next(self.ctx.counter), "_list")
         self.b.var_hints[acc] = "_list"
         self.write_key(acc, self.emit("srcad.list", (), node=node))
+        # the first iterable is evaluated in the enclosing scope ([x * 2 for x in x])
+        first = self.iteration_space(node.generators[0].iter, node)
         self.renames.append(scope)
+        frame = Frame(scope.__getitem__, frozenset(scope))
+        self.comp_frames.append(frame)
 
         def level(gens):
             if not gens:
@@ -185,9 +224,13 @@ class LoopLowering:
                 for _ in gen.ifs:
                     self.b.begin_else()
                     self.b.end_if()
-            self.iterate(gen.iter, gen.target, body, node)
-        level(list(node.generators))
+            self.iterate(gen.iter, gen.target, body, node,
+                         space=first if gen is node.generators[0] else None)
+        with self.loop_writing(set(scope.values()) | {acc}):
+            level(list(node.generators))
         self.renames.pop()
+        self.comp_frames.pop()
+        frame.close(self.b)
         result = self.b.read(acc)
         self.b.kill(acc)
         for k in scope.values():

@@ -30,7 +30,8 @@ from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
-from .resolve import Scope, Static
+from .closures import ClosureLowering, ClosureScope, Default, Frame, signature_of
+from .resolve import LocalFunction, Scope, Static
 from .source import ParsedFunction, code_signature, parse_function
 
 
@@ -42,22 +43,34 @@ class LowerContext:
     stack: list = field(default_factory=list)  # functions being lowered (recursion check)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     functions: list = field(default_factory=list)  # every user function lowered (for caching)
+    loop_writes: list = field(default_factory=list)  # per open loop: the keys its body assigns
+    elements: dict = field(default_factory=dict)  # tuple Var -> its values (for *v)
 
 
-class FunctionLowerer(LoopLowering, ExprLowerer):
-    """Lower one user function's body; `prefix` separates the variables of inlined calls."""
+class FunctionLowerer(ClosureLowering, LoopLowering, ExprLowerer):
+    """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
-    def __init__(self, ctx: LowerContext, parsed: ParsedFunction, prefix: int = 0):
+    A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its
+    `closure`: its own names, and the enclosing scopes it reads its other variables from."""
+
+    def __init__(self, ctx: LowerContext, parsed: ParsedFunction, prefix: int = 0, closure=None):
         self.ctx, self.b, self.parsed = ctx, ctx.builder, parsed
-        self.scope = Scope(parsed.fn, parsed.node)
+        self.closure = closure
+        node = closure.node if closure is not None else parsed.node
+        self.node = node
+        self.scope = ClosureScope(closure) if closure is not None else Scope(parsed.fn, node)
+        self.root_scope = closure.scope if closure is not None else self.scope
+        self.env = closure.env if closure is not None else ()
         self.prefix = prefix
         self.file, self.col_offset = parsed.file, parsed.col_offset
-        self.func_name = parsed.fn.__qualname__
+        self.func_name = closure.qualname if closure is not None else parsed.fn.__qualname__
         self.renames: list[dict[str, object]] = []  # comprehension scopes
+        self.comp_frames: list[Frame] = []  # the same, as scopes nested functions may read
+        self.frame = Frame(self.own_key, frozenset(self.scope.locals), node)
         self.loops: list[object] = []  # keys of the break/continue flags of open loops
         self.keys_written: set = set()
         self.returns: list = []  # Locs of return statements
-        self.unbound_reads = maybe_unbound_reads(parsed.node, self.scope.locals)
+        self.unbound_reads = maybe_unbound_reads(node, self.scope.locals)
         self.via: tuple = ()  # the call sites this function is inlined through (Loc.via)
 
     # -- variables ---------------------------------------------------------------------------
@@ -66,11 +79,21 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         for scope in reversed(self.renames):
             if name in scope:
                 return scope[name]
+        return self.own_key(name)
+
+    def own_key(self, name: str):
+        """The key of the function's own variable `name` (not a comprehension's)."""
         if not self.prefix:
             return name
         k = (self.prefix, name)
         self.b.var_hints.setdefault(k, name)
         return k
+
+    def remember_elements(self, v: Var, elts: tuple) -> None:
+        self.ctx.elements[v] = elts
+
+    def elements_of(self, a: Atom) -> tuple | None:
+        return self.ctx.elements.get(a) if isinstance(a, Var) else super().elements_of(a)
 
     def write(self, name: str, value: Atom) -> None:
         k = self.key(name)
@@ -89,6 +112,8 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     def lookup_name(self, name: str, node) -> Lowered:
         if any(name in s for s in self.renames) or name in self.scope.locals:
             return self.read_local(name, node)
+        if self.enclosing(name) is not None:
+            return self.read_free(name, node)
         found = self.scope.resolve(name)
         if found is None:
             raise self.error(UnsupportedSyntaxError, node, f"name {name!r} is not defined",
@@ -98,7 +123,7 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     def read_local(self, name: str, node) -> Atom:
         """The value of a local variable; where it may be unassigned (frontend/definite.py), a
         check that raises UnboundLocalError as Python does."""
-        value = self.b.read(self.key(name))
+        value = self.read_key(self.key(name))
         if node not in self.unbound_reads:
             return value
         if isinstance(value, Const) and value.value is UNDEF:  # no path assigned it
@@ -108,8 +133,10 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     # -- functions ---------------------------------------------------------------------------
 
     def call_function(self, fn, args, kw, node) -> Atom:
+        if isinstance(fn, LocalFunction):
+            return self.call_local(fn, args, kw, node)
         if fn in self.ctx.stack:
-            names = " -> ".join(f.__qualname__ for f in self.ctx.stack + [fn])
+            names = " -> ".join(getattr(f, "qualname", None) or f.__qualname__ for f in self.ctx.stack + [fn])
             raise self.error(
                 RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
                 "rewrite the recursion as a loop (srcad inlines calls to user functions)",
@@ -122,34 +149,61 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
             kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)
                   for k, a in kw]
         parsed = parse_function(fn)
-        check(parsed)
+        check(parsed, top=False)
         callee = FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
         site = self.loc(node)
         callee.via = self.via + ((site.file, site.line, site.col),) if site is not None else self.via
         return callee.inline(args, kw, node, self)
 
     def inline(self, args, kw, node, caller: FunctionLowerer) -> Atom:
-        fn = self.parsed.fn
-        try:
-            bound = code_signature(fn).bind(*args, **dict(kw))
-        except TypeError as e:
-            raise caller.error(UnsupportedSyntaxError, node, f"bad call to {fn.__qualname__}: {e}") from None
-        bound.apply_defaults()
+        """Lower a call of this function (a user function, or a nested one) at the caller."""
+        fn = self.closure or self.parsed.fn
+        sig = signature_of(self.node, self.closure.defaults) if self.closure else code_signature(fn)
+        bound = self.bind(sig, args, kw, node, caller)
         self.ctx.stack.append(fn)
-        self.ctx.functions.append(fn)
-        for name, value in bound.arguments.items():
-            self.write(name, value if isinstance(value, (Var, Const)) else self.atom(Static(value)))
+        if self.closure is None:
+            self.ctx.functions.append(fn)
+        for name, value in bound:
+            self.write(name, value)
         result = self.body()
         self.ctx.stack.pop()
+        self.frame.close(self.b)
         for k in self.keys_written:
             self.b.kill(k)
         return result
+
+    def bind(self, sig: inspect.Signature, args, kw, node, caller: FunctionLowerer) -> list:
+        """(parameter, value) for a call: `*args` a tuple, `**kwargs` a dict, defaults filled."""
+        try:
+            bound = sig.bind(*args, **dict(kw))
+        except TypeError as e:
+            name = getattr(self.closure, "qualname", None) or self.parsed.fn.__qualname__
+            raise caller.error(UnsupportedSyntaxError, node, f"bad call to {name}: {e}") from None
+        bound.apply_defaults()
+        out = []
+        for name, value in bound.arguments.items():
+            kind = sig.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                value = caller.pack_tuple(list(value), node)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                items = [a for k, v in value.items() for a in (Const(k), v)]
+                value = caller.emit("srcad.dict", items, node=node)
+            elif isinstance(value, Default):  # (a nested function's)
+                value = value.atom
+            elif not isinstance(value, (Var, Const)):
+                value = self.atom(Static(value))
+            out.append((name, value))
+        return out
+
+    def inline_closure(self, closure, args, kw, node) -> Atom:
+        callee = FunctionLowerer(self.ctx, closure.parsed, prefix=next(self.ctx.counter), closure=closure)
+        return callee.inline(args, kw, node, self)
 
     def body(self) -> Atom:
         """Lower the function body; return the returned value."""
         self.write_key(self.flag(RET), Const(False))
         self.write_key(self.flag(RETVAL), Const(None))
-        self.stmts(self.parsed.node.body)
+        self.stmts(self.node.body)
         return self.b.read(self.flag(RETVAL))
 
     # -- statements --------------------------------------------------------------------------
