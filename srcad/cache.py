@@ -43,6 +43,7 @@ from .frontend.resolve import is_library_object
 from .frontend.source import code_names, source_text
 from .frontend.staleness import code_fingerprint
 from .identifiers import is_identifier
+from .ir import types as T
 from .ir.nodes import Ext
 from .rules.registry import RULES
 from .settings import config
@@ -164,6 +165,8 @@ def _is_literal(obj) -> bool:
 def entry_key(fn, spec, arg_types, free_types) -> str | None:
     """The cache key of a build, or None when the function cannot be cached."""
     if getattr(fn, "__closure__", None) or not isinstance(fn, types.FunctionType):
+        return None
+    if any(isinstance(t, T.Fn) for t in arg_types):  # (code specialised on a function object)
         return None
     try:
         source = source_text(fn)

@@ -66,16 +66,26 @@ class Built:
     wrt: tuple = ()  # jvp and vjp: the argument positions the code has tangents/cotangents for
 
 
-_LOWERED: weakref.WeakKeyDictionary[object, Lowered_] = weakref.WeakKeyDictionary()
+_LOWERED: weakref.WeakKeyDictionary[object, dict] = weakref.WeakKeyDictionary()
 
 
-def lowered(fn) -> Lowered_:
-    """The untyped IR of `fn` (cached per function object; a redefinition is a new object)."""
-    got = _LOWERED.get(fn)
-    if got is None:
-        got = lower_function(fn)
-        _LOWERED[fn] = got
+def lowered(fn, statics: tuple = ()) -> Lowered_:
+    """The untyped IR of `fn` (cached per function object; a redefinition is a new object),
+    with the arguments `statics` ((position, function) pairs) known while lowering."""
+    versions = _LOWERED.get(fn)
+    if versions is None:
+        versions = _LOWERED[fn] = {}
+    key = tuple((i, id(obj)) for i, obj in statics)
+    got = versions.get(key)
+    if got is None or any(obj is not s for (_, obj), (_, s) in zip(got.statics, statics)):
+        got = versions[key] = lower_function(fn, statics) if statics else lower_function(fn)
     return got
+
+
+def static_arguments(arg_types) -> tuple:
+    """(position, function) of the arguments that are functions (their type is T.Fn): the
+    code is specialised on them, and calls of them are resolved while lowering."""
+    return tuple((i, t.obj) for i, t in enumerate(arg_types) if isinstance(t, T.Fn))
 
 
 def forget_lowered(fn) -> None:
@@ -83,11 +93,12 @@ def forget_lowered(fn) -> None:
     _LOWERED.pop(fn, None)
 
 
-def user_function_globals(fn) -> tuple:
+def user_function_globals(fn, statics: tuple = ()) -> tuple:
     """(globals dict, name, object) for every global name through which fn, or a function
-    it inlines, reaches a user function or transform (what rebinding that name changes)."""
+    it inlines, reaches a user function or transform (what rebinding that name changes);
+    `statics`: with these functions as arguments (static_arguments)."""
     out = []
-    for g in lowered(fn).functions:
+    for g in lowered(fn, statics).functions:
         ns = getattr(g, "__globals__", {})
         for name in sorted(code_names(g.__code__)):
             value = ns.get(name)
@@ -105,7 +116,7 @@ def free_reads(low: Lowered_) -> tuple:
 
 def typed(fn, arg_types, free_types) -> Function:
     """Lowered, specialised to argument types, cleaned up and checked."""
-    low = lowered(fn)
+    low = lowered(fn, static_arguments(arg_types))
     f = verify(specialize(low.function, tuple(arg_types), free_types))
     if not _generated(f):  # (srcad's own in-place writes are safe by construction)
         check_mutations(f)  # on the code as written, before dead code is dropped

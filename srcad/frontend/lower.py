@@ -143,7 +143,7 @@ class FunctionLowerer(ClosureLowering, LoopLowering, ExprLowerer):
             )
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:
-            fn = transform.function_for_call(args)
+            fn = transform.function_for_call(args, kw)
             # its code is generic: a list of numbers goes in as the array NumPy makes of it
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
             kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)
@@ -407,6 +407,7 @@ class FunctionLowerer(ClosureLowering, LoopLowering, ExprLowerer):
 class Lowered_:
     function: Function
     functions: tuple  # every user function the result depends on (itself first)
+    statics: tuple = ()  # (position, function) of the arguments known while lowering
 
 
 def _default_atom(value) -> Atom:
@@ -429,13 +430,15 @@ def _deep_expressions():
 _LOWERING_RECURSION_LIMIT = 30_000
 
 
-def lower_function(fn) -> Lowered_:
-    """Parse, check and lower `fn` (inlining the user functions it calls)."""
+def lower_function(fn, statics: tuple = ()) -> Lowered_:
+    """Parse, check and lower `fn` (inlining the user functions it calls). `statics`:
+    (position, function) for arguments that are functions known while lowering (calls of
+    them are resolved here; the generated function still takes them, and ignores them)."""
     with _deep_expressions():
-        return _lower_function(fn)
+        return _lower_function(fn, dict(statics))
 
 
-def _lower_function(fn) -> Lowered_:
+def _lower_function(fn, statics: dict) -> Lowered_:
     parsed = parse_function(fn)
     check(parsed)
     b = Builder()
@@ -452,13 +455,13 @@ def _lower_function(fn) -> Lowered_:
         sigs.append(Param(name, default, "kwonly" if name in kwonly else "pos"))
         params.append(b.fresh(name))
     b.begin_function(params)
-    for name, v in zip(names + kwonly, params):
-        low.write(name, v)
+    for i, (name, v) in enumerate(zip(names + kwonly, params)):
+        low.write(name, static_atom(statics[i]) if i in statics else v)
     result = low.body()
     body = b.end_function((result,))
     return Lowered_(
         Function(parsed.node.name if parsed.node.name != "lambda" else "lambda_", tuple(sigs), body,
                  low.loc(parsed.node), fn.__qualname__, tuple(low.returns)),
-        tuple(ctx.functions),
+        tuple(ctx.functions), tuple(statics.items()),
     )
 

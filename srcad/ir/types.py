@@ -193,6 +193,45 @@ class Opaque(Type):
         return self.what
 
 
+class Fn(Opaque):
+    """A function given as an argument (`act=np.tanh`, a user function, a lambda): code is
+    specialised on the function itself, compared by identity, so that calls of it are
+    resolved while transforming (its rule applied, or its body inlined)."""
+
+    def __init__(self, obj: object):
+        super().__init__(_function_name(obj))
+        object.__setattr__(self, "obj", obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fn) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return hash(("Fn", self.what))
+
+    def __repr__(self) -> str:
+        return f"Fn({self.what})"
+
+
+def _function_name(obj: object) -> str:
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    return name if isinstance(name, str) else type(obj).__name__
+
+
+def is_function_value(x: object) -> bool:
+    """Is x a function srcad specialises code on when it is an argument (see Fn)?"""
+    import functools
+    import types
+
+    import numpy as np
+
+    t = type(x)
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
+                      functools.partial)):
+        return True
+    return t.__name__ == "_ArrayFunctionDispatcher" or hasattr(t, "__srcad_transform__") or (
+        t.__module__ == "srcad.custom")
+
+
 BOTTOM, UNKNOWN, FLOAT, INT, BOOL, NUM = Bottom(), Unknown(), Float(), Int(), Bool(), Num()
 NONE, STR = NoneT(), Str()
 _INTEGRAL = (Bool, Int)
@@ -232,6 +271,8 @@ def join(a: Type, b: Type) -> Type:
         k for k, _ in b.items
     ]:
         return Dict(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)))
+    if isinstance(a, Fn) and isinstance(b, Fn):
+        return Opaque("function")  # (two functions: which one is known only when the code runs)
     return UNKNOWN
 
 
@@ -290,6 +331,8 @@ def of_value(x: object) -> Type:
         return Dict(tuple((k, of_value(v)) for k, v in x.items()))
     if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):
         return Opaque("slice", (x.start, x.stop, x.step))
+    if is_function_value(x):
+        return Fn(x)
     return Opaque(type(x).__name__, kind=value_kind(x), owner=type(x).__module__ or "")
 
 
