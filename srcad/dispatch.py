@@ -21,8 +21,16 @@ from .errors import ArgumentError
 from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
-from .pipeline import (Built, Spec, build, forget_lowered, free_reads, lowered, static_arguments,
-                       user_function_globals)
+from .pipeline import (
+    Built,
+    Spec,
+    build,
+    forget_lowered,
+    free_reads,
+    lowered,
+    static_arguments,
+    user_function_globals,
+)
 from .settings import config
 from .transforms.saved import saved_from_json
 

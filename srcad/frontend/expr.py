@@ -20,6 +20,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..rules import registry
+from .displays import Displays, Star, is_literal
 from .resolve import LiveCell, LiveGlobal, LocalFunction, Static, library_code, static_attr
 
 Lowered = Var | Const | Static | LiveGlobal | LiveCell
@@ -58,12 +59,6 @@ def ext_name(obj: object) -> str:
     return identifier(name, "_obj")
 
 
-def is_literal(obj: object) -> bool:
-    if isinstance(obj, tuple):
-        return all(is_literal(x) for x in obj)
-    return obj is None or obj is Ellipsis or isinstance(obj, (bool, int, float, str))
-
-
 def static_atom(obj: object) -> Const:
     """A literal, or a reference to an object the generated code will name."""
     return Const(obj) if is_literal(obj) else Const(Ext(ext_name(obj), obj))
@@ -84,7 +79,7 @@ def _class_method(base, attr: str):
     return None
 
 
-class ExprLowerer:
+class ExprLowerer(Displays):
     """Lower expressions into a Builder. Subclasses provide name lookup."""
 
     b: Builder
@@ -102,6 +97,13 @@ class ExprLowerer:
         raise self.no_rule(fn, node)
 
     def emit(self, prim: str, args, kw=(), node=None, nouts: int = 1, hint: str = ""):
+        if any(isinstance(a, Star) for a in args):  # f(a, *v): resolved once v's length is known
+            if nouts != 1:
+                raise self.star_error(next(a for a in args if isinstance(a, Star)).node)
+            first = next(i for i, a in enumerate(args) if isinstance(a, Star))
+            packed = self.display(list(args[first:]), "tuple", node)
+            args = (Const(prim), *args[:first], packed)
+            prim = "srcad.star_call"
         types_ = (T.UNKNOWN,) * nouts
         return self.b.apply(prim, tuple(args), tuple(kw), self.loc(node), hint, types_)
 
@@ -219,42 +221,6 @@ class ExprLowerer:
         (out,) = self.b.end_if((c,))
         return out
 
-    def expr_Tuple(self, node) -> Lowered:
-        return self.pack_tuple(self._elements(node.elts), node)
-
-    def pack_tuple(self, elts, node) -> Atom:
-        """A tuple of these values (a constant when they all are literals)."""
-        if all(isinstance(e, Const) and is_literal(e.value) for e in elts):
-            return Const(tuple(e.value for e in elts))
-        v = self.emit("srcad.tuple", elts, node=node)
-        self.remember_elements(v, tuple(elts))
-        return v
-
-    def remember_elements(self, v: Var, elts: tuple) -> None:
-        """Note that v is a tuple of these values (for `*v` later); a hook."""
-
-    def elements_of(self, a: Atom) -> tuple | None:
-        """The values of the tuple `a`, when they are known while lowering."""
-        if isinstance(a, Const) and isinstance(a.value, tuple) and is_literal(a.value):
-            return tuple(Const(x) for x in a.value)
-        return None
-
-    def expr_List(self, node) -> Lowered:
-        return self.emit("srcad.list", self._elements(node.elts), node=node)
-
-    def expr_Dict(self, node) -> Lowered:
-        args = []
-        for k, v in zip(node.keys, node.values):
-            if k is None:
-                raise self.error(UnsupportedSyntaxError, node, "'**' in dict displays is not supported",
-                                 "write the keys out")
-            key = self.static_of(self.expr(k))
-            if key is None or not is_literal(key.obj):
-                raise self.error(UnsupportedSyntaxError, k, "dict keys must be literals",
-                                 "use constant keys such as 'W' or 0")
-            args += [Const(key.obj), self.value(v)]
-        return self.emit("srcad.dict", args, node=node)
-
     def call_dict(self, args, kw, node) -> Atom:
         """dict(a=x, b=y) is {'a': x, 'b': y}; dict(d) of a dict is a copy of it (checked when
         types are known: dict of pairs, zip(...) or another mapping is refused there)."""
@@ -264,29 +230,6 @@ class ExprLowerer:
             return self.emit("builtins.dict", list(args), node=node)
         raise self.error(UnsupportedSyntaxError, node, "dict(...) with both a mapping and keywords is not "
                          "supported", "copy it, then add the keys: d = dict(p); d['k'] = v")
-
-    def _elements(self, elts) -> list[Atom]:
-        out = []
-        for e in elts:
-            if isinstance(e, gast.Starred):
-                out.extend(self._starred(e))
-            else:
-                out.append(self.value(e))
-        return out
-
-    def _starred(self, node) -> list[Atom]:
-        if isinstance(node.value, (gast.Tuple, gast.List)):
-            return self._elements(node.value.elts)
-        value = self.expr(node.value)
-        s = self.static_of(value)
-        if s is not None and isinstance(s.obj, (tuple, list)) and is_literal(tuple(s.obj)):
-            return [Const(x) for x in s.obj]
-        elts = self.elements_of(self.atom(value, node))
-        if elts is not None:
-            return list(elts)
-        raise self.error(UnsupportedSyntaxError, node, "'*' unpacking of a value whose length is not "
-                         "known while transforming", "pass the elements explicitly, or unpack a tuple "
-                         "built in the function (args = (a, b); f(*args)) or a *args parameter")
 
     def expr_Slice(self, node) -> Lowered:
         parts = [Const(None) if p is None else self.value(p) for p in (node.lower, node.upper, node.step)]
@@ -354,16 +297,6 @@ class ExprLowerer:
 
     # -- calls -------------------------------------------------------------------------------
 
-    def call_args(self, node) -> tuple[list[Atom], list[tuple[str, Atom]]]:
-        args = self._elements(node.args)
-        kw = []
-        for k in node.keywords:
-            if k.arg is None:
-                raise self.error(UnsupportedSyntaxError, k.value, "'**' arguments are not supported",
-                                 "pass keyword arguments explicitly")
-            kw.append((k.arg, self.value(k.value)))
-        return args, kw
-
     def expr_Call(self, node) -> Lowered:
         if isinstance(node.func, gast.Attribute):
             base = self.expr(node.func.value)
@@ -379,10 +312,10 @@ class ExprLowerer:
     def call_static(self, fn, args, kw, node) -> Atom:
         if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass
             return self.call_function(fn, args, kw, node)
-        if fn in (max, min) and (len(args) != 2 or kw):
-            return self.call_max_min(fn, args, kw, node)
+        if fn in (max, min) and (len(args) != 2 or kw or any(isinstance(a, Star) for a in args)):
+            return self.call_max_min(fn, self.no_stars(args, node), kw, node)
         if fn is dict:
-            return self.call_dict(args, kw, node)
+            return self.call_dict(self.no_stars(args, node), kw, node)
         if fn is divmod and len(args) == 2 and not kw:  # (x // y, x % y): the remainder has a derivative
             parts = [self.emit(f"operator.{op}", args, node=node) for op in ("floordiv", "mod")]
             return self.emit("srcad.tuple", parts, node=node)
@@ -415,7 +348,7 @@ class ExprLowerer:
     def make_transform(self, fn, args, kw, node) -> Static:
         """`srcad.grad(f, ...)` inside the function: build the transform now (f and the
         options must be known while transforming); calling it inlines its code."""
-        statics = [self.static_of(a) for a in list(args) + [a for _, a in kw]]
+        statics = [self.static_of(a) for a in self.no_stars(list(args), node) + [a for _, a in kw]]
         if any(s is None for s in statics):
             raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() of a function or option "
                              "computed at run time", f"use a function defined at module level: "
@@ -443,7 +376,7 @@ class ExprLowerer:
     def call_custom(self, fn: CustomRule, args, kw, node) -> Atom:
         """A function with user-given derivative rules: outs are (result, residuals)."""
         try:
-            bound = inspect.signature(fn.fun).bind(*args, **dict(kw))
+            bound = inspect.signature(fn.fun).bind(*self.no_stars(args, node), **dict(kw))
         except TypeError as e:
             raise self.error(UnsupportedSyntaxError, node, f"bad call to {fn.__name__}: {e}") from None
         bound.apply_defaults()
@@ -454,7 +387,7 @@ class ExprLowerer:
     def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:
         nouts = rule.nouts
         if rule.nouts_of is not None:  # (np.unique: its return_* flags)
-            bound = registry.bind(rule, args, kw)
+            bound = registry.bind(rule, self.no_stars(args, node), kw)
             nouts = rule.nouts_of({k: a.value for k, a in bound.items() if isinstance(a, Const)}, set(bound))
             if nouts is None:
                 raise self.error(UnsupportedSyntaxError, node,

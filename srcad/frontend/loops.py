@@ -177,7 +177,9 @@ class LoopLowering:
                 return self.emit("srcad.tuple", (k, inner(i)), node=node)
             return n, element
         if fn is zip:
-            parts = [self.sequence(a) for a in node.args]
+            parts = [p for a in node.args for p in (
+                [self.sequence_of(v, node) for v in self._starred(a)] if isinstance(a, gast.Starred)
+                else [self.sequence(a)])]
             n = parts[0][0]
             for m, _ in parts[1:]:
                 n = self.emit("builtins.min", (n, m), node=node)
@@ -186,7 +188,11 @@ class LoopLowering:
             n, inner = self.sequence(node.args[0])
             last = self.emit("operator.sub", (n, Const(1)), node=node)
             return n, lambda i: inner(self.emit("operator.sub", (last, i), node=node))
-        seq = self.emit("srcad.iter", (self.value(node),), node=node)  # (a dict: its keys)
+        return self.sequence_of(self.value(node), node)
+
+    def sequence_of(self, value: Atom, node):
+        """(length, element(index)) for iterating a value (a dict: its keys)."""
+        seq = self.emit("srcad.iter", (value,), node=node)
         n = self.emit("builtins.len", (seq,), node=node)
         return n, lambda i: self.emit("operator.getitem", (seq, i), node=node)
 

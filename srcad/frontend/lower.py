@@ -26,12 +26,14 @@ import gast
 from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
+from .binding import ArgumentBinding
+from .closures import ClosureLowering, ClosureScope, Frame, signature_of
 from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
+from .higher_order import HigherOrderCalls
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
-from .closures import ClosureLowering, ClosureScope, Default, Frame, signature_of
-from .resolve import LocalFunction, Scope, Static
+from .resolve import LocalFunction, Scope
 from .source import ParsedFunction, code_signature, parse_function
 
 
@@ -45,9 +47,11 @@ class LowerContext:
     functions: list = field(default_factory=list)  # every user function lowered (for caching)
     loop_writes: list = field(default_factory=list)  # per open loop: the keys its body assigns
     elements: dict = field(default_factory=dict)  # tuple Var -> its values (for *v)
+    lengths: dict = field(default_factory=dict)  # list Var -> its length (for *v)
+    keys: dict = field(default_factory=dict)  # dict Var -> its keys (for **v)
 
 
-class FunctionLowerer(ClosureLowering, LoopLowering, ExprLowerer):
+class FunctionLowerer(ClosureLowering, ArgumentBinding, HigherOrderCalls, LoopLowering, ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
     A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its
@@ -92,8 +96,23 @@ class FunctionLowerer(ClosureLowering, LoopLowering, ExprLowerer):
     def remember_elements(self, v: Var, elts: tuple) -> None:
         self.ctx.elements[v] = elts
 
+    def remember_length(self, v: Var, n: int) -> Var:
+        self.ctx.lengths[v] = n
+        return v
+
+    def remember_keys(self, v: Var, keys: list) -> Var:
+        self.ctx.keys[v] = tuple(keys)
+        return v
+
     def elements_of(self, a: Atom) -> tuple | None:
-        return self.ctx.elements.get(a) if isinstance(a, Var) else super().elements_of(a)
+        if not isinstance(a, Var):
+            return super().elements_of(a)
+        if a in self.ctx.lengths:  # (a list: its items read, so that aliases of it stay visible)
+            return tuple(self.emit("operator.getitem", (a, Const(i))) for i in range(self.ctx.lengths[a]))
+        return self.ctx.elements.get(a)
+
+    def keys_of(self, a: Atom) -> list | None:
+        return list(self.ctx.keys[a]) if isinstance(a, Var) and a in self.ctx.keys else None
 
     def write(self, name: str, value: Atom) -> None:
         k = self.key(name)
@@ -171,29 +190,6 @@ class FunctionLowerer(ClosureLowering, LoopLowering, ExprLowerer):
         for k in self.keys_written:
             self.b.kill(k)
         return result
-
-    def bind(self, sig: inspect.Signature, args, kw, node, caller: FunctionLowerer) -> list:
-        """(parameter, value) for a call: `*args` a tuple, `**kwargs` a dict, defaults filled."""
-        try:
-            bound = sig.bind(*args, **dict(kw))
-        except TypeError as e:
-            name = getattr(self.closure, "qualname", None) or self.parsed.fn.__qualname__
-            raise caller.error(UnsupportedSyntaxError, node, f"bad call to {name}: {e}") from None
-        bound.apply_defaults()
-        out = []
-        for name, value in bound.arguments.items():
-            kind = sig.parameters[name].kind
-            if kind is inspect.Parameter.VAR_POSITIONAL:
-                value = caller.pack_tuple(list(value), node)
-            elif kind is inspect.Parameter.VAR_KEYWORD:
-                items = [a for k, v in value.items() for a in (Const(k), v)]
-                value = caller.emit("srcad.dict", items, node=node)
-            elif isinstance(value, Default):  # (a nested function's)
-                value = value.atom
-            elif not isinstance(value, (Var, Const)):
-                value = self.atom(Static(value))
-            out.append((name, value))
-        return out
 
     def inline_closure(self, closure, args, kw, node) -> Atom:
         callee = FunctionLowerer(self.ctx, closure.parsed, prefix=next(self.ctx.counter), closure=closure)

@@ -32,6 +32,10 @@ nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"), cheap="alway
 nondiff("srcad.global", "module, name", out=ty.unknown)
 nondiff("srcad.cell", "cell", out=ty.unknown)
 nondiff("srcad.call", "*args", out=ty.unknown, opaque=True)
+# f(*v) with v's length known once types are: the call with v's items (specialize.py)
+nondiff("srcad.star_call", "*args", out=ty.unknown, opaque=True)
+# f(*v) of a user function srcad inlined: v has as many items as the parameters it fills
+nondiff("srcad.check_length", "xs, n", out=ty.none, fn=rt.check_length, impure=True, nouts=0, raises="always")
 nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.method", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True)
@@ -224,6 +228,8 @@ defrule("srcad.dict_like", "d, v", vjp={"v": "srcad.dict_values(g)"},
         out=ty.same("d"), fn=rt.dict_like, linear=("v",))
 defrule("srcad.items_cotangent", "d, pairs",
         vjp={"pairs": "srcad.dict_items(g)"}, out=ty.same("d"), fn=rt.items_cotangent, linear=("pairs",))
+# sorted(xs, key=k), min and max with key=: the order of the keys (frontend/higher_order.py)
+nondiff("srcad.sort_order", "keys, reverse=False", out=lambda sig: T.List(T.INT), fn=rt.sort_order)
 # `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
 defrule("srcad.iter", "x", jvp="srcad.iter_items(t)", vjp="srcad.iter_adjoint(g, x)", out=ty.unknown,
         fn=rt.iter_items, linear=("x",))
