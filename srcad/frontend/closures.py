@@ -178,7 +178,8 @@ class ClosureLowering:
             frame.free |= reads & frame.names
         closure = Closure(fdef, name, f"{self.func_name}.<locals>.{name}", tuple(env), self.root_scope,
                           self.parsed, defaults, self.loc(node))
-        return Const(Ext(identifier(name, "_lambda"), closure))
+        # (a name of its own: constants with the same name are the same value to the passes)
+        return Const(Ext(f"{identifier(name, '_lambda')}_{next(self.ctx.counter)}", closure))
 
     def enclosing(self, name: str):
         """(frame, assigned names) of the innermost enclosing scope that binds `name`."""

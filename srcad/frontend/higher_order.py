@@ -36,6 +36,7 @@ class HigherOrderCalls:
             return self.call_zip(args, kw, node)
         if fn is functools.partial:
             return self.make_partial(args, kw, node)
+        kw = [(k, a) for k, a in kw if not (k == "key" and a == Const(None))]  # (key=None: no key)
         if fn is sorted and any(k == "key" for k, _ in kw):
             return self.call_sorted(args, kw, node)
         if fn in (min, max) and any(k == "key" for k, _ in kw):
@@ -69,7 +70,7 @@ class HigherOrderCalls:
             raise self.error(UnsupportedSyntaxError, node, "functools.partial() needs a function")
         f = self.function_of(args[0], "functools.partial()", node)
         part = Partial(f, tuple(args[1:]), tuple(kw), "partial", self.loc(node))
-        return Const(Ext("partial", part))
+        return Const(Ext(f"partial_{next(self.ctx.counter)}", part))
 
     def sort_keys(self, seq, kw, node):
         """(the sequence, the keys of its elements) for `key=`."""

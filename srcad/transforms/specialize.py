@@ -204,8 +204,7 @@ class Specializer(SequenceOps):
         prim, packed = op.args[0].value, self.atom(op.args[-1])
         t = atom_type(packed)
         if not isinstance(t, T.Tuple):
-            what = f"a {t}" if not isinstance(t, T.Unknown) else "a value of unknown type"
-            msg = f"'*' unpacking of {what}, whose length is not known while transforming"
+            msg = "'*' unpacking of a value whose length is not known while transforming"
             raise UnsupportedSyntaxError(msg, [diagnostic(op.loc, msg, "unpack a tuple (a *args "
                                                           "parameter, x.shape, a tuple built in the "
                                                           "function), or pass the elements explicitly")])

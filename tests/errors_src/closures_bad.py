@@ -1,0 +1,79 @@
+"""Nested functions, function values and star-unpacking srcad refuses (tests/test_closures.py):
+each is an error at the line named, never a silently wrong derivative."""
+
+import numpy as np
+
+import srcad
+
+
+def recursive_nested(x):
+    def fact(n):
+        return 1.0 if n <= 1 else n * fact(n - 1)  # RECURSE
+    return fact(3) * x
+
+
+def mutually_recursive(x):
+    def even(n):
+        return 1.0 if n == 0 else odd(n - 1)
+    def odd(n):
+        return x if n == 0 else even(n - 1)  # ODD
+    return even(4)
+
+
+def chosen_by_branch(x, flag):
+    g = (lambda t: t * x) if flag else (lambda t: t + x)  # BRANCH
+    return g(x)
+
+
+def returns_a_closure(x):
+    return lambda t: t * x  # RETURNED
+
+
+def given_to_a_library(x):
+    import_free = sorted([3.0, 1.0, 2.0], key=None)
+    return np.sum(np.apply_along_axis(lambda r: r * x, 0, np.ones(2))) + import_free[0]  # LIBRARY
+
+
+def grad_of_a_lambda_inside(x):
+    return srcad.grad(lambda t: t * x)(x)  # GRAD_INSIDE
+
+
+def star_of_a_list_argument(x, xs):
+    return np.add(*xs) * x  # STAR_LIST
+
+
+def _pair(a, b=1.0):
+    return a * b
+
+
+def star_into_defaults(x, xs):
+    return _pair(*xs) * x  # STAR_DEFAULTS
+
+
+def double_star_of_an_argument(x, opts):
+    return _pair(x, **opts)  # DOUBLE_STAR
+
+
+def map_of_an_unknown_function(x, fs):
+    return sum(map(fs[0], [x, x]))  # MAP_UNKNOWN
+
+
+def list_of_function_arguments(x, acts):
+    return acts[0](x)  # ACTS
+
+
+def decorated_nested(x):
+    @staticmethod
+    def g(t):  # DECORATED
+        return t
+    return x
+
+
+def reads_after_scope_in_branch(x, flag):
+    def make(c):
+        return lambda t: c * t
+    if flag:  # JOINED (the branches join two closures)
+        h = make(x)
+    else:
+        h = make(2.0)
+    return h(x)
