@@ -17,7 +17,7 @@ from .codegen.compile import compile_function
 from .codegen.emit import render
 from .custom import CustomRule
 from .errors import NonScalarOutputError, diagnostic
-from .frontend.closures import check_no_local_functions
+from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
 from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
@@ -122,7 +122,7 @@ def typed(fn, arg_types, free_types) -> Function:
         check_mutations(f)  # on the code as written, before dead code is dropped
     f = cleanup(f)
     check_no_local_functions(f)
-    return f
+    return erase_local_functions(f)
 
 
 def _generated(f: Function) -> bool:

@@ -67,6 +67,9 @@ REFUSED = [
     (bad.decorated_nested, (1.0,), srcad.UnsupportedSyntaxError, "DECORATED", "decorators"),
     (bad.reads_after_scope_in_branch, (1.0, True), srcad.UnsupportedSyntaxError, "JOINED",
      "used as a value"),
+    (bad.heterogeneous_loop, (1.0,), srcad.UnsupportedSyntaxError, "HETEROGENEOUS", "used as a value"),
+    (bad.made_per_item, (1.0,), srcad.UnsupportedSyntaxError, "PER_ITEM", "scope that has ended"),
+    (bad.changed_through_an_alias, (1.0,), srcad.UnsafeMutationError, "ALIAS", "writes into"),
 ]
 
 

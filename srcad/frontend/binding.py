@@ -33,7 +33,8 @@ class ArgumentBinding:
                 value = caller.pack_tuple(list(value), node)
             elif kind is inspect.Parameter.VAR_KEYWORD:
                 items = [a for k, v in value.items() for a in (Const(k), v)]
-                value = caller.remember_keys(caller.emit("srcad.dict", items, node=node), list(value))
+                value = caller.remember_keys(caller.emit("srcad.dict", items, node=node), list(value),
+                                             list(value.values()))
             elif isinstance(value, Default):  # (a nested function's)
                 value = value.atom
             elif not isinstance(value, (Var, Const)):

@@ -26,6 +26,7 @@ reached through a value the frontend does not know (a list item, a variable join
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from dataclasses import dataclass, field
 
@@ -33,12 +34,12 @@ import gast
 
 from ..errors import RecursionNotSupportedError, UnsupportedSyntaxError, diagnostic
 from ..identifiers import identifier
-from ..ir.nodes import UNDEF, Const, Ext, Function, Var, iter_ops
+from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, While, iter_ops
 from .definite import assigned_at_definitions
 from .resolve import LocalFunction, local_names
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Frame:
     """A running scope whose variables nested functions may read: a function being lowered
     (the user's, or one inlined) or a comprehension."""
@@ -71,7 +72,7 @@ class Frame:
         self.alive = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Closure(LocalFunction):
     """A nested def or lambda made while lowering."""
 
@@ -85,7 +86,7 @@ class Closure(LocalFunction):
     loc: object = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Partial(LocalFunction):
     """`functools.partial(func, *args, **kw)` made inside the function, for a `func` known
     while transforming (a function, a nested function or another partial)."""
@@ -196,12 +197,13 @@ class ClosureLowering:
         elif self.b.dominated_by(frame.exit_at):
             value = frame.exit_values[name]
         else:
-            raise self.error(
-                UnsupportedSyntaxError, node,
-                f"{self.func_name} reads {name!r} of a scope that has ended, from a place the end of "
-                "that scope does not reach (the nested function was made in a loop or a branch "
-                "that is over here)", "call the nested function inside that loop or branch, or "
-                f"pass {name} to it as an argument")
+            msg = (f"{self.func_name} reads {name!r} of a scope that has ended, from a place the end "
+                   "of that scope does not reach (the nested function was made in a loop or a branch "
+                   "that is over here)")
+            hint = f"call the nested function inside that loop or branch, or pass {name} to it as an argument"
+            read = self.error(UnsupportedSyntaxError, node, msg, hint).diagnostics[0]
+            where = [diagnostic(self.call_loc, msg, hint)] if self.call_loc is not None else []
+            raise UnsupportedSyntaxError(msg, where + [read])
         if isinstance(value, Const) and value.value is UNDEF:
             return self.emit("srcad.unbound", (Const(name),), node=node, hint=name)
         if isinstance(value, Var) and assigned is not None and name not in assigned:
@@ -214,7 +216,8 @@ class ClosureLowering:
         around the loop), so that calls of it are resolved here."""
         if not any(k in written for written in self.ctx.loop_writes):
             outer = self.b.invariant(k)
-            if isinstance(outer, Const) and isinstance(outer.value, Ext):
+            if isinstance(outer, Const) and isinstance(outer.value, Ext) or (
+                    isinstance(outer, Var) and (outer in self.ctx.callees or outer in self.ctx.holds)):
                 return outer
         return self.b.read(k)
 
@@ -239,24 +242,88 @@ class ClosureLowering:
         return self.call_static(fn, args, kw, node)
 
 
+#: Operations through which a container may carry a nested function without using it: made,
+#: indexed, iterated, copied, measured (frontend/callees.py resolved the calls of its items).
+_CARRIERS = frozenset({"srcad.list", "srcad.tuple", "srcad.dict", "srcad.list_append", "operator.getitem",
+                       "srcad.iter", "builtins.list", "builtins.tuple", "srcad.bound"})
+
+
 def check_no_local_functions(fn: Function) -> None:
-    """Refuse a nested function or lambda that the generated code would have to hold as a
-    value: it exists only while srcad transforms the code."""
+    """Refuse a nested function or lambda that the generated code would have to use as a
+    value (call it, return it, give it to a library...): it exists only while srcad
+    transforms the code. Containers may hold one, and be indexed, iterated and measured."""
+    held = _holding(fn)
     for op in iter_ops(fn.body):
-        atoms = list(op.operands())
-        for b in getattr(op, "blocks", lambda: ())():
-            atoms += list(b.yields)
-        for a in atoms:
-            if isinstance(a, Const) and isinstance(a.value, Ext) and isinstance(a.value.obj, LocalFunction):
-                _refuse_value(a.value.obj, op.loc)
+        if isinstance(op, Apply) and (op.prim in _CARRIERS or op.prim == "builtins.len"):
+            continue
+        for a in op.operands():
+            if _held(a, held) is not None:
+                _refuse_value(_held(a, held), op.loc)
     for a in fn.body.yields:
+        if _held(a, held) is not None:
+            _refuse_value(_held(a, held), fn.returns[-1] if fn.returns else fn.loc)
+
+
+def erase_local_functions(fn: Function) -> Function:
+    """fn with the nested functions its containers hold (check_no_local_functions allowed
+    them: their calls were inlined, and nothing else reads them) replaced by None, so that
+    the generated code refers to no object that exists only while srcad transforms."""
+
+    def atom(a):
         if isinstance(a, Const) and isinstance(a.value, Ext) and isinstance(a.value.obj, LocalFunction):
-            _refuse_value(a.value.obj, fn.returns[-1] if fn.returns else fn.loc)
+            return Const(None)
+        return a
+
+    def block(b: Block) -> Block:
+        return Block(b.params, tuple(op.map(atom, block) for op in b.ops), tuple(atom(y) for y in b.yields))
+
+    return dataclasses.replace(fn, body=block(fn.body))
 
 
-def _refuse_value(obj: LocalFunction, loc) -> None:
-    made = f" (made at line {obj.loc.line})" if obj.loc is not None else ""
-    what = "lambda" if obj.name == "<lambda>" else f"nested function {obj.name}"
+def _held(a, held: dict) -> LocalFunction | None:
+    """The nested function a value is or holds (one of them), or None."""
+    if isinstance(a, Const) and isinstance(a.value, Ext) and isinstance(a.value.obj, LocalFunction):
+        return a.value.obj
+    return held.get(a.id) if isinstance(a, Var) else None
+
+
+def _holding(fn: Function) -> dict:
+    """{id: a nested function} of the values that are, or hold, one (to a fixed point through
+    the carrier operations and the joins of branches and loops)."""
+    held: dict = {}
+
+    def mark(v: Var, obj) -> bool:
+        if v.id in held:
+            return False
+        held[v.id] = obj
+        return True
+
+    changed = True
+    while changed:
+        changed = False
+        for op in iter_ops(fn.body):
+            pairs = []  # (sources, targets) of the values that flow
+            if isinstance(op, Apply) and op.prim in _CARRIERS:
+                pairs.append((op.operands(), op.outs))
+            elif isinstance(op, If):
+                pairs += [((a, b), (o,)) for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields)]
+            elif isinstance(op, (For, While)):
+                first = 1 if isinstance(op, For) else 0
+                params = [op.body.params[first:]] + ([op.cond.params] if isinstance(op, While) else [])
+                for i, out in enumerate(op.outs):
+                    targets = (out,) + tuple(ps[i] for ps in params if i < len(ps))
+                    pairs.append(((op.init[i], op.body.yields[i]), targets))
+            for sources, targets in pairs:
+                obj = next((_held(a, held) for a in sources if _held(a, held) is not None), None)
+                if obj is not None:
+                    changed |= any([mark(t, obj) for t in targets])
+    return held
+
+
+def _refuse_value(obj: LocalFunction | None, loc) -> None:
+    made = f" (made at line {obj.loc.line})" if obj is not None and obj.loc is not None else ""
+    what = "nested function" if obj is None else "lambda" if obj.name == "<lambda>" else (
+        f"nested function {obj.name}")
     msg = (f"the {what}{made} is used as a value here (kept in a list, dict or tuple, chosen by a "
            "branch or a loop, returned, or given to a library function): srcad inlines nested "
            "functions and lambdas where they are called, and cannot keep them in the generated code")

@@ -51,7 +51,7 @@ class Displays:
         """A tuple or list display; `*v` of a length known only once types are is a
         concatenation: (*batch, n) is tuple(batch) + (n,)."""
         make = (lambda xs: self.pack_tuple(xs, node)) if kind == "tuple" else (
-            lambda xs: self.remember_length(self.emit("srcad.list", xs, node=node), len(xs)))
+            lambda xs: self.remember_list(self.emit("srcad.list", xs, node=node), xs))
         if not any(isinstance(p, Star) for p in parts):
             return make(parts)
         pieces, run = [], []
@@ -73,8 +73,8 @@ class Displays:
     def remember_elements(self, v: Var, elts: tuple) -> None:
         """Note that the tuple v holds these values (for `*v` later); a hook."""
 
-    def remember_length(self, v: Var, n: int) -> Var:
-        """Note that the list v has n items (for `*v` later); a hook."""
+    def remember_list(self, v: Var, elts: list) -> Var:
+        """Note that the list v was made of these values (for `*v` later); a hook."""
         return v
 
     def elements_of(self, a: Atom) -> tuple | None:
@@ -97,10 +97,11 @@ class Displays:
                 raise self.error(UnsupportedSyntaxError, k, "dict keys must be literals",
                                  "use constant keys such as 'W' or 0")
             args += [Const(key.obj), self.value(v)]
-        return self.remember_keys(self.emit("srcad.dict", args, node=node), [a.value for a in args[::2]])
+        return self.remember_keys(self.emit("srcad.dict", args, node=node), [a.value for a in args[::2]],
+                                  args[1::2])
 
-    def remember_keys(self, v: Var, keys: list) -> Var:
-        """Note that the dict v has these keys (for `**v` later); a hook."""
+    def remember_keys(self, v: Var, keys: list, values: list) -> Var:
+        """Note that the dict v has these keys and values (for `**v` later); a hook."""
         return v
 
     def keys_of(self, a: Atom) -> list | None:

@@ -305,9 +305,15 @@ class ExprLowerer(Displays):
         callee = self.expr(node.func)
         s = self.static_of(callee)
         args, kw = self.call_args(node)
+        if s is None and self.known_callee(callee) is not None:  # (read out of a list or dict)
+            return self.call_static(self.known_callee(callee), args, kw, node)
         if s is None:
             return self.emit("srcad.call", [self.atom(callee, node)] + args, kw, node=node)
         return self.call_static(s.obj, args, kw, node)
+
+    def known_callee(self, a) -> object | None:
+        """The function a value computed while lowering is known to be (a hook)."""
+        return None
 
     def call_static(self, fn, args, kw, node) -> Atom:
         if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass

@@ -45,7 +45,7 @@ class HigherOrderCalls:
 
     def function_of(self, a, what: str, node):
         """The function an argument holds, known while lowering (or an error)."""
-        obj = a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else None
+        obj = a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else self.known_callee(a)
         if obj is None or not (isinstance(obj, LocalFunction) or callable(obj)):
             raise self.error(UnsupportedSyntaxError, node, f"{what} of a function computed at run time",
                              "give it a function srcad knows while transforming: a function, a "

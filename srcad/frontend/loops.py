@@ -212,9 +212,12 @@ class LoopLowering:
         frame = Frame(scope.__getitem__, frozenset(scope))
         self.comp_frames.append(frame)
 
+        items = []
+
         def level(gens):
             if not gens:
                 item = self.value(node.elt)
+                items.append(item)
                 # (srcad's own list, invisible until complete: not a user mutation to check)
                 new = self.emit("srcad.list_append", (self.b.read(acc), item), node=node)
                 self.write_key(acc, new)
@@ -238,6 +241,7 @@ class LoopLowering:
         self.comp_frames.pop()
         frame.close(self.b)
         result = self.b.read(acc)
+        self.remember_every(result, items[0])
         self.b.kill(acc)
         for k in scope.values():
             self.b.kill(k)

@@ -27,6 +27,7 @@ from ..errors import RecursionNotSupportedError, UnsafeMutationError, Unsupporte
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
 from .binding import ArgumentBinding
+from .callees import KnownCallees
 from .closures import ClosureLowering, ClosureScope, Frame, signature_of
 from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
@@ -49,9 +50,12 @@ class LowerContext:
     elements: dict = field(default_factory=dict)  # tuple Var -> its values (for *v)
     lengths: dict = field(default_factory=dict)  # list Var -> its length (for *v)
     keys: dict = field(default_factory=dict)  # dict Var -> its keys (for **v)
+    callees: dict = field(default_factory=dict)  # Var -> the function it is (callees.py)
+    holds: dict = field(default_factory=dict)  # container Var -> the functions it holds
 
 
-class FunctionLowerer(ClosureLowering, ArgumentBinding, HigherOrderCalls, LoopLowering, ExprLowerer):
+class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, HigherOrderCalls, LoopLowering,
+                      ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
     A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its
@@ -60,6 +64,7 @@ class FunctionLowerer(ClosureLowering, ArgumentBinding, HigherOrderCalls, LoopLo
     def __init__(self, ctx: LowerContext, parsed: ParsedFunction, prefix: int = 0, closure=None):
         self.ctx, self.b, self.parsed = ctx, ctx.builder, parsed
         self.closure = closure
+        self.call_loc = None  # where it is called, when it is inlined
         node = closure.node if closure is not None else parsed.node
         self.node = node
         self.scope = ClosureScope(closure) if closure is not None else Scope(parsed.fn, node)
@@ -95,13 +100,16 @@ class FunctionLowerer(ClosureLowering, ArgumentBinding, HigherOrderCalls, LoopLo
 
     def remember_elements(self, v: Var, elts: tuple) -> None:
         self.ctx.elements[v] = elts
+        self.remember_items(v, _positions(elts))
 
-    def remember_length(self, v: Var, n: int) -> Var:
-        self.ctx.lengths[v] = n
+    def remember_list(self, v: Var, elts: list) -> Var:
+        self.ctx.lengths[v] = len(elts)
+        self.remember_items(v, _positions(elts))
         return v
 
-    def remember_keys(self, v: Var, keys: list) -> Var:
+    def remember_keys(self, v: Var, keys: list, values: list) -> Var:
         self.ctx.keys[v] = tuple(keys)
+        self.remember_items(v, list(zip(keys, values)), keyed=True)
         return v
 
     def elements_of(self, a: Atom) -> tuple | None:
@@ -179,6 +187,7 @@ class FunctionLowerer(ClosureLowering, ArgumentBinding, HigherOrderCalls, LoopLo
         fn = self.closure or self.parsed.fn
         sig = signature_of(self.node, self.closure.defaults) if self.closure else code_signature(fn)
         bound = self.bind(sig, args, kw, node, caller)
+        self.call_loc = caller.loc(node)
         self.ctx.stack.append(fn)
         if self.closure is None:
             self.ctx.functions.append(fn)
@@ -397,6 +406,12 @@ class FunctionLowerer(ClosureLowering, ArgumentBinding, HigherOrderCalls, LoopLo
         self.b.begin_else()
         self.stmts(list(node.orelse) + list(else_extra))
         self.b.end_if()
+
+
+def _positions(elts) -> list:
+    """(position, value) of a sequence's items, by positive and negative positions."""
+    n = len(elts)
+    return [(i, a) for i, a in enumerate(elts)] + [(i - n, a) for i, a in enumerate(elts)]
 
 
 @dataclass(frozen=True)

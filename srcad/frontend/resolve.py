@@ -51,6 +51,10 @@ class LocalFunction:
     of it are inlined; it never reaches generated code. Subclasses have `name` (what error
     messages call it) and `loc` (the IR Loc where it was made)."""
 
+    def __repr__(self) -> str:
+        where = f" (line {self.loc.line})" if getattr(self, "loc", None) is not None else ""
+        return f"<srcad nested function {getattr(self, 'name', '?')}{where}>"
+
 
 _LIBRARY_PREFIXES = ("numpy", "math", "scipy", "cmath", "builtins", "operator", "srcad")
 _STATIC_TYPES = (

@@ -166,6 +166,27 @@ def maybe_bound_later(x, flag):
     return g()
 
 
+def late_binding_pitfall(x):
+    fs = [lambda: i * x for i in range(3)]  # noqa: B023 (every lambda reads i when called: 2)
+    return fs[0]() + 2.0 * fs[1]() + sum([f() for f in fs])
+
+
+def kept_in_containers(x):
+    fs = [lambda t: t * x, lambda t: np.sin(t) + x]
+    ops = {"act": np.tanh, "square": lambda z: z * z}
+    first, second = fs
+    return fs[0](x) + fs[-1](2.0) + ops["act"](x) + ops["square"](second(x)) + first(1.0)
+
+
+def _apply_all(fs, y):
+    return [f(y) for f in fs]
+
+
+def list_given_to_helper(x):
+    scale = lambda t: t * x  # noqa: E731
+    return sum(_apply_all([scale, scale], x * x))
+
+
 _W = np.array([[0.5, -0.2], [0.3, 0.8]])
 _LAYERS = [(_W, np.array([0.1, -0.1])), (_W.T, np.array([0.0, 0.2]))]
 
@@ -195,4 +216,7 @@ CASES = [
     (sorted_by_key, (0.6,)),
     (extremes_by_key, (0.7,)),
     (maybe_bound_later, (0.6, True)),
+    (late_binding_pitfall, (0.7,)),
+    (kept_in_containers, (0.4,)),
+    (list_given_to_helper, (0.9,)),
 ]

@@ -21,8 +21,8 @@ def mutually_recursive(x):
 
 
 def chosen_by_branch(x, flag):
-    g = (lambda t: t * x) if flag else (lambda t: t + x)  # BRANCH
-    return g(x)
+    g = (lambda t: t * x) if flag else (lambda t: t + x)
+    return g(x)  # BRANCH
 
 
 def returns_a_closure(x):
@@ -72,8 +72,29 @@ def decorated_nested(x):
 def reads_after_scope_in_branch(x, flag):
     def make(c):
         return lambda t: c * t
-    if flag:  # JOINED (the branches join two closures)
+    if flag:  # (the branches join two closures)
         h = make(x)
     else:
         h = make(2.0)
-    return h(x)
+    return h(x)  # JOINED
+
+
+def heterogeneous_loop(x):
+    s = 0.0
+    for f in [np.sin, lambda t: t * t]:
+        s = s + f(x)  # HETEROGENEOUS
+    return s
+
+
+def made_per_item(x):
+    def make(k):
+        return lambda: k * x
+    fs = [make(i) for i in range(3)]  # each lambda reads its own k
+    return fs[0]()  # PER_ITEM
+
+
+def changed_through_an_alias(x):
+    fs = [lambda t: t * x, lambda t: t + x]
+    gs = fs
+    gs[0] = lambda t: t - x  # ALIAS
+    return fs[0](x)
