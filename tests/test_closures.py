@@ -1,5 +1,6 @@
-"""Nested functions, closures, lambdas, functions as values, *args/**kwargs and star-unpacking
-(issue 13, items 1 and 2). The derivatives of tests/corpus/closures.py and unpacking.py are
+"""Nested functions, closures, lambdas, functions as values, *args/**kwargs and star-unpacking,
+generators (issue 13, items 1-3). The derivatives of tests/corpus/closures.py, unpacking.py and
+generators.py are
 checked by the corpus tests (reverse, forward, second order, against finite differences);
 here: Python's semantics (late binding, the values the functions return), the refusals,
 each at the user's line, and what surrounds the transformation (caching on the function
@@ -7,7 +8,7 @@ given, lambdas on one line)."""
 
 import numpy as np
 import pytest
-from corpus import closures, unpacking
+from corpus import closures, generators, unpacking
 from errors_src import closures_bad as bad
 from oracle import fd_grad
 
@@ -15,7 +16,8 @@ import srcad
 
 
 @pytest.mark.parametrize("fn,args", [pytest.param(fn, args, id=f"{fn.__name__}-{k}")
-                                      for k, (fn, args) in enumerate(closures.CASES + unpacking.CASES)])
+                                      for k, (fn, args) in enumerate(closures.CASES + unpacking.CASES
+                                                                          + generators.CASES)])
 def test_values_are_pythons(fn, args):
     # (late binding decides the values: a closure reads a variable when it is called)
     value, _ = srcad.value_and_grad(fn)(*args)
@@ -70,6 +72,10 @@ REFUSED = [
     (bad.heterogeneous_loop, (1.0,), srcad.UnsupportedSyntaxError, "HETEROGENEOUS", "used as a value"),
     (bad.made_per_item, (1.0,), srcad.UnsupportedSyntaxError, "PER_ITEM", "scope that has ended"),
     (bad.changed_through_an_alias, (1.0,), srcad.UnsafeMutationError, "ALIAS", "writes into"),
+    (bad.generator_kept, (1.0,), srcad.UnsupportedSyntaxError, "KEPT_GENERATOR", "not consumed"),
+    (bad.loop_leaves_a_generator, (1.0,), srcad.UnsupportedSyntaxError, "BREAK_GENERATOR", "half way"),
+    (bad.generator_given_to_zip, (1.0,), srcad.UnsupportedSyntaxError, "ZIP_GENERATOR", "not consumed"),
+    (bad.is_a_generator, (1.0,), srcad.UnsupportedSyntaxError, "TOP_GENERATOR", "is a generator"),
 ]
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..errors import RecursionNotSupportedError, UnsupportedSyntaxError, diagnostic
+from ..errors import UnsupportedSyntaxError, diagnostic
 from ..identifiers import identifier
 from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, While, iter_ops
 from .definite import assigned_at_definitions
@@ -226,13 +226,7 @@ class ClosureLowering:
             given = dict(kw)
             fixed = [(k, v) for k, v in fn.kw if k not in given]
             return self.call_value(fn.func, list(fn.args) + list(args), fixed + list(kw), node)
-        for f in self.ctx.stack:
-            if getattr(f, "node", None) is fn.node:
-                names = " -> ".join(getattr(g, "qualname", None) or g.__qualname__
-                                    for g in self.ctx.stack + [fn])
-                raise self.error(
-                    RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
-                    "rewrite the recursion as a loop (srcad inlines calls to nested functions)")
+        self.check_recursion(fn, node)
         return self.inline_closure(fn, args, kw, node)
 
     def call_value(self, fn, args, kw, node):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gast
 
 from ..errors import Diagnostic, UnsupportedSyntaxError
+from .resolve import own_nodes
 from .source import ParsedFunction
 
 #: Node types lowered by srcad (statements, expressions, and their helper nodes).
@@ -18,7 +19,7 @@ HANDLED = frozenset(
     Module Expression FunctionDef Return Assign AugAssign AnnAssign For While If Expr Pass
     Break Continue Assert Raise
     BoolOp BinOp UnaryOp IfExp Dict Compare Call Constant Attribute Subscript Name List Tuple
-    Slice ListComp GeneratorExp JoinedStr FormattedValue Starred Lambda
+    Slice ListComp GeneratorExp JoinedStr FormattedValue Starred Lambda Yield YieldFrom
     Load Store Param Add Sub Mult MatMult Div Mod Pow FloorDiv BitAnd BitOr BitXor LShift
     RShift And Or Invert Not UAdd USub Eq NotEq Lt LtE Gt GtE Is IsNot In NotIn
     arguments keyword comprehension
@@ -53,8 +54,6 @@ REJECTED: dict[str, tuple[str, str]] = {
                "return the new value instead of writing a global"),
     "Nonlocal": ("'nonlocal' declarations are not supported",
                  "return the new value instead of writing an enclosing variable"),
-    "Yield": ("generators ('yield') are not supported", "build and return a list instead"),
-    "YieldFrom": ("generators ('yield from') are not supported", "build and return a list instead"),
     "NamedExpr": ("assignment expressions (:=) are not supported", "assign on a separate line"),
     "Set": ("sets are not supported", "use a list or a tuple"),
     "SetComp": ("set comprehensions are not supported", "use a list comprehension"),
@@ -120,8 +119,12 @@ def problems(parsed: ParsedFunction, top_level: bool = True) -> list[Diagnostic]
     if top_level and (args.vararg is not None or args.kwarg is not None):
         out.append(_diag(parsed, top, "*args and **kwargs parameters are not supported",
                          "give the function explicit parameters"))
-    if getattr(args, "posonlyargs", None):
-        pass  # positional-only parameters behave like ordinary ones here
+    if top_level:
+        for node in own_nodes(top):
+            if isinstance(node, (gast.Yield, gast.YieldFrom)):
+                out.append(_diag(parsed, node, "the function srcad transforms is a generator",
+                                 "differentiate a function that consumes it: return sum(gen(x)), "
+                                 "or build and return a list"))
     for node in gast.walk(top):
         name = type(node).__name__
         if _decorated(node, top):

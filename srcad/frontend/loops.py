@@ -15,6 +15,7 @@ import gast
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Atom, Const
 from .closures import Frame
+from .generators import GeneratorSpace
 from .resolve import Static
 
 RET, RETVAL = "__ret", "__retval"
@@ -123,23 +124,37 @@ class LoopLowering:
         self.b.kill(cont)
         return exit_flag
 
-    def iterate(self, iter_node, target, lower_body, node, jumps=frozenset(), space=None) -> None:
+    def iterate(self, iter_node, target, lower_body, node, jumps=frozenset(), space=None,
+                on_item=None) -> None:
         """`for target in iter_node: lower_body()` as a loop over a range (`space`: the
-        iteration space of iter_node, when it is already evaluated)."""
-        start, stop, step, element, reverse = space or self.iteration_space(iter_node, node)
+        iteration space of iter_node, when it is already evaluated; `on_item(value)`, when
+        given, takes each item instead of `target`: a `yield from`)."""
+        space = space or self.iteration_space(iter_node, node)
+        if isinstance(space, GeneratorSpace):
+            self.iterate_generator(space, target, lower_body, node, jumps, on_item)
+            return
+        start, stop, step, element, reverse = space
         index_hint = target.id if isinstance(target, gast.Name) and element is None else "_k"
         index, _ = self.b.begin_for(start, stop, step, index_hint=index_hint, reverse=reverse,
                                     loc=self.loc(node))
 
         def body():
-            self.assign(target, index if element is None else element(index))
+            item = index if element is None else element(index)
+            if on_item is not None:
+                on_item(item)
+            else:
+                self.assign(target, item)
             lower_body()
 
         exit_flag = self.loop_body(body, set(jumps), node)
         self.b.end_for(exit_flag=exit_flag)
 
     def iteration_space(self, it, node):
-        """(start, stop, step, element, reverse): element(index) gives the loop target."""
+        """(start, stop, step, element, reverse): element(index) gives the loop target; for a
+        call of a generator function, a GeneratorSpace (generators.py)."""
+        generator = self.generator_space(it)
+        if generator is not None:
+            return generator
         fn = self._static_callee(it)
         reverse = False
         if fn is reversed and len(it.args) == 1 and self._static_callee(it.args[0]) is range:

@@ -32,6 +32,7 @@ from .closures import ClosureLowering, ClosureScope, Frame, signature_of
 from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
+from .generators import GeneratorLowering, is_generator
 from .higher_order import HigherOrderCalls
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
 from .resolve import LocalFunction, Scope
@@ -54,8 +55,8 @@ class LowerContext:
     holds: dict = field(default_factory=dict)  # container Var -> the functions it holds
 
 
-class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, HigherOrderCalls, LoopLowering,
-                      ExprLowerer):
+class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, GeneratorLowering, HigherOrderCalls,
+                      LoopLowering, ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
     A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its
@@ -160,14 +161,11 @@ class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, HigherOrde
     # -- functions ---------------------------------------------------------------------------
 
     def call_function(self, fn, args, kw, node) -> Atom:
+        if is_generator(fn):
+            raise self.refuse_generator_call(fn, node)
         if isinstance(fn, LocalFunction):
             return self.call_local(fn, args, kw, node)
-        if fn in self.ctx.stack:
-            names = " -> ".join(getattr(f, "qualname", None) or f.__qualname__ for f in self.ctx.stack + [fn])
-            raise self.error(
-                RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
-                "rewrite the recursion as a loop (srcad inlines calls to user functions)",
-            )
+        self.check_recursion(fn, node)
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:
             fn = transform.function_for_call(args, kw)
@@ -175,19 +173,32 @@ class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, HigherOrde
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
             kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)
                   for k, a in kw]
+        return self.lowerer_of(fn).inline(args, kw, node, self)
+
+    def lowerer_of(self, fn) -> FunctionLowerer:
+        """A lowerer for a call of fn (a user function or a nested one), inlined here."""
+        if isinstance(fn, LocalFunction):
+            return FunctionLowerer(self.ctx, fn.parsed, prefix=next(self.ctx.counter), closure=fn)
         parsed = parse_function(fn)
         check(parsed, top=False)
-        callee = FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
-        site = self.loc(node)
-        callee.via = self.via + ((site.file, site.line, site.col),) if site is not None else self.via
-        return callee.inline(args, kw, node, self)
+        return FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
+
+    def check_recursion(self, fn, node) -> None:
+        stack = self.ctx.stack
+        if fn in stack or any(getattr(f, "node", 0) is getattr(fn, "node", 1) for f in stack):
+            names = " -> ".join(getattr(f, "qualname", None) or f.__qualname__ for f in self.ctx.stack + [fn])
+            raise self.error(
+                RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
+                "rewrite the recursion as a loop (srcad inlines calls to user functions)",
+            )
 
     def inline(self, args, kw, node, caller: FunctionLowerer) -> Atom:
         """Lower a call of this function (a user function, or a nested one) at the caller."""
         fn = self.closure or self.parsed.fn
         sig = signature_of(self.node, self.closure.defaults) if self.closure else code_signature(fn)
         bound = self.bind(sig, args, kw, node, caller)
-        self.call_loc = caller.loc(node)
+        self.call_loc = site = caller.loc(node)
+        self.via = caller.via + ((site.file, site.line, site.col),) if site is not None else caller.via
         self.ctx.stack.append(fn)
         if self.closure is None:
             self.ctx.functions.append(fn)
@@ -201,8 +212,7 @@ class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, HigherOrde
         return result
 
     def inline_closure(self, closure, args, kw, node) -> Atom:
-        callee = FunctionLowerer(self.ctx, closure.parsed, prefix=next(self.ctx.counter), closure=closure)
-        return callee.inline(args, kw, node, self)
+        return self.lowerer_of(closure).inline(args, kw, node, self)
 
     def body(self) -> Atom:
         """Lower the function body; return the returned value."""

@@ -98,3 +98,28 @@ def changed_through_an_alias(x):
     gs = fs
     gs[0] = lambda t: t - x  # ALIAS
     return fs[0](x)
+
+
+def _gen(x):
+    yield x
+    yield 2.0 * x
+
+
+def generator_kept(x):
+    g = _gen(x)  # KEPT_GENERATOR
+    return sum(g)
+
+
+def loop_leaves_a_generator(x):
+    for v in _gen(x):  # BREAK_GENERATOR
+        if v > 1.0:
+            break
+    return v
+
+
+def generator_given_to_zip(x):
+    return sum(a * b for a, b in zip(_gen(x), _gen(x)))  # ZIP_GENERATOR
+
+
+def is_a_generator(x):
+    yield x  # TOP_GENERATOR
