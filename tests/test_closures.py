@@ -135,3 +135,14 @@ def test_generated_code_inlines_nested_functions():
     text = srcad.source(srcad.grad(closures.char_rnn_step), *closures.CASES[11][1])
     assert "update_rnn" not in text.split("\n", 3)[3]  # (no call left: inlined)
     assert "adjoint of line" in text
+
+
+def _cube(z):
+    return z ** 3
+
+
+def test_grad_of_a_lambda_inside_that_reads_no_local_variable():
+    # the inner lambda reads only a global: it is a function of its own, transformed by srcad
+    g = srcad.grad(lambda y: srcad.grad(lambda z: _cube(z) * 2.0)(y) * y)  # 6 y^3
+    assert g(2.0) == pytest.approx(18.0 * 4.0)
+    assert srcad.grad(g)(2.0) == pytest.approx(36.0 * 2.0)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -229,6 +230,21 @@ class ClosureLowering:
         self.check_recursion(fn, node)
         return self.inline_closure(fn, args, kw, node)
 
+    def python_function(self, fn):
+        """A nested def or lambda as the Python function it is (for srcad.grad(lambda ...)
+        inside the function), when it reads no variable of the scopes srcad is lowering and
+        has no defaults: its code object, found in the user function's constants, with the
+        user function's globals (and closure cells it passes on). Else fn itself."""
+        if not isinstance(fn, Closure) or fn.defaults:
+            return fn
+        code = _code_of(fn.parsed.fn.__code__, fn.node)
+        outer = fn.parsed.fn
+        cells = dict(zip(outer.__code__.co_freevars, outer.__closure__ or ()))
+        if code is None or any(name not in cells for name in code.co_freevars):
+            return fn
+        return types.FunctionType(code, outer.__globals__, code.co_name,
+                                  None, tuple(cells[n] for n in code.co_freevars) or None)
+
     def call_value(self, fn, args, kw, node):
         """Call a function known while transforming (a Python function, a LocalFunction...)."""
         if isinstance(fn, LocalFunction):
@@ -240,6 +256,29 @@ class ClosureLowering:
 #: indexed, iterated, copied, measured (frontend/callees.py resolved the calls of its items).
 _CARRIERS = frozenset({"srcad.list", "srcad.tuple", "srcad.dict", "srcad.list_append", "operator.getitem",
                        "srcad.iter", "builtins.list", "builtins.tuple", "srcad.bound"})
+
+
+def _code_of(code: types.CodeType, node: gast.FunctionDef):
+    """The code object of the nested function `node` among the constants of `code`, at any
+    depth (by name, first line and, for several lambdas on one line, columns)."""
+    found = []
+    stack = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    while stack:
+        c = stack.pop()
+        stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        if c.co_name == node.name and c.co_firstlineno == node.lineno:
+            found.append(c)
+    if len(found) > 1 and isinstance(node.body[0], gast.Return) and node.name == "<lambda>":
+        body = node.body[0].value
+        start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
+        found = [c for c in found if _within(c, start, end)]
+    return found[0] if len(found) == 1 else None
+
+
+def _within(code: types.CodeType, start: tuple, end: tuple) -> bool:
+    spans = [p for p in getattr(code, "co_positions", lambda: ())()
+             if None not in p and (p[0], p[2]) != (p[1], p[3])]
+    return bool(spans) and all(start <= (p[0], p[2]) and (p[1], p[3]) <= end for p in spans)
 
 
 def check_no_local_functions(fn: Function) -> None:

@@ -315,6 +315,11 @@ class ExprLowerer(Displays):
         """The function a value computed while lowering is known to be (a hook)."""
         return None
 
+    def python_function(self, fn: LocalFunction):
+        """The Python function a nested function is, when it reads no variable of the
+        function being transformed (a hook; fn itself when it cannot be made)."""
+        return fn
+
     def call_static(self, fn, args, kw, node) -> Atom:
         if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass
             return self.call_function(fn, args, kw, node)
@@ -359,7 +364,7 @@ class ExprLowerer(Displays):
             raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() of a function or option "
                              "computed at run time", f"use a function defined at module level: "
                              f"g = srcad.{fn.__name__}(f), then call g inside")
-        objs = [s.obj for s in statics]
+        objs = [self.python_function(s.obj) if isinstance(s.obj, LocalFunction) else s.obj for s in statics]
         if any(isinstance(o, LocalFunction) for o in objs):
             raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} of a nested function or "
                              "lambda inside a function srcad differentiates is not supported",

@@ -45,6 +45,11 @@ def shapes_unpacked(x):
     return np.sum(x * n) + np.sum(z) + np.sum(np.ones((*x.shape[:1], 1)) * x)
 
 
+def noise_of_its_shape(x):
+    rs = np.random.RandomState(0)
+    return np.sum(x * rs.randn(*x.shape)) + np.sum(np.ones((*x.shape[1:], 2)))
+
+
 def _area(a, b):
     return a * b
 
@@ -91,6 +96,7 @@ CASES = [
     (star_of_tuples, (0.7,)),
     (varargs_loop, (0.6,)),
     (shapes_unpacked, (np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]),)),
+    (noise_of_its_shape, (np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]),)),
     (shape_into_parameters, (np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]),)),
     (lists_unpacked, (0.7,)),
     (zipped_pairs, (0.8,)),
