@@ -76,6 +76,7 @@ REFUSED = [
     (bad.loop_leaves_a_generator, (1.0,), srcad.UnsupportedSyntaxError, "BREAK_GENERATOR", "half way"),
     (bad.generator_given_to_zip, (1.0,), srcad.UnsupportedSyntaxError, "ZIP_GENERATOR", "not consumed"),
     (bad.is_a_generator, (1.0,), srcad.UnsupportedSyntaxError, "TOP_GENERATOR", "is a generator"),
+    (bad.closure_as_an_index, (1.0,), srcad.UnsupportedSyntaxError, "INDEX", "used as a value"),
 ]
 
 
@@ -146,3 +147,25 @@ def test_grad_of_a_lambda_inside_that_reads_no_local_variable():
     g = srcad.grad(lambda y: srcad.grad(lambda z: _cube(z) * 2.0)(y) * y)  # 6 y^3
     assert g(2.0) == pytest.approx(18.0 * 4.0)
     assert srcad.grad(g)(2.0) == pytest.approx(36.0 * 2.0)
+
+
+class _Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def act(self, z):
+        return np.sin(z) * 2.0
+
+
+def test_a_bound_method_given_again_reuses_the_code(monkeypatch):
+    from srcad import pipeline
+
+    built = []
+    original = pipeline.build
+    monkeypatch.setattr(pipeline, "build", lambda *a, **k: built.append(a[0]) or original(*a, **k))
+    monkeypatch.setattr(srcad.dispatch, "build", pipeline.build)
+    g = srcad.grad(closures.activation)
+    m, x = _Model(2.0), np.array([0.3])
+    for _ in range(3):  # (m.act is a new bound method object each time)
+        np.testing.assert_allclose(g(x, m.act), fd_grad(closures.activation, (x, m.act)), rtol=1e-6)
+    assert len(built) == 1

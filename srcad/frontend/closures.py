@@ -19,9 +19,12 @@ call reads the value it had when the scope ended, recorded then (`Frame.close`):
         a = x * x
         return g(x)              # ...here: a is x * x, so f(x) = x ** 3
 
-That recorded value exists only where the end of the scope dominates the call. A closure
-reached through a value the frontend does not know (a list item, a variable joined after an
-`if` or carried around a loop) is refused where it is used (`check_no_local_functions`).
+That recorded value exists only where the end of the scope dominates the call; a call
+elsewhere is refused. A closure kept in a tuple, list or dict made in the function is found
+again when read out of it (callees.py). A closure reached through a value the frontend does
+not know (a variable joined after an `if` or carried around a loop, a list changed after it
+was made) would have to exist in the generated code, and is refused where it is used
+(`check_no_local_functions`); so is a closure returned, or given to a library function.
 """
 
 from __future__ import annotations
@@ -287,9 +290,10 @@ def check_no_local_functions(fn: Function) -> None:
     transforms the code. Containers may hold one, and be indexed, iterated and measured."""
     held = _holding(fn)
     for op in iter_ops(fn.body):
+        operands = op.operands()
         if isinstance(op, Apply) and (op.prim in _CARRIERS or op.prim == "builtins.len"):
-            continue
-        for a in op.operands():
+            operands = op.args[1:2] if op.prim == "operator.getitem" else ()  # (not as an index)
+        for a in operands:
             if _held(a, held) is not None:
                 _refuse_value(_held(a, held), op.loc)
     for a in fn.body.yields:

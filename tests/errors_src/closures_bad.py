@@ -123,3 +123,9 @@ def generator_given_to_zip(x):
 
 def is_a_generator(x):
     yield x  # TOP_GENERATOR
+
+
+def closure_as_an_index(x):
+    g = lambda t: t
+    y = np.array([x, 2.0 * x])
+    return np.sum(y[g])  # INDEX
