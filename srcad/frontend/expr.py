@@ -225,7 +225,8 @@ class ExprLowerer(Displays):
         """dict(a=x, b=y) is {'a': x, 'b': y}; dict(d) of a dict is a copy of it (checked when
         types are known: dict of pairs, zip(...) or another mapping is refused there)."""
         if not args:
-            return self.emit("srcad.dict", [a for k, v in kw for a in (Const(k), v)], node=node)
+            d = self.emit("srcad.dict", [a for k, v in kw for a in (Const(k), v)], node=node)
+            return self.remember_keys(d, [k for k, _ in kw], [v for _, v in kw])
         if len(args) == 1 and not kw:
             return self.emit("builtins.dict", list(args), node=node)
         raise self.error(UnsupportedSyntaxError, node, "dict(...) with both a mapping and keywords is not "
