@@ -39,6 +39,7 @@ import gast
 from ..errors import UnsupportedSyntaxError, diagnostic
 from ..identifiers import identifier
 from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, While, iter_ops
+from ..rules import registry
 from .definite import assigned_at_definitions
 from .resolve import LocalFunction, local_names
 
@@ -255,10 +256,12 @@ class ClosureLowering:
         return self.call_static(fn, args, kw, node)
 
 
-#: Operations through which a container may carry a nested function without using it: made,
-#: indexed, iterated, copied, measured (frontend/callees.py resolved the calls of its items).
-_CARRIERS = frozenset({"srcad.list", "srcad.tuple", "srcad.dict", "srcad.list_append", "operator.getitem",
-                       "srcad.iter", "builtins.list", "builtins.tuple", "srcad.bound"})
+def _holds(op) -> str:
+    """How an operation treats values it does not examine (Rule.holds): a container may carry
+    a nested function through the operations that make, index, iterate, copy and measure it
+    (frontend/callees.py resolved the calls of its items)."""
+    rule = registry.lookup(op.prim) if isinstance(op, Apply) else None
+    return rule.holds if rule is not None else ""
 
 
 def _code_of(code: types.CodeType, node: gast.FunctionDef):
@@ -291,8 +294,10 @@ def check_no_local_functions(fn: Function) -> None:
     held = _holding(fn)
     for op in iter_ops(fn.body):
         operands = op.operands()
-        if isinstance(op, Apply) and (op.prim in _CARRIERS or op.prim == "builtins.len"):
-            operands = op.args[1:2] if op.prim == "operator.getitem" else ()  # (not as an index)
+        if _holds(op) == "all":
+            continue
+        if _holds(op) in ("first", "length"):
+            operands = operands[1:]  # (not as an index, a name...)
         for a in operands:
             if _held(a, held) is not None:
                 _refuse_value(_held(a, held), op.loc)
@@ -340,8 +345,8 @@ def _holding(fn: Function) -> dict:
         changed = False
         for op in iter_ops(fn.body):
             pairs = []  # (sources, targets) of the values that flow
-            if isinstance(op, Apply) and op.prim in _CARRIERS:
-                pairs.append((op.operands(), op.outs))
+            if _holds(op) in ("all", "first"):
+                pairs.append((op.operands() if _holds(op) == "all" else op.args[:1], op.outs))
             elif isinstance(op, If):
                 pairs += [((a, b), (o,)) for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields)]
             elif isinstance(op, (For, While)):

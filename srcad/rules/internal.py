@@ -23,9 +23,9 @@ def _list_type(sig):
 
 
 # containers are handled structurally by the transforms (a tuple's cotangent is a tuple)
-nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always")
-nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True)
-nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True)
+nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", holds="all")
+nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True, holds="all")
+nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True, holds="all")
 nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"), cheap="always")
 
 # resolved while types are inferred, or opaque (no derivative) when they cannot be
@@ -88,7 +88,7 @@ def _appended(sig):
 
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
-        updates=0, stores=1)
+        updates=0, stores=1, holds="all")
 
 
 def _extended(sig):
@@ -156,9 +156,9 @@ def _list_type(sig) -> T.Type:
 
 defrule("builtins.tuple", "x=()", vjp="srcad.sequence_adjoint(g, x)",
         out=lambda sig: (T.Tuple(sig.type("x").elts) if isinstance(sig.type("x"), T.Tuple)
-                         else T.UNKNOWN), linear=("x",), copies=(0,))
+                         else T.UNKNOWN), linear=("x",), copies=(0,), holds="first")
 defrule("builtins.list", "x=()", vjp="srcad.sequence_adjoint(g, x)",
-        out=_list_type, linear=("x",), copies=(0,), allocates=True)
+        out=_list_type, linear=("x",), copies=(0,), allocates=True, holds="first")
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),
         linear=("x", "y"), copies=(0, 1))
@@ -232,6 +232,6 @@ defrule("srcad.items_cotangent", "d, pairs",
 nondiff("srcad.sort_order", "keys, reverse=False", out=lambda sig: T.List(T.INT), fn=rt.sort_order)
 # `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
 defrule("srcad.iter", "x", jvp="srcad.iter_items(t)", vjp="srcad.iter_adjoint(g, x)", out=ty.unknown,
-        fn=rt.iter_items, linear=("x",))
+        fn=rt.iter_items, linear=("x",), holds="first")
 defrule("srcad.iter_adjoint", "c, x", vjp={"c": "srcad.iter_items(g)"},
         out=ty.same("x"), fn=rt.iter_adjoint, fresh=False, linear=("c",))

@@ -89,6 +89,10 @@ class Rule:
     splits_lists: bool = False  # reads a nested list by its length, not as the array NumPy makes of it
     method: str = ""  # codegen may write the call as this method of its first argument
     user: bool = False  # registered by the user (srcad.defrule): its text is part of cache keys
+    holds: str = ""  # what it does with values it does not examine (a nested function, srcad's
+    # own while transforming): "all" its result holds its operands (a container made, extended),
+    # "first" its result is or holds part of its first operand (indexed, iterated, copied),
+    # "length" it reads only its first operand's length
 
     @property
     def modes(self) -> str:
