@@ -169,3 +169,19 @@ def test_a_bound_method_given_again_reuses_the_code(monkeypatch):
     for _ in range(3):  # (m.act is a new bound method object each time)
         np.testing.assert_allclose(g(x, m.act), fd_grad(closures.activation, (x, m.act)), rtol=1e-6)
     assert len(built) == 1
+
+
+def test_two_functions_with_one_name_stay_two(tmp_path):
+    """An `if` choosing between mod_a.f and mod_b.f (both named f) was folded into one of
+    them: constants compared by name. A silently wrong value and derivative before."""
+    from sourcemod import import_source
+
+    a = import_source(tmp_path, "one_name_a", "def f(x):\n    return 2.0 * x\n")
+    b = import_source(tmp_path, "one_name_b", "def f(x):\n    return 3.0 * x\n")
+    chooser = import_source(tmp_path, "one_name_chooser", (
+        "def chosen(x, c, fa, fb):\n"
+        "    g = fa if c > 0 else fb\n"
+        "    return x * g(2.0)\n"))
+    for c, want in ((1, 4.0), (-1, 6.0)):
+        value, grad = srcad.value_and_grad(chooser.chosen)(1.0, c, a.f, b.f)
+        assert (value, grad) == (want, want)

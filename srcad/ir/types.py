@@ -203,19 +203,20 @@ class Fn(Opaque):
         object.__setattr__(self, "obj", obj)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Fn) and _same_function(other.obj, self.obj)
+        return isinstance(other, Fn) and same_object(other.obj, self.obj)
 
     def __hash__(self) -> int:
         return hash(("Fn", self.what))
 
 
-def _same_function(a: object, b: object) -> bool:
+def same_object(a: object, b: object) -> bool:
     """The same object; or, for bound methods (a new object at every `obj.method`), the same
     function bound to the same object."""
     if a is b:
         return True
-    fa, fb = getattr(a, "__func__", None), getattr(b, "__func__", None)
-    return fa is not None and fa is fb and getattr(a, "__self__", None) is getattr(b, "__self__", 0)
+    if type(a).__name__ != "method" or type(b) is not type(a):
+        return False
+    return a.__func__ is b.__func__ and a.__self__ is b.__self__
 
     def __repr__(self) -> str:
         return f"Fn({self.what})"
