@@ -210,3 +210,32 @@ def test_a_generator_expression_in_a_variable_is_refused(tmp_path):
     with pytest.raises(srcad.UnsupportedSyntaxError, match="generator expression stored in a variable"):
         srcad.grad(mod.twice)(1.0)
     assert srcad.grad(mod.once)(1.5) == pytest.approx(10 * 1.5)  # d/dx (x^2 + 4x^2) = 10x
+
+
+MAX_ALIAS = '''
+import math
+import numpy as np
+
+
+def f(x, z):
+    v = max(z, z)  # z itself: a 0-d array
+    v *= math.tanh(np.sum(x))  # writes into the caller's z
+    return np.sum(x) * 2.0
+
+
+def g(x, a, b):
+    v = max(a, b)  # floats: a new number
+    v *= 2.0
+    return np.sum(x) * v
+'''
+
+
+def test_max_of_arrays_is_one_of_them(tmp_path):
+    """Fuzz H3:13492: max(z, z) of a 0-d array is z itself, so `v *= t` changes the caller's z;
+    srcad took max's result for a new object and dropped the write. It is refused now."""
+    mod = import_source(tmp_path, "max_alias", MAX_ALIAS)
+    x = np.array([[0.3, -0.4]])
+    with pytest.raises(srcad.UnsafeMutationError, match="belongs to the caller"):
+        srcad.grad(mod.f)(x, np.array(0.25))
+    got = srcad.grad(mod.g)(x, 0.5, 0.75)
+    assert_tree_close(got, fd_grad(mod.g, (x, 0.5, 0.75)), rtol=1e-7, atol=1e-9)

@@ -194,8 +194,8 @@ class Aliases:
                 return
         if rule.view_of is not None:
             src = registry.view_source(rule, op.args, op.kw)
-            if src is not None:
-                self.union(op.outs[0], src)  # (a Const from outside makes it foreign)
+            for s in src if isinstance(src, tuple) else (src,) if src is not None else ():
+                self.union(op.outs[0], s)  # (a Const from outside makes it foreign)
             return
         if not rule.fresh:
             if _ref(first):

@@ -19,13 +19,19 @@ defrule("builtins.abs", "x", jvp="t * np.sign(x)", vjp="g * np.sign(x)", out=ty.
 # max(x, y) is y if y > x else x (min: y if y < x else x), so a NaN y is never selected;
 # ties split the derivative equally. A run-time branch, not a 0/1 weight times a derivative
 # that may be inf or NaN.
+def _either(bound):
+    """max(x, y) is x or y itself (a 0-d array stays that object: `v = max(z, z); v *= 2`
+    writes into z)."""
+    return tuple(bound[p] for p in ("x", "y") if p in bound)
+
+
 for _name, _op in (("max", ">"), ("min", "<")):
     defrule(f"builtins.{_name}", "x, y",
             jvp={"x": f"0.0 if y {_op} x else (0.5 * t if x == y else t)",
                  "y": f"t if y {_op} x else (0.5 * t if x == y else 0.0)"},
             vjp={"x": f"0.0 if y {_op} x else (0.5 * g if x == y else g)",
                  "y": f"g if y {_op} x else (0.5 * g if x == y else 0.0)"},
-            out=ty.arith("x", "y"), broadcasts=("x", "y"), kind="elementwise", **FOLD)
+            out=ty.arith("x", "y"), broadcasts=("x", "y"), kind="elementwise", view_of=_either, **FOLD)
 
 
 def _sum_type(sig):

@@ -45,7 +45,8 @@ class Rule:
     broadcasts: tuple[str, ...] = ()  # parameters that may be broadcast against the others
     fresh: bool = True  # the result never aliases an input buffer
     # when the result may alias an input depending on the call (np.einsum of one operand is a
-    # view of it): (bound arguments) -> the argument it may be a view of, or None (fresh)
+    # view of it): (bound arguments) -> the argument it may be a view of, a tuple of those it
+    # may be (max(x, y)), or None (fresh)
     view_of: Callable | None = None
     updates: int | None = None  # index of the argument this op updates (x[i] = v style)
     scatter: tuple[str, str] | None = None  # vjp of arg 0 is scatter-add of (index, g)
