@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from .nodes import Atom, Block, Op, Var
 
@@ -33,3 +34,21 @@ def substitute_ops(ops: tuple[Op, ...] | list[Op], subst: Mapping[Var, Atom]) ->
 
 def substitute_op(op: Op, subst: Mapping[Var, Atom]) -> Op:
     return op.map(lambda a: sub_atom(a, subst), lambda b: substitute_block(b, subst))
+
+
+def renumber(block: Block, offset: int) -> Block:
+    """`block` with every value's id moved up by `offset` (a callee's body, given fresh ids
+    before it is inlined into a function whose ids are all below `offset`)."""
+
+    def var(v: Var) -> Var:
+        return Var(v.id + offset, v.hint, v.type)
+
+    def atom(a: Atom) -> Atom:
+        return var(a) if isinstance(a, Var) else a
+
+    def blk(b: Block) -> Block:
+        return Block(tuple(var(p) for p in b.params),
+                     tuple(replace(op.map(atom, blk), outs=tuple(var(o) for o in op.outs)) for op in b.ops),
+                     tuple(atom(a) for a in b.yields))
+
+    return blk(block)

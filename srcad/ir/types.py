@@ -6,8 +6,14 @@ A type says what a value is at run time as far as differentiation cares:
     Int, Bool        never differentiated
     Array(ndim, k)   an ndarray of known or unknown rank; k is the dtype kind ('f', 'i', 'b', ...)
     Num              a float or a float array, we do not know which
-    Tuple, List, Dict  containers (pytrees) of the above
+    Tuple, List, Dict  containers (pytrees) of the above; a named tuple's Tuple knows its
+                     class and field names (also srcad's stand-in for a dataclass or
+                     registered class being differentiated, srcad/pytrees.py)
     NoneT, Str, Opaque  values that carry no derivative
+    Object           an instance of a user's class that is not differentiated: its class
+                     (whose methods srcad inlines) and the types of its data attributes
+    Function         a function or class held in an object's attribute (self.act = np.tanh),
+                     known while transforming
     Unknown          anything at all
     Bottom           no value yet (the initial value of a loop variable first bound in the loop)
 
@@ -18,6 +24,8 @@ a less precise type only costs a run-time check (say, reducing a broadcast cotan
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .kinds import is_function, user_class, value_kind  # noqa: F401 (T.value_kind...)
 
 
 class Type:
@@ -122,6 +130,7 @@ class Num(Type):
 class Tuple(Type):
     elts: tuple[Type, ...]
     fields: tuple[str, ...] | None = None  # a named tuple's field names (p.w is p[index of w])
+    cls: type | None = None  # a named tuple's class (for its methods and isinstance)
 
     @property
     def differentiable(self) -> bool:
@@ -193,6 +202,34 @@ class Opaque(Type):
         return self.what
 
 
+@dataclass(frozen=True)
+class Object(Opaque):
+    """An instance of a user's class that is not differentiated (a layer, a model, a config):
+    `cls` (methods and `__call__` are inlined from it) and `attrs`, the types of the data in
+    its `__dict__` (`self.n_hidden`, `self.W`), read when the code runs. A differentiated
+    value may not meet the object itself (its kind is "object"), only what is read out of it."""
+
+    cls: type | None = None
+    attrs: tuple[tuple[str, Type], ...] = ()
+    classes: tuple = ()  # (cls None) one of several classes: the join of different objects
+    nodes: bool = False  # (cls None) maybe a node standing for a differentiated object
+
+    def attr(self, name: str) -> Type | None:
+        for k, t in self.attrs:
+            if k == name:
+                return t
+        return None
+
+
+@dataclass(frozen=True)
+class Function(Opaque):
+    """A function or class held in an object's attribute (`self.act = np.tanh`): calls of it
+    are resolved while transforming, as calls of functions named in the code are. Part of
+    the dispatcher's key, so code is rebuilt when the attribute holds another function."""
+
+    fn: object = None
+
+
 BOTTOM, UNKNOWN, FLOAT, INT, BOOL, NUM = Bottom(), Unknown(), Float(), Int(), Bool(), Num()
 NONE, STR = NoneT(), Str()
 _INTEGRAL = (Bool, Int)
@@ -223,16 +260,56 @@ def join(a: Type, b: Type) -> Type:
     num = _join_numeric(a, b)
     if num is not None:
         return num
-    if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.elts) == len(b.elts):
+    if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.elts) == len(b.elts) and (
+            a.cls is b.cls or not (_is_node(a) or _is_node(b))):
+        same = a.fields == b.fields and a.cls is b.cls
         return Tuple(tuple(join(x, y) for x, y in zip(a.elts, b.elts)),
-                     a.fields if a.fields == b.fields else None)
+                     a.fields if same else None, a.cls if same else None)
     if isinstance(a, List) and isinstance(b, List):
         return List(join(a.elt, b.elt))
     if isinstance(a, Dict) and isinstance(b, Dict) and [k for k, _ in a.items] == [
         k for k, _ in b.items
     ]:
         return Dict(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)))
+    if isinstance(a, Object) and isinstance(b, Object) and a.cls is b.cls and a.cls is not None:
+        same = [k for k, _ in a.attrs] == [k for k, _ in b.attrs]
+        attrs = tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.attrs, b.attrs)) if same else ()
+        return Object(a.what, kind=a.kind, cls=a.cls, attrs=attrs)
+    if holds_nodes(a) or holds_nodes(b) or (_objects(a) and _objects(b)):
+        return _mixed(a, b)
     return UNKNOWN
+
+
+def _is_node(t: Type) -> bool:
+    """Is t the type of a node standing for a differentiated object (srcad/pytrees.py)?"""
+    return isinstance(t, Tuple) and hasattr(t.cls, "__srcad_struct__")
+
+
+def holds_nodes(t: Type) -> bool:
+    """May a value of type t be or hold nodes standing for differentiated objects?"""
+    if isinstance(t, Tuple):
+        return _is_node(t) or any(holds_nodes(e) for e in t.elts)
+    if isinstance(t, List):
+        return holds_nodes(t.elt)
+    if isinstance(t, Dict):
+        return any(holds_nodes(v) for _, v in t.items)
+    return isinstance(t, Object) and t.nodes
+
+
+def _objects(t: Type) -> tuple:
+    """The classes of the objects a value of type t is one of (empty if not an object)."""
+    if isinstance(t, Object):
+        return t.classes or ((t.cls,) if t.cls is not None else ())
+    cls = class_of(t) if _is_node(t) else None
+    return (cls,) if cls is not None else ()
+
+
+def _mixed(a: Type, b: Type) -> Object:
+    """The join of objects of different classes (or of a differentiated object and another
+    value): methods cannot be inlined, and a node in it cannot be used (transforms/structs.py)."""
+    classes = tuple(dict.fromkeys(_objects(a) + _objects(b)))
+    what = " | ".join(c.__name__ for c in classes) or "object"
+    return Object(what, kind="object", classes=classes, nodes=holds_nodes(a) or holds_nodes(b))
 
 
 def without_shapes(t: Type) -> Type:
@@ -240,12 +317,25 @@ def without_shapes(t: Type) -> Type:
     if isinstance(t, Array):
         return Array(t.ndim, t.kind)
     if isinstance(t, Tuple):
-        return Tuple(tuple(without_shapes(e) for e in t.elts), t.fields)
+        return Tuple(tuple(without_shapes(e) for e in t.elts), t.fields, t.cls)
     if isinstance(t, List):
         return List(without_shapes(t.elt))
     if isinstance(t, Dict):
         return Dict(tuple((k, without_shapes(v)) for k, v in t.items))
+    if isinstance(t, Object):
+        return Object(t.what, kind=t.kind, cls=t.cls, attrs=tuple((k, without_shapes(v)) for k, v in t.attrs))
     return t
+
+
+def class_of(t: Type):
+    """The class of every value of type t, when the type says it: an Object's, a named
+    tuple's, or the class a node stands for (a differentiated object, srcad/pytrees.py)."""
+    if isinstance(t, Object):
+        return t.cls
+    if isinstance(t, Tuple) and t.cls is not None:
+        struct = getattr(t.cls, "__srcad_struct__", None)
+        return struct.cls if struct is not None else t.cls
+    return None
 
 
 def shape_of(t: Type) -> tuple[int, ...] | None:
@@ -262,8 +352,9 @@ def is_integral(t: Type) -> bool:
     return isinstance(t, _INTEGRAL) or (isinstance(t, Array) and t.kind in ("i", "u", "b"))
 
 
-def of_value(x: object) -> Type:
-    """The abstract type of a concrete Python value (used to specialise on arguments)."""
+def of_value(x: object, path: tuple = ()) -> Type:
+    """The abstract type of a concrete Python value (used to specialise on arguments);
+    `path`: the ids of the objects it is reached through (see _object_type)."""
     import numpy as np  # local: ir/ must stay importable without touching numpy at import time
 
     if isinstance(x, bool) or isinstance(x, np.bool_):
@@ -280,65 +371,39 @@ def of_value(x: object) -> Type:
         return STR
     if isinstance(x, tuple):
         fields = getattr(type(x), "_fields", None)
-        return Tuple(tuple(of_value(e) for e in x), tuple(fields) if isinstance(fields, tuple) else None)
+        named = isinstance(fields, tuple) and len(fields) == len(x)
+        inner = path + (id(x),) if named else path  # (a function in a field is known: T.Function)
+        return Tuple(tuple(of_value(e, inner) for e in x), tuple(fields) if named else None,
+                     type(x) if named else None)
     if type(x) is list:
         elt: Type = BOTTOM
         for e in x:
-            elt = join(elt, of_value(e))
+            elt = join(elt, of_value(e, path))
         return List(elt)
     if isinstance(x, dict) and (type(x) is dict or type(x).__module__ == "collections"):
-        return Dict(tuple((k, of_value(v)) for k, v in x.items()))
+        return Dict(tuple((k, of_value(v, path)) for k, v in x.items()))
     if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):
         return Opaque("slice", (x.start, x.stop, x.step))
-    return Opaque(type(x).__name__, kind=value_kind(x), owner=type(x).__module__ or "")
+    kind = value_kind(x)
+    if kind == "object" and user_class(type(x)):
+        return _object_type(x, path)
+    if kind == "inert" and path and is_function(x):
+        return Function(type(x).__name__, fn=x)
+    return Opaque(type(x).__name__, kind=kind, owner=type(x).__module__ or "")
 
 
-#: The kinds of Python values, as the type gate (srcad/gate.py) classifies them.
-_DTYPE_KINDS = {"f": "float", "i": "int", "u": "int", "b": "bool", "c": "complex"}
-_FOREIGN_MODULES = ("dask", "cupy", "jax", "jaxlib", "torch", "tensorflow", "array_api_strict", "sparse",
-                    "mlx")
-_ARRAY_PROTOCOLS = ("__array_namespace__", "__cuda_array_interface__", "__dlpack__",
-                    "__array_function__", "__array__")
+#: how deep objects reached through objects are typed (deeper objects, and an object met
+#: again on the way, as in self.parent.child, are typed without their attributes)
+OBJECT_DEPTH = 4
 
 
-def _dtype_kind(k: str) -> str:
-    return _DTYPE_KINDS.get(k, "object" if k in "OV" else "inert")  # (strings, dates: inert)
-
-
-def value_kind(x: object) -> str:
-    """One of "float", "int", "bool", "none", "complex", "inert" (cannot carry a derivative:
-    strings, functions, modules, slices...), "foreign" (arrays of other libraries: dask, CuPy,
-    JAX, torch, array-API namespaces) and "object" (anything else, also ndarray subclasses
-    such as np.matrix and pandas/xarray objects, whose operators differ from NumPy's), for a
-    value that is not a tuple, list or dict."""
-    import types
-
-    import numpy as np
-
-    t = type(x)
-    if t is float:
-        return "float"
-    if t is np.ndarray:
-        return _dtype_kind(x.dtype.kind)
-    if t is int:
-        return "int"
-    if t is bool or t is np.bool_:
-        return "bool"
-    if x is None:
-        return "none"
-    if isinstance(x, np.generic):
-        return _dtype_kind(x.dtype.kind)
-    if isinstance(x, complex):
-        return "complex"
-    inert = (str, bytes, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-             types.ModuleType, type, slice, range, type(Ellipsis), np.dtype, np.ufunc)
-    if isinstance(x, inert):
-        return "inert"
-    module = t.__module__.split(".")[0]
-    if isinstance(x, np.ndarray) or module in ("pandas", "xarray"):
-        return "object"  # ndarray subclasses (np.matrix, masked arrays), labelled arrays: other semantics
-    if any(hasattr(x, a) for a in _ARRAY_PROTOCOLS) or module in _FOREIGN_MODULES:
-        return "foreign"
-    if isinstance(x, (float, int)):  # subclasses of float and int
-        return "float" if isinstance(x, float) else "int"
-    return "object"
+def _object_type(x: object, path: tuple) -> Type:
+    """The type of an instance of a user's class: its class and its data attributes'
+    types (those in its `__dict__`: reading a property could run code)."""
+    cls = type(x)
+    d = getattr(x, "__dict__", None)
+    if len(path) >= OBJECT_DEPTH or id(x) in path or type(d) is not dict:
+        return Object(cls.__name__, kind="object", owner=cls.__module__ or "", cls=cls)
+    inner = path + (id(x),)
+    attrs = tuple((k, of_value(v, inner)) for k, v in d.items() if type(k) is str)
+    return Object(cls.__name__, kind="object", owner=cls.__module__ or "", cls=cls, attrs=attrs)

@@ -1,0 +1,225 @@
+"""Calls resolved by type while specialising: a mixin of Specializer (specialize.py).
+
+The frontend inlines the calls it can resolve from the code alone (a function named in the
+code, a method of an object known while transforming). Which method `layer.forward(x, W)`,
+`model.loss(p, x)` or `layer(h)` calls depends on the class of `layer`, which only the
+argument types say (`for layer in self.layers: h = layer(h)` goes through a list of
+objects). Here, a method, `__call__` or property of a user's class (ir/types.py `Object`,
+or the class of a named tuple or of a differentiated dataclass) is lowered on its own and
+inlined where it is called, and a function held in an attribute (`self.act = np.tanh`)
+becomes a call of that function:
+
+    %y = srcad.method('forward', %layer, %x, %W)      %1 = operator.matmul(%W, %x)
+                                                 ->    %y = numpy.tanh(%1)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+from ..errors import RecursionNotSupportedError, TypeSupportError, UnsupportedSyntaxError, diagnostic
+from ..frontend.expr import static_atom
+from ..frontend.resolve import library_code
+from ..ir import types as T
+from ..ir.nodes import Apply, Const, Ext, Var, atom_type, max_var_id
+from ..ir.rewrite import renumber
+from ..rules import registry
+from .structs import struct_attribute, struct_of
+
+
+def user_function(fn) -> bool:
+    return isinstance(fn, types.FunctionType) and not library_code(fn)
+
+
+def class_member(cls, name: str):
+    """(kind, function) for a member of a user's class that srcad inlines: "method",
+    "static", "class" or "property"; None for anything else."""
+    raw = inspect.getattr_static(cls, name, None)
+    if isinstance(raw, staticmethod) and user_function(raw.__func__):
+        return "static", raw.__func__
+    if isinstance(raw, classmethod) and user_function(raw.__func__):
+        return "class", raw.__func__
+    if isinstance(raw, property) and user_function(raw.fget):
+        return "property", raw.fget
+    if user_function(raw):
+        return "method", raw
+    return None
+
+
+def _member_args(kind: str, cls, recv, rest) -> list:
+    if kind == "static":
+        return list(rest)
+    if kind == "class":
+        return [static_atom(cls)] + list(rest)
+    return [recv] + list(rest)
+
+
+class CallOps:
+    """Needs `fresh`, `op`, `apply`, `atom`, `env`, `next_id`, `lower`, `inlining` and
+    `inlined` of Specializer."""
+
+    def call_by_type(self, op: Apply, args, kw):
+        """The operations of a call resolved by its receiver's type, or None."""
+        if op.prim in ("srcad.method", "srcad.getattr") and len(args) >= 2:
+            _several_classes(op, atom_type(args[1]), "reading an attribute or calling a method")
+        if op.prim == "srcad.method" and len(args) >= 2 and isinstance(args[0], Const):
+            return self._method_call(op, args[0].value, args[1], args[2:], kw)
+        if op.prim == "srcad.call" and args:
+            return self._value_call(op, args[0], args[1:], kw)
+        if op.prim == "srcad.getattr" and len(args) == 2 and isinstance(args[0], Const):
+            return self._attribute(op, args[0].value, args[1])
+        return None
+
+    def _method_call(self, op: Apply, name: str, recv, rest, kw):
+        t = atom_type(recv)
+        cls = T.class_of(t)
+        if cls is None:
+            _several_classes(op, t, f".{name}()")
+            return None
+        member = class_member(cls, name)
+        if member is not None and member[0] != "property":
+            kind, fn = member
+            return self.inline(fn, _member_args(kind, cls, recv, rest), kw, op)
+        held = _held(t, name)
+        if isinstance(held, T.Function):  # self.act(x) with self.act = np.tanh
+            return self.call_known(held.fn, list(rest), kw, op)
+        return None
+
+    def _value_call(self, op: Apply, callee, rest, kw):
+        t = atom_type(callee)
+        if isinstance(t, T.Function):
+            return self.call_known(t.fn, list(rest), kw, op)
+        cls = T.class_of(t)
+        if cls is None and isinstance(callee, Const) and isinstance(callee.value, Ext):
+            obj = callee.value.obj
+            if T.user_class(type(obj)) and not isinstance(obj, type):
+                cls = type(obj)
+        if cls is None:
+            _several_classes(op, t, "a call")
+        member = class_member(cls, "__call__") if cls is not None else None
+        if member is None or member[0] != "method":
+            return None
+        return self.inline(member[1], [callee] + list(rest), kw, op)
+
+    def _attribute(self, op: Apply, name: str, base):
+        """A property of a user's class (its getter inlined), or a function held in an
+        attribute (a constant: calls of it are resolved)."""
+        t = atom_type(base)
+        cls = T.class_of(t)
+        if cls is None:
+            return None
+        held = _held(t, name)
+        if isinstance(held, T.Function):
+            self.env[op.outs[0]] = static_atom(held.fn)
+            return []
+        if held is not None:
+            return None
+        member = class_member(cls, name)
+        if member is not None and member[0] == "property":
+            return self.inline(member[1], [base], (), op)
+        if struct_of(t) is None:
+            return None
+        owner = struct_attribute(op, t, name)  # (a class attribute: read when the code runs)
+        return self.apply(Apply(op.outs, "srcad.getattr", (Const(name), static_atom(owner)), (), op.loc))
+
+    # -- calling what is known --------------------------------------------------------------
+
+    def call_known(self, fn, args: list, kw, op: Apply) -> list:
+        """A call of a function known while transforming: a primitive, a user function
+        (inlined), or a call srcad makes as written (a constant, or refused if differentiated)."""
+        if isinstance(fn, functools.partial) and user_function(fn.func):
+            fixed = [(k, static_atom(v)) for k, v in fn.keywords.items() if k not in dict(kw)]
+            return self.inline(fn.func, [static_atom(a) for a in fn.args] + args, fixed + list(kw), op)
+        if isinstance(fn, types.MethodType) and user_function(fn.__func__):
+            return self.inline(fn.__func__, [static_atom(fn.__self__)] + args, kw, op)
+        if user_function(fn):
+            return self.inline(fn, args, kw, op)
+        rule = registry.rule_for_object(fn)
+        if rule is None or rule.nouts_of is not None:
+            return self.apply(Apply(op.outs, "srcad.call", (static_atom(fn), *args), tuple(kw), op.loc))
+        if rule.nouts == 1:
+            return self.apply(Apply(op.outs, rule.name, tuple(args), tuple(kw), op.loc))
+        outs = tuple(self.fresh("", T.UNKNOWN) for _ in range(rule.nouts))
+        ops = self.apply(Apply(outs, rule.name, tuple(args), tuple(kw), op.loc))
+        return ops + self.apply(Apply(op.outs, "srcad.tuple", tuple(self.atom(o) for o in outs), (), op.loc))
+
+    def inline(self, fn, args: list, kw, op: Apply) -> list:
+        """The body of the user function `fn`, lowered on its own, specialised for these
+        arguments in place of the call `op`."""
+        if fn in self.inlining:
+            names = " -> ".join(f.__qualname__ for f in self.inlining + [fn])
+            msg = f"recursive call ({names}) is not supported"
+            raise RecursionNotSupportedError(msg, [diagnostic(
+                op.loc, msg, "rewrite the recursion as a loop (srcad inlines calls to user functions)")])
+        low = self.lower(fn)
+        callee = low.function
+        body = renumber(callee.body, self.next_id)
+        self.next_id += max_var_id(callee) + 1
+        for p, a in zip(body.params, _bind(callee, list(args), tuple(kw), op)):
+            self.env[p] = a
+        self.inlining.append(fn)
+        self.inlined.extend(f for f in low.functions if f not in self.inlined)
+        ops: list = []
+        try:
+            for inner in body.ops:
+                ops.extend(self.op(inner))
+        finally:
+            self.inlining.pop()
+        if op.outs:
+            self.env[op.outs[0]] = self.atom(body.yields[0])
+        return ops
+
+
+def _held(t: T.Type, name: str) -> T.Type | None:
+    """The type of the data attribute `name` of an object, or of the field of a named tuple
+    or node, when the type says it."""
+    if isinstance(t, T.Object):
+        return t.attr(name)
+    if isinstance(t, T.Tuple) and t.fields and name in t.fields:
+        return t.elts[t.fields.index(name)]
+    return None
+
+
+def _several_classes(op: Apply, t: T.Type, what: str) -> None:
+    """Refuse a method call on an object of one of several classes (a list of layers of
+    different classes): srcad inlines the method, so it must know which."""
+    if not (isinstance(t, T.Object) and t.cls is None and (len(t.classes) > 1 or t.nodes)):
+        return
+    if len(t.classes) > 1:
+        msg = (f"{what} on an object of one of several classes ({t.what}), which srcad cannot tell apart "
+               "while transforming")
+    else:
+        msg = f"{what} on a value that may be a differentiated {t.what} or something else"
+    raise TypeSupportError(msg, [diagnostic(op.loc, msg, (
+        "srcad inlines methods, so the class must be known: keep objects of one class in a list "
+        "a loop goes through, put values of different kinds in a tuple (whose items keep their "
+        "own types), or write the calls out one by one"))])
+
+
+def _bind(fn, args: list, kw, op: Apply) -> list:
+    """The atoms of `fn`'s parameters for a call with these arguments (defaults filled in)."""
+    sig = fn.signature
+    names = [p.name for p in sig]
+    out: list = [None] * len(sig)
+    positional = [i for i, p in enumerate(sig) if p.kind == "pos"]
+    problem = None
+    if len(args) > len(positional):
+        problem = f"it takes {len(positional)} positional arguments but {len(args)} were given"
+    for i, a in zip(positional, args):
+        out[i] = a
+    for k, a in kw:
+        if k not in names or out[names.index(k)] is not None:
+            problem = problem or f"unexpected or repeated keyword argument {k!r}"
+            continue
+        out[names.index(k)] = a
+    for i, p in enumerate(sig):
+        if out[i] is None:
+            if p.default is None:
+                problem = problem or f"missing argument {p.name!r}"
+            out[i] = p.default
+    if problem:
+        msg = f"bad call to {fn.qualname or fn.name}: {problem}"
+        raise UnsupportedSyntaxError(msg, [diagnostic(op.loc, msg)])
+    return [a if isinstance(a, (Var, Const)) else static_atom(a) for a in out]
