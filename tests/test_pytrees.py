@@ -80,6 +80,21 @@ def kl(q, x):
     return np.sum(s ** 2 + q.mean ** 2 - 2.0 * q.log_std) * 0.5 + np.sum(x * q.mean)
 
 
+@dataclasses.dataclass
+class Scale:
+    s: float
+
+    def __call__(self, x):
+        return self.s * x
+
+
+def through_layers(layers, x):
+    h = x
+    for layer in layers:  # (a Layer or a Scale: an if chain on the class when the code runs)
+        h = layer(h)
+    return np.sum(h ** 2)
+
+
 def nested(p, x):
     return p["net"].scale * np.sum(p["q"].mean * x) + np.sum(p["pairs"][0].A)
 
@@ -174,6 +189,9 @@ CASES = [
     ("dataclass with a list of dataclasses", net_loss, make_net),
     ("named tuple with a method", affine_loss, lambda: Affine(RNG.normal(size=(3, 3)), 0.3)),
     ("registered class", kl, lambda: Gaussian(RNG.normal(size=3), RNG.normal(size=3) * 0.1, "post")),
+    ("list of objects of two classes", through_layers,
+     lambda: [Layer(RNG.normal(size=(3, 3)), RNG.normal(size=3)), Scale(0.7),
+              Layer(np.eye(3), np.zeros(3), "x")]),
     ("dict of objects", nested, lambda: {"net": make_net(), "q": Gaussian(RNG.normal(size=3), np.zeros(3)),
                                          "pairs": [Affine(np.eye(3), 1.0)]}),
 ]

@@ -211,8 +211,14 @@ class Object(Opaque):
 
     cls: type | None = None
     attrs: tuple[tuple[str, Type], ...] = ()
-    classes: tuple = ()  # (cls None) one of several classes: the join of different objects
+    # cls None: one of several objects, each of these types (Objects, or the Tuples of nodes
+    # standing for differentiated objects); no options: one of them, or something else
+    options: tuple[Type, ...] = ()
     nodes: bool = False  # (cls None) maybe a node standing for a differentiated object
+
+    @property
+    def differentiable(self) -> bool:
+        return any(o.differentiable for o in self.options) or (self.nodes and not self.options)
 
     def attr(self, name: str) -> Type | None:
         for k, t in self.attrs:
@@ -228,6 +234,7 @@ class Function(Opaque):
     the dispatcher's key, so code is rebuilt when the attribute holds another function."""
 
     fn: object = None
+    options: tuple = ()  # (fn None) one of these functions (layers with different activations)
 
 
 BOTTOM, UNKNOWN, FLOAT, INT, BOOL, NUM = Bottom(), Unknown(), Float(), Int(), Bool(), Num()
@@ -275,9 +282,21 @@ def join(a: Type, b: Type) -> Type:
         same = [k for k, _ in a.attrs] == [k for k, _ in b.attrs]
         attrs = tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.attrs, b.attrs)) if same else ()
         return Object(a.what, kind=a.kind, cls=a.cls, attrs=attrs)
-    if holds_nodes(a) or holds_nodes(b) or (_objects(a) and _objects(b)):
+    if isinstance(a, Function) and isinstance(b, Function):
+        fns = tuple(dict.fromkeys(_functions(a) + _functions(b)))  # (by identity)
+        names = " | ".join(getattr(f, "__name__", "function") for f in fns)
+        return Function(names, options=fns) if len(fns) <= MAX_OPTIONS else UNKNOWN
+    if holds_nodes(a) or holds_nodes(b) or (_objects(a) is not None and _objects(b) is not None):
         return _mixed(a, b)
     return UNKNOWN
+
+
+#: at most this many functions or classes a value may be one of (an `if` chain tells them apart)
+MAX_OPTIONS = 8
+
+
+def _functions(t: Function) -> tuple:
+    return (t.fn,) if t.fn is not None else t.options
 
 
 def _is_node(t: Type) -> bool:
@@ -296,20 +315,31 @@ def holds_nodes(t: Type) -> bool:
     return isinstance(t, Object) and t.nodes
 
 
-def _objects(t: Type) -> tuple:
-    """The classes of the objects a value of type t is one of (empty if not an object)."""
+def _objects(t: Type) -> tuple | None:
+    """The types of the objects a value of type t is one of (None if it may be something else)."""
     if isinstance(t, Object):
-        return t.classes or ((t.cls,) if t.cls is not None else ())
-    cls = class_of(t) if _is_node(t) else None
-    return (cls,) if cls is not None else ()
+        return (t,) if t.cls is not None else (t.options or None)
+    return (t,) if _is_node(t) else None
 
 
 def _mixed(a: Type, b: Type) -> Object:
-    """The join of objects of different classes (or of a differentiated object and another
-    value): methods cannot be inlined, and a node in it cannot be used (transforms/structs.py)."""
-    classes = tuple(dict.fromkeys(_objects(a) + _objects(b)))
-    what = " | ".join(c.__name__ for c in classes) or "object"
-    return Object(what, kind="object", classes=classes, nodes=holds_nodes(a) or holds_nodes(b))
+    """The join of objects of different classes (each an option, transforms/calls.py tells
+    them apart), or of a differentiated object and another value (then no options: it
+    cannot be used, transforms/structs.py)."""
+    oa, ob = _objects(a), _objects(b)
+    options: list = list(oa or ())
+    for o in ob or ():
+        same = [k for k, e in enumerate(options) if type(e) is type(o) and e.cls is o.cls]
+        if same:
+            options[same[0]] = join(options[same[0]], o)
+        else:
+            options.append(o)
+    if oa is None or ob is None or len(options) > MAX_OPTIONS:
+        options = []
+    names = [c.__name__ for c in (class_of(o) for o in options) if c is not None]
+    nodes = holds_nodes(a) or holds_nodes(b)  # (differentiated objects: containers, not "object"s)
+    return Object(" | ".join(names) or "object", kind="nodes" if nodes else "object", options=tuple(options),
+                  nodes=nodes)
 
 
 def without_shapes(t: Type) -> Type:
@@ -323,7 +353,8 @@ def without_shapes(t: Type) -> Type:
     if isinstance(t, Dict):
         return Dict(tuple((k, without_shapes(v)) for k, v in t.items))
     if isinstance(t, Object):
-        return Object(t.what, kind=t.kind, cls=t.cls, attrs=tuple((k, without_shapes(v)) for k, v in t.attrs))
+        return Object(t.what, kind=t.kind, cls=t.cls, attrs=tuple((k, without_shapes(v)) for k, v in t.attrs),
+                      options=tuple(without_shapes(o) for o in t.options), nodes=t.nodes)
     return t
 
 

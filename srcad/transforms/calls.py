@@ -23,7 +23,7 @@ from ..errors import RecursionNotSupportedError, TypeSupportError, UnsupportedSy
 from ..frontend.expr import static_atom
 from ..frontend.resolve import library_code
 from ..ir import types as T
-from ..ir.nodes import Apply, Const, Ext, Var, atom_type, max_var_id
+from ..ir.nodes import Apply, Block, Const, Ext, If, Var, atom_type, max_var_id
 from ..ir.rewrite import renumber
 from ..rules import registry
 from .structs import struct_attribute, struct_of
@@ -62,6 +62,9 @@ class CallOps:
 
     def call_by_type(self, op: Apply, args, kw):
         """The operations of a call resolved by its receiver's type, or None."""
+        position = _receiver(op, args)
+        if position is not None and _options(atom_type(args[position])):
+            return self.by_option(op, args, kw, position)
         if op.prim in ("srcad.method", "srcad.getattr") and len(args) >= 2:
             _several_classes(op, atom_type(args[1]), "reading an attribute or calling a method")
         if op.prim == "srcad.method" and len(args) >= 2 and isinstance(args[0], Const):
@@ -83,9 +86,50 @@ class CallOps:
             kind, fn = member
             return self.inline(fn, _member_args(kind, cls, recv, rest), kw, op)
         held = _held(t, name)
-        if isinstance(held, T.Function):  # self.act(x) with self.act = np.tanh
+        if isinstance(held, T.Function) and held.fn is not None:  # self.act(x), self.act = np.tanh
             return self.call_known(held.fn, list(rest), kw, op)
+        if isinstance(held, T.Function):  # (one of several functions: an if chain tells which)
+            callee = self.fresh(name, held)
+            read = Apply((callee,), "srcad.getattr", (Const(name), recv), (), op.loc)
+            call = Apply(op.outs, "srcad.call", (callee, *rest), tuple(kw), op.loc)
+            return [read] + self.by_option(call, (callee, *rest), tuple(kw), 0)
         return None
+
+    def by_option(self, op: Apply, args, kw, position: int) -> list:
+        """`op` on a value that is one of several objects or functions (T.Object or
+        T.Function options): an `if` chain asking which, with `op` resolved in each branch.
+
+            %y = srcad.call(%act, %z)          %c = operator.is_(%act, @tanh)
+                (act: tanh | identity)   ->    %y = if %c: numpy.tanh(%z) else: %z
+        """
+        recv, options = args[position], _options(atom_type(args[position]))
+        branches = []
+        for option in options:
+            out = self.fresh(op.outs[0].hint, T.UNKNOWN)
+            narrowed = Var(recv.id, recv.hint, option) if isinstance(recv, Var) else recv
+            ops = self.apply_args(Apply((out,), op.prim, op.args, op.kw, op.loc),
+                                  args[:position] + (narrowed,) + args[position + 1:], kw)
+            branches.append((option, ops, self.atom(out)))
+        ops, result = branches[-1][1], branches[-1][2]
+        for option, then_ops, then_result in reversed(branches[:-1]):
+            cond_ops, cond = self._is_option(recv, option, op.loc)
+            joined = self.join_types(atom_type(then_result), atom_type(result), op.loc)
+            out = self.fresh(op.outs[0].hint, joined)
+            ops = cond_ops + [If((out,), cond, Block((), tuple(then_ops), (then_result,)),
+                                 Block((), tuple(ops), (result,)), op.loc)]
+            result = out
+        self.env[op.outs[0]] = result
+        return ops
+
+    def _is_option(self, recv, option: T.Type, loc) -> tuple[list, Var]:
+        """The operations asking whether recv is this option (this function, an object of
+        this class), and their result."""
+        cond = self.fresh("", T.BOOL)
+        if isinstance(option, T.Function):
+            return [Apply((cond,), "operator.is_", (recv, static_atom(option.fn)), (), loc)], cond
+        kind = self.fresh("", T.Opaque("type"))
+        return [Apply((kind,), "builtins.type", (recv,), (), loc),
+                Apply((cond,), "operator.is_", (kind, static_atom(option.cls)), (), loc)], cond
 
     def _value_call(self, op: Apply, callee, rest, kw):
         t = atom_type(callee)
@@ -111,7 +155,7 @@ class CallOps:
         if cls is None:
             return None
         held = _held(t, name)
-        if isinstance(held, T.Function):
+        if isinstance(held, T.Function) and held.fn is not None:
             self.env[op.outs[0]] = static_atom(held.fn)
             return []
         if held is not None:
@@ -172,6 +216,24 @@ class CallOps:
         return ops
 
 
+def _receiver(op: Apply, args) -> int | None:
+    """The position of the value whose class decides what `op` does, if any."""
+    if op.prim in ("srcad.method", "srcad.getattr") and len(args) >= 2 and isinstance(args[0], Const):
+        return 1
+    if op.prim in ("srcad.call", "builtins.isinstance") and args:
+        return 0
+    return None
+
+
+def _options(t: T.Type) -> tuple:
+    """The types a value of type t is one of (objects of several classes, several functions)."""
+    if isinstance(t, T.Object) and t.cls is None:
+        return t.options
+    if isinstance(t, T.Function) and t.fn is None:
+        return tuple(T.Function(getattr(f, "__name__", "function"), fn=f) for f in t.options)
+    return ()
+
+
 def _held(t: T.Type, name: str) -> T.Type | None:
     """The type of the data attribute `name` of an object, or of the field of a named tuple
     or node, when the type says it."""
@@ -185,17 +247,12 @@ def _held(t: T.Type, name: str) -> T.Type | None:
 def _several_classes(op: Apply, t: T.Type, what: str) -> None:
     """Refuse a method call on an object of one of several classes (a list of layers of
     different classes): srcad inlines the method, so it must know which."""
-    if not (isinstance(t, T.Object) and t.cls is None and (len(t.classes) > 1 or t.nodes)):
+    if not (isinstance(t, T.Object) and t.cls is None and not t.options and t.nodes):
         return
-    if len(t.classes) > 1:
-        msg = (f"{what} on an object of one of several classes ({t.what}), which srcad cannot tell apart "
-               "while transforming")
-    else:
-        msg = f"{what} on a value that may be a differentiated {t.what} or something else"
+    msg = f"{what} on a value that may be a differentiated {t.what} or something else"
     raise TypeSupportError(msg, [diagnostic(op.loc, msg, (
-        "srcad inlines methods, so the class must be known: keep objects of one class in a list "
-        "a loop goes through, put values of different kinds in a tuple (whose items keep their "
-        "own types), or write the calls out one by one"))])
+        "srcad inlines methods, so the class must be known: keep differentiated objects apart from "
+        "other values in lists (a tuple keeps each item's own type), or write the calls out"))])
 
 
 def _bind(fn, args: list, kw, op: Apply) -> list:

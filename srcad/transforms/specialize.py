@@ -141,8 +141,14 @@ class Specializer(SequenceOps, CallOps):
     # operations
 
     def apply(self, op: Apply) -> list:
-        args = tuple(self.atom(a) for a in op.args)
-        kw = tuple((k, self.atom(a)) for k, a in op.kw)
+        return self.apply_args(op, tuple(self.atom(a) for a in op.args),
+                               tuple((k, self.atom(a)) for k, a in op.kw))
+
+    def join_types(self, a: T.Type, b: T.Type, loc) -> T.Type:
+        return _join(a, b, loc)
+
+    def apply_args(self, op: Apply, args, kw) -> list:
+        """The operations `op` becomes, with its arguments already specialised."""
         by_type = self.call_by_type(op, args, kw)
         if by_type is not None:
             return by_type

@@ -65,9 +65,9 @@ def check_objects(op: Apply, prim: str, args, kw) -> None:
 
 
 def check_join(a: T.Type, b: T.Type, joined: T.Type, loc) -> None:
-    """Refuse a value that is a node of one kind on one path and something else on another."""
-    if isinstance(joined, T.Object) and joined.nodes and node_like(a) != node_like(b) or (
-            node_like(a) and node_like(b) and a != b and isinstance(joined, T.Object)):
+    """Refuse a value that is a node on one path and something other than an object on another
+    (objects of several classes are options an `if` chain tells apart: transforms/calls.py)."""
+    if isinstance(joined, T.Object) and joined.nodes and not joined.options and T.BOTTOM not in (a, b):
         msg = f"a value that is {_named(a)} on one path and {_named(b)} on another"
         raise TypeSupportError(msg, [diagnostic(loc, msg, "give the variable differentiated objects of "
                                                 "one class on every path")])
