@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError
+from ..errors import UnsafeMutationError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
 from .definite import maybe_unbound_reads
@@ -108,12 +108,8 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     # -- functions ---------------------------------------------------------------------------
 
     def call_function(self, fn, args, kw, node) -> Atom:
-        if fn in self.ctx.stack:
-            names = " -> ".join(f.__qualname__ for f in self.ctx.stack + [fn])
-            raise self.error(
-                RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
-                "rewrite the recursion as a loop (srcad inlines calls to user functions)",
-            )
+        if fn in self.ctx.stack:  # recursion: inlined while specialising, as deep as types say
+            return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:
             fn = transform.function_for_call(args)

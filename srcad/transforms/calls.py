@@ -19,13 +19,14 @@ import functools
 import inspect
 import types
 
-from ..errors import RecursionNotSupportedError, TypeSupportError, UnsupportedSyntaxError, diagnostic
+from ..errors import TypeSupportError, UnsupportedSyntaxError, diagnostic
 from ..frontend.expr import static_atom
 from ..frontend.resolve import library_code
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, Ext, If, Var, atom_type, max_var_id
 from ..ir.rewrite import renumber
 from ..rules import registry
+from .recursion import call_key, check_recursion
 from .structs import struct_attribute, struct_of
 
 
@@ -57,8 +58,8 @@ def _member_args(kind: str, cls, recv, rest) -> list:
 
 
 class CallOps:
-    """Needs `fresh`, `op`, `apply`, `atom`, `env`, `next_id`, `lower`, `inlining` and
-    `inlined` of Specializer."""
+    """Needs `fresh`, `op`, `apply`, `atom`, `env`, `next_id`, `lower`, `inlining`,
+    `unrolled` and `inlined` of Specializer."""
 
     def call_by_type(self, op: Apply, args, kw):
         """The operations of a call resolved by its receiver's type, or None."""
@@ -138,6 +139,8 @@ class CallOps:
         cls = T.class_of(t)
         if cls is None and isinstance(callee, Const) and isinstance(callee.value, Ext):
             obj = callee.value.obj
+            if user_function(obj):  # (a recursive call the frontend left to be resolved here)
+                return self.call_known(obj, list(rest), kw, op)
             if T.user_class(type(obj)) and not isinstance(obj, type):
                 cls = type(obj)
         if cls is None:
@@ -192,18 +195,16 @@ class CallOps:
     def inline(self, fn, args: list, kw, op: Apply) -> list:
         """The body of the user function `fn`, lowered on its own, specialised for these
         arguments in place of the call `op`."""
-        if fn in self.inlining:
-            names = " -> ".join(f.__qualname__ for f in self.inlining + [fn])
-            msg = f"recursive call ({names}) is not supported"
-            raise RecursionNotSupportedError(msg, [diagnostic(
-                op.loc, msg, "rewrite the recursion as a loop (srcad inlines calls to user functions)")])
         low = self.lower(fn)
         callee = low.function
+        bound = _bind(callee, list(args), tuple(kw), op)
+        key = call_key(bound)
+        self.unrolled += check_recursion(self.inlining, fn, key, self.unrolled, op.loc)
         body = renumber(callee.body, self.next_id)
         self.next_id += max_var_id(callee) + 1
-        for p, a in zip(body.params, _bind(callee, list(args), tuple(kw), op)):
+        for p, a in zip(body.params, bound):
             self.env[p] = a
-        self.inlining.append(fn)
+        self.inlining.append((fn, key))
         self.inlined.extend(f for f in low.functions if f not in self.inlined)
         ops: list = []
         try:

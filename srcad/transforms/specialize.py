@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import NoRuleError, SrcadError, TypeSupportError, UnsafeMutationError, diagnostic
+from ..frontend.expr import is_literal
 from ..frontend.lower import lower_function
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
@@ -48,7 +49,8 @@ class Specializer(SequenceOps, CallOps):
         self.env: dict[Var, Atom] = {}
         self.reads: dict[int, tuple] = {}  # Var id -> what it reads (globals, attributes)
         self.lower = lower or lower_function  # (a user function -> its lowered IR, to inline it)
-        self.inlining: list = []  # the functions being inlined (recursion check)
+        self.inlining: list = []  # (function, call_key) of the calls being inlined (recursion.py)
+        self.unrolled = 0  # recursive calls inlined so far
         self.inlined: list = []  # every user function inlined while specialising
         self.trusted = trusted  # srcad's generated code: it indexes differentiated objects' nodes
 
@@ -79,6 +81,9 @@ class Specializer(SequenceOps, CallOps):
     def op(self, op) -> list:
         if isinstance(op, Apply):
             return self.apply(op)
+        cond = self.atom(op.cond) if isinstance(op, If) else None
+        if isinstance(cond, Const) and is_literal(cond.value):
+            return self.taken_branch(op, cond.value)
         if isinstance(op, If):
             then = self.block(op.then, ())
             orelse = self.block(op.orelse, ())
@@ -92,6 +97,17 @@ class Specializer(SequenceOps, CallOps):
         if isinstance(op, While):
             return [self.loop_while(op)]
         raise TypeError(op)
+
+    def taken_branch(self, op: If, cond) -> list:
+        """The operations of the branch an `if` on a constant takes (the other one may not
+        even specialise: the end of a recursion, a type check)."""
+        taken = op.then if cond else op.orelse
+        ops = []
+        for inner in taken.ops:
+            ops.extend(self.op(inner))
+        for out, y in zip(op.outs, taken.yields):
+            self.env[out] = self.atom(y)
+        return ops
 
     def _fixpoint(self, init: tuple[Atom, ...], run, loc=None):
         types = tuple(atom_type(a) for a in init)
