@@ -307,3 +307,17 @@ def test_a_method_srcad_cannot_see_into_meeting_a_differentiated_value_is_refuse
     with pytest.raises(srcad.SrcadError):
         srcad.grad(lambda x, d: d.get(x))(1.0, d)
     np.testing.assert_allclose(srcad.grad(library_method)(1.5, d), 2.0)  # (a constant: fine)
+
+
+def test_a_tuple_of_objects_of_several_classes_is_unrolled():
+    layers = tuple(MIXED)  # (a tuple keeps each item's type: the loop runs item by item)
+    source = srcad.source(srcad.grad(through_mixed_layers), X, layers)
+    assert "type(layer)" not in source and " is " not in source
+    args = (X, layers)
+    np.testing.assert_allclose(srcad.grad(through_mixed_layers)(*args),
+                               fd_grad(through_mixed_layers, args, 0), rtol=1e-5, atol=1e-7)
+    v, u = RNG.normal(size=3), RNG.normal(size=3)
+    np.testing.assert_allclose(srcad.jvp(through_mixed_layers, args, (v, None))[1],
+                               fd_jvp(through_mixed_layers, args, (v, None)), rtol=1e-5, atol=1e-7)
+    want = _second_difference(through_mixed_layers, args, 0, u, v)
+    np.testing.assert_allclose(u @ srcad.hessian(through_mixed_layers)(*args) @ v, want, rtol=1e-4, atol=1e-5)

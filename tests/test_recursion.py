@@ -135,3 +135,26 @@ def test_exponential_unrolling_is_refused():
     with pytest.raises(srcad.RecursionNotSupportedError) as err:
         srcad.grad(lambda x: fib(40, x))(1.0)
     assert "fib" in str(err.value)
+
+
+def tuple_tree_sum(t, w):
+    """A sum over nested tuples of different shapes: the loop over a tuple's items of
+    different kinds is unrolled, so the type check knows each item."""
+    if isinstance(t, tuple):
+        return sum(tuple_tree_sum(item, w) for item in t)
+    return np.sum(np.sin(w * t))
+
+
+TUPLE_TREE = (RNG.normal(size=2), (RNG.normal(size=3), (RNG.normal(size=1),)), RNG.normal(size=(2, 2)))
+
+
+def test_recursion_over_nested_tuples_of_different_kinds():
+    def f(w):
+        return tuple_tree_sum(TUPLE_TREE, w)
+
+    w = 0.4
+    np.testing.assert_allclose(srcad.grad(f)(w), fd_grad(f, (w,)), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(srcad.jvp(f, (w,), (1.0,))[1], fd_jvp(f, (w,), (1.0,)), rtol=1e-5, atol=1e-7)
+    want = (f(w + H) - 2 * f(w) + f(w - H)) / H ** 2
+    np.testing.assert_allclose(srcad.grad(srcad.grad(f))(w), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(srcad.hessian(f)(w), want, rtol=1e-4, atol=1e-5)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from .nodes import Atom, Block, Op, Var
+from .nodes import Atom, Block, Op, Var, iter_blocks
 
 
 def sub_atom(a: Atom, subst: Mapping[Var, Atom]) -> Atom:
@@ -37,11 +37,14 @@ def substitute_op(op: Op, subst: Mapping[Var, Atom]) -> Op:
 
 
 def renumber(block: Block, offset: int) -> Block:
-    """`block` with every value's id moved up by `offset` (a callee's body, given fresh ids
-    before it is inlined into a function whose ids are all below `offset`)."""
+    """`block` with the id of every value defined in it moved up by `offset` (a callee's
+    body, or a loop body copied once per iteration, given fresh ids in a function whose ids
+    are all below `offset`); the values it reads from outside stay as they are."""
+    defined = {v.id for b in iter_blocks(block) for v in b.params}
+    defined |= {v.id for b in iter_blocks(block) for op in b.ops for v in op.outs}
 
     def var(v: Var) -> Var:
-        return Var(v.id + offset, v.hint, v.type)
+        return Var(v.id + offset, v.hint, v.type) if v.id in defined else v
 
     def atom(a: Atom) -> Atom:
         return var(a) if isinstance(a, Var) else a

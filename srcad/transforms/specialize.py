@@ -25,6 +25,7 @@ from .calls import CallOps
 from .result_types import out_types
 from .sequences import SequenceOps
 from .structs import check_join, check_objects
+from .unroll import UnrollOps
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
 _VARARG_METHODS = {"reshape", "transpose"}
@@ -41,7 +42,7 @@ def _receiver_family(t: T.Type) -> str | None:
     return None
 
 
-class Specializer(SequenceOps, CallOps):
+class Specializer(SequenceOps, CallOps, UnrollOps):
     def __init__(self, fn: Function, free_types: dict, lower=None, trusted: bool = False):
         self.fn = fn
         self.free_types = free_types
@@ -93,7 +94,8 @@ class Specializer(SequenceOps, CallOps):
             )
             return [If(outs, self.atom(op.cond), then, orelse, op.loc)]
         if isinstance(op, For):
-            return [self.loop_for(op)]
+            unrolled = self.unroll_loop(op)
+            return unrolled if unrolled is not None else [self.loop_for(op)]
         if isinstance(op, While):
             return [self.loop_while(op)]
         raise TypeError(op)
