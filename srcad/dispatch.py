@@ -140,7 +140,7 @@ class Transformed:
                 self._deps = twin._deps
             return
         if self._deps is None:
-            self._deps = user_function_globals(self._base(), *self._inlined)
+            self._deps = user_function_globals(self._base())
         if self._deps and any(d.get(n, _MISSING) is not v for d, n, v in self._deps):
             t = self
             while t is not None:
@@ -275,9 +275,10 @@ class Transformed:
         if hit is not None:
             return _from_cache(*hit)
         built = build(target, spec, arg_types, free_types)
-        if any(g not in self._inlined for g in built.inlined):  # (their helpers count for _refresh)
-            self._inlined.update(dict.fromkeys(built.inlined))
-            self._deps = None
+        new = [g for g in built.inlined if g not in self._inlined]
+        if new:  # (the globals through which they reach helpers count for _refresh, as now)
+            self._inlined.update(dict.fromkeys(new))
+            self._deps = (self._deps or ()) + user_function_globals(*new)
         if key:
             cache.store(key, built, tuple(dict.fromkeys(lowered(target).functions + built.inlined)))
         return built

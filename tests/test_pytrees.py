@@ -416,3 +416,15 @@ def test_a_tangent_of_another_class_is_refused():
     q = Gaussian(np.ones(2), np.zeros(2))
     with pytest.raises(srcad.ArgumentError):
         srcad.jvp(kl, (q, np.ones(2)), (Layer(np.ones((2, 2)), np.ones(2)), None))
+
+
+def writes_a_field(p):
+    p.W = p.W * 2.0
+    return np.sum(p.W)
+
+
+def test_writing_a_field_of_a_differentiated_object_is_refused_at_the_line():
+    with pytest.raises(srcad.UnsafeMutationError) as err:
+        srcad.grad(writes_a_field)(Layer(np.ones((2, 2)), np.ones(2)))
+    assert err.value.filename == __file__
+    assert err.value.lineno == writes_a_field.__code__.co_firstlineno + 1
