@@ -363,3 +363,20 @@ def test_the_persistent_cache_keys_name_the_classes_and_functions_the_code_inlin
     keys = {key(act) for act in (np.tanh, np.sin, relu_ish)}
     assert len(keys) == 3 and None not in keys  # (np.tanh and np.sin print alike as types, not as keys)
     assert key(lambda z: z) is None  # (a lambda cannot be found again by name: not cached)
+
+
+class WithComplex:
+    def scaled(self, x):
+        return x * 2j
+
+
+def calls_a_method_that_is_refused(x, obj):
+    return obj.scaled(x)
+
+
+def test_an_error_inside_a_method_names_the_call_that_reached_it():
+    with pytest.raises(srcad.TypeSupportError) as err:
+        srcad.grad(calls_a_method_that_is_refused)(1.5, WithComplex())
+    assert err.value.lineno == WithComplex.scaled.__code__.co_firstlineno + 1
+    site = calls_a_method_that_is_refused.__code__.co_firstlineno + 1
+    assert f"called from {__file__}:{site}:" in str(err.value)

@@ -15,11 +15,12 @@ becomes a call of that function:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
 
-from ..errors import TypeSupportError, UnsupportedSyntaxError, diagnostic
+from ..errors import SrcadError, TypeSupportError, UnsupportedSyntaxError, diagnostic
 from ..frontend.expr import static_atom
 from ..frontend.resolve import library_code
 from ..ir import types as T
@@ -195,12 +196,12 @@ class CallOps:
     def inline(self, fn, args: list, kw, op: Apply) -> list:
         """The body of the user function `fn`, lowered on its own, specialised for these
         arguments in place of the call `op`."""
-        low = self.lower(fn)
+        low = _lowered(self.lower, fn, op.loc)
         callee = low.function
         bound = _bind(callee, list(args), tuple(kw), op)
         key = call_key(bound)
         self.unrolled += check_recursion(self.inlining, fn, key, self.unrolled, op.loc)
-        body = renumber(callee.body, self.next_id)
+        body = _called_from(renumber(callee.body, self.next_id), op.loc)
         self.next_id += max_var_id(callee) + 1
         for p, a in zip(body.params, bound):
             self.env[p] = a
@@ -215,6 +216,35 @@ class CallOps:
         if op.outs:
             self.env[op.outs[0]] = self.atom(body.yields[0])
         return ops
+
+
+def _lowered(lower, fn, site):
+    """lower(fn); its errors name the call that reached it (Diagnostic.via)."""
+    try:
+        return lower(fn)
+    except SrcadError as e:
+        if site is None:
+            raise
+        via = site.via + ((site.file, site.line, site.col),)
+        diags = [dataclasses.replace(d, via=via + d.via) for d in e.diagnostics]
+        raise type(e)(e.summary, diags) from None
+
+
+def _called_from(block: Block, site) -> Block:
+    """The block with its lines marked as reached through the call at `site` (Loc.via: errors
+    name the calls that led to a line)."""
+    if site is None:
+        return block
+    via = site.via + ((site.file, site.line, site.col),)
+
+    def loc(x):
+        return dataclasses.replace(x, via=via + x.via) if x is not None else None
+
+    def blk(b: Block) -> Block:
+        return dataclasses.replace(b, ops=tuple(dataclasses.replace(o.map(None, blk), loc=loc(o.loc))
+                                                for o in b.ops))
+
+    return blk(block)
 
 
 def _receiver(op: Apply, args) -> int | None:
