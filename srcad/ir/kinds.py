@@ -74,8 +74,9 @@ _USER_CLASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def user_class(cls: type) -> bool:
-    """Is `cls` defined by the user (not in the standard library or an installed package)?
-    Only their methods are inlined and their attributes typed."""
+    """Is `cls` a class of the user's (not in the standard library or an installed package),
+    whose instances are plain objects (value_kind "object": not numbers, strings, arrays)?
+    Only their methods are inlined and their attributes typed (answered once per class)."""
     got = _USER_CLASSES.get(cls)
     if got is None:
         got = _USER_CLASSES[cls] = _defined_by_user(cls)
@@ -87,6 +88,11 @@ def _defined_by_user(cls: type) -> bool:
     import sys
     import sysconfig
 
+    import numpy as np
+
+    values = (int, float, complex, str, bytes, type, tuple, list, dict, np.ndarray, np.generic)
+    if issubclass(cls, values) or any(hasattr(cls, a) for a in _ARRAY_PROTOCOLS):
+        return False
     module = getattr(cls, "__module__", None) or ""
     if module.split(".")[0] in _LIBRARY_MODULES:
         return False

@@ -415,9 +415,9 @@ def of_value(x: object, path: tuple = ()) -> Type:
         return Dict(tuple((k, of_value(v, path)) for k, v in x.items()))
     if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):
         return Opaque("slice", (x.start, x.stop, x.step))
-    kind = value_kind(x)
-    if kind == "object" and user_class(type(x)):
+    if user_class(type(x)):  # (an instance of the user's class: value_kind would say "object")
         return _object_type(x, path)
+    kind = value_kind(x)
     if kind == "inert" and path and is_function(x):
         return Function(type(x).__name__, fn=x)
     return Opaque(type(x).__name__, kind=kind, owner=type(x).__module__ or "")
