@@ -166,6 +166,8 @@ def entry_key(fn, spec, arg_types, free_types) -> str | None:
     """The cache key of a build, or None when the function cannot be cached."""
     if getattr(fn, "__closure__", None) or not isinstance(fn, types.FunctionType):
         return None
+    if any(isinstance(t, T.Fn) for t in arg_types):  # (code specialised on a function object)
+        return None
     try:
         source = source_text(fn)
     except SrcadError:

@@ -21,7 +21,16 @@ from .errors import ArgumentError
 from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
-from .pipeline import Built, Spec, build, forget_lowered, free_reads, lowered, user_function_globals
+from .pipeline import (
+    Built,
+    Spec,
+    build,
+    forget_lowered,
+    free_reads,
+    lowered,
+    static_arguments,
+    user_function_globals,
+)
 from .pytrees import restore
 from .settings import config
 from .transforms.saved import saved_from_json
@@ -104,11 +113,20 @@ class Transformed:
             self._latest = self._build_types(tuple(T.UNKNOWN for _ in range(self._nparams)))
         return self._latest
 
-    def function_for_call(self, args):
+    def function_for_call(self, args, kw=()):
         """The generated function to inline where user code calls this transform: code for
         arguments of any type and shape (the caller's transform specialises it again), never
-        the code built for the latest direct call, whose shapes may differ."""
-        return self._function_for_types(tuple(T.UNKNOWN for _ in range(self._nparams)))
+        the code built for the latest direct call, whose shapes may differ; functions given
+        as arguments (known while transforming: `args` and `kw` are IR atoms) are known to
+        it too."""
+        types = [T.UNKNOWN] * self._nparams
+        given = dict(kw)
+        for i, name in enumerate(self._names):
+            a = args[i] if i < len(args) else given.get(name)
+            obj = getattr(getattr(a, "value", None), "obj", None)
+            if obj is not None and T.is_function_value(obj):
+                types[i] = T.Fn(obj)
+        return self._function_for_types(tuple(types))
 
     def source(self, *args, **kwargs) -> str:
         if args or kwargs:
@@ -279,6 +297,9 @@ class Transformed:
         if new:  # (the globals through which they reach helpers count for _refresh, as now)
             self._inlined.update(dict.fromkeys(new))
             self._deps = (self._deps or ()) + user_function_globals(*new)
+        statics = static_arguments(arg_types)
+        if statics and inner is None:  # (the functions given as arguments inlined helpers too)
+            self._deps = (self._deps or ()) + user_function_globals(target, statics=statics)
         if key:
             cache.store(key, built, tuple(dict.fromkeys(lowered(target).functions + built.inlined)))
         return built

@@ -17,6 +17,7 @@ from .codegen.compile import compile_function
 from .codegen.emit import render
 from .custom import CustomRule
 from .errors import NonScalarOutputError, diagnostic
+from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
 from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
@@ -67,16 +68,26 @@ class Built:
     inlined: tuple = ()  # the user functions inlined while specialising (methods of objects)
 
 
-_LOWERED: weakref.WeakKeyDictionary[object, Lowered_] = weakref.WeakKeyDictionary()
+_LOWERED: weakref.WeakKeyDictionary[object, dict] = weakref.WeakKeyDictionary()
 
 
-def lowered(fn) -> Lowered_:
-    """The untyped IR of `fn` (cached per function object; a redefinition is a new object)."""
-    got = _LOWERED.get(fn)
-    if got is None:
-        got = lower_function(fn)
-        _LOWERED[fn] = got
+def lowered(fn, statics: tuple = ()) -> Lowered_:
+    """The untyped IR of `fn` (cached per function object; a redefinition is a new object),
+    with the arguments `statics` ((position, function) pairs) known while lowering."""
+    versions = _LOWERED.get(fn)
+    if versions is None:
+        versions = _LOWERED[fn] = {}
+    key = tuple((i, id(obj)) for i, obj in statics)
+    got = versions.get(key)
+    if got is None or any(obj is not s for (_, obj), (_, s) in zip(got.statics, statics)):
+        got = versions[key] = lower_function(fn, statics) if statics else lower_function(fn)
     return got
+
+
+def static_arguments(arg_types) -> tuple:
+    """(position, function) of the arguments that are functions (their type is T.Fn): the
+    code is specialised on them, and calls of them are resolved while lowering."""
+    return tuple((i, t.obj) for i, t in enumerate(arg_types) if isinstance(t, T.Fn))
 
 
 def forget_lowered(fn) -> None:
@@ -84,12 +95,14 @@ def forget_lowered(fn) -> None:
     _LOWERED.pop(fn, None)
 
 
-def user_function_globals(fn, *more) -> tuple:
+def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
     """(globals dict, name, object) for every global name through which fn, or a function
     it inlines, reaches a user function or transform (what rebinding that name changes);
-    `more`: the functions inlined while specialising (Built.inlined), which count too."""
+    `more`: the functions inlined while specialising (Built.inlined), which count too;
+    `statics`: fn's arguments that are functions (static_arguments)."""
     out = []
-    functions = dict.fromkeys(g for f in (fn,) + more for g in lowered(f).functions)
+    lows = [lowered(fn, statics)] + [lowered(f) for f in more]
+    functions = dict.fromkeys(g for low in lows for g in low.functions)
     for g in functions:
         ns = getattr(g, "__globals__", {})
         for name in sorted(code_names(g.__code__)):
@@ -109,12 +122,14 @@ def free_reads(low: Lowered_) -> tuple:
 def typed(fn, arg_types, free_types, inlined: list | None = None) -> Function:
     """Lowered, specialised to argument types, cleaned up and checked (`inlined` receives
     the user functions inlined while specialising: methods of objects)."""
-    low = lowered(fn)
+    low = lowered(fn, static_arguments(arg_types))
     generated = _generated(low.function)  # (srcad's own code: its writes and reads are safe)
     f = verify(specialize(low.function, tuple(arg_types), free_types, lowered, inlined, trusted=generated))
     if not generated:  # (srcad's own in-place writes are safe by construction)
         check_mutations(f)  # on the code as written, before dead code is dropped
-    return cleanup(f)
+    f = cleanup(f)
+    check_no_local_functions(f)
+    return erase_local_functions(f)
 
 
 def _generated(f: Function) -> bool:

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
-from corpus import branches, calls, loops, straight
+from corpus import branches, calls, closures, generators, loops, straight, unpacking
 from oracle import assert_tree_close, fd_grad
 
 import srcad
 
-FAMILIES = [straight, branches, calls, loops]
+FAMILIES = [straight, branches, calls, loops, closures, unpacking, generators]
 
 
 def _differentiable_positions(args):

@@ -32,6 +32,8 @@ EXPECTED = {
                  "NonScalarOutputError: grad of a function whose output is an array of rank 1",
                  "at refusals.py:43:4", "ValueError: math domain error",
                  "TypeSupportError: complex numbers are not supported"],
+    "mlp_closures": ["tanh: max relative |grad - finite differences|", "softplus lambda: max relative",
+                     "step 300  loss", "def value_and_grad_objective(params):"],
     "offline_codegen": ["def grad_energy(x, k):", "springs_grad.py is up to date",
                         "in a fresh interpreter: srcad is not importable", "dE/dk = 0.1"],
 }

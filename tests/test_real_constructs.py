@@ -114,14 +114,23 @@ def test_dict_of_pairs_is_a_clear_error(mod):
     assert "real_constructs.py" in str(e.value) and "dict(a=x, b=y)" in str(e.value)
 
 
-def test_a_callback_that_is_given_is_still_refused(mod):
-    """With a function given, the branch runs: a call whose result is unused can only matter
-    by writing into y, which srcad cannot see."""
+def test_a_callback_that_is_given_is_inlined_or_refused(mod):
+    """With a function given, the branch runs. A function srcad reads (yours, a lambda) is
+    inlined like a helper (issue 13 item 1: functions as arguments), so what it does is
+    seen; a call srcad cannot see into, whose result is unused, can only matter by writing
+    into y, which srcad cannot follow: refused."""
     def keep(y):
         return None
 
+    def double_in_place(y):
+        y *= 2.0
+
+    assert_tree_close(srcad.grad(mod.with_callback)(X, keep),
+                      fd_grad(lambda x: mod.with_callback(x, keep), (X,)), rtol=1e-5, atol=1e-6)
+    with pytest.raises(srcad.UnsafeMutationError):
+        srcad.grad(mod.with_callback)(X, double_in_place)
     with pytest.raises(srcad.UnsafeMutationError, match="not used"):
-        srcad.grad(mod.with_callback)(X, keep)
+        srcad.grad(mod.with_callback)(X, np.random.shuffle)
 
 
 CHAIN = '''

@@ -1,9 +1,9 @@
 """The benchmark cases, by group: "core" (issue 2) and "loops" (issue 3) time gradients;
 "forward" (issue 4, see ../forward.py) reuses the core functions for forward mode."""
 
-from . import gmm, logsumexp, mlp, ode, rnn, rosenbrock
+from . import gmm, logsumexp, mlp, ode, rnn, rnn_nested, rosenbrock
 
 GROUPS = {
     "core": (rosenbrock.CASE, logsumexp.CASE, mlp.CASE),
-    "loops": (ode.CASE, rnn.CASE, gmm.CASE),
+    "loops": (ode.CASE, rnn.CASE, rnn_nested.CASE, gmm.CASE),
 }

@@ -28,16 +28,27 @@ from __future__ import annotations
 
 import gast
 
+from .resolve import parameter_names
+
 _Assigned = frozenset  # names assigned on every path; None: no path reaches this point
 
 
 def maybe_unbound_reads(fn: gast.FunctionDef, local: set) -> set:
     """The `Name` nodes of `fn`'s body reading a variable of `local` that may be unassigned."""
+    return _walk(fn, local).flagged
+
+
+def assigned_at_definitions(fn: gast.FunctionDef, local: set) -> dict:
+    """For each nested `def` and `lambda` of `fn`'s own body: the names of `local` assigned on
+    every path that reaches it (a nested function reading another enclosing variable when
+    it is called may find it unassigned, and must raise as Python does)."""
+    return _walk(fn, local).at_def
+
+
+def _walk(fn: gast.FunctionDef, local: set) -> _Walker:
     walker = _Walker(local)
-    args = fn.args
-    params = [a for a in args.args + args.kwonlyargs + getattr(args, "posonlyargs", [])]
-    walker.block(fn.body, _Assigned(a.id for a in params if isinstance(a, gast.Name)))
-    return walker.flagged
+    walker.block(fn.body, _Assigned(parameter_names(fn.args)))
+    return walker
 
 
 def _meet(a, b):
@@ -56,6 +67,7 @@ class _Walker:
     def __init__(self, local: set):
         self.local = local
         self.flagged: set = set()
+        self.at_def: dict = {}  # nested def or lambda -> names assigned on every path to it
 
     def block(self, stmts, d):
         for s in stmts:
@@ -97,6 +109,11 @@ class _Walker:
             return None
         if isinstance(s, (gast.Break, gast.Continue)):
             return None
+        if isinstance(s, gast.FunctionDef):  # decorators and defaults now; the body when called
+            for e in s.decorator_list + s.args.defaults + [k for k in s.args.kw_defaults if k]:
+                self.expr(e, d)
+            self.at_def[s] = d
+            return d | {s.name}
         if isinstance(s, gast.Assert):
             self.expr(s.test, d)  # (the message is evaluated only when the test fails)
             return d
@@ -125,6 +142,11 @@ class _Walker:
         if isinstance(node, gast.Name):
             if isinstance(node.ctx, gast.Load):
                 self.read(node, d, bound)
+            return
+        if isinstance(node, gast.Lambda):
+            for e in node.args.defaults + [k for k in node.args.kw_defaults if k]:
+                self.expr(e, d, bound)
+            self.at_def[node] = d | bound
             return
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             inner = set(bound)

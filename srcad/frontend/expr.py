@@ -20,7 +20,8 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..rules import registry
-from .resolve import LiveCell, LiveGlobal, Static, library_code, static_attr
+from .displays import Displays, Star, is_literal
+from .resolve import LiveCell, LiveGlobal, LocalFunction, Static, library_code, static_attr
 
 Lowered = Var | Const | Static | LiveGlobal | LiveCell
 
@@ -58,12 +59,6 @@ def ext_name(obj: object) -> str:
     return identifier(name, "_obj")
 
 
-def is_literal(obj: object) -> bool:
-    if isinstance(obj, tuple):
-        return all(is_literal(x) for x in obj)
-    return obj is None or obj is Ellipsis or isinstance(obj, (bool, int, float, str))
-
-
 def static_atom(obj: object) -> Const:
     """A literal, or a reference to an object the generated code will name."""
     return Const(obj) if is_literal(obj) else Const(Ext(ext_name(obj), obj))
@@ -92,7 +87,7 @@ def _user_call_method(obj):
     return call if isinstance(call, types.FunctionType) and not library_code(call) else None
 
 
-class ExprLowerer:
+class ExprLowerer(Displays):
     """Lower expressions into a Builder. Subclasses provide name lookup."""
 
     b: Builder
@@ -110,6 +105,13 @@ class ExprLowerer:
         raise self.no_rule(fn, node)
 
     def emit(self, prim: str, args, kw=(), node=None, nouts: int = 1, hint: str = ""):
+        if any(isinstance(a, Star) for a in args):  # f(a, *v): resolved once v's length is known
+            if nouts != 1:
+                raise self.star_error(next(a for a in args if isinstance(a, Star)).node)
+            first = next(i for i, a in enumerate(args) if isinstance(a, Star))
+            packed = self.display(list(args[first:]), "tuple", node)
+            args = (Const(prim), *args[:first], packed)
+            prim = "srcad.star_call"
         types_ = (T.UNKNOWN,) * nouts
         return self.b.apply(prim, tuple(args), tuple(kw), self.loc(node), hint, types_)
 
@@ -227,55 +229,16 @@ class ExprLowerer:
         (out,) = self.b.end_if((c,))
         return out
 
-    def expr_Tuple(self, node) -> Lowered:
-        elts = self._elements(node.elts)
-        if all(isinstance(e, Const) and is_literal(e.value) for e in elts):
-            return Const(tuple(e.value for e in elts))
-        return self.emit("srcad.tuple", elts, node=node)
-
-    def expr_List(self, node) -> Lowered:
-        return self.emit("srcad.list", self._elements(node.elts), node=node)
-
-    def expr_Dict(self, node) -> Lowered:
-        args = []
-        for k, v in zip(node.keys, node.values):
-            if k is None:
-                raise self.error(UnsupportedSyntaxError, node, "'**' in dict displays is not supported",
-                                 "write the keys out")
-            key = self.static_of(self.expr(k))
-            if key is None or not is_literal(key.obj):
-                raise self.error(UnsupportedSyntaxError, k, "dict keys must be literals",
-                                 "use constant keys such as 'W' or 0")
-            args += [Const(key.obj), self.value(v)]
-        return self.emit("srcad.dict", args, node=node)
-
     def call_dict(self, args, kw, node) -> Atom:
         """dict(a=x, b=y) is {'a': x, 'b': y}; dict(d) of a dict is a copy of it (checked when
         types are known: dict of pairs, zip(...) or another mapping is refused there)."""
         if not args:
-            return self.emit("srcad.dict", [a for k, v in kw for a in (Const(k), v)], node=node)
+            d = self.emit("srcad.dict", [a for k, v in kw for a in (Const(k), v)], node=node)
+            return self.remember_keys(d, [k for k, _ in kw], [v for _, v in kw])
         if len(args) == 1 and not kw:
             return self.emit("builtins.dict", list(args), node=node)
         raise self.error(UnsupportedSyntaxError, node, "dict(...) with both a mapping and keywords is not "
                          "supported", "copy it, then add the keys: d = dict(p); d['k'] = v")
-
-    def _elements(self, elts) -> list[Atom]:
-        out = []
-        for e in elts:
-            if isinstance(e, gast.Starred):
-                out.extend(self._starred(e))
-            else:
-                out.append(self.value(e))
-        return out
-
-    def _starred(self, node) -> list[Atom]:
-        s = self.static_of(self.expr(node.value))
-        if s is not None and isinstance(s.obj, (tuple, list)) and is_literal(tuple(s.obj)):
-            return [Const(x) for x in s.obj]
-        if isinstance(node.value, (gast.Tuple, gast.List)):
-            return self._elements(node.value.elts)
-        raise self.error(UnsupportedSyntaxError, node, "'*' unpacking of a run-time value is not supported",
-                         "pass the elements explicitly")
 
     def expr_Slice(self, node) -> Lowered:
         parts = [Const(None) if p is None else self.value(p) for p in (node.lower, node.upper, node.step)]
@@ -343,16 +306,6 @@ class ExprLowerer:
 
     # -- calls -------------------------------------------------------------------------------
 
-    def call_args(self, node) -> tuple[list[Atom], list[tuple[str, Atom]]]:
-        args = self._elements(node.args)
-        kw = []
-        for k in node.keywords:
-            if k.arg is None:
-                raise self.error(UnsupportedSyntaxError, k.value, "'**' arguments are not supported",
-                                 "pass keyword arguments explicitly")
-            kw.append((k.arg, self.value(k.value)))
-        return args, kw
-
     def expr_Call(self, node) -> Lowered:
         if isinstance(node.func, gast.Attribute):
             base = self.expr(node.func.value)
@@ -361,15 +314,28 @@ class ExprLowerer:
         callee = self.expr(node.func)
         s = self.static_of(callee)
         args, kw = self.call_args(node)
+        if s is None and self.known_callee(callee) is not None:  # (read out of a list or dict)
+            return self.call_static(self.known_callee(callee), args, kw, node)
         if s is None:
             return self.emit("srcad.call", [self.atom(callee, node)] + args, kw, node=node)
         return self.call_static(s.obj, args, kw, node)
 
+    def known_callee(self, a) -> object | None:
+        """The function a value computed while lowering is known to be (a hook)."""
+        return None
+
+    def python_function(self, fn: LocalFunction):
+        """The Python function a nested function is, when it reads no variable of the
+        function being transformed (a hook; fn itself when it cannot be made)."""
+        return fn
+
     def call_static(self, fn, args, kw, node) -> Atom:
-        if fn in (max, min) and (len(args) != 2 or kw):
-            return self.call_max_min(fn, args, kw, node)
+        if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass
+            return self.call_function(fn, args, kw, node)
+        if fn in (max, min) and (len(args) != 2 or kw or any(isinstance(a, Star) for a in args)):
+            return self.call_max_min(fn, self.no_stars(args, node), kw, node)
         if fn is dict:
-            return self.call_dict(args, kw, node)
+            return self.call_dict(self.no_stars(args, node), kw, node)
         if fn is divmod and len(args) == 2 and not kw:  # (x // y, x % y): the remainder has a derivative
             parts = [self.emit(f"operator.{op}", args, node=node) for op in ("floordiv", "mod")]
             return self.emit("srcad.tuple", parts, node=node)
@@ -405,12 +371,17 @@ class ExprLowerer:
     def make_transform(self, fn, args, kw, node) -> Static:
         """`srcad.grad(f, ...)` inside the function: build the transform now (f and the
         options must be known while transforming); calling it inlines its code."""
-        statics = [self.static_of(a) for a in list(args) + [a for _, a in kw]]
+        statics = [self.static_of(a) for a in self.no_stars(list(args), node) + [a for _, a in kw]]
         if any(s is None for s in statics):
             raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() of a function or option "
                              "computed at run time", f"use a function defined at module level: "
                              f"g = srcad.{fn.__name__}(f), then call g inside")
-        objs = [s.obj for s in statics]
+        objs = [self.python_function(s.obj) if isinstance(s.obj, LocalFunction) else s.obj for s in statics]
+        if any(isinstance(o, LocalFunction) for o in objs):
+            raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} of a nested function or "
+                             "lambda inside a function srcad differentiates is not supported",
+                             f"define the function at module level (its free variables as arguments), "
+                             f"then call srcad.{fn.__name__}(f) inside")
         return Static(fn(*objs[:len(args)], **dict(zip((k for k, _ in kw), objs[len(args):]))))
 
     def call_max_min(self, fn, args, kw, node) -> Atom:
@@ -428,7 +399,7 @@ class ExprLowerer:
     def call_custom(self, fn: CustomRule, args, kw, node) -> Atom:
         """A function with user-given derivative rules: outs are (result, residuals)."""
         try:
-            bound = inspect.signature(fn.fun).bind(*args, **dict(kw))
+            bound = inspect.signature(fn.fun).bind(*self.no_stars(args, node), **dict(kw))
         except TypeError as e:
             raise self.error(UnsupportedSyntaxError, node, f"bad call to {fn.__name__}: {e}") from None
         bound.apply_defaults()
@@ -439,7 +410,7 @@ class ExprLowerer:
     def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:
         nouts = rule.nouts
         if rule.nouts_of is not None:  # (np.unique: its return_* flags)
-            bound = registry.bind(rule, args, kw)
+            bound = registry.bind(rule, self.no_stars(args, node), kw)
             nouts = rule.nouts_of({k: a.value for k, a in bound.items() if isinstance(a, Const)}, set(bound))
             if nouts is None:
                 raise self.error(UnsupportedSyntaxError, node,

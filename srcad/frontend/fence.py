@@ -10,6 +10,7 @@ from __future__ import annotations
 import gast
 
 from ..errors import Diagnostic, UnsupportedSyntaxError
+from .resolve import own_nodes
 from .source import ParsedFunction
 
 #: Node types lowered by srcad (statements, expressions, and their helper nodes).
@@ -18,7 +19,7 @@ HANDLED = frozenset(
     Module Expression FunctionDef Return Assign AugAssign AnnAssign For While If Expr Pass
     Break Continue Assert Raise
     BoolOp BinOp UnaryOp IfExp Dict Compare Call Constant Attribute Subscript Name List Tuple
-    Slice ListComp GeneratorExp JoinedStr FormattedValue Starred
+    Slice ListComp GeneratorExp JoinedStr FormattedValue Starred Lambda Yield YieldFrom
     Load Store Param Add Sub Mult MatMult Div Mod Pow FloorDiv BitAnd BitOr BitXor LShift
     RShift And Or Invert Not UAdd USub Eq NotEq Lt LtE Gt GtE Is IsNot In NotIn
     arguments keyword comprehension
@@ -53,10 +54,6 @@ REJECTED: dict[str, tuple[str, str]] = {
                "return the new value instead of writing a global"),
     "Nonlocal": ("'nonlocal' declarations are not supported",
                  "return the new value instead of writing an enclosing variable"),
-    "Yield": ("generators ('yield') are not supported", "build and return a list instead"),
-    "YieldFrom": ("generators ('yield from') are not supported", "build and return a list instead"),
-    "Lambda": ("lambda expressions inside a differentiated function are not supported",
-               "define a helper function with def at module level"),
     "NamedExpr": ("assignment expressions (:=) are not supported", "assign on a separate line"),
     "Set": ("sets are not supported", "use a list or a tuple"),
     "SetComp": ("set comprehensions are not supported", "use a list comprehension"),
@@ -109,25 +106,31 @@ def _diag(parsed: ParsedFunction, node: gast.AST, message: str, hint: str) -> Di
     return Diagnostic(parsed.file, line, col, message, hint)
 
 
-def _nested_def(node: gast.AST, top: gast.FunctionDef) -> bool:
-    return isinstance(node, gast.FunctionDef) and node is not top
+def _decorated(node: gast.AST, top: gast.FunctionDef) -> bool:
+    return isinstance(node, gast.FunctionDef) and node is not top and bool(node.decorator_list)
 
 
-def problems(parsed: ParsedFunction) -> list[Diagnostic]:
-    """Every unsupported construct of the function, in source order."""
+def problems(parsed: ParsedFunction, top_level: bool = True) -> list[Diagnostic]:
+    """Every unsupported construct of the function, in source order (`top_level`: the
+    function srcad was asked to transform, rather than a helper it inlines)."""
     out: list[Diagnostic] = []
     top = parsed.node
     args = top.args
-    if args.vararg is not None or args.kwarg is not None:
+    if top_level and (args.vararg is not None or args.kwarg is not None):
         out.append(_diag(parsed, top, "*args and **kwargs parameters are not supported",
                          "give the function explicit parameters"))
-    if getattr(args, "posonlyargs", None):
-        pass  # positional-only parameters behave like ordinary ones here
+    if top_level:
+        for node in own_nodes(top):
+            if isinstance(node, (gast.Yield, gast.YieldFrom)):
+                out.append(_diag(parsed, node, "the function srcad transforms is a generator",
+                                 "differentiate a function that consumes it: return sum(gen(x)), "
+                                 "or build and return a list"))
     for node in gast.walk(top):
         name = type(node).__name__
-        if _nested_def(node, top):
-            out.append(_diag(parsed, node, "nested function definitions are not supported",
-                             "define the helper at module level; srcad differentiates through calls to it"))
+        if _decorated(node, top):
+            out.append(_diag(parsed, node, "decorators on nested functions are not supported",
+                             "define the decorated function at module level, or call the "
+                             "decorator explicitly where you need it"))
         elif name in REJECTED:
             if getattr(node, "lineno", None) is None or name == "alias":
                 continue  # a part of a rejected statement (withitem, alias...): reported with it
@@ -152,8 +155,8 @@ def problems(parsed: ParsedFunction) -> list[Diagnostic]:
     return sorted(unique, key=lambda d: (d.line, d.col))
 
 
-def check(parsed: ParsedFunction) -> None:
-    found = problems(parsed)
+def check(parsed: ParsedFunction, top: bool = True) -> None:
+    found = problems(parsed, top)
     if found:
         n = len(found)
         what = "construct" if n == 1 else "constructs"

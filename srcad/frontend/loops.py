@@ -8,10 +8,14 @@ statements after a possible jump run under `if not flag`.
 
 from __future__ import annotations
 
+import contextlib
+
 import gast
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Atom, Const
+from .closures import Frame
+from .generators import GeneratorSpace
 from .resolve import Static
 
 RET, RETVAL = "__ret", "__retval"
@@ -32,6 +36,8 @@ def escapes(stmts) -> bool:
 def jumps_of(node, loops: bool) -> set[str]:
     """Which early exits ('ret', 'brk', 'cont') may happen inside `node`."""
     found = set()
+    if isinstance(node, gast.FunctionDef):
+        return found  # (a def jumps nowhere: its returns are its own)
     stack = [node]
     while stack:
         n = stack.pop()
@@ -57,18 +63,47 @@ def jumps_in(stmts, loops: bool) -> set[str]:
     return out
 
 
+def assigned_names(nodes) -> set[str]:
+    """The names these statements assign (a nested def assigns its name; what a nested
+    function assigns is its own)."""
+    out, stack = set(), list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            out.add(n.id)
+        elif isinstance(n, gast.FunctionDef):
+            out.add(n.name)
+            continue
+        elif isinstance(n, gast.Lambda):
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+    return out
+
+
 class LoopLowering:
     def stmt_For(self, node) -> None:
         jumps = jumps_in(node.body, loops=True) | ({"ret"} if jumps_in(node.body, False) else set())
-        self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps)
+        with self.loop_writing({self.key(n) for n in assigned_names([node.target] + node.body)}):
+            self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps)
 
     def stmt_While(self, node) -> None:
         jumps = jumps_in(node.body, loops=True)
-        self.b.begin_while(loc=self.loc(node))
-        cond = self.value(node.test)
-        self.b.begin_while_body(cond)
-        exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node)
-        self.b.end_while(exit_flag=exit_flag)
+        with self.loop_writing({self.key(n) for n in assigned_names(node.body)}):
+            self.b.begin_while(loc=self.loc(node))
+            cond = self.value(node.test)
+            self.b.begin_while_body(cond)
+            exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node)
+            self.b.end_while(exit_flag=exit_flag)
+
+    @contextlib.contextmanager
+    def loop_writing(self, keys: set):
+        """While a loop is lowered: the variables its body assigns (frontend/closures.py
+        reads any other variable holding a known function as that function)."""
+        self.ctx.loop_writes.append(keys)
+        try:
+            yield
+        finally:
+            self.ctx.loop_writes.pop()
 
     def loop_body(self, lower, jumps: set[str], node):
         """Lower a loop body with fresh break/continue flags; return its exit flag or None."""
@@ -89,22 +124,37 @@ class LoopLowering:
         self.b.kill(cont)
         return exit_flag
 
-    def iterate(self, iter_node, target, lower_body, node, jumps=frozenset()) -> None:
-        """`for target in iter_node: lower_body()` as a loop over a range."""
-        start, stop, step, element, reverse = self.iteration_space(iter_node, node)
+    def iterate(self, iter_node, target, lower_body, node, jumps=frozenset(), space=None,
+                on_item=None) -> None:
+        """`for target in iter_node: lower_body()` as a loop over a range (`space`: the
+        iteration space of iter_node, when it is already evaluated; `on_item(value)`, when
+        given, takes each item instead of `target`: a `yield from`)."""
+        space = space or self.iteration_space(iter_node, node)
+        if isinstance(space, GeneratorSpace):
+            self.iterate_generator(space, target, lower_body, node, jumps, on_item)
+            return
+        start, stop, step, element, reverse = space
         index_hint = target.id if isinstance(target, gast.Name) and element is None else "_k"
         index, _ = self.b.begin_for(start, stop, step, index_hint=index_hint, reverse=reverse,
                                     loc=self.loc(node))
 
         def body():
-            self.assign(target, index if element is None else element(index))
+            item = index if element is None else element(index)
+            if on_item is not None:
+                on_item(item)
+            else:
+                self.assign(target, item)
             lower_body()
 
         exit_flag = self.loop_body(body, set(jumps), node)
         self.b.end_for(exit_flag=exit_flag)
 
     def iteration_space(self, it, node):
-        """(start, stop, step, element, reverse): element(index) gives the loop target."""
+        """(start, stop, step, element, reverse): element(index) gives the loop target; for a
+        call of a generator function, a GeneratorSpace (generators.py)."""
+        generator = self.generator_space(it)
+        if generator is not None:
+            return generator
         fn = self._static_callee(it)
         reverse = False
         if fn is reversed and len(it.args) == 1 and self._static_callee(it.args[0]) is range:
@@ -142,7 +192,9 @@ class LoopLowering:
                 return self.emit("srcad.tuple", (k, inner(i)), node=node)
             return n, element
         if fn is zip:
-            parts = [self.sequence(a) for a in node.args]
+            parts = [p for a in node.args for p in (
+                [self.sequence_of(v, node) for v in self._starred(a)] if isinstance(a, gast.Starred)
+                else [self.sequence(a)])]
             n = parts[0][0]
             for m, _ in parts[1:]:
                 n = self.emit("builtins.min", (n, m), node=node)
@@ -151,7 +203,11 @@ class LoopLowering:
             n, inner = self.sequence(node.args[0])
             last = self.emit("operator.sub", (n, Const(1)), node=node)
             return n, lambda i: inner(self.emit("operator.sub", (last, i), node=node))
-        seq = self.emit("srcad.iter", (self.value(node),), node=node)  # (a dict: its keys)
+        return self.sequence_of(self.value(node), node)
+
+    def sequence_of(self, value: Atom, node):
+        """(length, element(index)) for iterating a value (a dict: its keys)."""
+        seq = self.emit("srcad.iter", (value,), node=node)
         n = self.emit("builtins.len", (seq,), node=node)
         return n, lambda i: self.emit("operator.getitem", (seq, i), node=node)
 
@@ -165,11 +221,18 @@ class LoopLowering:
         acc = ("comp", next(self.ctx.counter), "_list")
         self.b.var_hints[acc] = "_list"
         self.write_key(acc, self.emit("srcad.list", (), node=node))
+        # the first iterable is evaluated in the enclosing scope ([x * 2 for x in x])
+        first = self.iteration_space(node.generators[0].iter, node)
         self.renames.append(scope)
+        frame = Frame(scope.__getitem__, frozenset(scope))
+        self.comp_frames.append(frame)
+
+        items = []
 
         def level(gens):
             if not gens:
                 item = self.value(node.elt)
+                items.append(item)
                 # (srcad's own list, invisible until complete: not a user mutation to check)
                 new = self.emit("srcad.list_append", (self.b.read(acc), item), node=node)
                 self.write_key(acc, new)
@@ -185,10 +248,15 @@ class LoopLowering:
                 for _ in gen.ifs:
                     self.b.begin_else()
                     self.b.end_if()
-            self.iterate(gen.iter, gen.target, body, node)
-        level(list(node.generators))
+            self.iterate(gen.iter, gen.target, body, node,
+                         space=first if gen is node.generators[0] else None)
+        with self.loop_writing(set(scope.values()) | {acc}):
+            level(list(node.generators))
         self.renames.pop()
+        self.comp_frames.pop()
+        frame.close(self.b)
         result = self.b.read(acc)
+        self.remember_every(result, items[0])
         self.b.kill(acc)
         for k in scope.values():
             self.b.kill(k)

@@ -23,14 +23,19 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..errors import UnsafeMutationError, UnsupportedSyntaxError
+from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
+from .binding import ArgumentBinding
+from .callees import KnownCallees
+from .closures import ClosureLowering, ClosureScope, Frame, signature_of
 from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
+from .generators import GeneratorLowering, is_generator
+from .higher_order import HigherOrderCalls
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
-from .resolve import Scope, Static
+from .resolve import LocalFunction, Scope, Static
 from .source import ParsedFunction, code_signature, parse_function
 
 
@@ -42,22 +47,40 @@ class LowerContext:
     stack: list = field(default_factory=list)  # functions being lowered (recursion check)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     functions: list = field(default_factory=list)  # every user function lowered (for caching)
+    loop_writes: list = field(default_factory=list)  # per open loop: the keys its body assigns
+    elements: dict = field(default_factory=dict)  # tuple Var -> its values (for *v)
+    lengths: dict = field(default_factory=dict)  # list Var -> its length (for *v)
+    keys: dict = field(default_factory=dict)  # dict Var -> its keys (for **v)
+    callees: dict = field(default_factory=dict)  # Var -> the function it is (callees.py)
+    holds: dict = field(default_factory=dict)  # container Var -> the functions it holds
 
 
-class FunctionLowerer(LoopLowering, ExprLowerer):
-    """Lower one user function's body; `prefix` separates the variables of inlined calls."""
+class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, GeneratorLowering, HigherOrderCalls,
+                      LoopLowering, ExprLowerer):
+    """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
-    def __init__(self, ctx: LowerContext, parsed: ParsedFunction, prefix: int = 0):
+    A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its
+    `closure`: its own names, and the enclosing scopes it reads its other variables from."""
+
+    def __init__(self, ctx: LowerContext, parsed: ParsedFunction, prefix: int = 0, closure=None):
         self.ctx, self.b, self.parsed = ctx, ctx.builder, parsed
-        self.scope = Scope(parsed.fn, parsed.node)
+        self.closure = closure
+        self.call_loc = None  # where it is called, when it is inlined
+        node = closure.node if closure is not None else parsed.node
+        self.node = node
+        self.scope = ClosureScope(closure) if closure is not None else Scope(parsed.fn, node)
+        self.root_scope = closure.scope if closure is not None else self.scope
+        self.env = closure.env if closure is not None else ()
         self.prefix = prefix
         self.file, self.col_offset = parsed.file, parsed.col_offset
-        self.func_name = parsed.fn.__qualname__
+        self.func_name = closure.qualname if closure is not None else parsed.fn.__qualname__
         self.renames: list[dict[str, object]] = []  # comprehension scopes
+        self.comp_frames: list[Frame] = []  # the same, as scopes nested functions may read
+        self.frame = Frame(self.own_key, frozenset(self.scope.locals), node)
         self.loops: list[object] = []  # keys of the break/continue flags of open loops
         self.keys_written: set = set()
         self.returns: list = []  # Locs of return statements
-        self.unbound_reads = maybe_unbound_reads(parsed.node, self.scope.locals)
+        self.unbound_reads = maybe_unbound_reads(node, self.scope.locals)
         self.via: tuple = ()  # the call sites this function is inlined through (Loc.via)
 
     # -- variables ---------------------------------------------------------------------------
@@ -66,11 +89,39 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         for scope in reversed(self.renames):
             if name in scope:
                 return scope[name]
+        return self.own_key(name)
+
+    def own_key(self, name: str):
+        """The key of the function's own variable `name` (not a comprehension's)."""
         if not self.prefix:
             return name
         k = (self.prefix, name)
         self.b.var_hints.setdefault(k, name)
         return k
+
+    def remember_elements(self, v: Var, elts: tuple) -> None:
+        self.ctx.elements[v] = elts
+        self.remember_items(v, _positions(elts))
+
+    def remember_list(self, v: Var, elts: list) -> Var:
+        self.ctx.lengths[v] = len(elts)
+        self.remember_items(v, _positions(elts))
+        return v
+
+    def remember_keys(self, v: Var, keys: list, values: list) -> Var:
+        self.ctx.keys[v] = tuple(keys)
+        self.remember_items(v, list(zip(keys, values)), keyed=True)
+        return v
+
+    def elements_of(self, a: Atom) -> tuple | None:
+        if not isinstance(a, Var):
+            return super().elements_of(a)
+        if a in self.ctx.lengths:  # (a list: its items read, so that aliases of it stay visible)
+            return tuple(self.emit("operator.getitem", (a, Const(i))) for i in range(self.ctx.lengths[a]))
+        return self.ctx.elements.get(a)
+
+    def keys_of(self, a: Atom) -> list | None:
+        return list(self.ctx.keys[a]) if isinstance(a, Var) and a in self.ctx.keys else None
 
     def write(self, name: str, value: Atom) -> None:
         k = self.key(name)
@@ -89,6 +140,8 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     def lookup_name(self, name: str, node) -> Lowered:
         if any(name in s for s in self.renames) or name in self.scope.locals:
             return self.read_local(name, node)
+        if self.enclosing(name) is not None:
+            return self.read_free(name, node)
         found = self.scope.resolve(name)
         if found is None:
             raise self.error(UnsupportedSyntaxError, node, f"name {name!r} is not defined",
@@ -98,7 +151,7 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     def read_local(self, name: str, node) -> Atom:
         """The value of a local variable; where it may be unassigned (frontend/definite.py), a
         check that raises UnboundLocalError as Python does."""
-        value = self.b.read(self.key(name))
+        value = self.read_key(self.key(name))
         if node not in self.unbound_reads:
             return value
         if isinstance(value, Const) and value.value is UNDEF:  # no path assigned it
@@ -108,44 +161,68 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
     # -- functions ---------------------------------------------------------------------------
 
     def call_function(self, fn, args, kw, node) -> Atom:
+        if is_generator(fn):
+            raise self.refuse_generator_call(fn, node)
+        if isinstance(fn, LocalFunction):
+            return self.call_local(fn, args, kw, node)
         if fn in self.ctx.stack:  # recursion: inlined while specialising, as deep as types say
             return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:
-            fn = transform.function_for_call(args)
+            fn = transform.function_for_call(args, kw)
             # its code is generic: a list of numbers goes in as the array NumPy makes of it
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
             kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)
                   for k, a in kw]
+        return self.lowerer_of(fn).inline(args, kw, node, self)
+
+    def lowerer_of(self, fn) -> FunctionLowerer:
+        """A lowerer for a call of fn (a user function or a nested one), inlined here."""
+        if isinstance(fn, LocalFunction):
+            return FunctionLowerer(self.ctx, fn.parsed, prefix=next(self.ctx.counter), closure=fn)
         parsed = parse_function(fn)
-        check(parsed)
-        callee = FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
-        site = self.loc(node)
-        callee.via = self.via + ((site.file, site.line, site.col),) if site is not None else self.via
-        return callee.inline(args, kw, node, self)
+        check(parsed, top=False)
+        return FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
+
+    def check_recursion(self, fn, node) -> None:
+        """Refuse a nested function or a generator that calls itself (a user function's
+        recursion is resolved while specialising instead: call_function)."""
+        stack = self.ctx.stack
+        if fn in stack or any(getattr(f, "node", 0) is getattr(fn, "node", 1) for f in stack):
+            names = " -> ".join(getattr(f, "qualname", None) or f.__qualname__ for f in self.ctx.stack + [fn])
+            raise self.error(
+                RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
+                "rewrite the recursion as a loop, or as a module-level function (srcad inlines "
+                "calls to user functions)",
+            )
 
     def inline(self, args, kw, node, caller: FunctionLowerer) -> Atom:
-        fn = self.parsed.fn
-        try:
-            bound = code_signature(fn).bind(*args, **dict(kw))
-        except TypeError as e:
-            raise caller.error(UnsupportedSyntaxError, node, f"bad call to {fn.__qualname__}: {e}") from None
-        bound.apply_defaults()
+        """Lower a call of this function (a user function, or a nested one) at the caller."""
+        fn = self.closure or self.parsed.fn
+        sig = signature_of(self.node, self.closure.defaults) if self.closure else code_signature(fn)
+        bound = self.bind(sig, args, kw, node, caller)
+        self.call_loc = site = caller.loc(node)
+        self.via = caller.via + ((site.file, site.line, site.col),) if site is not None else caller.via
         self.ctx.stack.append(fn)
-        self.ctx.functions.append(fn)
-        for name, value in bound.arguments.items():
-            self.write(name, value if isinstance(value, (Var, Const)) else self.atom(Static(value)))
+        if self.closure is None:
+            self.ctx.functions.append(fn)
+        for name, value in bound:
+            self.write(name, value)
         result = self.body()
         self.ctx.stack.pop()
+        self.frame.close(self.b)
         for k in self.keys_written:
             self.b.kill(k)
         return result
+
+    def inline_closure(self, closure, args, kw, node) -> Atom:
+        return self.lowerer_of(closure).inline(args, kw, node, self)
 
     def body(self) -> Atom:
         """Lower the function body; return the returned value."""
         self.write_key(self.flag(RET), Const(False))
         self.write_key(self.flag(RETVAL), Const(None))
-        self.stmts(self.parsed.node.body)
+        self.stmts(self.node.body)
         return self.b.read(self.flag(RETVAL))
 
     # -- statements --------------------------------------------------------------------------
@@ -345,10 +422,17 @@ class FunctionLowerer(LoopLowering, ExprLowerer):
         self.b.end_if()
 
 
+def _positions(elts) -> list:
+    """(position, value) of a sequence's items, by positive and negative positions."""
+    n = len(elts)
+    return [(i, a) for i, a in enumerate(elts)] + [(i - n, a) for i, a in enumerate(elts)]
+
+
 @dataclass(frozen=True)
 class Lowered_:
     function: Function
     functions: tuple  # every user function the result depends on (itself first)
+    statics: tuple = ()  # (position, function) of the arguments known while lowering
 
 
 def _default_atom(value) -> Atom:
@@ -371,13 +455,15 @@ def _deep_expressions():
 _LOWERING_RECURSION_LIMIT = 30_000
 
 
-def lower_function(fn) -> Lowered_:
-    """Parse, check and lower `fn` (inlining the user functions it calls)."""
+def lower_function(fn, statics: tuple = ()) -> Lowered_:
+    """Parse, check and lower `fn` (inlining the user functions it calls). `statics`:
+    (position, function) for arguments that are functions known while lowering (calls of
+    them are resolved here; the generated function still takes them, and ignores them)."""
     with _deep_expressions():
-        return _lower_function(fn)
+        return _lower_function(fn, dict(statics))
 
 
-def _lower_function(fn) -> Lowered_:
+def _lower_function(fn, statics: dict) -> Lowered_:
     parsed = parse_function(fn)
     check(parsed)
     b = Builder()
@@ -394,13 +480,13 @@ def _lower_function(fn) -> Lowered_:
         sigs.append(Param(name, default, "kwonly" if name in kwonly else "pos"))
         params.append(b.fresh(name))
     b.begin_function(params)
-    for name, v in zip(names + kwonly, params):
-        low.write(name, v)
+    for i, (name, v) in enumerate(zip(names + kwonly, params)):
+        low.write(name, static_atom(statics[i]) if i in statics else v)
     result = low.body()
     body = b.end_function((result,))
     return Lowered_(
         Function(parsed.node.name if parsed.node.name != "lambda" else "lambda_", tuple(sigs), body,
                  low.loc(parsed.node), fn.__qualname__, tuple(low.returns)),
-        tuple(ctx.functions),
+        tuple(ctx.functions), tuple(statics.items()),
     )
 

@@ -45,6 +45,17 @@ class LiveCell:
     name: str
 
 
+class LocalFunction:
+    """A function value that exists only while srcad lowers code: a nested `def` or `lambda`,
+    or a `functools.partial` of one made inside the function (frontend/closures.py). Calls
+    of it are inlined; it never reaches generated code. Subclasses have `name` (what error
+    messages call it) and `loc` (the IR Loc where it was made)."""
+
+    def __repr__(self) -> str:
+        where = f" (line {self.loc.line})" if getattr(self, "loc", None) is not None else ""
+        return f"<srcad nested function {getattr(self, 'name', '?')}{where}>"
+
+
 _LIBRARY_PREFIXES = ("numpy", "math", "scipy", "cmath", "builtins", "operator", "srcad")
 _STATIC_TYPES = (
     types.ModuleType,
@@ -55,24 +66,48 @@ _STATIC_TYPES = (
 )
 
 
+def own_nodes(node: gast.FunctionDef):
+    """The nodes of a function's own scope, below `node`: a nested `def` or `lambda`
+    contributes itself, its decorators and its default values, not its parameters or body
+    (their names belong to the nested function's scope)."""
+    stack = list(gast.iter_child_nodes(node))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            args = n.args
+            stack.extend(args.defaults + [d for d in args.kw_defaults if d is not None])
+            stack.extend(getattr(n, "decorator_list", []))
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+
+
+def parameter_names(args: gast.arguments) -> list[str]:
+    """Every parameter name, in order: positional, *args, keyword-only, **kwargs."""
+    out = [a.id for a in getattr(args, "posonlyargs", []) + args.args]
+    out += [args.vararg.id] if args.vararg is not None else []
+    out += [a.id for a in args.kwonlyargs]
+    out += [args.kwarg.id] if args.kwarg is not None else []
+    return out
+
+
 def local_names(node: gast.FunctionDef) -> set[str]:
-    """Names bound in the function body (params, assignment and loop targets)."""
-    names = {a.id for a in node.args.args + node.args.kwonlyargs + getattr(node.args, "posonlyargs", [])}
-    comps = set()
-    for n in gast.walk(node):
+    """Names bound in the function body (params, assignment and loop targets, nested defs);
+    names bound only inside a nested function or a comprehension are not the function's."""
+    own = list(own_nodes(node))
+    comps, stored = set(), set()
+    for n in own:
         if isinstance(n, gast.comprehension):
             comps.update(t.id for t in gast.walk(n.target) if isinstance(t, gast.Name))
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            names.add(n.id)
-    # comprehension targets are local to the comprehension, not to the function
-    own_targets = set()
-    for n in gast.walk(node):
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stored.add(n.id)
+    targets = {n.name for n in own if isinstance(n, gast.FunctionDef)}
+    for n in own:
         if isinstance(n, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For)):
-            targets = n.targets if isinstance(n, gast.Assign) else [n.target]
-            for t in targets:
-                own_targets.update(x.id for x in gast.walk(t) if isinstance(x, gast.Name))
-    return names - (comps - own_targets)
+            for t in (n.targets if isinstance(n, gast.Assign) else [n.target]):
+                targets.update(x.id for x in gast.walk(t) if isinstance(x, gast.Name))
+    # (comprehension targets are local to the comprehension, not to the function)
+    return set(parameter_names(node.args)) | targets | (stored - comps)
 
 
 def is_library_object(obj: object) -> bool:

@@ -92,7 +92,10 @@ def _dedent(lines: list[str]) -> tuple[str, int]:
     return "".join(out), indent
 
 
-def _find_lambda(tree: gast.AST, fn) -> gast.Lambda | None:
+def _find_lambda(tree: gast.AST, fn, in_file: bool = False) -> gast.Lambda | None:
+    """The lambda of `fn` in `tree`: the one with its parameters; when several have them
+    (`[lambda x: 2 * x, lambda x: 3 * x]`) and `tree` is the whole file (`in_file`), the one
+    whose body spans the positions of the code's instructions (Python 3.11+)."""
     code = fn.__code__
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     found = [
@@ -100,7 +103,44 @@ def _find_lambda(tree: gast.AST, fn) -> gast.Lambda | None:
         for n in gast.walk(tree)
         if isinstance(n, gast.Lambda) and tuple(a.id for a in n.args.args + n.args.kwonlyargs) == names
     ]
-    return found[0] if len(found) == 1 else None
+    if len(found) == 1 or not in_file:
+        return found[0] if len(found) == 1 else None
+    span = _instruction_span(code)
+    if span is None:
+        return None
+    found = [n for n in found if n.lineno == code.co_firstlineno and _body_span(n)[0] <= span[0]
+             and span[1] <= _body_span(n)[1]]
+    if not found:
+        return None
+    return min(found, key=_body_span, default=None) if len({_body_span(n) for n in found}) == len(found) \
+        else None
+
+
+def _body_span(lam: gast.Lambda) -> tuple:
+    b = lam.body
+    return (b.lineno, b.col_offset), (b.end_lineno, b.end_col_offset)
+
+
+def _instruction_span(code) -> tuple | None:
+    """((line, col), (end line, end col)) covering a code object's instructions (its body),
+    or None before Python 3.11 (no column positions)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return None
+    spans = [p for p in positions() if None not in p and (p[0], p[2]) != (p[1], p[3])]
+    if not spans:
+        return None
+    return min((p[0], p[2]) for p in spans), max((p[1], p[3]) for p in spans)
+
+
+def _lambda_node(fn, lam: gast.Lambda) -> gast.FunctionDef:
+    ret = gast.Return(value=lam.body)
+    gast.copy_location(ret, lam.body)
+    node = gast.FunctionDef(
+        name="lambda", args=lam.args, body=[ret], decorator_list=[],
+        returns=None, type_comment=None, type_params=[],
+    )
+    return gast.copy_location(node, lam)
 
 
 def _parse_lambda(fn, lines: list[str], first: int) -> tuple[gast.FunctionDef, int]:
@@ -115,19 +155,32 @@ def _parse_lambda(fn, lines: list[str], first: int) -> tuple[gast.FunctionDef, i
             # _check_fresh calls the lambda at once: the loop variables are current
             _check_fresh(fn, candidate, first, lambda: lambda_matches(
                 fn.__code__, candidate, lam, _qualname(fn), fn.__globals__))  # noqa: B023
-            ret = gast.Return(value=lam.body)
-            gast.copy_location(ret, lam.body)
-            node = gast.FunctionDef(
-                name="lambda", args=lam.args, body=[ret], decorator_list=[],
-                returns=None, type_comment=None, type_params=[],
-            )
-            gast.copy_location(node, lam)
+            node = _lambda_node(fn, lam)
             gast.increment_lineno(node, first - 1)
             return node, indent
+    found = _lambda_in_file(fn, first)
+    if found is not None:
+        return found, 0
     raise SourceUnavailableError(
         f"cannot isolate the lambda at {_where(fn)} in its source line; give it a name with "
         "`def` (srcad needs to find exactly one lambda with these parameters on that line)"
     )
+
+
+def _lambda_in_file(fn, first: int) -> gast.FunctionDef | None:
+    """The lambda found in its whole file, told apart from the others on its line by the
+    columns of its code (when its own lines do not parse, or hold several such lambdas)."""
+    text = "".join(linecache.getlines(fn.__code__.co_filename))
+    try:
+        tree = gast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lam = _find_lambda(tree, fn, in_file=True)
+    if lam is None:
+        return None
+    _check_fresh(fn, text, first, lambda: lambda_matches(fn.__code__, text, lam, _qualname(fn),
+                                                         fn.__globals__))
+    return _lambda_node(fn, lam)
 
 
 def parse_function(fn) -> ParsedFunction:

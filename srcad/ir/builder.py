@@ -132,6 +132,29 @@ class Builder:
         found = self._lookup(key, len(self._frames) - 1, create=True)
         return _UNDEF if found is None else found
 
+    def invariant(self, key: Hashable) -> Atom | None:
+        """The value of a variable from before the open loops that, so far, only carry it
+        unchanged (None when it was never written). The caller must know that no open loop
+        writes it later in its body: then this is the value every iteration reads."""
+        for frame in reversed(self._frames):
+            if key in frame.defs:
+                value = frame.defs[key]
+                if not (frame.is_loop and frame.carried.get(key) is value):
+                    return value
+            elif key in frame.killed:
+                return None
+        return None
+
+    def position(self) -> tuple:
+        """The open blocks, outermost first (see `dominated_by`)."""
+        return tuple(self._frames)
+
+    def dominated_by(self, position: tuple) -> bool:
+        """Is what was defined at `position` (a `position()` taken earlier) visible here:
+        is its innermost block still open?"""
+        return len(position) <= len(self._frames) and all(
+            a is b for a, b in zip(position, self._frames))
+
     def _lookup(self, key: Hashable, depth: int, create: bool) -> Atom | None:
         frame = self._frames[depth]
         if key in frame.defs:

@@ -103,3 +103,33 @@ def _defined_by_user(cls: type) -> bool:
     if file.startswith(os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep):
         return False
     return not any(d in file.replace("\\", "/").split("/") for d in ("site-packages", "dist-packages"))
+
+
+def same_object(a: object, b: object) -> bool:
+    """The same object; or, for bound methods (a new object at every `obj.method`), the same
+    function bound to the same object."""
+    if a is b:
+        return True
+    if type(a).__name__ != "method" or type(b) is not type(a):
+        return False
+    return a.__func__ is b.__func__ and a.__self__ is b.__self__
+
+
+def function_name(obj: object) -> str:
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    return name if isinstance(name, str) else type(obj).__name__
+
+
+def is_function_value(x: object) -> bool:
+    """Is x a function srcad specialises code on when it is an argument (see types.Fn)?"""
+    import functools
+    import types
+
+    import numpy as np
+
+    t = type(x)
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
+                      functools.partial)):
+        return True
+    return t.__name__ == "_ArrayFunctionDispatcher" or hasattr(t, "__srcad_transform__") or (
+        t.__module__ == "srcad.custom")

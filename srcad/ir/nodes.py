@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
-from .types import BOTTOM, UNKNOWN, Opaque, Type, of_value
+from .types import BOTTOM, UNKNOWN, Opaque, Type, of_value, same_object
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,8 +72,17 @@ class Ext:
     name: str
     obj: object = field(compare=False, hash=False)
 
+    def __eq__(self, other: object) -> bool:
+        # (two objects with one name, mod_a.f and mod_b.f, are two values: an `if` choosing
+        # between them must not be folded into one)
+        return isinstance(other, Ext) and other.name == self.name and same_object(other.obj, self.obj)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
     def __repr__(self) -> str:
         return f"@{self.name}"
+
 
 
 @dataclass(frozen=True, eq=False)

@@ -25,7 +25,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .kinds import is_function, user_class, value_kind  # noqa: F401 (T.value_kind...)
+from .kinds import (  # noqa: F401 (T.value_kind, T.is_function_value...)
+    function_name,
+    is_function,
+    is_function_value,
+    same_object,
+    user_class,
+    value_kind,
+)
 
 
 class Type:
@@ -231,10 +238,36 @@ class Object(Opaque):
 class Function(Opaque):
     """A function or class held in an object's attribute (`self.act = np.tanh`): calls of it
     are resolved while transforming, as calls of functions named in the code are. Part of
-    the dispatcher's key, so code is rebuilt when the attribute holds another function."""
+    the dispatcher's key, so code is rebuilt when the attribute holds another function.
+
+    The same concept as `Fn` (a function given as an argument), reached through an object:
+    an argument's function is bound as a constant when the code is lowered (Fn), whereas an
+    attribute's is only known while specialising, and two of them may meet (layers with
+    different activations), so a Function may stand for one of several (`options`), told
+    apart when the code runs (transforms/calls.py)."""
 
     fn: object = None
     options: tuple = ()  # (fn None) one of these functions (layers with different activations)
+
+
+class Fn(Opaque):
+    """A function given as an argument (`act=np.tanh`, a user function, a lambda): code is
+    specialised on the function itself, compared by identity, so that calls of it are
+    resolved while transforming (its rule applied, or its body inlined). A function held in
+    an object's attribute is a `Function` instead (see there)."""
+
+    def __init__(self, obj: object):
+        super().__init__(function_name(obj))
+        object.__setattr__(self, "obj", obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fn) and same_object(other.obj, self.obj)
+
+    def __hash__(self) -> int:
+        return hash(("Fn", self.what))
+
+    def __repr__(self) -> str:
+        return f"Fn({self.what})"
 
 
 BOTTOM, UNKNOWN, FLOAT, INT, BOOL, NUM = Bottom(), Unknown(), Float(), Int(), Bool(), Num()
@@ -278,6 +311,8 @@ def join(a: Type, b: Type) -> Type:
         k for k, _ in b.items
     ]:
         return Dict(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)))
+    if isinstance(a, Fn) and isinstance(b, Fn):
+        return Opaque("function")  # (two functions: which one is known only when the code runs)
     if isinstance(a, Object) and isinstance(b, Object) and a.cls is b.cls and a.cls is not None:
         same = [k for k, _ in a.attrs] == [k for k, _ in b.attrs]
         attrs = tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.attrs, b.attrs)) if same else ()
@@ -418,8 +453,10 @@ def of_value(x: object, path: tuple = ()) -> Type:
     if user_class(type(x)):  # (an instance of the user's class: value_kind would say "object")
         return _object_type(x, path)
     kind = value_kind(x)
-    if kind == "inert" and path and is_function(x):
+    if kind == "inert" and path and is_function(x):  # (in an object's attribute)
         return Function(type(x).__name__, fn=x)
+    if is_function_value(x):  # (an argument, or in a tuple, list or dict)
+        return Fn(x)
     return Opaque(type(x).__name__, kind=kind, owner=type(x).__module__ or "")
 
 

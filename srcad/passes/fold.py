@@ -111,7 +111,14 @@ def _evaluate(prim: str, values: list, kw: dict):
     if prim == "operator.truediv" and values[0] == 1 and isinstance(values[1], (int, float)) and isinstance(
             out, float) and math.isfinite(out) and Fraction(out) * Fraction(values[1]) != 1:
         return NotImplemented  # kept so that `x * (1 / 3)` becomes `x / 3`: exact, and reads better
-    return out if isinstance(out, _NUMBER + (type(None), str)) else NotImplemented
+    return out if _literal(out) else NotImplemented
+
+
+def _literal(x) -> bool:
+    """A number, None, a string, or a tuple of them (`x.shape[:1]`)."""
+    if isinstance(x, tuple):
+        return all(_literal(e) for e in x)
+    return isinstance(x, _NUMBER + (type(None), str))
 
 
 def fold_apply(prim: str, args: tuple[Atom, ...], kw: tuple[tuple[str, Atom], ...] = ()) -> Const | None:

@@ -54,7 +54,7 @@ defrule("builtins.pow", "x, y", jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"), out=ty.arith("x", "y"),
         broadcasts=("x", "y"), raises="power", kind="elementwise")
 
-nondiff("builtins.len", "x", out=ty.scalar_int, of_shape=sh.length, objects="items", **FOLD)
+nondiff("builtins.len", "x", out=ty.scalar_int, of_shape=sh.length, objects="items", holds="length", **FOLD)
 nondiff("builtins.int", "x=0", out=ty.scalar_int, **FOLD)
 nondiff("builtins.bool", "x=False", out=ty.scalar_bool, **FOLD)
 nondiff("builtins.round", "x, ndigits=None", out=ty.unknown, **FOLD)

@@ -182,6 +182,6 @@ nondiff("srcad.zero_item", "x, idx", out=ty.getitem, fn=rt.zero_item, raises="in
 # reads of a local variable that may be unassigned (frontend/definite.py): kept, so that
 # derivatives raise UnboundLocalError where the function does
 defrule("srcad.bound", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.bound,
-        fresh=False, linear=("x",), raises="always", objects="any")
+        fresh=False, linear=("x",), raises="always", objects="any", holds="first")
 nondiff("srcad.unbound", "name", out=lambda sig: T.BOTTOM, fn=rt.unbound, raises="always")
 nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar, raises="always")

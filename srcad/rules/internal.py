@@ -23,15 +23,21 @@ def _list_type(sig):
 
 
 # containers are handled structurally by the transforms (a tuple's cotangent is a tuple)
-nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", objects="any")
-nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True, objects="any")
-nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True, objects="any")
+nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", objects="any", holds="all")
+nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True,
+        objects="any", holds="all")
+nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True,
+        objects="any", holds="all")
 nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"), cheap="always")
 
 # resolved while types are inferred, or opaque (no derivative) when they cannot be
 nondiff("srcad.global", "module, name", out=ty.unknown)
 nondiff("srcad.cell", "cell", out=ty.unknown)
 nondiff("srcad.call", "*args", out=ty.unknown, opaque=True)
+# f(*v) with v's length known once types are: the call with v's items (specialize.py)
+nondiff("srcad.star_call", "*args", out=ty.unknown, opaque=True)
+# f(*v) of a user function srcad inlined: v has as many items as the parameters it fills
+nondiff("srcad.check_length", "xs, n", out=ty.none, fn=rt.check_length, impure=True, nouts=0, raises="always")
 nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True, objects="any")  # (p.w: a child)
 nondiff("srcad.method", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True)
@@ -84,7 +90,7 @@ def _appended(sig):
 
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
-        updates=0, stores=1, objects="store")
+        updates=0, stores=1, objects="store", holds="all")
 
 
 def _extended(sig):
@@ -152,9 +158,9 @@ def _list_type(sig) -> T.Type:
 
 defrule("builtins.tuple", "x=()", vjp="srcad.sequence_adjoint(g, x)",
         out=lambda sig: (T.Tuple(sig.type("x").elts) if isinstance(sig.type("x"), T.Tuple)
-                         else T.UNKNOWN), linear=("x",), copies=(0,), objects="items")
+                         else T.UNKNOWN), linear=("x",), copies=(0,), objects="items", holds="first")
 defrule("builtins.list", "x=()", vjp="srcad.sequence_adjoint(g, x)",
-        out=_list_type, linear=("x",), copies=(0,), allocates=True, objects="items")
+        out=_list_type, linear=("x",), copies=(0,), allocates=True, objects="items", holds="first")
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),
         linear=("x", "y"), copies=(0, 1), objects="items")
@@ -224,8 +230,10 @@ defrule("srcad.dict_like", "d, v", vjp={"v": "srcad.dict_values(g)"},
         out=ty.same("d"), fn=rt.dict_like, linear=("v",))
 defrule("srcad.items_cotangent", "d, pairs",
         vjp={"pairs": "srcad.dict_items(g)"}, out=ty.same("d"), fn=rt.items_cotangent, linear=("pairs",))
+# sorted(xs, key=k), min and max with key=: the order of the keys (frontend/higher_order.py)
+nondiff("srcad.sort_order", "keys, reverse=False", out=lambda sig: T.List(T.INT), fn=rt.sort_order)
 # `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
 defrule("srcad.iter", "x", jvp="srcad.iter_items(t)", vjp="srcad.iter_adjoint(g, x)", out=ty.unknown,
-        fn=rt.iter_items, linear=("x",), objects="items")
+        fn=rt.iter_items, linear=("x",), objects="items", holds="first")
 defrule("srcad.iter_adjoint", "c, x", vjp={"c": "srcad.iter_items(g)"},
         out=ty.same("x"), fn=rt.iter_adjoint, fresh=False, linear=("c",))

@@ -94,6 +94,10 @@ class Rule:
     # "items": arguments may hold them (it moves items of containers around); "store": and the
     # argument it `stores` may be one. Anything else would see a tuple where Python sees an object
     objects: str = ""
+    holds: str = ""  # what it does with values it does not examine (a nested function, srcad's
+    # own while transforming): "all" its result holds its operands (a container made, extended),
+    # "first" its result is or holds part of its first operand (indexed, iterated, copied),
+    # "length" it reads only its first operand's length
 
     @property
     def modes(self) -> str:

@@ -191,7 +191,7 @@ def getitem(sig) -> T.Type:
     if isinstance(x, T.Tuple):
         if isinstance(key, int) and -len(x.elts) <= key < len(x.elts):
             return x.elts[key]
-        if isinstance(key, slice):  # (a constant slice: exactly those items)
+        if isinstance(key, slice):  # (t[1:]: a tuple of those items)
             return T.Tuple(x.elts[key])
         if isinstance(idx, T.Opaque) and idx.what == "slice":
             return T.UNKNOWN

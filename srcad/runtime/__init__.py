@@ -12,7 +12,16 @@ the copy finds; names are unique across the modules, since the copies share one 
 """
 
 from .broadcasting import broadcast_like, broadcast_to, expand_reduced, sum_adjoint, sum_to_shape, unbroadcast
-from .checks import assigned, bound, custom_cotangents, known, require_scalar, scalar_output, unbound
+from .checks import (
+    assigned,
+    bound,
+    check_length,
+    custom_cotangents,
+    known,
+    require_scalar,
+    scalar_output,
+    unbound,
+)
 from .containers import (
     array_adjoint,
     dict_items,
@@ -29,6 +38,7 @@ from .containers import (
     list_unextend,
     list_unrepeat,
     sequence_adjoint,
+    sort_order,
 )
 from .cotangents import add, copy_value, stop_gradient, zeros_like
 from .elementwise import clip_mask, log_or_zero
@@ -91,12 +101,12 @@ from .shaping import (
 
 __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "array_adjoint", "assigned",
            "average_weights", "average_weights_adjoint", "bound", "broadcast_like", "broadcast_to",
-           "clip_mask", "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",
+           "check_length", "clip_mask", "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",
            "cumprod_hvp_adjoint", "cumprod_tangent", "custom_cotangents", "diag_adjoint",
            "diagonal_adjoint", "dict_items", "dict_like", "dict_values", "diff_adjoint",
            "einsum_call", "einsum_spec", "einsum_vjp", "expand_reduced", "from_triangle",
            "interp_fp_adjoint", "interp_slope", "interp_slope_adjoint", "interp_weights",
-           "inverse_axes", "inverse_or_inf", "items_cotangent", "iter_adjoint", "iter_items",
+           "inverse_axes", "inverse_or_inf", "items_cotangent", "sort_order", "iter_adjoint", "iter_items",
            "join_like", "known", "kron_adjoint", "list_append", "list_extend", "list_insert",
            "list_pop", "list_pop_at", "list_unextend", "list_unrepeat", "log_or_zero", "max_of",
            "min_of", "pad_adjoint", "polyval_adjoint", "prod_hvp", "prod_partials",

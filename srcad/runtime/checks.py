@@ -12,7 +12,7 @@ import numpy as np
 from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
-           "custom_cotangents"]
+           "custom_cotangents", "check_length"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -83,6 +83,12 @@ def unbound(name):
     """The UnboundLocalError of reading a local variable that no path has assigned."""
     raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
                             "with a value")
+
+
+def check_length(xs, n):
+    """f(*xs) into n parameters: the TypeError Python raises when xs has another length."""
+    if len(xs) != n:
+        raise TypeError(f"takes {n} positional arguments but {len(xs)} were given")
 
 
 def require_scalar(x, what="this argument"):

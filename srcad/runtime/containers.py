@@ -11,7 +11,7 @@ from .cotangents import add, zeros_like
 
 __all__ = ["list_append", "list_pop", "list_insert", "list_pop_at", "list_extend", "list_unextend",
            "list_unrepeat", "iter_items", "iter_adjoint", "dict_values", "dict_items", "dict_like",
-           "items_cotangent", "sequence_adjoint", "array_adjoint"]
+           "items_cotangent", "sequence_adjoint", "array_adjoint", "sort_order"]
 
 
 def list_append(xs, v):
@@ -105,3 +105,9 @@ def array_adjoint(g, x):
             return [array_adjoint(g, xi) for xi in x]
         return [array_adjoint(gi, xi) for gi, xi in zip(g, x)]
     return g
+
+
+def sort_order(keys, reverse=False):
+    """The positions of keys in the order Python's stable sort puts them (sorted(xs, key=k)
+    is [xs[i] for i in sort_order([k(x) for x in xs])], also with reverse=True)."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)

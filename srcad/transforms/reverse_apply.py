@@ -38,6 +38,9 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
             name, hint = _called(target.obj, hint)
     elif rule.name == "srcad.call" and op.args and isinstance(op.args[0], Var):
         name = f"a call of {op.args[0].hint or 'a function'} (a function value computed at run time)"
+        hint = ("srcad resolves calls of functions it knows while transforming: a function of a "
+                "module, a nested def or lambda, or a function passed as an argument itself (not "
+                "in a list or dict, and not chosen by a branch); otherwise " + hint)
     if rule.name == "operator.getitem":
         msg = "indexing with a differentiated value (as np.r_[x, y] and np.c_[x, y] do) has no derivative"
         return NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "

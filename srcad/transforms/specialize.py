@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..errors import NoRuleError, SrcadError, TypeSupportError, UnsafeMutationError, diagnostic
+from ..errors import (
+    NoRuleError,
+    SrcadError,
+    TypeSupportError,
+    UnsafeMutationError,
+    UnsupportedSyntaxError,
+    diagnostic,
+)
 from ..frontend.expr import is_literal
 from ..frontend.lower import lower_function
 from ..ir import types as T
@@ -159,6 +166,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
     # operations
 
     def apply(self, op: Apply) -> list:
+        if op.prim == "srcad.star_call":
+            return self.star_call(op)
         return self.apply_args(op, tuple(self.atom(a) for a in op.args),
                                tuple((k, self.atom(a)) for k, a in op.kw))
 
@@ -223,6 +232,23 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             return pre
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         return pre + [Apply(outs, prim, args, kw, op.loc)]
+
+    def star_call(self, op: Apply) -> list:
+        """`f(a, *v)` (frontend/expr.py Star): the call with the items of the tuple (*v, ...),
+        whose length its type gives (v a tuple, `x.shape`); anything else is refused."""
+        prim, packed = op.args[0].value, self.atom(op.args[-1])
+        t = atom_type(packed)
+        if not isinstance(t, T.Tuple):
+            msg = "'*' unpacking of a value whose length is not known while transforming"
+            raise UnsupportedSyntaxError(msg, [diagnostic(op.loc, msg, "unpack a tuple (a *args "
+                                                          "parameter, x.shape, a tuple built in the "
+                                                          "function), or pass the elements explicitly")])
+        pre, items = [], list(op.args[1:-1])
+        for i in range(len(t.elts)):
+            v = self.fresh("", T.UNKNOWN)
+            pre += self.apply(Apply((v,), "operator.getitem", (packed, Const(i)), (), op.loc))
+            items.append(self.atom(v))
+        return pre + self.apply(Apply(op.outs, prim, tuple(items), op.kw, op.loc, op.keep))
 
     def lists_as_arrays(self, rule, args, kw, op: Apply, pre: list):
         """A list (or tuple) of floats given to a NumPy or SciPy function where it is

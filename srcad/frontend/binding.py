@@ -1,0 +1,66 @@
+"""Binding the arguments of a call to the parameters of the function srcad inlines: `*args`
+become a tuple and `**kwargs` a dict, defaults are filled in (a nested function's are the
+values computed at its `def`), and `f(*v)` of a v whose length is known only once types
+are fills the positional parameters left. A mixin of FunctionLowerer (lower.py).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Const, Var
+from .closures import Default
+from .displays import Star
+from .resolve import Static
+
+
+class ArgumentBinding:
+    def bind(self, sig: inspect.Signature, args, kw, node, caller) -> list:
+        """(parameter, value) for a call: `*args` a tuple, `**kwargs` a dict, defaults filled."""
+        if any(isinstance(a, Star) for a in args):
+            args = self.spread(sig, args, kw, node, caller)
+        try:
+            bound = sig.bind(*args, **dict(kw))
+        except TypeError as e:
+            name = getattr(self.closure, "qualname", None) or self.parsed.fn.__qualname__
+            raise caller.error(UnsupportedSyntaxError, node, f"bad call to {name}: {e}") from None
+        bound.apply_defaults()
+        out = []
+        for name, value in bound.arguments.items():
+            kind = sig.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                value = caller.pack_tuple(list(value), node)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                items = [a for k, v in value.items() for a in (Const(k), v)]
+                value = caller.remember_keys(caller.emit("srcad.dict", items, node=node), list(value),
+                                             list(value.values()))
+            elif isinstance(value, Default):  # (a nested function's)
+                value = value.atom
+            elif not isinstance(value, (Var, Const)):
+                value = self.atom(Static(value))
+            out.append((name, value))
+        return out
+
+    def spread(self, sig: inspect.Signature, args, kw, node, caller) -> list:
+        """f(a, *v) of a v whose length is known only once types are: the positional
+        parameters left (none with a default, no *args) take v's items, and v must have
+        exactly that many (checked when the code runs, as Python does)."""
+        P = inspect.Parameter
+        stars = [a for a in args if isinstance(a, Star)]
+        given = {k for k, _ in kw}
+        params = [p for p in sig.parameters.values() if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)
+                  and p.name not in given]
+        n = len(params) - (len(args) - 1)
+        if len(stars) > 1 or n < 0 or any(p.kind is P.VAR_POSITIONAL for p in sig.parameters.values()) or any(
+                p.default is not P.empty for p in params):
+            raise caller.error(UnsupportedSyntaxError, stars[0].node, "'*' unpacking of a value whose "
+                               "length is not known while transforming, into parameters it cannot tell "
+                               "apart (defaults or *args)", "unpack a tuple (a *args parameter, x.shape, a "
+                               "tuple built in the function), or pass the elements explicitly")
+        v = stars[0].value
+        caller.emit("srcad.check_length", (v, Const(n)), node=stars[0].node, nouts=0)
+        items = [caller.emit("operator.getitem", (v, Const(i)), node=stars[0].node) for i in range(n)]
+        i = args.index(stars[0])
+        return list(args[:i]) + items + list(args[i + 1:])
+

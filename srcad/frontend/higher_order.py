@@ -1,0 +1,119 @@
+"""Builtins that take functions: `map`, `functools.partial`, `sorted`, `min` and `max` with
+`key=`, and `zip` as a value. A mixin of FunctionLowerer (lower.py).
+
+The function given must be known while lowering (a function, a nested function, a lambda, a
+partial of one); calls of it are inlined like any call:
+
+    map(f, xs, ys)               [f(x, y) for x, y in zip(xs, ys)]  (a list)
+    zip(xs, ys)                  [(x, y) for x, y in zip(xs, ys)]   (a list)
+    sorted(xs, key=k)            keys = [k(x) for x in xs]; [xs[i] for i in srcad.sort_order(keys)]
+    max(xs, key=k)               xs[srcad.sort_order(keys, True)[0]]
+    functools.partial(f, a)      a LocalFunction (closures.py): calls add `a` to their arguments
+
+`map` and `zip` give lists rather than iterators: the same values, read once (a second pass
+over the same iterator, which Python would find empty, is not told apart). The order in
+`sorted` comes from the keys only, so derivatives flow through the elements it picks; it is
+the order Python's stable sort gives (ties keep their order, also with reverse=True).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Const, Ext, Var
+from .closures import Partial
+from .resolve import LocalFunction
+
+
+class HigherOrderCalls:
+    def call_static(self, fn, args, kw, node):
+        if fn in (map, zip, sorted, min, max):
+            args = self.no_stars(args, node)
+        if fn is map:
+            return self.call_map(args, kw, node)
+        if fn is zip:
+            return self.call_zip(args, kw, node)
+        if fn is functools.partial:
+            return self.make_partial(args, kw, node)
+        kw = [(k, a) for k, a in kw if not (k == "key" and a == Const(None))]  # (key=None: no key)
+        if fn is sorted and any(k == "key" for k, _ in kw):
+            return self.call_sorted(args, kw, node)
+        if fn in (min, max) and any(k == "key" for k, _ in kw):
+            return self.call_extreme(fn, args, kw, node)
+        return super().call_static(fn, args, kw, node)
+
+    def function_of(self, a, what: str, node):
+        """The function an argument holds, known while lowering (or an error)."""
+        obj = a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else self.known_callee(a)
+        if obj is None or not (isinstance(obj, LocalFunction) or callable(obj)):
+            raise self.error(UnsupportedSyntaxError, node, f"{what} of a function computed at run time",
+                             "give it a function srcad knows while transforming: a function, a "
+                             "nested def or lambda, or a functools.partial of one")
+        return obj
+
+    def call_map(self, args, kw, node):
+        if kw or len(args) < 2:
+            raise self.error(UnsupportedSyntaxError, node, "map() needs a function and at least one "
+                             "iterable, without keywords", "call map(f, xs) or map(f, xs, ys)")
+        f = self.function_of(args[0], "map()", node)
+        return self.build_list(args[1:], lambda items: self.call_value(f, items, [], node), node)
+
+    def call_zip(self, args, kw, node):
+        if kw or not args:
+            raise self.error(UnsupportedSyntaxError, node, "zip() with keywords or without iterables "
+                             "is not supported here", "call zip(xs, ys)")
+        return self.build_list(args, lambda items: self.pack_tuple(items, node), node)
+
+    def make_partial(self, args, kw, node) -> Const:
+        if not args:
+            raise self.error(UnsupportedSyntaxError, node, "functools.partial() needs a function")
+        f = self.function_of(args[0], "functools.partial()", node)
+        part = Partial(f, tuple(args[1:]), tuple(kw), "partial", self.loc(node))
+        return Const(Ext(f"partial_{next(self.ctx.counter)}", part))
+
+    def sort_keys(self, seq, kw, node):
+        """(the sequence, the keys of its elements) for `key=`."""
+        opts = dict(kw)
+        key = self.function_of(opts["key"], "key=", node)
+        items = self.emit("srcad.iter", (seq,), node=node)
+        keys = self.build_list([items], lambda xs: self.call_value(key, xs, [], node), node)
+        return items, keys
+
+    def call_sorted(self, args, kw, node):
+        if len(args) != 1 or any(k not in ("key", "reverse") for k, _ in kw):
+            raise self.error(UnsupportedSyntaxError, node, "sorted() takes one iterable, key= and "
+                             "reverse=", "call sorted(xs, key=f, reverse=flag)")
+        items, keys = self.sort_keys(args[0], kw, node)
+        order = self.emit("srcad.sort_order", (keys, dict(kw).get("reverse", Const(False))), node=node)
+        return self.build_list([order], lambda i: self.emit("operator.getitem", (items, i[0]), node=node),
+                               node)
+
+    def call_extreme(self, fn, args, kw, node):
+        """max(xs, key=k) (the first largest) or min(xs, key=k) (the first smallest)."""
+        if any(k != "key" for k, _ in kw) or not args:
+            raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() with default= is not "
+                             "supported", "check for an empty sequence before the call")
+        seq = args[0] if len(args) == 1 else self.pack_tuple(args, node)
+        items, keys = self.sort_keys(seq, kw, node)
+        order = self.emit("srcad.sort_order", (keys, Const(fn is max)), node=node)
+        first = self.emit("operator.getitem", (order, Const(0)), node=node)
+        return self.emit("operator.getitem", (items, first), node=node)
+
+    def build_list(self, seqs, item, node) -> Var:
+        """[item([x0, x1, ...]) for x0, x1, ... in zip(*seqs)], as a loop."""
+        parts = [self.sequence_of(s, node) for s in seqs]
+        n = parts[0][0]
+        for m, _ in parts[1:]:
+            n = self.emit("builtins.min", (n, m), node=node)
+        acc = ("comp", next(self.ctx.counter), "_list")
+        self.b.var_hints[acc] = "_list"
+        self.write_key(acc, self.emit("srcad.list", (), node=node))
+        with self.loop_writing({acc}):
+            index, _ = self.b.begin_for(Const(0), n, Const(1), index_hint="_k", loc=self.loc(node))
+            value = item([element(index) for _, element in parts])
+            self.write_key(acc, self.emit("srcad.list_append", (self.b.read(acc), value), node=node))
+            self.b.end_for()
+        result = self.b.read(acc)
+        self.b.kill(acc)
+        return result
