@@ -380,3 +380,43 @@ def test_an_error_inside_a_method_names_the_call_that_reached_it():
     assert err.value.lineno == WithComplex.scaled.__code__.co_firstlineno + 1
     site = calls_a_method_that_is_refused.__code__.co_firstlineno + 1
     assert f"called from {__file__}:{site}:" in str(err.value)
+
+
+# -- a function given as an argument (closures' T.Fn) meets objects' methods and attributes ----
+
+class Post:
+    def run(self, x, post):
+        return np.sum(post(x))
+
+
+class Holds:
+    def __init__(self, W, act):
+        self.W, self.act = W, act
+
+    def __call__(self, x):
+        return self.act(self.W @ x)
+
+
+def run_with(x, m, post):
+    return m.run(x, post)
+
+
+def layer_then(x, layer, post):
+    return np.sum(post(layer(x)))
+
+
+@pytest.mark.parametrize("post", [np.exp, np.sin, lambda z: z * z], ids=["exp", "sin", "lambda"])
+def test_function_argument_passed_to_a_method(post):
+    x = np.array([0.3, -0.7])
+    g = srcad.grad(run_with)(x, Post(), post)
+    np.testing.assert_allclose(g, fd_grad(lambda x: Post().run(x, post), (x,)), rtol=1e-6, atol=1e-8)
+    g = srcad.grad(lambda x, m: m.run(x, np.exp))(x, Post())
+    np.testing.assert_allclose(g, np.exp(x), rtol=1e-12)  # d/dx sum(exp(x)), by hand
+
+
+@pytest.mark.parametrize("act", [np.tanh, lambda z: z ** 3], ids=["tanh", "lambda"])
+def test_function_argument_next_to_a_function_in_an_attribute(act):
+    W, x = np.array([[1.0, 0.5], [0.2, -0.3]]), np.array([0.3, -0.7])
+    layer = Holds(W, act)
+    g = srcad.grad(layer_then)(x, layer, np.sin)
+    np.testing.assert_allclose(g, fd_grad(lambda x: layer_then(x, layer, np.sin), (x,)), rtol=1e-6, atol=1e-8)

@@ -137,10 +137,13 @@ class CallOps:
         t = atom_type(callee)
         if isinstance(t, T.Function):
             return self.call_known(t.fn, list(rest), kw, op)
+        if isinstance(t, T.Fn):  # (a function given as an argument, passed on to a method)
+            return self.call_known(t.obj, list(rest), kw, op)
         cls = T.class_of(t)
         if cls is None and isinstance(callee, Const) and isinstance(callee.value, Ext):
             obj = callee.value.obj
-            if user_function(obj):  # (a recursive call the frontend left to be resolved here)
+            # (a recursive call the frontend left to be resolved here; a function given to a method)
+            if user_function(obj) or registry.rule_for_object(obj) is not None:
                 return self.call_known(obj, list(rest), kw, op)
             if T.user_class(type(obj)) and not isinstance(obj, type):
                 cls = type(obj)
