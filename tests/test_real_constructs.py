@@ -189,3 +189,24 @@ def test_hessian_through_a_loop_over_a_0d_array(tmp_path):
 
     want = fd_grad(lambda z: float(grad_z(x, z)), (z,), eps=1e-4)
     assert float(np.asarray(H[1][1])) == pytest.approx(float(want), rel=1e-4, abs=1e-6)
+
+
+GENERATORS = '''
+def twice(x):
+    g = (v * v for v in [x, 2 * x])
+    return sum(g) + sum(g)
+
+
+def once(x):
+    return sum(v * v for v in [x, 2 * x])
+'''
+
+
+def test_a_generator_expression_in_a_variable_is_refused(tmp_path):
+    """Python's generator is exhausted after sum(g): twice(1.0) is 5. srcad reads generator
+    expressions as lists, so it would give 10: refused, at the line, with what to write."""
+    mod = import_source(tmp_path, "gens", GENERATORS)
+    assert mod.twice(1.0) == 5.0
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="generator expression stored in a variable"):
+        srcad.grad(mod.twice)(1.0)
+    assert srcad.grad(mod.once)(1.5) == pytest.approx(10 * 1.5)  # d/dx (x^2 + 4x^2) = 10x

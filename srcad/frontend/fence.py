@@ -141,6 +141,12 @@ def problems(parsed: ParsedFunction, top_level: bool = True) -> list[Diagnostic]
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
             if node.func.id in _CALLS_REJECTED:
                 out.append(_diag(parsed, node, _CALLS_REJECTED[node.func.id], ""))
+        elif isinstance(node, (gast.Assign, gast.AnnAssign)) and isinstance(node.value, gast.GeneratorExp):
+            out.append(_diag(parsed, node.value, "a generator expression stored in a variable is not "
+                             "supported (srcad reads it as a list, which a second use would not find "
+                             "exhausted as Python's generator is)",
+                             "use a list comprehension [...], or pass the generator expression "
+                             "straight to the call that consumes it: sum(f(v) for v in xs)"))
         elif isinstance(node, gast.AnnAssign) and node.value is None:
             continue
         elif isinstance(node, (gast.For, gast.While)) and node.orelse:
