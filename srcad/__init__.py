@@ -27,6 +27,7 @@ from .errors import (
     UnsafeMutationError,
     UnsupportedSyntaxError,
 )
+from .pytrees import register_pytree
 from .rules.registry import public_defrule as defrule
 from .settings import config
 from .version import __version__ as __version__
@@ -35,6 +36,7 @@ __all__ = [
     "rules",
     "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp",
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
+    "register_pytree",
     "CacheWarning",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError",
     "RecursionNotSupportedError", "SourceUnavailableError", "StaleSourceError", "TypeSupportError",

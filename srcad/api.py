@@ -19,6 +19,7 @@ from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tange
 from .identifiers import identifier, is_identifier
 from .ir import types as T
 from .pipeline import Spec, differentiable_positions
+from .pytrees import restore
 from .rules.registry import rule_for_object
 from .transforms.batched import NotBatchable
 
@@ -49,7 +50,7 @@ class JvpTransformed(Transformed):
                              lambda types: tuple(i for i in differentiable_positions(types) if present[i]))
         result = built.function(*primals, *(tangents[i] for i in built.wrt))
         check_output(self._gate, result[0] if self.spec.kind == "jvp" else result, built.output_loc)
-        return result
+        return restore(result) if built.structs else result
 
 
 class VjpTransformed(Transformed):
@@ -78,16 +79,19 @@ class VjpTransformed(Transformed):
                                                              if only is None or i in only))
         out, aux, residuals = built.function(*primals)
         check_output(self._gate, out, built.output_loc)
-        backward, wrt, gate = built.backward, built.wrt, self._gate
+        backward, wrt, gate, node_out = built.backward, built.wrt, self._gate, out
 
         def vjp_fn(cotangent):
-            cts = backward(*residuals, admit_cotangent(gate, out, cotangent))
+            cts = backward(*residuals, admit_cotangent(gate, node_out, cotangent))
             full = [None] * given
             for i, c in zip(wrt, cts):
                 if i < given:
-                    full[i] = shaped_like(c, primals[i])
+                    full[i] = restore(shaped_like(c, primals[i])) if built.structs else \
+                        shaped_like(c, primals[i])
             return tuple(full)
 
+        if built.structs:
+            out, aux = restore(out), restore(aux)
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)
 
 

@@ -177,10 +177,48 @@ def entry_key(fn, spec, arg_types, free_types) -> str | None:
     # (srcad's generated code, transformed again, has a file name that depends on whether it
     # came from the cache; its text says it all)
     file = "" if fn.__globals__.get("__name__") in _GENERATED else fn.__code__.co_filename
+    classes = [_classes_in(t) for t in tuple(arg_types) + tuple(free_types.values())]
+    if None in classes:
+        return None
     parts = [srcad_fingerprint(), rules_fingerprint(), file, fn.__qualname__, source,
              code_fingerprint(fn.__code__), repr(spec), repr(tuple(str(t) for t in arg_types)),
-             repr(sorted((k[0], k[2], str(t)) for k, t in free_types.items()))]
+             repr(sorted((k[0], k[2], str(t)) for k, t in free_types.items())), repr(classes)]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
+
+
+def _classes_in(t) -> str | None:
+    """The classes and functions a type names (the code inlines their methods or calls them),
+    by module and qualified name; None when one cannot be found again by name."""
+    if isinstance(t, T.Function):
+        return _named(t.fn)
+    if isinstance(t, T.Object):
+        if t.cls is None:
+            return None
+        inner = [_classes_in(a) for _, a in t.attrs]
+        name = _named(t.cls)
+        return None if None in inner or name is None else f"{name}({','.join(inner)})"
+    elems = t.elts if isinstance(t, T.Tuple) else (t.elt,) if isinstance(t, T.List) else (
+        tuple(v for _, v in t.items) if isinstance(t, T.Dict) else ())
+    inner = [_classes_in(e) for e in elems]
+    if None in inner:
+        return None
+    own = ""
+    if isinstance(t, T.Tuple) and t.cls is not None:
+        struct = getattr(t.cls, "__srcad_struct__", None)
+        if struct is not None and not _is_literal(struct.aux):
+            return None
+        name = _named(struct.cls if struct else t.cls)
+        if name is None:
+            return None
+        own = name + (repr((t.fields, struct.aux)) if struct else "")
+    return own + ("(" + ",".join(inner) + ")" if any(inner) else "")
+
+
+def _named(obj) -> str | None:
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str) or _resolve(module, qualname) is not obj:
+        return None
+    return f"{module}.{qualname}"
 
 
 def dependencies(functions) -> list | None:

@@ -15,6 +15,7 @@ import numpy as np
 from .api import _jvp_of, as_python_function, batched_jacobian, grad, jvp, vjp_of
 from .errors import ArgumentError
 from .gate import Gate, admit_arguments, admit_tangents, check_output
+from .pytrees import restore
 from .trees import flatten, unflatten
 
 
@@ -87,7 +88,7 @@ def _nest(parts, as_tuple: bool):
     out_spec = parts[0][1]
     rows = []
     for o in range(len(parts[0][0])):
-        per_arg = [unflatten(in_spec, blocks[o]) for blocks, _, in_spec in parts]
+        per_arg = [restore(unflatten(in_spec, blocks[o])) for blocks, _, in_spec in parts]
         rows.append(tuple(per_arg) if as_tuple else per_arg[0])
     return unflatten(out_spec, rows)
 

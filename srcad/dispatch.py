@@ -31,6 +31,7 @@ from .pipeline import (
     static_arguments,
     user_function_globals,
 )
+from .pytrees import restore
 from .settings import config
 from .transforms.saved import saved_from_json
 
@@ -77,6 +78,7 @@ class Transformed:
         self._latest = None
         self._readers = None
         self._deps = None  # the user functions the code inlined, by the global names they had
+        self._inlined: dict = {}  # the functions inlined while specialising (methods), in order
         self._signature = _signature_of(fn)
         self._nparams = len(self._signature.parameters)
         self._names = tuple(self._signature.parameters)
@@ -160,7 +162,9 @@ class Transformed:
         if self._deps and any(d.get(n, _MISSING) is not v for d, n, v in self._deps):
             t = self
             while t is not None:
-                t._cache.clear(), t._fast.clear(), t._variants.clear()
+                for g in t._inlined:
+                    forget_lowered(g)
+                t._cache.clear(), t._fast.clear(), t._variants.clear(), t._inlined.clear()
                 t._latest = t._readers = t._deps = None
                 t = getattr(t.fn, "__srcad_transform__", None)
             forget_lowered(self._base())
@@ -188,22 +192,24 @@ class Transformed:
         except Exception as e:  # name the user's line behind the failing generated line
             add_source_notes(e)
             raise
-        return self._restructure(result, args) if built.sequences else result
+        return self._restructure(result, args) if built.sequences or built.structs else result
 
     def _restructure(self, result, args):
         """Gradients of list and tuple arguments as lists and tuples (NumPy code that converts a
         list to an array gives it an array cotangent)."""
         spec = self.spec
         if spec.kind == "value_and_grad":
-            return result[0], self._restructure_grads(result[1], args)
+            value = restore(result[0])  # (with has_aux, a pair)
+            return value, self._restructure_grads(result[1], args)
         if spec.has_aux:
-            return self._restructure_grads(result[0], args), result[1]
+            return self._restructure_grads(result[0], args), restore(result[1])
         return self._restructure_grads(result, args)
 
     def _restructure_grads(self, grads, args):
+        """...and dataclasses and registered objects as themselves (srcad/pytrees.py)."""
         if not self.spec.argnums_tuple:
-            return shaped_like(grads, args[self.spec.argnums[0]])
-        return tuple(shaped_like(g, args[i]) for g, i in zip(grads, self.spec.argnums))
+            return restore(shaped_like(grads, args[self.spec.argnums[0]]))
+        return tuple(restore(shaped_like(g, args[i])) for g, i in zip(grads, self.spec.argnums))
 
     def _read_kinds(self) -> tuple:
         """The kinds of the values the function reads from outside (globals, attributes)."""
@@ -255,6 +261,7 @@ class Transformed:
             else:
                 built = self._build_types(arg_types, free, spec)
         built.sequences = any(isinstance(arg_types[i], (T.List, T.Tuple)) for i in self.spec.argnums)
+        built.structs = any(T.holds_nodes(t) for t in arg_types)  # (objects cross as nodes: pytrees.py)
         self._cache[key] = built
         return built
 
@@ -286,11 +293,15 @@ class Transformed:
         if hit is not None:
             return _from_cache(*hit)
         built = build(target, spec, arg_types, free_types)
+        new = [g for g in built.inlined if g not in self._inlined]
+        if new:  # (the globals through which they reach helpers count for _refresh, as now)
+            self._inlined.update(dict.fromkeys(new))
+            self._deps = (self._deps or ()) + user_function_globals(*new)
         statics = static_arguments(arg_types)
         if statics and inner is None:  # (the functions given as arguments inlined helpers too)
-            self._deps = (self._deps or ()) + user_function_globals(target, statics)
+            self._deps = (self._deps or ()) + user_function_globals(target, statics=statics)
         if key:
-            cache.store(key, built, lowered(target).functions)
+            cache.store(key, built, tuple(dict.fromkeys(lowered(target).functions + built.inlined)))
         return built
 
     def _function_for_types(self, arg_types):

@@ -22,8 +22,9 @@ each kind means for each way a transformation asks for derivatives:
                ndarray subclasses (np.matrix), pandas
 
 Tuples (also named tuples), lists and dicts are containers: their leaves are classified in
-turn, at any depth. Nothing of a kind srcad does not know is ever treated as a constant with
-a zero derivative.
+turn, at any depth, and so are the children of dataclasses and of classes registered with
+`srcad.register_pytree` (srcad/pytrees.py), which cross as nodes standing for the object.
+Nothing of a kind srcad does not know is ever treated as a constant with a zero derivative.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import numpy as np
 
 from .errors import ArgumentError, Diagnostic, NonScalarOutputError, TypeSupportError
 from .ir.types import value_kind as leaf_kind
+from .pytrees import children_of, is_node, is_struct, parts, to_node
 
 NAMED, IMPLICIT = "named", "implicit"
 
@@ -55,11 +57,14 @@ _HINTS = {
                "arguments (z.real, z.imag)",
     "foreign": "srcad differentiates NumPy arrays: convert it first (np.asarray(x), or x.compute() "
                "for dask), or pass it as an argument that is not differentiated",
-    "object": "srcad differentiates floats, NumPy float arrays and tuples, lists and dicts of "
-              "them: pass the numbers you differentiate as arguments (or a dict of them, e.g. "
-              "dataclasses.asdict(obj) / vars(obj), or np.asarray(m) for an ndarray subclass) and "
-              "keep the object out of argnums",
+    "object": "srcad differentiates floats, NumPy float arrays and tuples, lists, dicts, dataclasses "
+              "and named tuples of them: make the class a dataclass or register it with "
+              "srcad.register_pytree(cls, flatten, unflatten), pass the numbers you differentiate as "
+              "arguments (np.asarray(m) for an ndarray subclass), or keep the object out of argnums",
 }
+
+_STRUCT_HINT = ("a field of a differentiated dataclass must hold floats, arrays or containers of them: "
+                "declare it static (dataclasses.field(metadata={'static': True})) to make it a constant")
 
 
 def type_name(x) -> str:
@@ -88,9 +93,9 @@ class Gate:
     def __init__(self, what: str, fn=None, reason: str = "it is in argnums"):
         self.what, self.fn, self.reason = what, fn, reason  # reason: why a named value is differentiated
 
-    def refuse(self, path: str, x, kind: str, how: str):
+    def refuse(self, path: str, x, kind: str, how: str, hint: str = ""):
         msg = f"{self.what}: {path} is {_describe(x, kind)}, which srcad cannot differentiate ({how})"
-        return TypeSupportError(msg, [self.where(msg, _HINTS.get(kind, ""))])
+        return TypeSupportError(msg, [self.where(msg, hint or _HINTS.get(kind, ""))])
 
     def where(self, msg: str, hint: str) -> Diagnostic:
         code = getattr(self.fn, "__code__", None)
@@ -98,11 +103,14 @@ class Gate:
             return Diagnostic("<unknown>", 0, 0, msg, hint)
         return Diagnostic(code.co_filename, code.co_firstlineno, 0, msg, hint)
 
-    def admit(self, x, request: str, path: str):
-        """x with named int leaves promoted to float; raises for leaves the policy refuses."""
+    def admit(self, x, request: str, path: str, in_struct: bool = False):
+        """x with named int leaves promoted to float, and dataclasses and registered objects
+        as nodes (srcad/pytrees.py); raises for leaves the policy refuses."""
         t = type(x)
         if t is float or (t is np.ndarray and x.dtype.kind == "f"):
             return x
+        if is_struct(x) or is_node(x):
+            return self._admit_object(x, request, path)
         if t is tuple or t is list:
             new = [self.admit(e, request, f"{path}[{i}]") for i, e in enumerate(x)]
             return x if all(a is b for a, b in zip(new, x)) else t(new)
@@ -115,14 +123,24 @@ class Gate:
         if isinstance(x, dict) and t.__module__ == "collections":  # OrderedDict, defaultdict
             new = self.admit(dict(x), request, path)
             return x if all(new[k] is v for k, v in x.items()) else new
-        return self._leaf(x, request, path)
+        return self._leaf(x, request, path, in_struct)
 
-    def _leaf(self, x, request: str, path: str):
+    def _admit_object(self, x, request: str, path: str):
+        """A dataclass or registered object as a node of its admitted children (srcad/pytrees.py);
+        a node (admitted again) with its children admitted, its constants kept."""
+        if is_struct(x):
+            return to_node(x, lambda name, c: self.admit(c, request, f"{path}.{name}", True))
+        k, names = children_of(x), type(x)._fields
+        new = [self.admit(e, request, f"{path}.{names[i] or i}", True) for i, e in enumerate(x[:k])]
+        return x if all(a is b for a, b in zip(new, x)) else type(x)(*new, *x[k:])
+
+    def _leaf(self, x, request: str, path: str, in_struct: bool = False):
         kind = leaf_kind(x)
         action = POLICY[kind][0 if request == NAMED else 1]
         if action == "refuse":
             how = self.reason if request == NAMED else "vjp differentiates every argument"
-            raise self.refuse(path, x, kind, how)
+            hint = _STRUCT_HINT if in_struct and kind in ("bool", "inert") else ""
+            raise self.refuse(path, x, kind, how, hint)
         if action == "promote":
             return np.asarray(x, dtype=np.float64) if isinstance(x, np.ndarray) else float(x)
         return x
@@ -156,6 +174,10 @@ def admit_tangent(gate: Gate, primal, tangent, path: str):
     tangent None when no leaf is differentiated."""
     if tangent is None:
         return primal, None
+    if is_struct(primal):
+        primal = to_node(primal, lambda name, c: c)
+    if is_node(primal):
+        return _admit_node_tangent(gate, primal, tangent, path)
     if isinstance(primal, (tuple, list, dict)):
         return _admit_tangent_tree(gate, primal, tangent, path)
     kind = leaf_kind(primal)
@@ -195,8 +217,43 @@ def _admit_tangent_tree(gate: Gate, primal, tangent, path: str):
     return new_primal, rebuild([t if t is not None else zero_tangent(p) for p, t in pairs])
 
 
+def _children_like(gate: Gate, node, x, what: str) -> tuple:
+    """The children of x, a tangent or cotangent given for a node: an object of the class
+    the node stands for, a node of the same class, or a tuple of children."""
+    k = children_of(node)
+    if is_struct(x):
+        cls = type(node).__srcad_struct__.cls
+        if type(x) is not cls:
+            raise ArgumentError(f"{gate.what}: {what} is a {type(x).__qualname__}, but it should be a "
+                                f"{cls.__qualname__}")
+        x = tuple(parts(x)[0])
+    elif type(x) is type(node):
+        x = tuple(x[:k])
+    if not isinstance(x, (tuple, list)) or len(x) != k:
+        raise ArgumentError(f"{gate.what}: {what} does not have the structure of a "
+                            f"{type(node).__srcad_struct__.cls.__qualname__}")
+    return tuple(x)
+
+
+def _admit_node_tangent(gate: Gate, primal, tangent, path: str):
+    """admit_tangent of a node (a differentiated object): its children in turn; its
+    constants are kept, in the tangent too."""
+    k, names = children_of(primal), type(primal)._fields
+    tangent = _children_like(gate, primal, tangent, f"the tangent of {path}")
+    pairs = [admit_tangent(gate, p, t, f"{path}.{names[i] or i}")
+             for i, (p, t) in enumerate(zip(primal[:k], tangent))]
+    rebuild = type(primal)
+    new_primal = rebuild(*[p for p, _ in pairs], *primal[k:])
+    if not any(t is not None for _, t in pairs):
+        return new_primal, None
+    return new_primal, rebuild(*[t if t is not None else zero_tangent(p) for p, t in pairs], *primal[k:])
+
+
 def zero_tangent(primal):
     """A zero tangent of primal's structure: zeros for float leaves, None for the others."""
+    if is_node(primal):
+        k = children_of(primal)
+        return type(primal)(*[zero_tangent(v) for v in primal[:k]], *primal[k:])
     if isinstance(primal, dict):
         return {k: zero_tangent(v) for k, v in primal.items()}
     if isinstance(primal, (tuple, list)):
@@ -228,6 +285,12 @@ def _tangent_leaf(gate: Gate, primal, t, what: str, of: str = "the argument"):
 
 def admit_cotangent(gate: Gate, out, ct, path: str = "the cotangent"):
     """A vjp cotangent checked against the output `out` (structure, shapes, real floats)."""
+    if is_node(out):
+        k = children_of(out)
+        cts = _children_like(gate, out, ct, path)
+        items = [admit_cotangent(gate, o, c, f"{path}.{type(out)._fields[i] or i}")
+                 for i, (o, c) in enumerate(zip(out[:k], cts))]
+        return type(out)(*items, *out[k:])
     if isinstance(out, (tuple, list, dict)):
         if isinstance(out, dict):
             if not isinstance(ct, dict) or list(ct) != list(out):
@@ -249,6 +312,10 @@ def check_output(gate: Gate, out, loc=None, path: str = "the output", none: bool
     """The outputs of jvp, vjp, jacfwd and jacrev: real floats (ints, bools and None carry no
     derivative); strings and objects are a NonScalarOutputError, complex values and arrays
     of other libraries a TypeSupportError, at the user's return line `loc`."""
+    if is_node(out):  # (its children: the rest are constants)
+        out = tuple(out[:children_of(out)])
+    elif is_struct(out):
+        out = tuple(parts(out)[0])
     if isinstance(out, (tuple, list)):
         for i, o in enumerate(out):
             check_output(gate, o, loc, f"{path}[{i}]", none)

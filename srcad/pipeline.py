@@ -61,9 +61,11 @@ class Built:
     name: str
     rendered: list = dataclasses.field(default_factory=list)  # (Rendered, name) per function
     sequences: bool = False  # a differentiated argument is a list or tuple (gradients reshaped)
+    structs: bool = False  # an argument holds objects as nodes (results turned back into objects)
     output_loc: object = None  # the user's return statement (for errors about outputs)
     backward: object = None  # vjp: the second generated function (residuals, g -> cotangents)
     wrt: tuple = ()  # jvp and vjp: the argument positions the code has tangents/cotangents for
+    inlined: tuple = ()  # the user functions inlined while specialising (methods of objects)
 
 
 _LOWERED: weakref.WeakKeyDictionary[object, dict] = weakref.WeakKeyDictionary()
@@ -93,12 +95,15 @@ def forget_lowered(fn) -> None:
     _LOWERED.pop(fn, None)
 
 
-def user_function_globals(fn, statics: tuple = ()) -> tuple:
+def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
     """(globals dict, name, object) for every global name through which fn, or a function
     it inlines, reaches a user function or transform (what rebinding that name changes);
-    `statics`: with these functions as arguments (static_arguments)."""
+    `more`: the functions inlined while specialising (Built.inlined), which count too;
+    `statics`: fn's arguments that are functions (static_arguments)."""
     out = []
-    for g in lowered(fn, statics).functions:
+    lows = [lowered(fn, statics)] + [lowered(f) for f in more]
+    functions = dict.fromkeys(g for low in lows for g in low.functions)
+    for g in functions:
         ns = getattr(g, "__globals__", {})
         for name in sorted(code_names(g.__code__)):
             value = ns.get(name)
@@ -114,11 +119,13 @@ def free_reads(low: Lowered_) -> tuple:
     return reads.free_reads(low.function.body)
 
 
-def typed(fn, arg_types, free_types) -> Function:
-    """Lowered, specialised to argument types, cleaned up and checked."""
+def typed(fn, arg_types, free_types, inlined: list | None = None) -> Function:
+    """Lowered, specialised to argument types, cleaned up and checked (`inlined` receives
+    the user functions inlined while specialising: methods of objects)."""
     low = lowered(fn, static_arguments(arg_types))
-    f = verify(specialize(low.function, tuple(arg_types), free_types))
-    if not _generated(f):  # (srcad's own in-place writes are safe by construction)
+    generated = _generated(low.function)  # (srcad's own code: its writes and reads are safe)
+    f = verify(specialize(low.function, tuple(arg_types), free_types, lowered, inlined, trusted=generated))
+    if not generated:  # (srcad's own in-place writes are safe by construction)
         check_mutations(f)  # on the code as written, before dead code is dropped
     f = cleanup(f)
     check_no_local_functions(f)
@@ -213,9 +220,9 @@ def _describe(arg_types, fn: Function) -> str:
     return ", ".join(f"{p.name}: {t}" for p, t in zip(fn.signature, arg_types))
 
 
-def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """`grad_f(*args)` (or `value_and_grad_f`): the gradients for the arguments in spec.argnums."""
-    f = _check_scalar(_split_aux(typed(fn, arg_types, free_types), spec), spec)
+    f = _check_scalar(_split_aux(typed(fn, arg_types, free_types, inlined), spec), spec)
     _record(trace, "typed", f)
     outputs = (f.body.yields[0],)
     f, act = _analyzed(f, spec.argnums, outputs)
@@ -284,9 +291,9 @@ def differentiable_positions(arg_types) -> tuple[int, ...]:
     return tuple(i for i, t in enumerate(arg_types) if t.differentiable and not T.is_integral(t))
 
 
-def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """`jvp_f(*args, *tangents) -> (out, out_dot)` for the differentiable arguments in spec.argnums."""
-    f = _record(trace, "typed", typed(fn, arg_types, free_types))
+    f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
     wrt = spec.argnums
     f, act = _analyzed(f, wrt, (f.body.yields[0],))
     em, params, tangents, out, out_dot = forward(f, act, wrt)
@@ -304,10 +311,10 @@ def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     return built
 
 
-def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """Two generated functions: `vjp_fwd_f(*args) -> (out, aux, residuals)` and
     `vjp_bwd_f(*residuals, g) -> cotangents` (one per differentiable argument in argnums)."""
-    f = _record(trace, "typed", _split_aux(typed(fn, arg_types, free_types), spec))
+    f = _record(trace, "typed", _split_aux(typed(fn, arg_types, free_types, inlined), spec))
     f, act = _analyzed(f, spec.argnums, (f.body.yields[0],))
     (fwd_b, (out, aux, res), bwd_b, bwd_params, grads, names), plan = reverse_split(f, act, spec.argnums)
     fwd_em = fwd_b
@@ -338,10 +345,10 @@ def _operands_of(body, v) -> list:
     return []
 
 
-def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> Built:
+def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """`jacfwd_f(*args, T) -> (out, T_out)`: forward mode with spec.batch tangent directions
     for argument spec.argnums[0] at once (raises NotBatchable when shapes are unknown)."""
-    f = _record(trace, "typed", typed(fn, arg_types, free_types))
+    f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
     wrt = spec.argnums
     f, act = _analyzed(f, wrt, (f.body.yields[0],))
     em, params, tangents, out, out_dot = batched_forward(f, act, wrt, spec.batch)
@@ -372,4 +379,7 @@ def build(fn, spec: Spec, arg_types, free_types, trace: dict | None = None) -> B
     """Generated code for `spec` of the user function `fn`, specialised on the types of its
     arguments and of the values it reads from outside (`free_types`); `trace`, if given,
     receives the IR after each stage (`srcad show --stage`)."""
-    return TRANSFORMS[spec.kind](fn, spec, arg_types, free_types, trace)
+    inlined: list = []
+    built = TRANSFORMS[spec.kind](fn, spec, arg_types, free_types, trace, inlined)
+    built.inlined = tuple(inlined)
+    return built

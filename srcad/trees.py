@@ -1,5 +1,6 @@
-"""Nested tuples, lists and dicts of floats and arrays ("pytrees"), as the Jacobian
-functions see them: a flat list of leaves and a spec that rebuilds the structure.
+"""Nested tuples, lists, dicts, dataclasses and registered classes of floats and arrays
+("pytrees", srcad/pytrees.py), as the Jacobian functions see them: a flat list of leaves
+and a spec that rebuilds the structure.
 
     >>> leaves, spec = flatten({"W": 1.0, "b": (2.0, 3.0)})
     >>> leaves, unflatten(spec, [4.0, 5.0, 6.0])
@@ -7,6 +8,8 @@ functions see them: a flat list of leaves and a spec that rebuilds the structure
 """
 
 from __future__ import annotations
+
+from .pytrees import children_of, is_node, is_struct, parts
 
 
 def flatten(tree) -> tuple[list, object]:
@@ -16,6 +19,13 @@ def flatten(tree) -> tuple[list, object]:
     def walk(t):
         if isinstance(t, dict):
             return ("dict", tuple(t), tuple(walk(v) for v in t.values()))
+        if is_struct(t):
+            children, names, statics, struct = parts(t)
+            return ("struct", (struct.rebuild, names, statics), tuple(walk(c) for c in children))
+        if is_node(t):  # (a differentiated object inside srcad: its children, then constants)
+            k = children_of(t)
+            return ("struct", (lambda names, items: type(t)(*items), t._fields, list(t[k:])),
+                    tuple(walk(c) for c in t[:k]))
         if isinstance(t, (list, tuple)):
             return (type(t), tuple(walk(v) for v in t))
         leaves.append(t)
@@ -33,6 +43,9 @@ def unflatten(spec, leaves):
             return next(items)
         if s[0] == "dict":
             return dict(zip(s[1], (build(c) for c in s[2])))
+        if s[0] == "struct":
+            rebuild, names, statics = s[1]
+            return rebuild(names, [build(c) for c in s[2]] + statics)
         children = [build(c) for c in s[1]]
         return s[0](*children) if hasattr(s[0], "_fields") else s[0](children)
 

@@ -65,7 +65,8 @@ REFUSED = [
      "keys are not known"),
     (bad.map_of_an_unknown_function, (1.0, [np.sin]), srcad.UnsupportedSyntaxError, "MAP_UNKNOWN",
      "computed at run time"),
-    (bad.list_of_function_arguments, (1.0, [np.sin]), srcad.NoRuleError, "ACTS", "computed at run time"),
+    (bad.list_of_function_arguments, (1.0, [np.sin, np.cos]), srcad.NoRuleError, "ACTS",
+     "computed at run time"),
     (bad.decorated_nested, (1.0,), srcad.UnsupportedSyntaxError, "DECORATED", "decorators"),
     (bad.reads_after_scope_in_branch, (1.0, True), srcad.UnsupportedSyntaxError, "JOINED",
      "used as a value"),
@@ -185,3 +186,9 @@ def test_two_functions_with_one_name_stay_two(tmp_path):
     for c, want in ((1, 4.0), (-1, 6.0)):
         value, grad = srcad.value_and_grad(chooser.chosen)(1.0, c, a.f, b.f)
         assert (value, grad) == (want, want)
+
+
+def test_a_list_argument_holding_one_function_is_specialised_on_it():
+    g = srcad.grad(bad.list_of_function_arguments)
+    assert g(1.0, [np.sin]) == pytest.approx(np.cos(1.0), rel=1e-12)  # by hand
+    assert g(1.0, [np.cos]) == pytest.approx(-np.sin(1.0), rel=1e-12)  # rebuilt for the other one

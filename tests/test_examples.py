@@ -25,9 +25,12 @@ EXPECTED = {
     "rnn_vanishing_gradients": ["small random W: |W|_2", "orthogonal W: |W|_2 = 1.000"],
     "kinematic_constraint": ["before:", "after 300 steps of gradient descent:"],
     "newton_cg_hvp": ["Newton-CG: ", "iterations; gradient descent: "],
+    "layer_objects": ["step 200  loss", "def value_and_grad_lambda_(p, m, x, y):",
+                      "gradient of the dataclass parameters: ['Layer', 'Layer', 'Layer'] "
+                      "['tanh', 'tanh', 'linear']"],
     "refusals": ["TypeSupportError: grad of loss_of_object: argument p is an object of type",
                  "NonScalarOutputError: grad of a function whose output is an array of rank 1",
-                 "at refusals.py:36:4", "ValueError: math domain error",
+                 "at refusals.py:43:4", "ValueError: math domain error",
                  "TypeSupportError: complex numbers are not supported"],
     "mlp_closures": ["tanh: max relative |grad - finite differences|", "softplus lambda: max relative",
                      "step 300  loss", "def value_and_grad_objective(params):"],

@@ -5,7 +5,6 @@ constant. Derivatives that are computed are checked against hand-derived formula
 finite differences."""
 
 import collections
-import dataclasses
 import math
 import types
 
@@ -40,17 +39,13 @@ def weight_in_dict(d):
     return d["layers"][1].w * 3.0
 
 
-@dataclasses.dataclass
-class Params:
-    w: float
-
-
 class Plain:
     def __init__(self, w):
         self.w = w
 
 
-OBJECTS = [Params(3.0), types.SimpleNamespace(w=3.0), Plain(3.0)]
+# (dataclasses and classes registered with srcad.register_pytree are containers: test_pytrees.py)
+OBJECTS = [types.SimpleNamespace(w=3.0), Plain(3.0)]
 
 
 @pytest.mark.parametrize("obj", OBJECTS, ids=lambda o: type(o).__name__)
@@ -59,14 +54,15 @@ def test_objects_as_differentiated_arguments_are_refused_by_every_transformation
         with pytest.raises(srcad.TypeSupportError) as err:
             thunk()
         assert "argument p" in str(err.value), name
+        assert "srcad.register_pytree" in str(err.value), name  # (what to do instead)
         assert err.value.filename == __file__, name  # the user's function is named
 
 
 def test_the_path_of_an_object_inside_a_pytree_is_named():
     with pytest.raises(srcad.TypeSupportError) as err:
-        srcad.grad(weight_in_dict)({"layers": [1.0, Params(2.0)]})
+        srcad.grad(weight_in_dict)({"layers": [1.0, Plain(2.0)]})
     assert "argument d['layers'][1] is a" in str(err.value)
-    assert "an object of type test_gate.Params (a dataclass)" in str(err.value)
+    assert "an object of type test_gate.Plain" in str(err.value)
 
 
 def total(x):

@@ -103,5 +103,9 @@ def reader(entry):
 
 
 def type_of_read(value) -> T.Type:
-    return T.UNKNOWN if value is _MISSING else T.of_value(value)
+    """(A function read from an attribute is known: calls of it are resolved, T.Function.)"""
+    if value is _MISSING:
+        return T.UNKNOWN
+    t = T.of_value(value)
+    return T.Function(t.what, fn=value) if isinstance(t, T.Opaque) and T.is_function(value) else t
 

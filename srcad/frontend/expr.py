@@ -79,6 +79,14 @@ def _class_method(base, attr: str):
     return None
 
 
+def _user_call_method(obj):
+    """The `__call__` of an instance of a user's class, if it is a Python function."""
+    if isinstance(obj, type) or not T.user_class(type(obj)):
+        return None
+    call = inspect.getattr_static(type(obj), "__call__", None)
+    return call if isinstance(call, types.FunctionType) and not library_code(call) else None
+
+
 class ExprLowerer(Displays):
     """Lower expressions into a Builder. Subclasses provide name lookup."""
 
@@ -355,6 +363,9 @@ class ExprLowerer(Displays):
             return self.call_function(fn.__func__, [self_atom] + list(args), kw, node)
         if isinstance(fn, types.FunctionType) or hasattr(fn, "__srcad_transform__"):
             return self.call_function(fn, args, kw, node)
+        call = _user_call_method(fn)
+        if call is not None:  # layer(x) for an object srcad was given: inline its __call__
+            return self.call_function(call, [self.atom(Static(fn), node)] + list(args), kw, node)
         return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
 
     def make_transform(self, fn, args, kw, node) -> Static:

@@ -35,7 +35,7 @@ from .fence import check
 from .generators import GeneratorLowering, is_generator
 from .higher_order import HigherOrderCalls
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
-from .resolve import LocalFunction, Scope
+from .resolve import LocalFunction, Scope, Static
 from .source import ParsedFunction, code_signature, parse_function
 
 
@@ -165,7 +165,8 @@ class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, GeneratorL
             raise self.refuse_generator_call(fn, node)
         if isinstance(fn, LocalFunction):
             return self.call_local(fn, args, kw, node)
-        self.check_recursion(fn, node)
+        if fn in self.ctx.stack:  # recursion: inlined while specialising, as deep as types say
+            return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:
             fn = transform.function_for_call(args, kw)
@@ -184,12 +185,15 @@ class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, GeneratorL
         return FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
 
     def check_recursion(self, fn, node) -> None:
+        """Refuse a nested function or a generator that calls itself (a user function's
+        recursion is resolved while specialising instead: call_function)."""
         stack = self.ctx.stack
         if fn in stack or any(getattr(f, "node", 0) is getattr(fn, "node", 1) for f in stack):
             names = " -> ".join(getattr(f, "qualname", None) or f.__qualname__ for f in self.ctx.stack + [fn])
             raise self.error(
                 RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
-                "rewrite the recursion as a loop (srcad inlines calls to user functions)",
+                "rewrite the recursion as a loop, or as a module-level function (srcad inlines "
+                "calls to user functions)",
             )
 
     def inline(self, args, kw, node, caller: FunctionLowerer) -> Atom:

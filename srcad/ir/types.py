@@ -6,8 +6,14 @@ A type says what a value is at run time as far as differentiation cares:
     Int, Bool        never differentiated
     Array(ndim, k)   an ndarray of known or unknown rank; k is the dtype kind ('f', 'i', 'b', ...)
     Num              a float or a float array, we do not know which
-    Tuple, List, Dict  containers (pytrees) of the above
+    Tuple, List, Dict  containers (pytrees) of the above; a named tuple's Tuple knows its
+                     class and field names (also srcad's stand-in for a dataclass or
+                     registered class being differentiated, srcad/pytrees.py)
     NoneT, Str, Opaque  values that carry no derivative
+    Object           an instance of a user's class that is not differentiated: its class
+                     (whose methods srcad inlines) and the types of its data attributes
+    Function         a function or class held in an object's attribute (self.act = np.tanh),
+                     known while transforming
     Unknown          anything at all
     Bottom           no value yet (the initial value of a loop variable first bound in the loop)
 
@@ -18,6 +24,15 @@ a less precise type only costs a run-time check (say, reducing a broadcast cotan
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .kinds import (  # noqa: F401 (T.value_kind, T.is_function_value...)
+    function_name,
+    is_function,
+    is_function_value,
+    same_object,
+    user_class,
+    value_kind,
+)
 
 
 class Type:
@@ -122,6 +137,7 @@ class Num(Type):
 class Tuple(Type):
     elts: tuple[Type, ...]
     fields: tuple[str, ...] | None = None  # a named tuple's field names (p.w is p[index of w])
+    cls: type | None = None  # a named tuple's class (for its methods and isinstance)
 
     @property
     def differentiable(self) -> bool:
@@ -193,13 +209,55 @@ class Opaque(Type):
         return self.what
 
 
+@dataclass(frozen=True)
+class Object(Opaque):
+    """An instance of a user's class that is not differentiated (a layer, a model, a config):
+    `cls` (methods and `__call__` are inlined from it) and `attrs`, the types of the data in
+    its `__dict__` (`self.n_hidden`, `self.W`), read when the code runs. A differentiated
+    value may not meet the object itself (its kind is "object"), only what is read out of it."""
+
+    cls: type | None = None
+    attrs: tuple[tuple[str, Type], ...] = ()
+    # cls None: one of several objects, each of these types (Objects, or the Tuples of nodes
+    # standing for differentiated objects); no options: one of them, or something else
+    options: tuple[Type, ...] = ()
+    nodes: bool = False  # (cls None) maybe a node standing for a differentiated object
+
+    @property
+    def differentiable(self) -> bool:
+        return any(o.differentiable for o in self.options) or (self.nodes and not self.options)
+
+    def attr(self, name: str) -> Type | None:
+        for k, t in self.attrs:
+            if k == name:
+                return t
+        return None
+
+
+@dataclass(frozen=True)
+class Function(Opaque):
+    """A function or class held in an object's attribute (`self.act = np.tanh`): calls of it
+    are resolved while transforming, as calls of functions named in the code are. Part of
+    the dispatcher's key, so code is rebuilt when the attribute holds another function.
+
+    The same concept as `Fn` (a function given as an argument), reached through an object:
+    an argument's function is bound as a constant when the code is lowered (Fn), whereas an
+    attribute's is only known while specialising, and two of them may meet (layers with
+    different activations), so a Function may stand for one of several (`options`), told
+    apart when the code runs (transforms/calls.py)."""
+
+    fn: object = None
+    options: tuple = ()  # (fn None) one of these functions (layers with different activations)
+
+
 class Fn(Opaque):
     """A function given as an argument (`act=np.tanh`, a user function, a lambda): code is
     specialised on the function itself, compared by identity, so that calls of it are
-    resolved while transforming (its rule applied, or its body inlined)."""
+    resolved while transforming (its rule applied, or its body inlined). A function held in
+    an object's attribute is a `Function` instead (see there)."""
 
     def __init__(self, obj: object):
-        super().__init__(_function_name(obj))
+        super().__init__(function_name(obj))
         object.__setattr__(self, "obj", obj)
 
     def __eq__(self, other: object) -> bool:
@@ -208,38 +266,8 @@ class Fn(Opaque):
     def __hash__(self) -> int:
         return hash(("Fn", self.what))
 
-
-def same_object(a: object, b: object) -> bool:
-    """The same object; or, for bound methods (a new object at every `obj.method`), the same
-    function bound to the same object."""
-    if a is b:
-        return True
-    if type(a).__name__ != "method" or type(b) is not type(a):
-        return False
-    return a.__func__ is b.__func__ and a.__self__ is b.__self__
-
     def __repr__(self) -> str:
         return f"Fn({self.what})"
-
-
-def _function_name(obj: object) -> str:
-    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-    return name if isinstance(name, str) else type(obj).__name__
-
-
-def is_function_value(x: object) -> bool:
-    """Is x a function srcad specialises code on when it is an argument (see Fn)?"""
-    import functools
-    import types
-
-    import numpy as np
-
-    t = type(x)
-    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
-                      functools.partial)):
-        return True
-    return t.__name__ == "_ArrayFunctionDispatcher" or hasattr(t, "__srcad_transform__") or (
-        t.__module__ == "srcad.custom")
 
 
 BOTTOM, UNKNOWN, FLOAT, INT, BOOL, NUM = Bottom(), Unknown(), Float(), Int(), Bool(), Num()
@@ -272,9 +300,11 @@ def join(a: Type, b: Type) -> Type:
     num = _join_numeric(a, b)
     if num is not None:
         return num
-    if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.elts) == len(b.elts):
+    if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.elts) == len(b.elts) and (
+            a.cls is b.cls or not (_is_node(a) or _is_node(b))):
+        same = a.fields == b.fields and a.cls is b.cls
         return Tuple(tuple(join(x, y) for x, y in zip(a.elts, b.elts)),
-                     a.fields if a.fields == b.fields else None)
+                     a.fields if same else None, a.cls if same else None)
     if isinstance(a, List) and isinstance(b, List):
         return List(join(a.elt, b.elt))
     if isinstance(a, Dict) and isinstance(b, Dict) and [k for k, _ in a.items] == [
@@ -283,7 +313,68 @@ def join(a: Type, b: Type) -> Type:
         return Dict(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)))
     if isinstance(a, Fn) and isinstance(b, Fn):
         return Opaque("function")  # (two functions: which one is known only when the code runs)
+    if isinstance(a, Object) and isinstance(b, Object) and a.cls is b.cls and a.cls is not None:
+        same = [k for k, _ in a.attrs] == [k for k, _ in b.attrs]
+        attrs = tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.attrs, b.attrs)) if same else ()
+        return Object(a.what, kind=a.kind, cls=a.cls, attrs=attrs)
+    if isinstance(a, Function) and isinstance(b, Function):
+        fns = tuple(dict.fromkeys(_functions(a) + _functions(b)))  # (by identity)
+        names = " | ".join(getattr(f, "__name__", "function") for f in fns)
+        return Function(names, options=fns) if len(fns) <= MAX_OPTIONS else UNKNOWN
+    if holds_nodes(a) or holds_nodes(b) or (_objects(a) is not None and _objects(b) is not None):
+        return _mixed(a, b)
     return UNKNOWN
+
+
+#: at most this many functions or classes a value may be one of (an `if` chain tells them apart)
+MAX_OPTIONS = 8
+
+
+def _functions(t: Function) -> tuple:
+    return (t.fn,) if t.fn is not None else t.options
+
+
+def _is_node(t: Type) -> bool:
+    """Is t the type of a node standing for a differentiated object (srcad/pytrees.py)?"""
+    return isinstance(t, Tuple) and hasattr(t.cls, "__srcad_struct__")
+
+
+def holds_nodes(t: Type) -> bool:
+    """May a value of type t be or hold nodes standing for differentiated objects?"""
+    if isinstance(t, Tuple):
+        return _is_node(t) or any(holds_nodes(e) for e in t.elts)
+    if isinstance(t, List):
+        return holds_nodes(t.elt)
+    if isinstance(t, Dict):
+        return any(holds_nodes(v) for _, v in t.items)
+    return isinstance(t, Object) and t.nodes
+
+
+def _objects(t: Type) -> tuple | None:
+    """The types of the objects a value of type t is one of (None if it may be something else)."""
+    if isinstance(t, Object):
+        return (t,) if t.cls is not None else (t.options or None)
+    return (t,) if _is_node(t) else None
+
+
+def _mixed(a: Type, b: Type) -> Object:
+    """The join of objects of different classes (each an option, transforms/calls.py tells
+    them apart), or of a differentiated object and another value (then no options: it
+    cannot be used, transforms/structs.py)."""
+    oa, ob = _objects(a), _objects(b)
+    options: list = list(oa or ())
+    for o in ob or ():
+        same = [k for k, e in enumerate(options) if type(e) is type(o) and e.cls is o.cls]
+        if same:
+            options[same[0]] = join(options[same[0]], o)
+        else:
+            options.append(o)
+    if oa is None or ob is None or len(options) > MAX_OPTIONS:
+        options = []
+    names = [c.__name__ for c in (class_of(o) for o in options) if c is not None]
+    nodes = holds_nodes(a) or holds_nodes(b)  # (differentiated objects: containers, not "object"s)
+    return Object(" | ".join(names) or "object", kind="nodes" if nodes else "object", options=tuple(options),
+                  nodes=nodes)
 
 
 def without_shapes(t: Type) -> Type:
@@ -291,12 +382,26 @@ def without_shapes(t: Type) -> Type:
     if isinstance(t, Array):
         return Array(t.ndim, t.kind)
     if isinstance(t, Tuple):
-        return Tuple(tuple(without_shapes(e) for e in t.elts), t.fields)
+        return Tuple(tuple(without_shapes(e) for e in t.elts), t.fields, t.cls)
     if isinstance(t, List):
         return List(without_shapes(t.elt))
     if isinstance(t, Dict):
         return Dict(tuple((k, without_shapes(v)) for k, v in t.items))
+    if isinstance(t, Object):
+        return Object(t.what, kind=t.kind, cls=t.cls, attrs=tuple((k, without_shapes(v)) for k, v in t.attrs),
+                      options=tuple(without_shapes(o) for o in t.options), nodes=t.nodes)
     return t
+
+
+def class_of(t: Type):
+    """The class of every value of type t, when the type says it: an Object's, a named
+    tuple's, or the class a node stands for (a differentiated object, srcad/pytrees.py)."""
+    if isinstance(t, Object):
+        return t.cls
+    if isinstance(t, Tuple) and t.cls is not None:
+        struct = getattr(t.cls, "__srcad_struct__", None)
+        return struct.cls if struct is not None else t.cls
+    return None
 
 
 def shape_of(t: Type) -> tuple[int, ...] | None:
@@ -313,8 +418,9 @@ def is_integral(t: Type) -> bool:
     return isinstance(t, _INTEGRAL) or (isinstance(t, Array) and t.kind in ("i", "u", "b"))
 
 
-def of_value(x: object) -> Type:
-    """The abstract type of a concrete Python value (used to specialise on arguments)."""
+def of_value(x: object, path: tuple = ()) -> Type:
+    """The abstract type of a concrete Python value (used to specialise on arguments);
+    `path`: the ids of the objects it is reached through (see _object_type)."""
     import numpy as np  # local: ir/ must stay importable without touching numpy at import time
 
     if isinstance(x, bool) or isinstance(x, np.bool_):
@@ -331,67 +437,41 @@ def of_value(x: object) -> Type:
         return STR
     if isinstance(x, tuple):
         fields = getattr(type(x), "_fields", None)
-        return Tuple(tuple(of_value(e) for e in x), tuple(fields) if isinstance(fields, tuple) else None)
+        named = isinstance(fields, tuple) and len(fields) == len(x)
+        inner = path + (id(x),) if named else path  # (a function in a field is known: T.Function)
+        return Tuple(tuple(of_value(e, inner) for e in x), tuple(fields) if named else None,
+                     type(x) if named else None)
     if type(x) is list:
         elt: Type = BOTTOM
         for e in x:
-            elt = join(elt, of_value(e))
+            elt = join(elt, of_value(e, path))
         return List(elt)
     if isinstance(x, dict) and (type(x) is dict or type(x).__module__ == "collections"):
-        return Dict(tuple((k, of_value(v)) for k, v in x.items()))
+        return Dict(tuple((k, of_value(v, path)) for k, v in x.items()))
     if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):
         return Opaque("slice", (x.start, x.stop, x.step))
-    if is_function_value(x):
+    if user_class(type(x)):  # (an instance of the user's class: value_kind would say "object")
+        return _object_type(x, path)
+    kind = value_kind(x)
+    if kind == "inert" and path and is_function(x):  # (in an object's attribute)
+        return Function(type(x).__name__, fn=x)
+    if is_function_value(x):  # (an argument, or in a tuple, list or dict)
         return Fn(x)
-    return Opaque(type(x).__name__, kind=value_kind(x), owner=type(x).__module__ or "")
+    return Opaque(type(x).__name__, kind=kind, owner=type(x).__module__ or "")
 
 
-#: The kinds of Python values, as the type gate (srcad/gate.py) classifies them.
-_DTYPE_KINDS = {"f": "float", "i": "int", "u": "int", "b": "bool", "c": "complex"}
-_FOREIGN_MODULES = ("dask", "cupy", "jax", "jaxlib", "torch", "tensorflow", "array_api_strict", "sparse",
-                    "mlx")
-_ARRAY_PROTOCOLS = ("__array_namespace__", "__cuda_array_interface__", "__dlpack__",
-                    "__array_function__", "__array__")
+#: how deep objects reached through objects are typed (deeper objects, and an object met
+#: again on the way, as in self.parent.child, are typed without their attributes)
+OBJECT_DEPTH = 4
 
 
-def _dtype_kind(k: str) -> str:
-    return _DTYPE_KINDS.get(k, "object" if k in "OV" else "inert")  # (strings, dates: inert)
-
-
-def value_kind(x: object) -> str:
-    """One of "float", "int", "bool", "none", "complex", "inert" (cannot carry a derivative:
-    strings, functions, modules, slices...), "foreign" (arrays of other libraries: dask, CuPy,
-    JAX, torch, array-API namespaces) and "object" (anything else, also ndarray subclasses
-    such as np.matrix and pandas/xarray objects, whose operators differ from NumPy's), for a
-    value that is not a tuple, list or dict."""
-    import types
-
-    import numpy as np
-
-    t = type(x)
-    if t is float:
-        return "float"
-    if t is np.ndarray:
-        return _dtype_kind(x.dtype.kind)
-    if t is int:
-        return "int"
-    if t is bool or t is np.bool_:
-        return "bool"
-    if x is None:
-        return "none"
-    if isinstance(x, np.generic):
-        return _dtype_kind(x.dtype.kind)
-    if isinstance(x, complex):
-        return "complex"
-    inert = (str, bytes, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-             types.ModuleType, type, slice, range, type(Ellipsis), np.dtype, np.ufunc)
-    if isinstance(x, inert):
-        return "inert"
-    module = t.__module__.split(".")[0]
-    if isinstance(x, np.ndarray) or module in ("pandas", "xarray"):
-        return "object"  # ndarray subclasses (np.matrix, masked arrays), labelled arrays: other semantics
-    if any(hasattr(x, a) for a in _ARRAY_PROTOCOLS) or module in _FOREIGN_MODULES:
-        return "foreign"
-    if isinstance(x, (float, int)):  # subclasses of float and int
-        return "float" if isinstance(x, float) else "int"
-    return "object"
+def _object_type(x: object, path: tuple) -> Type:
+    """The type of an instance of a user's class: its class and its data attributes'
+    types (those in its `__dict__`: reading a property could run code)."""
+    cls = type(x)
+    d = getattr(x, "__dict__", None)
+    if len(path) >= OBJECT_DEPTH or id(x) in path or type(d) is not dict:
+        return Object(cls.__name__, kind="object", owner=cls.__module__ or "", cls=cls)
+    inner = path + (id(x),)
+    attrs = tuple((k, of_value(v, inner)) for k, v in d.items() if type(k) is str)
+    return Object(cls.__name__, kind="object", owner=cls.__module__ or "", cls=cls, attrs=attrs)

@@ -82,6 +82,9 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
             else _const(args[1])
         want = _CLASSES.get(cls) if isinstance(cls, type) else None
         t = types[0]
+        owner = T.class_of(t)
+        if owner is not None and isinstance(cls, type):  # an object, a named tuple, a differentiated object
+            return issubclass(owner, cls)
         if want is not None and not isinstance(t, (T.Unknown, T.Num, T.Opaque, T.Bottom)):
             if want is T.Float and isinstance(t, T.Float):
                 return NotImplemented  # np.float64 vs float: leave to run time

@@ -60,13 +60,13 @@ defrule("builtins.pow", "x, y", jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"), out=ty.arith("x", "y"),
         broadcasts=("x", "y"), raises="power", kind="elementwise")
 
-nondiff("builtins.len", "x", out=ty.scalar_int, of_shape=sh.length, holds="length", **FOLD)
+nondiff("builtins.len", "x", out=ty.scalar_int, of_shape=sh.length, objects="items", holds="length", **FOLD)
 nondiff("builtins.int", "x=0", out=ty.scalar_int, **FOLD)
 nondiff("builtins.bool", "x=False", out=ty.scalar_bool, **FOLD)
 nondiff("builtins.round", "x, ndigits=None", out=ty.unknown, **FOLD)
 nondiff("builtins.range", "*args", out=ty.opaque("range"), raises="always",  # a step of 0
         int_operands="range()")
-nondiff("builtins.isinstance", "x, cls", out=ty.scalar_bool)
+nondiff("builtins.isinstance", "x, cls", out=ty.scalar_bool, objects="any")
 nondiff("builtins.str", "*args", out=lambda sig: ty.T.STR)
 nondiff("builtins.repr", "x", out=lambda sig: ty.T.STR)
 nondiff("builtins.print", "*args", out=ty.none, impure=True)

@@ -178,10 +178,10 @@ defrule("srcad.without_key", "c, key",
         vjp={"c": "srcad.setitem(g, key, srcad.zeros_like(c[key]))"}, out=ty.unknown, fn=rt.without_key,
         linear=("c",))
 # the zero of a list or dict item a write replaces (operator.setitem's `old`)
-nondiff("srcad.zero_item", "x, idx", out=ty.getitem, fn=rt.zero_item, raises="index")
+nondiff("srcad.zero_item", "x, idx", out=ty.getitem, fn=rt.zero_item, raises="index", objects="items")
 # reads of a local variable that may be unassigned (frontend/definite.py): kept, so that
 # derivatives raise UnboundLocalError where the function does
 defrule("srcad.bound", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.bound,
-        fresh=False, linear=("x",), raises="always", holds="first")
+        fresh=False, linear=("x",), raises="always", objects="any", holds="first")
 nondiff("srcad.unbound", "name", out=lambda sig: T.BOTTOM, fn=rt.unbound, raises="always")
 nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar, raises="always")

@@ -23,9 +23,11 @@ def _list_type(sig):
 
 
 # containers are handled structurally by the transforms (a tuple's cotangent is a tuple)
-nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", holds="all")
-nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True, holds="all")
-nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True, holds="all")
+nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", objects="any", holds="all")
+nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True,
+        objects="any", holds="all")
+nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True,
+        objects="any", holds="all")
 nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"), cheap="always")
 
 # resolved while types are inferred, or opaque (no derivative) when they cannot be
@@ -36,7 +38,7 @@ nondiff("srcad.call", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.star_call", "*args", out=ty.unknown, opaque=True)
 # f(*v) of a user function srcad inlined: v has as many items as the parameters it fills
 nondiff("srcad.check_length", "xs, n", out=ty.none, fn=rt.check_length, impure=True, nouts=0, raises="always")
-nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True, objects="any")  # (p.w: a child)
 nondiff("srcad.method", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.format", "*args", out=lambda sig: T.STR)
@@ -88,7 +90,7 @@ def _appended(sig):
 
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
-        updates=0, stores=1, holds="all")
+        updates=0, stores=1, objects="store", holds="all")
 
 
 def _extended(sig):
@@ -102,22 +104,22 @@ def _extended(sig):
 # xs.extend(ys): the adjoint splits the cotangent list back into xs's part and ys's part
 defrule("srcad.list_extend", "xs, ys", jvp_all="srcad.list_extend(t_xs, t_ys)",
         vjp_all="srcad.list_unextend(g, ys)", diff=("xs", "ys"), out=_extended, fn=rt.list_extend,
-        updates=0, stores=1)
+        updates=0, stores=1, objects="items")
 defrule("srcad.list_unextend", "c, ys",
         vjp={"c": "srcad.list_extend(list(g[0]), g[1])"},
         out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))), fn=rt.list_unextend, linear=("c",))
 defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop, updates=0, raises="always")  # an empty list
+        fn=rt.list_pop, updates=0, raises="always", objects="items")  # an empty list
 # xs.insert(i, v) and xs.pop(i): each is the other's adjoint
 defrule("srcad.list_insert", "xs, i, v", jvp_all="srcad.list_insert(t_xs, i, t_v)",
         vjp_all="srcad.list_pop_at(g, i)", diff=("xs", "v"), out=_appended, fn=rt.list_insert, updates=0,
-        stores=2)
+        stores=2, objects="store")
 defrule("srcad.list_pop_at", "xs, i", jvp_all="srcad.list_pop_at(t_xs, i)",
         vjp_all="(srcad.list_insert(g0, i, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop_at, updates=0, raises="always", user_write=True)
+        fn=rt.list_pop_at, updates=0, raises="always", user_write=True, objects="items")
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem, user_write=False, cheap="", foldable=False)
 defrule("srcad.array_adjoint", "v, x",
         vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",))
@@ -128,13 +130,13 @@ alias("list.pop", "srcad.list_pop", attr=True, fn=None, user_write=True)
 alias("list.extend", "srcad.list_extend", attr=True, fn=None, user_write=True)
 alias("list.insert", "srcad.list_insert", attr=True, fn=None, user_write=True)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy,
-        copies=(0,), allocates=True)
+        copies=(0,), allocates=True, objects="items")
 # dict(d): a copy of a dict (the frontend writes dict(a=x) as a display; specialisation refuses
 # dict of anything that is not a dict, whose keys it could not know)
 defrule("builtins.dict", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("x"), fn=dict, linear=("x",),
-        copies=(0,), allocates=True)
+        copies=(0,), allocates=True, objects="items")
 defrule("dict.copy", "d", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("d"), attr=True, linear=("d",),
-        fn=dict.copy, copies=(0,))
+        fn=dict.copy, copies=(0,), objects="items")
 nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index, raises="always")
 nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)
 def _list_type(sig) -> T.Type:
@@ -156,19 +158,19 @@ def _list_type(sig) -> T.Type:
 
 defrule("builtins.tuple", "x=()", vjp="srcad.sequence_adjoint(g, x)",
         out=lambda sig: (T.Tuple(sig.type("x").elts) if isinstance(sig.type("x"), T.Tuple)
-                         else T.UNKNOWN), linear=("x",), copies=(0,), holds="first")
+                         else T.UNKNOWN), linear=("x",), copies=(0,), objects="items", holds="first")
 defrule("builtins.list", "x=()", vjp="srcad.sequence_adjoint(g, x)",
-        out=_list_type, linear=("x",), copies=(0,), allocates=True, holds="first")
+        out=_list_type, linear=("x",), copies=(0,), allocates=True, objects="items", holds="first")
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),
-        linear=("x", "y"), copies=(0, 1))
+        linear=("x", "y"), copies=(0, 1), objects="items")
 defrule("srcad.list_repeat", "x, n", jvp={"x": "t * n"}, vjp={"x": "srcad.list_unrepeat(g, x)"},
-        out=ty.same("x"), linear=("x",), copies=(0,))
+        out=ty.same("x"), linear=("x",), copies=(0,), objects="items")
 defrule("srcad.list_unrepeat", "c, x",
         vjp={"c": "g * (len(c) // len(g))"}, out=ty.same("x"), fn=rt.list_unrepeat,
         linear=("c",))
 defrule("srcad.copy_value", "x", vjp="g", out=ty.same("x"),
-        fn=rt.copy_value, linear=("x",), shape=sh.first, copies=(0,))
+        fn=rt.copy_value, linear=("x",), shape=sh.first, copies=(0,), objects="items")
 
 # a call to a function with user-given rules (srcad.custom_vjp / custom_jvp): the transforms
 # call its fwd/bwd/jvp functions; results are (output, residuals)
@@ -221,9 +223,9 @@ def _dict_parts(pairs: bool):
 
 
 defrule("srcad.dict_values", "d", vjp="srcad.dict_like(d, g)",
-        out=_dict_parts(False), fn=rt.dict_values, fresh=False, linear=("d",))
+        out=_dict_parts(False), fn=rt.dict_values, fresh=False, linear=("d",), objects="items")
 defrule("srcad.dict_items", "d", vjp="srcad.items_cotangent(d, g)",
-        out=_dict_parts(True), fn=rt.dict_items, fresh=False, linear=("d",))
+        out=_dict_parts(True), fn=rt.dict_items, fresh=False, linear=("d",), objects="items")
 defrule("srcad.dict_like", "d, v", vjp={"v": "srcad.dict_values(g)"},
         out=ty.same("d"), fn=rt.dict_like, linear=("v",))
 defrule("srcad.items_cotangent", "d, pairs",
@@ -232,6 +234,6 @@ defrule("srcad.items_cotangent", "d, pairs",
 nondiff("srcad.sort_order", "keys, reverse=False", out=lambda sig: T.List(T.INT), fn=rt.sort_order)
 # `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
 defrule("srcad.iter", "x", jvp="srcad.iter_items(t)", vjp="srcad.iter_adjoint(g, x)", out=ty.unknown,
-        fn=rt.iter_items, linear=("x",), holds="first")
+        fn=rt.iter_items, linear=("x",), objects="items", holds="first")
 defrule("srcad.iter_adjoint", "c, x", vjp={"c": "srcad.iter_items(g)"},
         out=ty.same("x"), fn=rt.iter_adjoint, fresh=False, linear=("c",))

@@ -69,7 +69,8 @@ for _name in ("and_", "or_", "xor"):
 for _name in ("lshift", "rshift"):  # a negative count raises
     nondiff(f"operator.{_name}", "x, y", out=ty.compare(*BOTH), raises="scalars", kind="elementwise")
 for _name in ("is_", "is_not", "contains"):
-    nondiff(f"operator.{_name}", "x, y", out=ty.scalar_bool, type_errors="never")
+    nondiff(f"operator.{_name}", "x, y", out=ty.scalar_bool, type_errors="never",
+            objects="any" if _name != "contains" else "")
 nondiff("srcad.not_in", "x, y", out=ty.scalar_bool, type_errors="never", foldable=False)
 nondiff("operator.not_", "x", out=ty.scalar_bool, type_errors="never")
 nondiff("operator.invert", "x", out=ty.same("x"), kind="elementwise")
@@ -106,7 +107,7 @@ _RESTORE = f"srcad.without_key(g, idx) if added else srcad.setitem(g, idx, {_ZER
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
         fresh=False, linear=("x",), refuses=("idx",), shape=sh.index, batch=bt.getitem,
-        type_errors="never", int_operands="an index", holds="first",
+        type_errors="never", int_operands="an index", objects="items", holds="first",
         raises="index")  # (np.r_[x, y]: an object indexed by floats)
 defrule("operator.setitem", "x, idx, v, old=None, added=False",
         jvp={"x": f"srcad.setitem(t, idx, {_ZERO_ITEM})",
@@ -114,4 +115,4 @@ defrule("operator.setitem", "x, idx, v, old=None, added=False",
         vjp={"x": _RESTORE, "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
         jvp_all="srcad.setitem(t_x, idx, t_v)",
         out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"), raises="index", shape=sh.first,
-        stores=2, user_write=True, type_errors="never")
+        stores=2, user_write=True, type_errors="never", objects="store")

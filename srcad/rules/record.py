@@ -90,6 +90,11 @@ class Rule:
     splits_lists: bool = False  # reads a nested list by its length, not as the array NumPy makes of it
     method: str = ""  # codegen may write the call as this method of its first argument
     user: bool = False  # registered by the user (srcad.defrule): its text is part of cache keys
+    # differentiated objects (nodes standing for dataclasses..., srcad/pytrees.py) it may take:
+    # "any": any argument may be or hold one (it builds containers, asks isinstance or is);
+    # "items": arguments may hold them (it moves items of containers around); "store": and the
+    # argument it `stores` may be one. Anything else would see a tuple where Python sees an object
+    objects: str = ""
     holds: str = ""  # what it does with values it does not examine (a nested function, srcad's
     # own while transforming): "all" its result holds its operands (a container made, extended),
     # "first" its result is or holds part of its first operand (indexed, iterated, copied),

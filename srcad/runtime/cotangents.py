@@ -20,11 +20,20 @@ def zeros_like(x):
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape)
     if isinstance(x, (list, tuple)):
-        items = [zeros_like(e) for e in x]
+        k = _children(x)
+        items = [zeros_like(e) for e in x[:k]] + list(x[k:])
         return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)  # (named tuples too)
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     return None if x is None else 0.0
+
+
+def _children(x) -> int:
+    """How many items of a list or tuple carry derivatives: all, except in srcad's stand-in for
+    a differentiated object (srcad/pytrees.py), whose items past its children are constants
+    (a static field), the same in its derivatives."""
+    k = getattr(type(x), "_srcad_children", None)
+    return len(x) if k is None else k
 
 
 def add(a, b):
@@ -34,7 +43,8 @@ def add(a, b):
             and b is not None:
         return np.add(a, b)
     if isinstance(a, (list, tuple)):
-        items = [add(x, y) for x, y in zip(a, b)]
+        k = _children(a)
+        items = [add(x, y) for x, y in zip(a[:k], b[:k])] + list(a[k:])
         return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
     if isinstance(a, dict):
         return {k: add(a[k], b[k]) for k in a}

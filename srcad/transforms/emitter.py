@@ -66,9 +66,10 @@ class Emitter:
     def add(self, a: Atom, b: Atom, loc: Loc | None = None, hint: str = "",
             like: T.Type | None = None) -> Atom:
         """The sum of two derivatives of the same value (of type `like`, the primal's type):
-        elementwise for containers, where `+` would concatenate."""
+        elementwise for containers, where `+` would concatenate (also differentiated objects
+        of several classes, T.Object: nodes, srcad/pytrees.py)."""
         t = like if like is not None else atom_type(a)
-        if isinstance(t, (T.List, T.Tuple, T.Dict, T.Unknown)):
+        if isinstance(t, (T.List, T.Tuple, T.Dict, T.Unknown, T.Object)):
             return self.apply("srcad.add", (a, b), (), loc, hint)
         return self.apply("operator.add", (a, b), (), loc, hint)
 

@@ -22,13 +22,17 @@ from ..errors import (
     UnsupportedSyntaxError,
     diagnostic,
 )
+from ..frontend.expr import is_literal
 from ..frontend.lower import lower_function
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
 from ..passes.fold import fold_apply
 from ..rules import registry
+from .calls import CallOps
 from .result_types import out_types
 from .sequences import SequenceOps
+from .structs import check_join, check_objects
+from .unroll import UnrollOps
 
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
 _VARARG_METHODS = {"reshape", "transpose"}
@@ -45,13 +49,18 @@ def _receiver_family(t: T.Type) -> str | None:
     return None
 
 
-class Specializer(SequenceOps):
-    def __init__(self, fn: Function, free_types: dict):
+class Specializer(SequenceOps, CallOps, UnrollOps):
+    def __init__(self, fn: Function, free_types: dict, lower=None, trusted: bool = False):
         self.fn = fn
         self.free_types = free_types
         self.next_id = max_var_id(fn) + 1
         self.env: dict[Var, Atom] = {}
         self.reads: dict[int, tuple] = {}  # Var id -> what it reads (globals, attributes)
+        self.lower = lower or lower_function  # (a user function -> its lowered IR, to inline it)
+        self.inlining: list = []  # (function, call_key) of the calls being inlined (recursion.py)
+        self.unrolled = 0  # recursive calls inlined so far
+        self.inlined: list = []  # every user function inlined while specialising
+        self.trusted = trusted  # srcad's generated code: it indexes differentiated objects' nodes
 
     # values
 
@@ -80,25 +89,40 @@ class Specializer(SequenceOps):
     def op(self, op) -> list:
         if isinstance(op, Apply):
             return self.apply(op)
+        cond = self.atom(op.cond) if isinstance(op, If) else None
+        if isinstance(cond, Const) and is_literal(cond.value):
+            return self.taken_branch(op, cond.value)
         if isinstance(op, If):
             then = self.block(op.then, ())
             orelse = self.block(op.orelse, ())
             outs = tuple(
-                self.typed(o, T.join(atom_type(a), atom_type(b)))
+                self.typed(o, _join(atom_type(a), atom_type(b), op.loc))
                 for o, a, b in zip(op.outs, then.yields, orelse.yields)
             )
             return [If(outs, self.atom(op.cond), then, orelse, op.loc)]
         if isinstance(op, For):
-            return [self.loop_for(op)]
+            unrolled = self.unroll_loop(op)
+            return unrolled if unrolled is not None else [self.loop_for(op)]
         if isinstance(op, While):
             return [self.loop_while(op)]
         raise TypeError(op)
 
-    def _fixpoint(self, init: tuple[Atom, ...], run):
+    def taken_branch(self, op: If, cond) -> list:
+        """The operations of the branch an `if` on a constant takes (the other one may not
+        even specialise: the end of a recursion, a type check)."""
+        taken = op.then if cond else op.orelse
+        ops = []
+        for inner in taken.ops:
+            ops.extend(self.op(inner))
+        for out, y in zip(op.outs, taken.yields):
+            self.env[out] = self.atom(y)
+        return ops
+
+    def _fixpoint(self, init: tuple[Atom, ...], run, loc=None):
         types = tuple(atom_type(a) for a in init)
         for _ in range(_MAX_ROUNDS):
             result, yields = run(types)
-            new = tuple(T.join(t, atom_type(y)) for t, y in zip(types, yields))
+            new = tuple(_join(t, atom_type(y), loc) for t, y in zip(types, yields))
             if new == types:
                 return result, types
             types = new
@@ -119,7 +143,7 @@ class Specializer(SequenceOps):
             body = self.block(op.body, (T.INT,) + types)
             return body, body.yields[:n]
 
-        body, types = self._fixpoint(init, run)
+        body, types = self._fixpoint(init, run, op.loc)
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         return dataclasses.replace(
             op, outs=outs, start=self.atom(op.start), stop=self.atom(op.stop),
@@ -135,7 +159,7 @@ class Specializer(SequenceOps):
             body = self.block(op.body, types)
             return (cond, body), body.yields[:n]
 
-        (cond, body), types = self._fixpoint(init, run)
+        (cond, body), types = self._fixpoint(init, run, op.loc)
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         return dataclasses.replace(op, outs=outs, init=init, cond=cond, body=body)
 
@@ -144,10 +168,19 @@ class Specializer(SequenceOps):
     def apply(self, op: Apply) -> list:
         if op.prim == "srcad.star_call":
             return self.star_call(op)
-        args = tuple(self.atom(a) for a in op.args)
-        kw = tuple((k, self.atom(a)) for k, a in op.kw)
+        return self.apply_args(op, tuple(self.atom(a) for a in op.args),
+                               tuple((k, self.atom(a)) for k, a in op.kw))
+
+    def join_types(self, a: T.Type, b: T.Type, loc) -> T.Type:
+        return _join(a, b, loc)
+
+    def apply_args(self, op: Apply, args, kw) -> list:
+        """The operations `op` becomes, with its arguments already specialised."""
+        by_type = self.call_by_type(op, args, kw)
+        if by_type is not None:
+            return by_type
         pre: list = []
-        prim, args, kw = self.resolve(op, args, kw, pre)
+        prim, args, kw = self.resolve_checked(op, args, kw, pre)
         if prim == "srcad.as_numeric":  # anything but a list of numbers goes in as it is
             self.env[op.outs[0]] = args[0]
             return pre
@@ -184,6 +217,8 @@ class Specializer(SequenceOps):
         else:
             read = self.read_of(prim, args, op)
             types = out_types(rule, args, kw, len(op.outs), self.free_types, read)
+            held = _attribute_type(prim, args)
+            types = types if held is None else (held,)
         if prim == "srcad.iter" or (prim == "srcad.method" and args[0] == Const("keys") and len(args) == 2):
             seq = args[-1]  # for k in d (or d.keys()): the keys; any other sequence: itself
             d = atom_type(seq)
@@ -273,6 +308,16 @@ class Specializer(SequenceOps):
                             "supports it (docs/rules.md)") for p in problems],
             )
 
+    def resolve_checked(self, op: Apply, args, kw, pre: list):
+        """resolve, refusing what would see a differentiated object as the tuple srcad makes of
+        it (transforms/structs.py); srcad's own generated code is not checked."""
+        if not self.trusted and op.prim != "srcad.mutate":  # (xs.append(p): once resolved)
+            check_objects(op, op.prim, args, kw)
+        prim, args, kw = self.resolve(op, args, kw, pre)
+        if not self.trusted and op.prim == "srcad.mutate":
+            check_objects(op, prim, args, kw)
+        return prim, args, kw
+
     def resolve(self, op: Apply, args, kw, pre: list):
         prim = op.prim
         if prim == "builtins.dict" and not isinstance(atom_type(args[0]), T.Dict):
@@ -321,6 +366,20 @@ class Specializer(SequenceOps):
         if prim in ("operator.add", "operator.iadd", "operator.mul", "operator.imul") and len(args) == 2:
             return self.sequence_op(op, prim, args, kw, pre)
         return prim, args, kw
+
+
+def _join(a: T.Type, b: T.Type, loc) -> T.Type:
+    joined = T.join(a, b)
+    check_join(a, b, joined, loc)
+    return joined
+
+
+def _attribute_type(prim: str, args) -> T.Type | None:
+    """The type of `obj.name` for an object whose attributes' types are known (T.Object)."""
+    if prim != "srcad.getattr" or len(args) != 2 or not isinstance(args[0], Const):
+        return None
+    t = atom_type(args[1])
+    return t.attr(args[0].value) if isinstance(t, T.Object) else None
 
 
 def _float_operand(prim: str, args) -> bool:
@@ -402,8 +461,14 @@ def _known_result(prim: str, args, kw) -> Const | None:
     return fold_apply(prim, args, kw)
 
 
-def specialize(fn: Function, arg_types: tuple[T.Type, ...], free_types: dict | None = None) -> Function:
-    """`fn` with every value typed for arguments of `arg_types`."""
-    s = Specializer(fn, dict(free_types or {}))
+def specialize(fn: Function, arg_types: tuple[T.Type, ...], free_types: dict | None = None,
+               lower=None, inlined: list | None = None, trusted: bool = False) -> Function:
+    """`fn` with every value typed for arguments of `arg_types`. `lower` gives the lowered IR
+    of a user function inlined while specialising (the methods of objects); `inlined`, if
+    given, receives those functions; `trusted`: fn is srcad's generated code, whose use of
+    differentiated objects is not checked (transforms/structs.py)."""
+    s = Specializer(fn, dict(free_types or {}), lower, trusted)
     body = s.block(fn.body, tuple(arg_types))
+    if inlined is not None:
+        inlined.extend(s.inlined)
     return dataclasses.replace(fn, body=body)

@@ -1,0 +1,71 @@
+"""Loops over tuples whose items differ in kind, unrolled while specialising: a mixin of
+Specializer (specialize.py).
+
+A loop body is specialised once, for the join of the types its variables take, so
+`for item in (W, (a, b))` would see `item` as a value of unknown type, and neither a type
+check on it (`isinstance(item, tuple)`: the recursions of transforms/recursion.py) nor a
+method of it could be resolved. When a loop with a trip count known while transforming
+reads the items of such a tuple by its index, each iteration is specialised on its own:
+
+    for %i in range(0, 2, 1):                 %a = operator.getitem(%t, 0)   (an array)
+        %item = operator.getitem(%t, %i)  ->  ...
+        ...                                   %b = operator.getitem(%t, 1)   (a tuple)
+                                              ...
+"""
+
+from __future__ import annotations
+
+from ..ir import types as T
+from ..ir.nodes import Apply, Const, For, Function, atom_type, iter_ops, max_var_id
+from ..ir.rewrite import renumber
+
+#: the most iterations a loop is unrolled into
+MAX_UNROLL = 32
+
+
+class UnrollOps:
+    """Needs `atom`, `op`, `env` and `next_id` of Specializer."""
+
+    def unroll_loop(self, op: For):
+        """The operations of `op` run iteration by iteration, or None when it stays a loop."""
+        bounds = [self.atom(a) for a in (op.start, op.stop, op.step)]
+        if op.exits or not all(isinstance(b, Const) and type(b.value) is int for b in bounds):
+            return None
+        start, stop, step = (b.value for b in bounds)
+        if step == 0:
+            return None
+        indices = list(range(start, stop, step))
+        if op.reverse:
+            indices.reverse()
+        if not 0 < len(indices) <= MAX_UNROLL or not self._reads_mixed_tuple(op):
+            return None
+        values = [self.atom(a) for a in op.init]
+        ops: list = []
+        size = max_var_id(Function("", (), op.body)) + 1
+        for i in indices:
+            body = renumber(op.body, self.next_id)
+            self.next_id += size
+            for p, v in zip(body.params, [Const(i)] + values):
+                self.env[p] = v
+            for inner in body.ops:
+                ops.extend(self.op(inner))
+            values = [self.atom(y) for y in body.yields[: len(values)]]
+        for out, v in zip(op.outs, values):
+            self.env[out] = v
+        return ops
+
+    def _reads_mixed_tuple(self, op: For) -> bool:
+        """Does the body index, by the loop's index, a tuple whose items' types join into
+        one that loses what they are (a value of unknown type, objects of several classes)?"""
+        index = op.body.params[0]
+        for inner in iter_ops(op.body):
+            if not (isinstance(inner, Apply) and inner.prim == "operator.getitem" and inner.args[1] == index):
+                continue
+            t = atom_type(self.atom(inner.args[0]))
+            if isinstance(t, T.Tuple) and len(set(t.elts)) > 1:
+                joined = T.BOTTOM
+                for e in t.elts:
+                    joined = T.join(joined, e)
+                if isinstance(joined, (T.Unknown, T.Object, T.Function)):
+                    return True
+        return False
