@@ -17,6 +17,7 @@ import numpy as np
 import srcad
 
 from .report import Table
+from .timing import best_times
 
 
 def cost(c, pts):
@@ -27,18 +28,7 @@ def _factory(pts):
     return lambda c: cost(c, pts)
 
 
-def _per_call(step, n: int) -> float:
-    step()  # (the first call builds)
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            step()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
-
-
-def fresh_rows(n: int = 200) -> list:
+def fresh_rows() -> list:
     pts, c = np.random.default_rng(0).normal(size=(50, 2)), np.zeros(2)
     reused = srcad.grad(cost)
 
@@ -51,12 +41,12 @@ def fresh_rows(n: int = 200) -> list:
     def with_partial():
         return srcad.grad(functools.partial(cost, pts=pts))(c)
 
-    base = _per_call(lambda: reused(c, pts), n)
     t0 = time.perf_counter()
     with_lambda()  # the first call builds
     first = time.perf_counter() - t0
     steps = {"lambda": with_lambda, "closure factory": with_factory, "functools.partial": with_partial}
-    return [(name, _per_call(step, n), base, first) for name, step in steps.items()]
+    best = best_times({"reused": lambda: reused(c, pts), **steps})
+    return [(name, best[name], best["reused"], first) for name in steps]
 
 
 def fresh_table(rows) -> Table:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import time
 
 import numpy as np
 
 import srcad
 
 from .report import Table
+from .timing import best_times
 
 GALLERY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "gallery")
 
@@ -22,26 +22,6 @@ def _load(name):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def _best(call, budget: float = 0.1) -> float:
-    call()
-    n, t = 1, 0.0
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            call()
-        t = time.perf_counter() - t0
-        if t > budget / 5:
-            break
-        n *= 2
-    best = t / n
-    for _ in range(4):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            call()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
 
 
 def _programs():
@@ -65,8 +45,9 @@ def gallery_rows() -> list:
     rows = []
     for name, size, f, args in _programs():
         g = srcad.grad(f)
-        forward = _best(lambda f=f, args=args: f(*args))
-        rows.append((name, size, forward, _best(lambda g=g, args=args: g(*args))))
+        best = best_times({"forward": lambda f=f, args=args: f(*args),
+                           "gradient": lambda g=g, args=args: g(*args)})
+        rows.append((name, size, best["forward"], best["gradient"]))
     return rows
 
 
