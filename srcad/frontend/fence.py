@@ -10,6 +10,7 @@ from __future__ import annotations
 import gast
 
 from ..errors import Diagnostic, UnsupportedSyntaxError
+from . import oneshot
 from .resolve import own_nodes
 from .source import ParsedFunction
 
@@ -141,17 +142,17 @@ def problems(parsed: ParsedFunction, top_level: bool = True) -> list[Diagnostic]
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
             if node.func.id in _CALLS_REJECTED:
                 out.append(_diag(parsed, node, _CALLS_REJECTED[node.func.id], ""))
-        elif isinstance(node, (gast.Assign, gast.AnnAssign)) and isinstance(node.value, gast.GeneratorExp):
-            out.append(_diag(parsed, node.value, "a generator expression stored in a variable is not "
-                             "supported (srcad reads it as a list, which a second use would not find "
-                             "exhausted as Python's generator is)",
-                             "use a list comprehension [...], or pass the generator expression "
-                             "straight to the call that consumes it: sum(f(v) for v in xs)"))
         elif isinstance(node, gast.AnnAssign) and node.value is None:
             continue
         elif isinstance(node, (gast.For, gast.While)) and node.orelse:
             out.append(_diag(parsed, node, "'else' clauses on loops are not supported",
                              "use a flag variable set before 'break'"))
+    for node in oneshot.misuses(top):
+        what = "a generator expression" if isinstance(node, gast.GeneratorExp) else f"{node.func.id}()"
+        out.append(_diag(parsed, node, f"{what} may be consumed more than once here (srcad reads it "
+                         "as a list, where Python's iterator would be found empty the second time)",
+                         "consume it once, where it is made (for v in ...:, sum(...), list(...)), or "
+                         "make a list of it first: xs = list(...)"))
     seen, unique = set(), []
     for d in out:
         key = (d.line, d.col, d.message)

@@ -10,8 +10,8 @@ partial of one); calls of it are inlined like any call:
     max(xs, key=k)               xs[srcad.sort_order(keys, True)[0]]
     functools.partial(f, a)      a LocalFunction (closures.py): calls add `a` to their arguments
 
-`map` and `zip` give lists rather than iterators: the same values, read once (a second pass
-over the same iterator, which Python would find empty, is not told apart). The order in
+`map` and `zip` give lists rather than iterators: the same values when read once, which is
+the only way the fence lets them be read (oneshot.py). The order in
 `sorted` comes from the keys only, so derivatives flow through the elements it picks; it is
 the order Python's stable sort gives (ties keep their order, also with reverse=True).
 """

@@ -365,6 +365,8 @@ class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, GeneratorL
                                  "index the sequence explicitly")
             star = stars[0] if stars else None
             after = len(target.elts) - 1 - star if stars else 0
+            self.emit("srcad.check_unpack", (value, Const(len(target.elts) - len(stars)), Const(bool(stars))),
+                      node=target, nouts=0)
             for i, t in enumerate(target.elts):
                 if i == star:  # a, *rest, z = v: rest = list(v[1:-1])
                     stop = Const(-after) if after else Const(None)

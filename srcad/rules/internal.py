@@ -38,6 +38,9 @@ nondiff("srcad.call", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.star_call", "*args", out=ty.unknown, opaque=True)
 # f(*v) of a user function srcad inlined: v has as many items as the parameters it fills
 nondiff("srcad.check_length", "xs, n", out=ty.none, fn=rt.check_length, impure=True, nouts=0, raises="always")
+# a, b = v (a, *rest = v): v has that many items (checked while specialising when its length is known)
+nondiff("srcad.check_unpack", "xs, n, starred", out=ty.none, fn=rt.check_unpack, impure=True, nouts=0,
+        raises="always")
 nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True, objects="any")  # (p.w: a child)
 nondiff("srcad.method", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True)

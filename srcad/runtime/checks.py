@@ -12,7 +12,7 @@ import numpy as np
 from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
-           "custom_cotangents", "check_length"]
+           "custom_cotangents", "check_length", "check_unpack"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -89,6 +89,16 @@ def check_length(xs, n):
     """f(*xs) into n parameters: the TypeError Python raises when xs has another length."""
     if len(xs) != n:
         raise TypeError(f"takes {n} positional arguments but {len(xs)} were given")
+
+
+def check_unpack(xs, n, starred=False):
+    """a, b = xs (n targets; `starred`: a, *rest = xs, n targets besides the starred one): the
+    ValueError Python raises when xs has another length."""
+    m = len(xs)
+    if m < n if starred else m != n:
+        if m > n and not starred:
+            raise ValueError(f"too many values to unpack (expected {n})")
+        raise ValueError(f"not enough values to unpack (expected {'at least ' if starred else ''}{n}, got {m})")
 
 
 def require_scalar(x, what="this argument"):

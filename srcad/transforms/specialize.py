@@ -181,6 +181,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             return by_type
         pre: list = []
         prim, args, kw = self.resolve_checked(op, args, kw, pre)
+        if prim in ("srcad.check_unpack", "srcad.check_length") and _length_fits(args):
+            return pre  # (the length is known and right: nothing to check when the code runs)
         if prim == "srcad.as_numeric":  # anything but a list of numbers goes in as it is
             self.env[op.outs[0]] = args[0]
             return pre
@@ -472,3 +474,18 @@ def specialize(fn: Function, arg_types: tuple[T.Type, ...], free_types: dict | N
     if inlined is not None:
         inlined.extend(s.inlined)
     return dataclasses.replace(fn, body=body)
+
+
+def _length_fits(args) -> bool:
+    """check_unpack(xs, n, starred) / check_length(xs, n) of an xs whose length is known while
+    transforming and fits."""
+    t = atom_type(args[0])
+    if isinstance(t, T.Tuple):
+        m = len(t.elts)
+    elif isinstance(t, T.Array) and t.shape:
+        m = t.shape[0]
+    else:
+        return False
+    n = args[1].value
+    starred = len(args) > 2 and args[2].value
+    return m >= n if starred else m == n
