@@ -98,7 +98,8 @@ def check_unpack(xs, n, starred=False):
     if m < n if starred else m != n:
         if m > n and not starred:
             raise ValueError(f"too many values to unpack (expected {n})")
-        raise ValueError(f"not enough values to unpack (expected {'at least ' if starred else ''}{n}, got {m})")
+        least = "at least " if starred else ""
+        raise ValueError(f"not enough values to unpack (expected {least}{n}, got {m})")
 
 
 def require_scalar(x, what="this argument"):
