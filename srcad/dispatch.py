@@ -22,9 +22,11 @@ from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
 from .pipeline import (
+    MISSING,
     Built,
     Spec,
     build,
+    class_watches,
     forget_lowered,
     free_reads,
     lowered,
@@ -35,7 +37,7 @@ from .pytrees import restore
 from .settings import config
 from .transforms.saved import saved_from_json
 
-_MISSING = object()
+_MISSING = MISSING
 
 
 def _quick_kind(x):
@@ -297,6 +299,9 @@ class Transformed:
         if new:  # (the globals through which they reach helpers count for _refresh, as now)
             self._inlined.update(dict.fromkeys(new))
             self._deps = (self._deps or ()) + user_function_globals(*new)
+        watches = class_watches(arg_types, free_types.values())
+        if watches:  # (methods of the user's classes, inlined: replacing one builds again)
+            self._deps = (self._deps or ()) + watches
         statics = static_arguments(arg_types)
         if statics and inner is None:  # (the functions given as arguments inlined helpers too)
             self._deps = (self._deps or ()) + user_function_globals(target, statics=statics)

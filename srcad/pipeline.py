@@ -113,6 +113,42 @@ def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
     return tuple(out)
 
 
+#: What a watched name is bound to when it is not bound (class_watches).
+MISSING = object()
+
+
+def class_watches(*type_groups) -> tuple:
+    """(class dict, name, object) for every method, property, staticmethod and classmethod of
+    the user's classes that values of these types are instances of (their bases too, and the
+    subclasses' dicts as MISSING where an override would change the method): code inlines
+    them, so replacing one (`Model.loss = other`) must build the code again."""
+    classes: dict = {}
+    for group in type_groups:
+        for t in group:
+            _classes_in(t, classes)
+    out = []
+    for cls in classes:
+        mro = [k for k in cls.__mro__ if k is not object and T.user_class(k)]
+        for i, klass in enumerate(mro):
+            for name, value in vars(klass).items():
+                if callable(value) or isinstance(value, (staticmethod, classmethod, property)):
+                    out.append((vars(klass), name, value))
+                    out.extend((vars(k), name, MISSING) for k in mro[:i] if name not in vars(k))
+    return tuple(out)
+
+
+def _classes_in(t, out: dict) -> None:
+    if isinstance(t, T.Type):
+        cls = T.class_of(t)
+        if isinstance(cls, type) and T.user_class(cls):
+            out[cls] = None
+        for f in dataclasses.fields(t):
+            _classes_in(getattr(t, f.name), out)
+    elif isinstance(t, tuple):
+        for x in t:
+            _classes_in(x, out)
+
+
 def free_reads(low: Lowered_) -> tuple:
     """The globals, closure cells and object attributes the function reads at run time
     (analysis/reads.py)."""

@@ -131,6 +131,8 @@ INTERNAL = {
     "srcad.getattr": "opaque attributes: test_errors",
     "srcad.method": "unresolved methods: test_errors",
     "srcad.mutate": "resolved to list ops by type inference; test_errors for unsupported ones",
+    "srcad.mutate_call": "v.update(...): test_objects_methods (an object's method) and lists/dicts",
+    "srcad.check_unpack": "a, b = v of the wrong length: test_one_shot",
     "srcad.format": "f-strings: corpus (inactive)",
     "srcad.assert": "assert statements: corpus",
     "srcad.raise": "raise statements: corpus",

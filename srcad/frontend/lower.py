@@ -394,24 +394,21 @@ class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, GeneratorL
         self.assign(base_node, new)
 
     def method_call(self, recv: Atom, name: str, node) -> Atom:
+        """`v.append(x)`, `d.update(e)`...: a write into a local list or dict (the receiver
+        rebound to the new value), or a method of the user's class of the same name: which one
+        is known once types are (srcad.mutate_call, resolved in transforms/calls.py)."""
         if name not in MUTATING_METHODS:
             return super().method_call(recv, name, node)
         target = node.func.value
-        if not isinstance(target, (gast.Name, gast.Subscript)) or (
-            isinstance(target, gast.Name) and target.id not in self.scope.locals
-        ):
-            raise self.error(
-                UnsafeMutationError, node, f".{name}() changes an object srcad cannot track",
-                "call it on a local variable (xs = []; xs.append(v)) or build a new value",
-            )
+        local = isinstance(target, (gast.Name, gast.Subscript)) and not (
+            isinstance(target, gast.Name) and target.id not in self.scope.locals)
         args, kw = self.call_args(node)
-        nouts = MUTATING_METHODS[name]
         recv_hint = target.id if isinstance(target, gast.Name) else ""
-        outs = self.emit("srcad.mutate", [Const(name), recv] + args, kw, node=node, nouts=nouts,
-                         hint=(recv_hint, "") if nouts > 1 else recv_hint)  # (what pop returns: its own name)
-        new = outs[0] if nouts > 1 else outs
-        self.assign(target, new)
-        return outs[1] if nouts > 1 else Const(None)
+        new, result = self.emit("srcad.mutate_call", [Const(name), Const(local), recv] + args, kw,
+                                node=node, nouts=2, hint=(recv_hint, ""))
+        if local:
+            self.assign(target, new)
+        return result
 
     # -- if / loops --------------------------------------------------------------------------
 

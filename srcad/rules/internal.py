@@ -40,10 +40,12 @@ nondiff("srcad.star_call", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.check_length", "xs, n", out=ty.none, fn=rt.check_length, impure=True, nouts=0, raises="always")
 # a, b = v (a, *rest = v): v has that many items (checked while specialising when its length is known)
 nondiff("srcad.check_unpack", "xs, n, starred", out=ty.none, fn=rt.check_unpack, impure=True, nouts=0,
-        raises="always")
+        raises="always", objects="items", holds="length")
 nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True, objects="any")  # (p.w: a child)
 nondiff("srcad.method", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True)
+# v.update(...) as written: srcad.mutate of a local list or dict, or a method of the user's class
+nondiff("srcad.mutate_call", "*args", out=ty.unknown, opaque=True)
 nondiff("srcad.format", "*args", out=lambda sig: T.STR)
 nondiff("srcad.assert", "test, msg", out=ty.none, impure=True, nouts=0)
 nondiff("srcad.raise", "exc", out=ty.none, impure=True, nouts=0)

@@ -20,8 +20,8 @@ import functools
 import inspect
 import types
 
-from ..errors import SrcadError, TypeSupportError, UnsupportedSyntaxError, diagnostic
-from ..frontend.expr import static_atom
+from ..errors import SrcadError, TypeSupportError, UnsafeMutationError, UnsupportedSyntaxError, diagnostic
+from ..frontend.expr import MUTATING_METHODS, static_atom
 from ..frontend.resolve import library_code
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, Ext, If, Var, atom_type, max_var_id
@@ -77,6 +77,25 @@ class CallOps:
             return self._attribute(op, args[0].value, args[1])
         return None
 
+    def mutate_call(self, op: Apply, args, kw) -> list:
+        """`v.update(...)` (frontend/lower.py method_call): a method of the user's class when v
+        is an object (v unchanged), else a write into a local list or dict (srcad.mutate)."""
+        (name, local, recv), rest = args[:3], args[3:]
+        new, result = op.outs
+        if T.class_of(atom_type(recv)) is not None:
+            self.env[new] = recv
+            call = (name, recv) + rest
+            return self.apply_args(Apply((result,), "srcad.method", call, kw, op.loc), call, kw)
+        if not local.value:
+            msg = f".{name.value}() changes an object srcad cannot track"
+            raise UnsafeMutationError(msg, [diagnostic(op.loc, msg, "call it on a local variable "
+                                                       "(xs = []; xs.append(v)) or build a new value")])
+        outs = (new, result) if MUTATING_METHODS[name.value] == 2 else (new,)
+        if len(outs) == 1:
+            self.env[result] = Const(None)
+        call = (name, recv) + rest
+        return self.apply_args(Apply(outs, "srcad.mutate", call, kw, op.loc), call, kw)
+
     def _method_call(self, op: Apply, name: str, recv, rest, kw):
         t = atom_type(recv)
         cls = T.class_of(t)
@@ -84,10 +103,10 @@ class CallOps:
             _several_classes(op, t, f".{name}()")
             return None
         member = class_member(cls, name)
-        if member is not None and member[0] != "property":
+        held = _held(t, name)  # (an instance attribute hides a method of the class)
+        if member is not None and member[0] != "property" and held is None:
             kind, fn = member
             return self.inline(fn, _member_args(kind, cls, recv, rest), kw, op)
-        held = _held(t, name)
         if isinstance(held, T.Function) and held.fn is not None:  # self.act(x), self.act = np.tanh
             return self.call_known(held.fn, list(rest), kw, op)
         if isinstance(held, T.Function):  # (one of several functions: an if chain tells which)

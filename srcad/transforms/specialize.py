@@ -168,6 +168,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
     def apply(self, op: Apply) -> list:
         if op.prim == "srcad.star_call":
             return self.star_call(op)
+        if op.prim == "srcad.mutate_call":
+            return self.mutate_call(op, tuple(self.atom(a) for a in op.args),
+                                    tuple((k, self.atom(a)) for k, a in op.kw))
         return self.apply_args(op, tuple(self.atom(a) for a in op.args),
                                tuple((k, self.atom(a)) for k, a in op.kw))
 
