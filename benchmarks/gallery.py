@@ -34,8 +34,12 @@ def _programs():
     fl_params = 0.01 * np.random.RandomState(0).randn(2 * smoke.size)
     hmm = _load("hmm")
     hmm_params, seqs = hmm.make_data()
+    ly = _load("layers")
+    ly_X, ly_T = ly.make_problem()
+    ly_model = ly.build_model()
     return [
         ("gaussian_process", "n=20", gp_obj, (np.array([0.1, -1.0, 0.3, -0.2]),)),
+        ("layers", "6 layer objects", ly.loss, (ly_model.init_weights(0.3), ly_model, ly_X, ly_T)),
         ("fluid", "12x12, 4 steps", fl.objective, (fl_params, smoke, target)),
         ("hmm", "3 states, 3 seqs", hmm.hmm_log_likelihood, (hmm_params, seqs)),
     ]

@@ -60,3 +60,17 @@ def test_hmm_forward_algorithm_over_a_list_of_sequences():
             full[i] = p
             return hmm.hmm_log_likelihood(tuple(full), seqs)
         assert_tree_close(g[i], fd_grad(f, (params[i],)), rtol=1e-6, atol=1e-8)
+
+
+def test_layer_objects_in_a_sequential_model():
+    ly = _load("layers")
+    X, T = ly.make_problem()
+    model = ly.build_model()
+    W = model.init_weights(0.3)
+    g = srcad.grad(ly.loss)(W, model, X, T)
+    assert_tree_close(g, fd_grad(ly.loss, (W, model, X, T)), rtol=1e-6, atol=1e-8)
+    v = np.random.RandomState(4).randn(W.size)
+    _, t = srcad.jvp(ly.loss, (W, model, X, T), (v, None, None, None))
+    assert t == pytest.approx(float(g @ v), rel=1e-8)
+    W_trained, model, X, T = ly.main(steps=10)
+    assert ly.loss(W_trained, model, X, T) < ly.loss(W, model, X, T)

@@ -244,10 +244,31 @@ def through_mixed_layers(x, layers):
 MIXED = [Dense(3, 4), Tanh(), Dense(4, 2, act=relu_ish), Dense(2, 2, act=np.sin)]
 
 
-def test_a_list_of_objects_of_several_classes_and_functions_asks_which_when_it_runs():
+def through_chosen_layers(x, layers, others, flag):
+    for layer in (layers if flag else others):
+        x = layer(x)
+    return np.sum(x ** 2)
+
+
+def test_a_list_of_objects_of_several_classes_given_is_unrolled_and_resolved():
     source = srcad.source(srcad.grad(through_mixed_layers), X, MIXED)
+    assert "type(layer) is" not in source  # (each item's class is known: no question when it runs)
+    args = (X, MIXED)
+    np.testing.assert_allclose(srcad.grad(through_mixed_layers)(*args),
+                               fd_grad(through_mixed_layers, args, 0), rtol=1e-5, atol=1e-7)
+
+
+def test_a_list_of_objects_of_several_classes_and_functions_asks_which_when_it_runs():
+    """One of two lists, chosen when the code runs: which class and which function each
+    item has is asked by an if chain."""
+    f = through_chosen_layers
+    others = [Dense(3, 2, act=np.sin), Tanh()]
+    source = srcad.source(srcad.grad(f), X, MIXED, others, True)
     assert "type(layer) is Dense" in source  # (an if chain on the layer's class, the last the else,
     assert "act is tanh" in source and "act is relu_ish" in source  # and on its function)
+    for flag in (True, False):
+        args = (X, MIXED, others, flag)
+        np.testing.assert_allclose(srcad.grad(f)(*args), fd_grad(f, args, 0), rtol=1e-5, atol=1e-7)
     args = (X, MIXED)
     np.testing.assert_allclose(srcad.grad(through_mixed_layers)(*args),
                                fd_grad(through_mixed_layers, args, 0), rtol=1e-5, atol=1e-7)

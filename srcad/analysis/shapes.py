@@ -35,13 +35,15 @@ def refine(rule, sig, out: T.Type) -> T.Type:
     if rule.name == "srcad.array_adjoint" and isinstance(out, T.List):
         x = sig.type("x")  # the cotangent of a list has the list's element type
         return T.List(x.elt) if isinstance(x, T.List) else out
-    if not isinstance(out, (T.Array, T.Float)) or (isinstance(out, T.Array) and out.shape is not None):
+    if not isinstance(out, (T.Array, T.Float, T.Num)) or (isinstance(out, T.Array) and out.shape is not None):
         return out
     shape = infer(rule, sig)
     if shape is None:
         return out
-    if isinstance(out, T.Float):
-        return out  # a scalar result: shape () is implied
+    if isinstance(out, T.Float) or (isinstance(out, T.Num) and not shape):
+        return out  # a scalar result: shape () is implied (a float or a 0-d array: Num says which)
+    if isinstance(out, T.Num):
+        return T.Array(len(shape), "f", shape)  # (a float array of rank unknown to the type function)
     if out.ndim is not None and out.ndim != len(shape):
         return out  # the type function knows better (e.g. a 0-d result typed as a float)
     return T.Array(len(shape), out.kind, shape)

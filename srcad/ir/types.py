@@ -149,7 +149,12 @@ class Tuple(Type):
 
 @dataclass(frozen=True)
 class List(Type):
+    """A list of elements of type `elt`; `items`, for a list given to the function whose items
+    are objects of several classes (`layers = [Conv(...), Pool(...), Dense(...)]`): the type of
+    each (its length is known, a loop over it is unrolled and each item's methods resolved)."""
+
     elt: Type
+    items: tuple[Type, ...] | None = None
 
     @property
     def differentiable(self) -> bool:
@@ -443,9 +448,11 @@ def of_value(x: object, path: tuple = ()) -> Type:
                      type(x) if named else None)
     if type(x) is list:
         elt: Type = BOTTOM
-        for e in x:
-            elt = join(elt, of_value(e, path))
-        return List(elt)
+        items = tuple(of_value(e, path) for e in x)
+        for e in items:
+            elt = join(elt, e)
+        several = isinstance(elt, Object) and elt.cls is None and bool(elt.options)
+        return List(elt, items if several else None)
     if isinstance(x, dict) and (type(x) is dict or type(x).__module__ == "collections"):
         return Dict(tuple((k, of_value(v, path)) for k, v in x.items()))
     if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):

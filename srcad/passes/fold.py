@@ -91,6 +91,8 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
             return isinstance(t, want)
     if prim == "builtins.len" and isinstance(types[0], T.Tuple):
         return len(types[0].elts)
+    if prim == "builtins.len" and isinstance(types[0], T.List) and types[0].items is not None:
+        return len(types[0].items)
     return NotImplemented
 
 

@@ -103,6 +103,21 @@ def einsum_view(bound: dict):
     return operands[0] if len(operands) == 1 else None
 
 
+def _einsum_type(sig) -> T.Type:
+    """A float array of the rank the subscripts give ('ij,jk->ik': 2), when they are a literal
+    without '...'; a float or an array of unknown rank otherwise."""
+    spec = sig.const("subscripts")
+    if not isinstance(spec, str) or "." in spec:
+        return T.NUM
+    spec = spec.replace(" ", "")
+    if "->" in spec:
+        out = spec.split("->")[1]
+    else:
+        letters = spec.replace(",", "")
+        out = [c for c in letters if letters.count(c) == 1]
+    return T.Array(len(out), "f") if out else T.NUM
+
+
 _SPEC = "srcad.einsum_spec(subscripts, a, b, c, d, e, f)"
 _IS_STR = "isinstance(subscripts, str)"
 _B, _D = "(b if c is not None else None)", "(d if e is not None else None)"  # an operand, not the output
@@ -119,7 +134,8 @@ defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=N
              "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
              "subscripts": f"srcad.einsum_vjp({_SPEC}, 0, g, np.shape(subscripts), {_B}, {_D})",
              "d": f"srcad.einsum_vjp({_SPEC}, 2, g, subscripts, b, np.shape(d))"},
-        out=ty.num, multilinear=("subscripts", "a", "b", "c", "d"), view_of=einsum_view, shape=shn.einsum)
+        out=_einsum_type, multilinear=("subscripts", "a", "b", "c", "d"), view_of=einsum_view,
+        shape=shn.einsum)
 
 # kron of operands of any ranks (padded with leading 1s to the same rank); a scalar operand
 # simply scales the other

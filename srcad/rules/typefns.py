@@ -201,7 +201,11 @@ def getitem(sig) -> T.Type:
             out = T.join(out, e)
         return out
     if isinstance(x, T.List):
-        return x.elt if not (isinstance(idx, T.Opaque) and idx.what == "slice") else x
+        if isinstance(idx, T.Opaque) and idx.what == "slice":
+            return T.List(x.elt)
+        if x.items is not None and isinstance(key, int) and -len(x.items) <= key < len(x.items):
+            return x.items[key]
+        return x.elt
     if isinstance(x, T.Dict):
         got = x.get(key) if key is not NotImplemented else None
         return got if got is not None else T.UNKNOWN

@@ -102,7 +102,11 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             return [If(outs, self.atom(op.cond), then, orelse, op.loc)]
         if isinstance(op, For):
             unrolled = self.unroll_loop(op)
-            return unrolled if unrolled is not None else [self.loop_for(op)]
+            if unrolled is not None:
+                return unrolled
+            loop = self.loop_for(op)
+            peeled = self.peel_loop(op, loop)
+            return peeled if peeled is not None else [loop]
         if isinstance(op, While):
             return [self.loop_while(op)]
         raise TypeError(op)

@@ -15,6 +15,8 @@ reads the items of such a tuple by its index, each iteration is specialised on i
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..ir import types as T
 from ..ir.nodes import Apply, Const, For, Function, atom_type, iter_ops, max_var_id
 from ..ir.rewrite import renumber
@@ -54,6 +56,36 @@ class UnrollOps:
             self.env[out] = v
         return ops
 
+    def peel_loop(self, op: For, loop: For):
+        """The operations of `op` with its first iteration run on its own, when the loop
+        (`loop`: op specialised) loses a type its first iteration would give, or None. A body
+        is specialised once, for the join of what its variables hold, so
+
+            conv = 0.0
+            for i in range(3):
+                conv = conv + np.einsum("ncyx,cf->nfyx", x[..., i], w[i])
+
+        makes `conv` a float or an array of unknown rank, and `conv.shape` unknown; run once
+        first, the loop starts from a 4-d array of a known shape and keeps it."""
+        bounds = [self.atom(a) for a in (op.start, op.stop, op.step)]
+        if op.exits or op.reverse or not all(isinstance(b, Const) and type(b.value) is int for b in bounds):
+            return None
+        start, stop, step = (b.value for b in bounds)
+        if step == 0 or len(range(start, stop, step)) < 2:
+            return None
+        init = [self.atom(a) for a in op.init]
+        if not any(_widened(atom_type(a), atom_type(o)) for a, o in zip(init, loop.outs)):
+            return None
+        body = renumber(op.body, self.next_id)
+        self.next_id += max_var_id(Function("", (), op.body)) + 1
+        for p, v in zip(body.params, [Const(start)] + init):
+            self.env[p] = v
+        ops: list = []
+        for inner in body.ops:
+            ops.extend(self.op(inner))
+        values = tuple(self.atom(y) for y in body.yields[: len(init)])
+        return ops + [self.loop_for(dataclasses.replace(op, start=Const(start + step), init=values))]
+
     def _reads_mixed_tuple(self, op: For) -> bool:
         """Does the body index, by the loop's index, a tuple whose items' types join into
         one that loses what they are (a value of unknown type, objects of several classes)?"""
@@ -62,6 +94,8 @@ class UnrollOps:
             if not (isinstance(inner, Apply) and inner.prim == "operator.getitem" and inner.args[1] == index):
                 continue
             t = atom_type(self.atom(inner.args[0]))
+            if isinstance(t, T.List) and t.items is not None:  # (layers of several classes)
+                return True
             if isinstance(t, T.Tuple) and len(set(t.elts)) > 1:
                 joined = T.BOTTOM
                 for e in t.elts:
@@ -69,3 +103,8 @@ class UnrollOps:
                 if isinstance(joined, (T.Unknown, T.Object, T.Function)):
                     return True
         return False
+
+
+def _widened(before: T.Type, after: T.Type) -> bool:
+    """A number the loop turns into a value whose rank its type no longer says."""
+    return isinstance(before, (T.Float, T.Int, T.Bool)) and isinstance(after, (T.Num, T.Unknown))
