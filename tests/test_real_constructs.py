@@ -239,3 +239,41 @@ def test_max_of_arrays_is_one_of_them(tmp_path):
         srcad.grad(mod.f)(x, np.array(0.25))
     got = srcad.grad(mod.g)(x, 0.5, 0.75)
     assert_tree_close(got, fd_grad(mod.g, (x, 0.5, 0.75)), rtol=1e-7, atol=1e-9)
+
+
+PEEL = '''
+import numpy as np
+
+
+def conv_like(w, x):
+    out = 0.0
+    for i in range(3):
+        out = out + np.einsum("nc,cf->nf", x[:, i:i + 2], w[i])
+    rows, cols = out.shape  # (known only when the loop keeps out's shape)
+    return np.sum(np.tanh(out) ** 2) * cols / rows
+
+
+def widened_by_a_branch(w, x):
+    out = 0.0
+    for i in range(4):
+        if i % 2 == 0:
+            out = out + x[:, i] * w[i]
+        else:
+            out = out * w[i]
+    return np.sum(out.reshape((out.shape[0], 1)) ** 2)
+'''
+
+
+@pytest.mark.parametrize("name", ["conv_like", "widened_by_a_branch"])
+def test_a_loop_that_turns_a_number_into_an_array(tmp_path, name):
+    """`out = 0.0; for ...: out = out + array`: the first iteration runs on its own, so the loop
+    keeps out's shape (out.shape, reshape) instead of a value of unknown rank."""
+    mod = import_source(tmp_path, f"peel_{name}", PEEL)
+    f = getattr(mod, name)
+    rng = np.random.default_rng(3)
+    w = rng.normal(size=(3, 2, 4)) if name == "conv_like" else rng.normal(size=4)
+    x = rng.normal(size=(5, 4))
+    assert_tree_close(srcad.grad(f)(w, x), fd_grad(f, (w, x)), rtol=1e-6, atol=1e-8)
+    v = rng.normal(size=w.shape)
+    _, t = srcad.jvp(f, (w, x), (v, None))
+    assert t == pytest.approx(float(np.sum(fd_grad(f, (w, x)) * v)), rel=1e-6)
