@@ -44,6 +44,7 @@ PROBES = {
     "numpy.linalg.matrix_rank": lambda rng: (rng.normal(size=(3, 4)),),
     "srcad.zero_item": lambda rng: ([rng.normal(size=3), rng.normal()], 0),
     "srcad.check_length": lambda rng: ([rng.normal(), rng.normal()], 2),
+    "srcad.check_unpack": lambda rng: ([rng.normal(), rng.normal()], 2, False),
     "srcad.svd_rank": lambda rng: (rng.normal(size=(3, 4)), False),
     "srcad.write_winners": lambda rng: (rng.normal(size=4), np.array([0, 0, 2])),
     "srcad.einsum_spec": lambda rng: (rng.normal(size=2), [0], [0]),

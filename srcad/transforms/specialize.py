@@ -28,6 +28,7 @@ from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
 from ..passes.fold import fold_apply
 from ..rules import registry
+from . import typed_args
 from .calls import CallOps
 from .result_types import out_types
 from .sequences import SequenceOps
@@ -188,10 +189,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             return by_type
         pre: list = []
         prim, args, kw = self.resolve_checked(op, args, kw, pre)
-        if prim in ("srcad.check_unpack", "srcad.check_length") and _length_fits(args):
-            return pre  # (the length is known and right: nothing to check when the code runs)
-        if prim == "srcad.as_numeric":  # anything but a list of numbers goes in as it is
-            self.env[op.outs[0]] = args[0]
+        if typed_args.vanishes(prim, args):
+            if prim == "srcad.as_numeric":
+                self.env[op.outs[0]] = args[0]
             return pre
         rule = registry.lookup(prim)
         if rule is None:
@@ -205,19 +205,19 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                 op.loc, "a dict filled with keys known only at run time (d[k] = v in a loop over keys)",
                 "srcad tracks a dict's keys while transforming: build it with constant keys "
                 "(d = {'a': ..., 'b': ...}) or keep the values in a list")])
-        if rule.int_operands and _float_operand(prim, args):
+        if rule.int_operands and typed_args.float_operand(prim, args):
             raise TypeSupportError(f"{prim} of a float", [diagnostic(
                 op.loc, f"{rule.int_operands} needs ints, and a float is given here",
                 "an int argument you differentiate is promoted to a float: leave it out of argnums "
                 "(or give it a jvp tangent of None), or convert with int(...)")])
-        if prim == "operator.setitem" and len(args) == 3 and not kw and _item_structured(args):
+        if prim == "operator.setitem" and len(args) == 3 and not kw and typed_args.item_structured(args):
             # the zero of the item written over, for derivatives (its shape is lost otherwise)
             zero = self.fresh("", out_types(registry.lookup("srcad.zero_item"), args[:2], (), 1)[0])
             pre.append(Apply((zero,), "srcad.zero_item", args[:2], (), op.loc))
             args = args + (zero,)
-        elif prim == "operator.setitem" and len(args) == 3 and not kw and _adds_key(args):
+        elif prim == "operator.setitem" and len(args) == 3 and not kw and typed_args.adds_key(args):
             args = args + (Const(None), Const(True))  # (added: no item is written over)
-        if prim == "operator.getitem" and _iterates_dict(args):
+        if prim == "operator.getitem" and typed_args.iterates_dict(args):
             raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
                 op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
                 "index it by its keys: for k in d: ... d[k], or for k, v in d.items()")])
@@ -267,7 +267,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         names = rule.params[:len(args)]
 
         def convert(p, a):
-            depth = _float_list_depth(atom_type(a))
+            depth = typed_args.float_list_depth(atom_type(a))
             if p not in diff or not depth:
                 return a
             if depth > 1 and rule.splits_lists:  # (np.split takes its length along any axis)
@@ -370,7 +370,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                 [diagnostic(op.loc, f".{name}() on a value of type {t} is not supported",
                             "use xs.append(v) / xs.pop() on local lists, or build a new value")],
             )
-        if prim == "srcad.as_numeric" and _float_list_depth(atom_type(args[0])):
+        if prim == "srcad.as_numeric" and typed_args.float_list_depth(atom_type(args[0])):
             return "numpy.asarray", args, kw  # (a list of numbers given to generated code: an array)
         if prim in ("operator.add", "operator.iadd", "operator.mul", "operator.imul") and len(args) == 2:
             return self.sequence_op(op, prim, args, kw, pre)
@@ -391,39 +391,6 @@ def _attribute_type(prim: str, args) -> T.Type | None:
     return t.attr(args[0].value) if isinstance(t, T.Object) else None
 
 
-def _float_operand(prim: str, args) -> bool:
-    if prim == "builtins.range":
-        return any(isinstance(atom_type(a), T.Float) for a in args)
-    base, idx = atom_type(args[0]), atom_type(args[1])
-    if not isinstance(base, (T.Array, T.List, T.Tuple)):
-        return False
-    parts = idx.elts if isinstance(idx, T.Tuple) else (idx,)
-    return any(isinstance(p, T.Float) for p in parts)
-
-
-def _float_list_depth(t: T.Type) -> int:
-    """The rank of the array NumPy makes of a (nested) list or tuple of numbers with a float
-    among them; 0 for anything else."""
-    if isinstance(t, T.List):
-        if isinstance(t.elt, T.Float):
-            return 1
-        inner = _float_list_depth(t.elt)
-        return inner + 1 if inner else 0
-    if isinstance(t, T.Tuple) and t.elts:
-        if all(e.is_scalar for e in t.elts):
-            return 1 if any(isinstance(e, T.Float) for e in t.elts) else 0
-        depths = {_float_list_depth(e) for e in t.elts}
-        return depths.pop() + 1 if len(depths) == 1 and 0 not in depths else 0
-    return 0
-
-
-def _iterates_dict(args) -> bool:
-    """d[i] for a run-time int i, on a dict without int keys (a KeyError when it runs)."""
-    d, key = atom_type(args[0]), args[1]
-    return isinstance(d, T.Dict) and not isinstance(key, Const) and isinstance(atom_type(key), T.Int) \
-        and not any(isinstance(k, int) for k, _ in d.items)
-
-
 _CUSTOM_TYPES: dict = {}
 
 
@@ -438,24 +405,6 @@ def _custom_result_type(custom, arg_types) -> T.Type:
         except SrcadError:
             _CUSTOM_TYPES[key] = T.UNKNOWN
     return _CUSTOM_TYPES[key]
-
-
-def _adds_key(args) -> bool:
-    """Does `d[k] = v` add the key k to the dict d?"""
-    t = atom_type(args[0])
-    return isinstance(t, T.Dict) and isinstance(args[1], Const) and t.get(args[1].value) is None
-
-
-def _item_structured(args) -> bool:
-    """Is the item x[idx] that `x[idx] = v` replaces in a list or dict maybe not a number?"""
-    t = atom_type(args[0])
-    if isinstance(t, T.List):
-        item = t.elt
-    elif isinstance(t, T.Dict) and isinstance(args[1], Const):
-        item = dict(t.items).get(args[1].value, T.NONE)
-    else:
-        return False
-    return not isinstance(item, (T.Float, T.Int, T.Bool, T.NoneT, T.Bottom))
 
 
 def _known_result(prim: str, args, kw) -> Const | None:
@@ -481,18 +430,3 @@ def specialize(fn: Function, arg_types: tuple[T.Type, ...], free_types: dict | N
     if inlined is not None:
         inlined.extend(s.inlined)
     return dataclasses.replace(fn, body=body)
-
-
-def _length_fits(args) -> bool:
-    """check_unpack(xs, n, starred) / check_length(xs, n) of an xs whose length is known while
-    transforming and fits."""
-    t = atom_type(args[0])
-    if isinstance(t, T.Tuple):
-        m = len(t.elts)
-    elif isinstance(t, T.Array) and t.shape:
-        m = t.shape[0]
-    else:
-        return False
-    n = args[1].value
-    starred = len(args) > 2 and args[2].value
-    return m >= n if starred else m == n

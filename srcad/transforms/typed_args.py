@@ -1,0 +1,80 @@
+"""Questions the specialiser asks about an operation's typed arguments (transforms/specialize.py)."""
+
+from __future__ import annotations
+
+from ..ir import types as T
+from ..ir.nodes import Const, atom_type
+
+
+def float_operand(prim: str, args) -> bool:
+    if prim == "builtins.range":
+        return any(isinstance(atom_type(a), T.Float) for a in args)
+    base, idx = atom_type(args[0]), atom_type(args[1])
+    if not isinstance(base, (T.Array, T.List, T.Tuple)):
+        return False
+    parts = idx.elts if isinstance(idx, T.Tuple) else (idx,)
+    return any(isinstance(p, T.Float) for p in parts)
+
+
+def float_list_depth(t: T.Type) -> int:
+    """The rank of the array NumPy makes of a (nested) list or tuple of numbers with a float
+    among them; 0 for anything else."""
+    if isinstance(t, T.List):
+        if isinstance(t.elt, T.Float):
+            return 1
+        inner = float_list_depth(t.elt)
+        return inner + 1 if inner else 0
+    if isinstance(t, T.Tuple) and t.elts:
+        if all(e.is_scalar for e in t.elts):
+            return 1 if any(isinstance(e, T.Float) for e in t.elts) else 0
+        depths = {float_list_depth(e) for e in t.elts}
+        return depths.pop() + 1 if len(depths) == 1 and 0 not in depths else 0
+    return 0
+
+
+def iterates_dict(args) -> bool:
+    """d[i] for a run-time int i, on a dict without int keys (a KeyError when it runs)."""
+    d, key = atom_type(args[0]), args[1]
+    return isinstance(d, T.Dict) and not isinstance(key, Const) and isinstance(atom_type(key), T.Int) \
+        and not any(isinstance(k, int) for k, _ in d.items)
+
+
+def adds_key(args) -> bool:
+    """Does `d[k] = v` add the key k to the dict d?"""
+    t = atom_type(args[0])
+    return isinstance(t, T.Dict) and isinstance(args[1], Const) and t.get(args[1].value) is None
+
+
+def item_structured(args) -> bool:
+    """Is the item x[idx] that `x[idx] = v` replaces in a list or dict maybe not a number?"""
+    t = atom_type(args[0])
+    if isinstance(t, T.List):
+        item = t.elt
+    elif isinstance(t, T.Dict) and isinstance(args[1], Const):
+        item = dict(t.items).get(args[1].value, T.NONE)
+    else:
+        return False
+    return not isinstance(item, (T.Float, T.Int, T.Bool, T.NoneT, T.Bottom))
+
+
+def vanishes(prim: str, args) -> bool:
+    """An operation the types make unneeded: a length check of a value of known length that
+    fits; srcad.as_numeric (anything but a list of numbers goes in as it is)."""
+    if prim in ("srcad.check_unpack", "srcad.check_length"):
+        return length_fits(args)
+    return prim == "srcad.as_numeric"
+
+
+def length_fits(args) -> bool:
+    """check_unpack(xs, n, starred) / check_length(xs, n) of an xs whose length is known while
+    transforming and fits."""
+    t = atom_type(args[0])
+    if isinstance(t, T.Tuple):
+        m = len(t.elts)
+    elif isinstance(t, T.Array) and t.shape:
+        m = t.shape[0]
+    else:
+        return False
+    n = args[1].value
+    starred = len(args) > 2 and args[2].value
+    return m >= n if starred else m == n
