@@ -333,11 +333,9 @@ def _mark_baked(built: Built, statics) -> None:
         return
     held = {id(v) for v in getattr(built.function, "__globals__", {}).values()}
     for _, obj in statics:
-        cells = getattr(obj, "__closure__", None) or ()
+        cells = getattr(getattr(obj, "func", obj), "__closure__", None) or ()
         if id(obj) in held or any(id(c) in held for c in cells):
-            code = getattr(obj, "__code__", None)
-            if code is not None:
-                T.BAKED_CODES.add(code)
+            T.mark_baked(obj)
 
 
 def _from_cache(namespace: dict, meta: dict, text: str) -> Built:

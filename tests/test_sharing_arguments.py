@@ -112,6 +112,16 @@ def test_a_function_the_code_holds_is_not_shared():
         assert g(x, f) == pytest.approx(c, rel=1e-9)  # d/dx (x * root) = root = c
 
 
+def shifted(z, c):
+    return z - c
+
+
+def test_a_partial_the_code_holds_is_not_shared():
+    g = srcad.grad(apply_root)
+    for c in (1.0, 2.0, 3.0):
+        assert g(0.7, functools.partial(shifted, c=c)) == pytest.approx(c, rel=1e-9)
+
+
 def test_forward_mode_and_hessian_read_the_cells_too():
     v = np.array([1.0, -2.0, 0.5])
     for c in (0.5, 2.0):

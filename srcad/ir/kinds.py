@@ -116,8 +116,19 @@ def same_object(a: object, b: object) -> bool:
 
 
 #: Code objects of functions given as arguments whose generated code holds the function itself
-#: (it was given to a library call, not inlined): such code serves that function object only.
+#: (it was given to a library call, not inlined), and the functions of such partials: such code
+#: serves that function object only.
 BAKED_CODES: set = set()
+
+
+def mark_baked(fn: object) -> None:
+    import functools
+
+    target = fn.func if isinstance(fn, functools.partial) else getattr(fn, "__code__", None)
+    try:
+        BAKED_CODES.add(target)
+    except TypeError:  # (an unhashable callable: partials of it are never shared)
+        BAKED_CODES.add(type(target))
 
 
 def same_function(a: object, b: object) -> bool:
@@ -155,6 +166,11 @@ def _same_partial(a, b) -> bool:
     """functools.partial objects of the same function: literals and functions among their
     arguments are baked into the code and must be the same; numbers and arrays are read from
     the argument when the code runs and must have the same type (and shape)."""
+    try:
+        if a.func in BAKED_CODES or type(a.func) in BAKED_CODES:
+            return False
+    except TypeError:
+        return False
     if not same_function(a.func, b.func) or len(a.args) != len(b.args) or list(a.keywords) != list(
             b.keywords):
         return False

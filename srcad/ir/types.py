@@ -30,6 +30,7 @@ from .kinds import (  # noqa: F401 (T.value_kind, T.is_function_value...)
     function_name,
     is_function,
     is_function_value,
+    mark_baked,
     same_function,
     same_object,
     user_class,
