@@ -1,6 +1,7 @@
 """The "fresh" group (issue 13): a gradient of a function object made anew on every call — a
 lambda closing over data, a closure from a factory, a functools.partial — as solver loops
-and JAX-style code write them, against the same gradient made once and reused.
+and JAX-style code write them, against the same gradient made once and reused; and such a
+function given as an argument to a gradient made once (`g(c, lambda z: cost(z, pts))`).
 
 After the first call, srcad shares the generated code of function objects made from the
 same code (srcad/sharing.py): the per-call cost should be the reused gradient's plus a few
@@ -28,6 +29,10 @@ def _factory(pts):
     return lambda c: cost(c, pts)
 
 
+def _apply(c, f):
+    return f(c)
+
+
 def fresh_rows() -> list:
     pts, c = np.random.default_rng(0).normal(size=(50, 2)), np.zeros(2)
     reused = srcad.grad(cost)
@@ -41,10 +46,19 @@ def fresh_rows() -> list:
     def with_partial():
         return srcad.grad(functools.partial(cost, pts=pts))(c)
 
+    through = srcad.grad(_apply)
+
+    def lambda_argument():
+        return through(c, lambda z: cost(z, pts))
+
+    def partial_argument():
+        return through(c, functools.partial(cost, pts=pts))
+
     t0 = time.perf_counter()
     with_lambda()  # the first call builds
     first = time.perf_counter() - t0
-    steps = {"lambda": with_lambda, "closure factory": with_factory, "functools.partial": with_partial}
+    steps = {"lambda": with_lambda, "closure factory": with_factory, "functools.partial": with_partial,
+             "lambda given as an argument": lambda_argument, "partial given as an argument": partial_argument}
     best = best_times({"reused": lambda: reused(c, pts), **steps})
     return [(name, best[name], best["reused"], first) for name in steps]
 

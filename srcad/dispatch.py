@@ -50,7 +50,10 @@ def _quick_kind(x):
         return "i"
     if t is bool:
         return "b"
-    return T.of_value(x)
+    kind = T.of_value(x)
+    if isinstance(kind, T.Fn):  # (a function given as an argument: see T.Fn)
+        return T.Fn(x, shared=True)
+    return kind
 
 
 def _rank_kind(k):
@@ -303,6 +306,7 @@ class Transformed:
         if watches:  # (methods of the user's classes, inlined: replacing one builds again)
             self._deps = (self._deps or ()) + watches
         statics = static_arguments(arg_types)
+        _mark_baked(built, statics)
         if statics and inner is None:  # (the functions given as arguments inlined helpers too)
             self._deps = (self._deps or ()) + user_function_globals(target, statics=statics)
         if key:
@@ -320,6 +324,18 @@ class Transformed:
 
     def __repr__(self) -> str:
         return f"<srcad {self.spec.kind} of {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+
+def _mark_baked(built: Built, statics) -> None:
+    """Record the functions given as arguments that the generated code holds (a library call
+    given one): their code serves that function object only (ir/kinds.py same_function)."""
+    if not statics:
+        return
+    held = {id(v) for v in getattr(built.function, "__globals__", {}).values()}
+    for _, obj in statics:
+        cells = getattr(getattr(obj, "func", obj), "__closure__", None) or ()
+        if id(obj) in held or any(id(c) in held for c in cells):
+            T.mark_baked(obj)
 
 
 def _from_cache(namespace: dict, meta: dict, text: str) -> Built:

@@ -18,6 +18,7 @@ from ..errors import Diagnostic, NoRuleError, TypeSupportError, UnsupportedSynta
 from ..identifiers import identifier
 from ..ir import types as T
 from ..ir.builder import Builder
+from ..ir.kinds import partial_reads
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..rules import registry
 from .displays import Displays, Star, is_literal
@@ -147,6 +148,10 @@ class ExprLowerer(Displays):
         if isinstance(v, LiveGlobal):
             return self.emit("srcad.global", (Const(v.module), Const(v.name)), node=node, hint=v.name)
         if isinstance(v, LiveCell):
+            ctx = getattr(self, "ctx", None)
+            source = ctx.cell_sources.get(id(v.cell.obj)) if ctx is not None else None
+            if source is not None:  # (a cell of a function given as an argument: read from it)
+                return self.emit("srcad.arg_cell", (source[0], Const(source[1])), node=node, hint=v.name)
             return self.emit("srcad.cell", (Const(v.cell),), node=node, hint=v.name)
         raise TypeError(v)
 
@@ -345,9 +350,19 @@ class ExprLowerer(Displays):
         if getattr(fn, "__srcad_maker__", False):
             return self.make_transform(fn, args, kw, node)
         if isinstance(fn, functools.partial) and isinstance(fn.func, types.FunctionType):
-            bound = [static_atom(a) for a in fn.args]  # constants: no derivative flows through them
+            # constants (no derivative flows through them); for a partial given as an argument,
+            # its numbers and arrays are read from it when the code runs (ir/kinds.py same_function)
+            ctx = getattr(self, "ctx", None)
+            source = ctx.cell_sources.get(id(fn)) if ctx is not None else None
+
+            def bound_value(key, a):
+                if source is not None and partial_reads(a):
+                    return self.emit("srcad.arg_partial", (source[0], Const(key)), node=node)
+                return static_atom(a)
+
+            bound = [bound_value(j, a) for j, a in enumerate(fn.args)]
             given = dict(kw)
-            fixed = [(k, static_atom(v)) for k, v in fn.keywords.items() if k not in given]
+            fixed = [(k, bound_value(k, v)) for k, v in fn.keywords.items() if k not in given]
             return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
         if isinstance(fn, CustomRule):
             return self.call_custom(fn, args, kw, node)

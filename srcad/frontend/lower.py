@@ -16,9 +16,11 @@ that index the sequences; comprehensions become loops that append to a list.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import itertools
 import sys
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -53,6 +55,10 @@ class LowerContext:
     keys: dict = field(default_factory=dict)  # dict Var -> its keys (for **v)
     callees: dict = field(default_factory=dict)  # Var -> the function it is (callees.py)
     holds: dict = field(default_factory=dict)  # container Var -> the functions it holds
+    # id(cell) -> (parameter, k) for the cells of a function given as an argument: read from
+    # the argument when the code runs (f.__closure__[k]), so that the code serves any function
+    # made from the same code (ir/kinds.py same_function)
+    cell_sources: dict = field(default_factory=dict)
 
 
 class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, GeneratorLowering, HigherOrderCalls,
@@ -479,6 +485,13 @@ def _lower_function(fn, statics: dict) -> Lowered_:
         sigs.append(Param(name, default, "kwonly" if name in kwonly else "pos"))
         params.append(b.fresh(name))
     b.begin_function(params)
+    for i, obj in statics.items():
+        fn_obj = obj.func if type(obj) is functools.partial else obj
+        if type(obj) is functools.partial:
+            ctx.cell_sources.setdefault(id(obj), (params[i], None))
+        if type(fn_obj) is types.FunctionType:
+            for k, cell in enumerate(fn_obj.__closure__ or ()):
+                ctx.cell_sources.setdefault(id(cell), (params[i], k))
     for i, (name, v) in enumerate(zip(names + kwonly, params)):
         low.write(name, static_atom(statics[i]) if i in statics else v)
     result = low.body()

@@ -115,6 +115,108 @@ def same_object(a: object, b: object) -> bool:
     return a.__func__ is b.__func__ and a.__self__ is b.__self__
 
 
+#: Code objects of functions given as arguments whose generated code holds the function itself
+#: (it was given to a library call, not inlined), and the functions of such partials: such code
+#: serves that function object only.
+BAKED_CODES: set = set()
+
+
+def mark_baked(fn: object) -> None:
+    import functools
+
+    target = fn.func if isinstance(fn, functools.partial) else getattr(fn, "__code__", None)
+    try:
+        BAKED_CODES.add(target)
+    except TypeError:  # (an unhashable callable: partials of it are never shared)
+        BAKED_CODES.add(type(target))
+
+
+def same_function(a: object, b: object) -> bool:
+    """May code specialised on the function argument `a` serve `b`? The same object (same_object);
+    or a function made from the same code, with the same globals and defaults, whose captured
+    functions and other objects the code bakes in are the same, and whose code does not hold
+    `a` itself: the code reads its other captured values from the argument when it runs
+    (`f.__closure__[k]`), as for a lambda made anew on every call, `g(x, lambda z: z * k)`."""
+    import functools
+    import types
+
+    if same_object(a, b):
+        return True
+    if type(a) is functools.partial and type(b) is functools.partial:
+        return _same_partial(a, b)
+    if type(a) is not types.FunctionType or type(b) is not types.FunctionType:
+        return False
+    code = a.__code__
+    if code is not b.__code__ or a.__globals__ is not b.__globals__ or code in BAKED_CODES:
+        return False
+    if not _same_items(a.__defaults__ or (), b.__defaults__ or ()) or not _same_items(
+            tuple((a.__kwdefaults__ or {}).items()), tuple((b.__kwdefaults__ or {}).items())):
+        return False
+    for x, y in zip(a.__closure__ or (), b.__closure__ or ()):
+        try:
+            u, v = x.cell_contents, y.cell_contents
+        except ValueError:
+            return False
+        if (_baked(u) or _baked(v)) and u is not v:
+            return False
+    return True
+
+
+def _same_partial(a, b) -> bool:
+    """functools.partial objects of the same function: literals and functions among their
+    arguments are baked into the code and must be the same; numbers and arrays are read from
+    the argument when the code runs and must have the same type (and shape)."""
+    try:
+        if a.func in BAKED_CODES or type(a.func) in BAKED_CODES:
+            return False
+    except TypeError:
+        return False
+    if not same_function(a.func, b.func) or len(a.args) != len(b.args) or list(a.keywords) != list(
+            b.keywords):
+        return False
+    values = zip(a.args + tuple(a.keywords.values()), b.args + tuple(b.keywords.values()))
+    return all(_same_bound(u, v) for u, v in values)
+
+
+def _same_bound(u: object, v: object) -> bool:
+    if u is v:
+        return True
+    if type(u) is not type(v):
+        return False
+    if partial_reads(u):
+        return getattr(u, "shape", None) == getattr(v, "shape", None) and getattr(
+            u, "dtype", None) == getattr(v, "dtype", None)
+    return _literal(u) and u == v
+
+
+def partial_reads(value: object) -> bool:
+    """Is a functools.partial argument read from the partial when the code runs (a float or a
+    float array), rather than baked into it?"""
+    import numpy as np
+
+    return type(value) is float or isinstance(value, np.floating) or (
+        type(value) is np.ndarray and value.dtype.kind == "f")
+
+
+def _literal(value: object) -> bool:
+    return value is None or isinstance(value, (bool, int, str)) or (
+        isinstance(value, tuple) and all(_literal(x) for x in value))
+
+
+def _same_items(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _baked(value: object) -> bool:
+    """Does the transform bake a captured value into the code (frontend/resolve.py is_static)?"""
+    import types
+
+    if isinstance(value, (list, dict)):
+        return False
+    return isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                              types.MethodType, type)) or callable(value)
+
+
 def function_name(obj: object) -> str:
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
     return name if isinstance(name, str) else type(obj).__name__

@@ -26,9 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .kinds import (  # noqa: F401 (T.value_kind, T.is_function_value...)
+    BAKED_CODES,
     function_name,
     is_function,
     is_function_value,
+    mark_baked,
+    same_function,
     same_object,
     user_class,
     value_kind,
@@ -261,12 +264,20 @@ class Fn(Opaque):
     resolved while transforming (its rule applied, or its body inlined). A function held in
     an object's attribute is a `Function` instead (see there)."""
 
-    def __init__(self, obj: object):
+    def __init__(self, obj: object, shared: bool = False):
         super().__init__(function_name(obj))
         object.__setattr__(self, "obj", obj)
+        object.__setattr__(self, "shared", shared)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Fn) and same_object(other.obj, self.obj)
+        """The same function; for the dispatcher's keys of functions given as arguments
+        themselves (`shared`), also one made from the same code (kinds.same_function): the code
+        reads their captured values from the argument (frontend/lower.py cell_sources)."""
+        if not isinstance(other, Fn):
+            return False
+        if self.shared and other.shared:
+            return same_function(other.obj, self.obj)
+        return same_object(other.obj, self.obj)
 
     def __hash__(self) -> int:
         return hash(("Fn", self.what))

@@ -33,6 +33,21 @@ nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"), cheap="alway
 # resolved while types are inferred, or opaque (no derivative) when they cannot be
 nondiff("srcad.global", "module, name", out=ty.unknown)
 nondiff("srcad.cell", "cell", out=ty.unknown)
+# the k-th captured value of a function given as an argument (frontend/lower.py cell_sources)
+nondiff("srcad.arg_cell", "f, k", out=ty.unknown, fn=rt.arg_cell, objects="any")
+
+
+def _partial_item_type(sig):
+    f, key = sig.type("f"), sig.const("key")
+    obj = getattr(f, "obj", None)
+    if obj is None:
+        return T.UNKNOWN
+    value = obj.args[key] if isinstance(key, int) else obj.keywords.get(key)
+    return T.of_value(value)
+
+
+# an argument bound by a functools.partial given as an argument: f.args[key] or f.keywords[key]
+nondiff("srcad.arg_partial", "f, key", out=_partial_item_type, fn=rt.arg_partial, objects="any")
 nondiff("srcad.call", "*args", out=ty.unknown, opaque=True)
 # f(*v) with v's length known once types are: the call with v's items (specialize.py)
 nondiff("srcad.star_call", "*args", out=ty.unknown, opaque=True)

@@ -13,6 +13,8 @@ the copy finds; names are unique across the modules, since the copies share one 
 
 from .broadcasting import broadcast_like, broadcast_to, expand_reduced, sum_adjoint, sum_to_shape, unbroadcast
 from .checks import (
+    arg_cell,
+    arg_partial,
     assigned,
     bound,
     check_length,
@@ -102,8 +104,8 @@ from .shaping import (
 
 __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "array_adjoint", "assigned",
            "average_weights", "average_weights_adjoint", "bound", "broadcast_like", "broadcast_to",
-           "check_length", "check_unpack", "clip_mask", "copy_value", "cross2_adjoint", "cumprod_adjoint",
-           "cumprod_hvp",
+           "arg_cell", "arg_partial", "check_length", "check_unpack", "clip_mask", "copy_value",
+           "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",
            "cumprod_hvp_adjoint", "cumprod_tangent", "custom_cotangents", "diag_adjoint",
            "diagonal_adjoint", "dict_items", "dict_like", "dict_values", "diff_adjoint",
            "einsum_call", "einsum_spec", "einsum_vjp", "expand_reduced", "from_triangle",

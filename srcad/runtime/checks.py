@@ -12,7 +12,7 @@ import numpy as np
 from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
-           "custom_cotangents", "check_length", "check_unpack"]
+           "custom_cotangents", "check_length", "check_unpack", "arg_cell", "arg_partial"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -89,6 +89,17 @@ def check_length(xs, n):
     """f(*xs) into n parameters: the TypeError Python raises when xs has another length."""
     if len(xs) != n:
         raise TypeError(f"takes {n} positional arguments but {len(xs)} were given")
+
+
+def arg_cell(f, k):
+    """The k-th value the function f captured (f a function given as an argument, or a
+    functools.partial of one)."""
+    return getattr(f, "func", f).__closure__[k].cell_contents
+
+
+def arg_partial(f, key):
+    """An argument a functools.partial f binds: f.args[key] (an int) or f.keywords[key]."""
+    return f.args[key] if type(key) is int else f.keywords[key]
 
 
 def check_unpack(xs, n, starred=False):
