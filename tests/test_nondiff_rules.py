@@ -77,6 +77,8 @@ EXEMPT = {
     "srcad.stop_gradient": "its purpose: x with no derivative, as the user asks",
     "srcad.global": "reads a global variable (the value comes from outside, not from an argument)",
     "srcad.cell": "reads a closure variable (the value comes from outside, not from an argument)",
+    "srcad.arg_cell": "reads a value a function argument captured (f.__closure__[k]), not a float",
+    "srcad.arg_partial": "reads a value a partial given as an argument binds (f.keywords[key])",
     "srcad.slice": "a slice object",
     "srcad.format": "a string",
     "srcad.assert": "no result",

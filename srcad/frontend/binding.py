@@ -6,7 +6,9 @@ are fills the positional parameters left. A mixin of FunctionLowerer (lower.py).
 
 from __future__ import annotations
 
+import functools
 import inspect
+import types
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const, Var
@@ -64,3 +66,18 @@ class ArgumentBinding:
         i = args.index(stars[0])
         return list(args[:i]) + items + list(args[i + 1:])
 
+
+
+def argument_cells(statics: dict, params) -> dict:
+    """{id(cell) or id(partial): (parameter, k)} for the functions given as arguments
+    (`statics`: position -> function): their captured values, and a partial's bound numbers,
+    are read from the argument when the code runs (LowerContext.cell_sources)."""
+    out: dict = {}
+    for i, obj in statics.items():
+        fn = obj.func if type(obj) is functools.partial else obj
+        if type(obj) is functools.partial:
+            out.setdefault(id(obj), (params[i], None))
+        if type(fn) is types.FunctionType:
+            for k, cell in enumerate(fn.__closure__ or ()):
+                out.setdefault(id(cell), (params[i], k))
+    return out

@@ -16,11 +16,9 @@ that index the sequences; comprehensions become loops that append to a list.
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 import itertools
 import sys
-import types
 from dataclasses import dataclass, field
 
 import gast
@@ -28,7 +26,7 @@ import gast
 from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
-from .binding import ArgumentBinding
+from .binding import ArgumentBinding, argument_cells
 from .callees import KnownCallees
 from .closures import ClosureLowering, ClosureScope, Frame, signature_of
 from .definite import maybe_unbound_reads
@@ -485,13 +483,7 @@ def _lower_function(fn, statics: dict) -> Lowered_:
         sigs.append(Param(name, default, "kwonly" if name in kwonly else "pos"))
         params.append(b.fresh(name))
     b.begin_function(params)
-    for i, obj in statics.items():
-        fn_obj = obj.func if type(obj) is functools.partial else obj
-        if type(obj) is functools.partial:
-            ctx.cell_sources.setdefault(id(obj), (params[i], None))
-        if type(fn_obj) is types.FunctionType:
-            for k, cell in enumerate(fn_obj.__closure__ or ()):
-                ctx.cell_sources.setdefault(id(cell), (params[i], k))
+    ctx.cell_sources.update(argument_cells(statics, params))
     for i, (name, v) in enumerate(zip(names + kwonly, params)):
         low.write(name, static_atom(statics[i]) if i in statics else v)
     result = low.body()
