@@ -139,3 +139,13 @@ def test_a_write_into_a_global_list_is_refused_at_its_line():
                        ) as e:
         srcad.grad(writes_global)(0.5)
     assert "test_objects_methods.py" in str(e.value)
+
+
+def test_second_order_through_methods_named_like_writes():
+    opt = Opt(0.3)
+    h = 1e-4
+    want = (fd(step, (0.7 + h, opt)) - fd(step, (0.7 - h, opt))) / (2 * h)
+    assert float(srcad.hessian(step)(0.7, opt)) == pytest.approx(want, rel=1e-5, abs=1e-7)
+    m = Model(1.5)
+    m.act = lambda x: np.exp(0.5 * x)
+    assert float(srcad.grad(srcad.grad(loss))(0.7, m)) == pytest.approx(np.exp(0.7), rel=1e-9)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import srcad
+from tests.oracle import fd_grad_richardson as fd
 from tests.oracle import fd_grad_richardson as fd_grad
 from tests.sourcemod import import_source
 
@@ -195,3 +196,13 @@ def test_unpacking_a_list_argument_is_checked_when_the_code_runs(mod):
 def test_starred_unpacking(mod):
     f = mod.unpack_starred
     assert srcad.grad(f)(0.3) == pytest.approx(fd_grad(f, (0.3,)), rel=1e-7)
+
+
+@pytest.mark.parametrize("name", ["map_once", "gen_once", "zip_unpacked", "enumerate_once"])
+def test_second_order(mod, name):
+    """d2f/dx2 against a central difference of finite-difference first derivatives."""
+    f = getattr(mod, name)
+    h = 1e-4
+    want = (fd(f, (0.7 + h,)) - fd(f, (0.7 - h,))) / (2 * h)
+    assert srcad.grad(srcad.grad(f))(0.7) == pytest.approx(want, rel=1e-5, abs=1e-7)
+    assert float(srcad.hessian(f)(0.7)) == pytest.approx(want, rel=1e-5, abs=1e-7)
