@@ -277,3 +277,43 @@ def test_a_loop_that_turns_a_number_into_an_array(tmp_path, name):
     v = rng.normal(size=w.shape)
     _, t = srcad.jvp(f, (w, x), (v, None))
     assert t == pytest.approx(float(np.sum(fd_grad(f, (w, x)) * v)), rel=1e-6)
+
+CALL_IN_INDEX = '''
+import numpy as np
+
+G = np.zeros(3)
+
+
+def upper(p):
+    a = np.zeros((3, 3))
+    a[np.triu_indices(3)] = p
+    return np.linalg.slogdet(a @ a.T + np.eye(3))[1]
+
+
+def at_len(p):
+    a = np.zeros(4)
+    a[len(p)] = p[0]
+    a[np.arange(3)] += np.sin(p)
+    ys = [1.0, 2.0]
+    ys[min(len(ys) - 1, 5)] = p[1]
+    return np.sum(np.sin(a)) * ys[1]
+
+
+def into_global(x):
+    G[0] = x
+    return np.sum(G * x)
+'''
+
+
+def test_calls_in_the_index_of_an_assignment_target(tmp_path):
+    """Gallery (issue 13): `a[np.triu_indices(3)] = p`, `a[len(p)] = ...`: the names read by
+    the index (np, len, min) were taken for local variables, since every name in an assignment
+    target counted as assigned; refused as an unsafe mutation, or UnboundLocalError in the
+    generated code. Writing into a global array crashed the same way instead of the refusal."""
+    mod = import_source(tmp_path, "call_in_index", CALL_IN_INDEX)
+    p = np.array([1.0, 0.2, -0.3, 0.8, 0.1, 1.2])
+    assert_tree_close(srcad.grad(mod.upper)(p), fd_grad(mod.upper, (p,)), rtol=1e-6, atol=1e-8)
+    q = np.array([0.3, -0.7, 0.4])
+    assert_tree_close(srcad.grad(mod.at_len)(q), fd_grad(mod.at_len, (q,)), rtol=1e-6, atol=1e-8)
+    with pytest.raises(srcad.UnsafeMutationError, match="cannot write into global 'G'"):
+        srcad.grad(mod.into_global)(2.0)
