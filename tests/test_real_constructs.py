@@ -317,3 +317,41 @@ def test_calls_in_the_index_of_an_assignment_target(tmp_path):
     assert_tree_close(srcad.grad(mod.at_len)(q), fd_grad(mod.at_len, (q,)), rtol=1e-6, atol=1e-8)
     with pytest.raises(srcad.UnsafeMutationError, match="cannot write into global 'G'"):
         srcad.grad(mod.into_global)(2.0)
+
+
+DICT_OVERRIDES = '''
+import numpy as np
+
+
+def spread(w, p):
+    q = {**p, "b": w, "new": np.sin(w)}
+    return np.sum(q["a"] * q["b"]) + np.sum(q["c"]) * q["new"] + p["b"]
+
+
+def keywords(p, w):
+    q = dict(p, a=w * p["a"], z=2.0 * w)
+    return sum(np.sum(v) for v in q.values()) * q["z"], tuple(q)
+
+
+def spread_later(w, p):
+    q = {"x": w, **p}
+    return q["x"]
+'''
+
+
+def test_dict_copied_with_some_keys_replaced(tmp_path):
+    """Gallery (issue 13): `{**params, "predict": w}` and `dict(params, predict=w)`, the way a
+    program replaces one entry of a parameter dict, were refused; they are a copy of the dict
+    with the keys set in order (Python's key order and values)."""
+    mod = import_source(tmp_path, "dict_overrides", DICT_OVERRIDES)
+    p = {"a": np.array([1.0, -2.0]), "b": 0.5, "c": np.array([[0.3]])}
+    for argnum in (0, 1):
+        got = srcad.grad(mod.spread, argnums=argnum)(0.7, p)
+        assert_tree_close(got, fd_grad(mod.spread, (0.7, p), argnum), rtol=1e-7, atol=1e-9)
+    (value, keys), g = srcad.value_and_grad(mod.keywords, argnums=(0, 1), has_aux=True)(p, 0.7)
+    assert keys == ("a", "b", "c", "z") and value == pytest.approx(mod.keywords(p, 0.7)[0], rel=1e-14)
+    for argnum in (0, 1):
+        want = fd_grad(lambda *a: mod.keywords(*a)[0], (p, 0.7), argnum)
+        assert_tree_close(g[argnum], want, rtol=1e-7, atol=1e-9)
+    with pytest.raises(srcad.UnsupportedSyntaxError, match=r"supported only first"):
+        srcad.grad(mod.spread_later)(0.7, p)

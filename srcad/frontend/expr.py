@@ -242,8 +242,10 @@ class ExprLowerer(Displays):
             return self.remember_keys(d, [k for k, _ in kw], [v for _, v in kw])
         if len(args) == 1 and not kw:
             return self.emit("builtins.dict", list(args), node=node)
-        raise self.error(UnsupportedSyntaxError, node, "dict(...) with both a mapping and keywords is not "
-                         "supported", "copy it, then add the keys: d = dict(p); d['k'] = v")
+        if len(args) == 1:  # dict(d, k=v): a copy of d, then the keys
+            return self.dict_with(args[0], list(kw), node)
+        raise self.error(UnsupportedSyntaxError, node, "dict(...) with several positional arguments",
+                         "copy it, then add the keys: d = dict(p); d['k'] = v")
 
     def expr_Slice(self, node) -> Lowered:
         parts = [Const(None) if p is None else self.value(p) for p in (node.lower, node.upper, node.step)]
