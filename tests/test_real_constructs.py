@@ -355,3 +355,26 @@ def test_dict_copied_with_some_keys_replaced(tmp_path):
         assert_tree_close(g[argnum], want, rtol=1e-7, atol=1e-9)
     with pytest.raises(srcad.UnsupportedSyntaxError, match=r"supported only first"):
         srcad.grad(mod.spread_later)(0.7, p)
+
+
+def test_second_order_of_a_closure_reading_a_dict():
+    """Gallery (issue 13): srcad.hessian(lambda w: loss({**params, "predict": w}, ...)) with
+    params a dict the lambda closes over: the gradient's generated code reads the closure
+    variable as `_cell_params.cell_contents`, which the second transformation took for an
+    attribute of an unknown object (TypeSupportError "dict() of a ?" naming generated code)."""
+    from tests.oracle import fd_second_directional
+
+    def make(params):
+        def f(w):
+            q = {**params, "b": w}
+            return np.sum(dict(params)["a"] * q["b"] ** 3) + np.sin(q["b"][0]) * params["c"]
+        return f
+
+    first = {"a": np.array([1.0, 2.0]), "c": 3.0}
+    for params in (first, {"a": np.array([-0.5, 0.25]), "c": -1.5, "d": (1.0, 2.0)}):
+        f = make(params)
+        w = np.array([0.5, -1.0])
+        E = np.eye(2)
+        H_fd = np.array([[fd_second_directional(f, (w,), (a,), (b,)) for b in E] for a in E])
+        assert_tree_close(srcad.hessian(f)(w), H_fd, rtol=1e-6, atol=1e-8)
+        assert_tree_close(srcad.hvp(f, (w,), (E[1],)), H_fd[1], rtol=1e-6, atol=1e-8)

@@ -52,6 +52,22 @@ MUTATING_METHODS = {
 _NICE_NAMES = {"numpy": "np", "math": "math"}
 
 
+def _current(v: Lowered) -> object:
+    """The object a Static or a module global stands for now (None for anything else)."""
+    if isinstance(v, Static):
+        return v.obj
+    if isinstance(v, LiveGlobal):
+        return getattr(v.module.obj, v.name, None)
+    return None
+
+
+def _cell_read(cell, base) -> Lowered:
+    """`_cell_x.cell_contents` in generated code: the closure variable x of the user's function,
+    read as srcad reads closure variables (typed by its value, read again when the code runs)."""
+    name = base.id.removeprefix("_cell_") if isinstance(base, gast.Name) else "cell"
+    return LiveCell(Ext(f"_cell_{name}", cell), name)
+
+
 def ext_name(obj: object) -> str:
     """The name generated code uses for an object (made unique later by codegen)."""
     if isinstance(obj, types.ModuleType):
@@ -270,6 +286,8 @@ class ExprLowerer(Displays):
 
     def expr_Attribute(self, node) -> Lowered:
         base = self.expr(node.value)
+        if node.attr == "cell_contents" and isinstance(_current(base), types.CellType):
+            return _cell_read(_current(base), node.value)  # generated code transformed again
         s = self.static_of(base) if isinstance(base, Static) else None
         if s is not None:
             try:
