@@ -277,3 +277,104 @@ def test_a_loop_that_turns_a_number_into_an_array(tmp_path, name):
     v = rng.normal(size=w.shape)
     _, t = srcad.jvp(f, (w, x), (v, None))
     assert t == pytest.approx(float(np.sum(fd_grad(f, (w, x)) * v)), rel=1e-6)
+
+CALL_IN_INDEX = '''
+import numpy as np
+
+G = np.zeros(3)
+
+
+def upper(p):
+    a = np.zeros((3, 3))
+    a[np.triu_indices(3)] = p
+    return np.linalg.slogdet(a @ a.T + np.eye(3))[1]
+
+
+def at_len(p):
+    a = np.zeros(4)
+    a[len(p)] = p[0]
+    a[np.arange(3)] += np.sin(p)
+    ys = [1.0, 2.0]
+    ys[min(len(ys) - 1, 5)] = p[1]
+    return np.sum(np.sin(a)) * ys[1]
+
+
+def into_global(x):
+    G[0] = x
+    return np.sum(G * x)
+'''
+
+
+def test_calls_in_the_index_of_an_assignment_target(tmp_path):
+    """Gallery (issue 13): `a[np.triu_indices(3)] = p`, `a[len(p)] = ...`: the names read by
+    the index (np, len, min) were taken for local variables, since every name in an assignment
+    target counted as assigned; refused as an unsafe mutation, or UnboundLocalError in the
+    generated code. Writing into a global array crashed the same way instead of the refusal."""
+    mod = import_source(tmp_path, "call_in_index", CALL_IN_INDEX)
+    p = np.array([1.0, 0.2, -0.3, 0.8, 0.1, 1.2])
+    assert_tree_close(srcad.grad(mod.upper)(p), fd_grad(mod.upper, (p,)), rtol=1e-6, atol=1e-8)
+    q = np.array([0.3, -0.7, 0.4])
+    assert_tree_close(srcad.grad(mod.at_len)(q), fd_grad(mod.at_len, (q,)), rtol=1e-6, atol=1e-8)
+    with pytest.raises(srcad.UnsafeMutationError, match="cannot write into global 'G'"):
+        srcad.grad(mod.into_global)(2.0)
+
+
+DICT_OVERRIDES = '''
+import numpy as np
+
+
+def spread(w, p):
+    q = {**p, "b": w, "new": np.sin(w)}
+    return np.sum(q["a"] * q["b"]) + np.sum(q["c"]) * q["new"] + p["b"]
+
+
+def keywords(p, w):
+    q = dict(p, a=w * p["a"], z=2.0 * w)
+    return sum(np.sum(v) for v in q.values()) * q["z"], tuple(q)
+
+
+def spread_later(w, p):
+    q = {"x": w, **p}
+    return q["x"]
+'''
+
+
+def test_dict_copied_with_some_keys_replaced(tmp_path):
+    """Gallery (issue 13): `{**params, "predict": w}` and `dict(params, predict=w)`, the way a
+    program replaces one entry of a parameter dict, were refused; they are a copy of the dict
+    with the keys set in order (Python's key order and values)."""
+    mod = import_source(tmp_path, "dict_overrides", DICT_OVERRIDES)
+    p = {"a": np.array([1.0, -2.0]), "b": 0.5, "c": np.array([[0.3]])}
+    for argnum in (0, 1):
+        got = srcad.grad(mod.spread, argnums=argnum)(0.7, p)
+        assert_tree_close(got, fd_grad(mod.spread, (0.7, p), argnum), rtol=1e-7, atol=1e-9)
+    (value, keys), g = srcad.value_and_grad(mod.keywords, argnums=(0, 1), has_aux=True)(p, 0.7)
+    assert keys == ("a", "b", "c", "z") and value == pytest.approx(mod.keywords(p, 0.7)[0], rel=1e-14)
+    for argnum in (0, 1):
+        want = fd_grad(lambda *a: mod.keywords(*a)[0], (p, 0.7), argnum)
+        assert_tree_close(g[argnum], want, rtol=1e-7, atol=1e-9)
+    with pytest.raises(srcad.UnsupportedSyntaxError, match=r"supported only first"):
+        srcad.grad(mod.spread_later)(0.7, p)
+
+
+def test_second_order_of_a_closure_reading_a_dict():
+    """Gallery (issue 13): srcad.hessian(lambda w: loss({**params, "predict": w}, ...)) with
+    params a dict the lambda closes over: the gradient's generated code reads the closure
+    variable as `_cell_params.cell_contents`, which the second transformation took for an
+    attribute of an unknown object (TypeSupportError "dict() of a ?" naming generated code)."""
+    from tests.oracle import fd_second_directional
+
+    def make(params):
+        def f(w):
+            q = {**params, "b": w}
+            return np.sum(dict(params)["a"] * q["b"] ** 3) + np.sin(q["b"][0]) * params["c"]
+        return f
+
+    first = {"a": np.array([1.0, 2.0]), "c": 3.0}
+    for params in (first, {"a": np.array([-0.5, 0.25]), "c": -1.5, "d": (1.0, 2.0)}):
+        f = make(params)
+        w = np.array([0.5, -1.0])
+        E = np.eye(2)
+        H_fd = np.array([[fd_second_directional(f, (w,), (a,), (b,)) for b in E] for a in E])
+        assert_tree_close(srcad.hessian(f)(w), H_fd, rtol=1e-6, atol=1e-8)
+        assert_tree_close(srcad.hvp(f, (w,), (E[1],)), H_fd[1], rtol=1e-6, atol=1e-8)

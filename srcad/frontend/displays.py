@@ -87,18 +87,34 @@ class Displays:
         return self.display(self._elements(node.elts, stars=True), "list", node)
 
     def expr_Dict(self, node) -> Atom:
+        if node.keys and node.keys[0] is None:  # {**d, 'k': v}: a copy of d, then the keys
+            return self.dict_with(self.value(node.values[0]), list(zip(node.keys[1:], node.values[1:])), node)
         args = []
         for k, v in zip(node.keys, node.values):
-            if k is None:
-                raise self.error(UnsupportedSyntaxError, node, "'**' in dict displays is not supported",
-                                 "write the keys out")
-            key = self.static_of(self.expr(k))
-            if key is None or not is_literal(key.obj):
-                raise self.error(UnsupportedSyntaxError, k, "dict keys must be literals",
-                                 "use constant keys such as 'W' or 0")
-            args += [Const(key.obj), self.value(v)]
+            args += [self._dict_key(k, node), self.value(v)]
         return self.remember_keys(self.emit("srcad.dict", args, node=node), [a.value for a in args[::2]],
                                   args[1::2])
+
+    def dict_with(self, mapping: Atom, items: list, node) -> Atom:
+        """A copy of the dict `mapping` with the (key node or str, value node or Atom) items set
+        in order, as `{**d, 'k': v}` and `dict(d, k=v)` make."""
+        out = self.emit("builtins.dict", (mapping,), node=node)
+        for k, v in items:
+            key = Const(k) if isinstance(k, str) else self._dict_key(k, node)
+            value = v if isinstance(v, Atom) else self.value(v)
+            out = self.emit("operator.setitem", (out, key, value), node=node)
+        return out
+
+    def _dict_key(self, k, node) -> Const:
+        if k is None:
+            raise self.error(UnsupportedSyntaxError, node, "'**' in a dict display is supported only "
+                             "first, as {**d, 'k': v}", "copy the dict first, then set the keys: "
+                             "d = dict(p); d['k'] = v")
+        key = self.static_of(self.expr(k))
+        if key is None or not is_literal(key.obj):
+            raise self.error(UnsupportedSyntaxError, k, "dict keys must be literals",
+                             "use constant keys such as 'W' or 0")
+        return Const(key.obj)
 
     def remember_keys(self, v: Var, keys: list, values: list) -> Var:
         """Note that the dict v has these keys and values (for `**v` later); a hook."""

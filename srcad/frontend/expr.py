@@ -52,6 +52,22 @@ MUTATING_METHODS = {
 _NICE_NAMES = {"numpy": "np", "math": "math"}
 
 
+def _current(v: Lowered) -> object:
+    """The object a Static or a module global stands for now (None for anything else)."""
+    if isinstance(v, Static):
+        return v.obj
+    if isinstance(v, LiveGlobal):
+        return getattr(v.module.obj, v.name, None)
+    return None
+
+
+def _cell_read(cell, base) -> Lowered:
+    """`_cell_x.cell_contents` in generated code: the closure variable x of the user's function,
+    read as srcad reads closure variables (typed by its value, read again when the code runs)."""
+    name = base.id.removeprefix("_cell_") if isinstance(base, gast.Name) else "cell"
+    return LiveCell(Ext(f"_cell_{name}", cell), name)
+
+
 def ext_name(obj: object) -> str:
     """The name generated code uses for an object (made unique later by codegen)."""
     if isinstance(obj, types.ModuleType):
@@ -242,8 +258,10 @@ class ExprLowerer(Displays):
             return self.remember_keys(d, [k for k, _ in kw], [v for _, v in kw])
         if len(args) == 1 and not kw:
             return self.emit("builtins.dict", list(args), node=node)
-        raise self.error(UnsupportedSyntaxError, node, "dict(...) with both a mapping and keywords is not "
-                         "supported", "copy it, then add the keys: d = dict(p); d['k'] = v")
+        if len(args) == 1:  # dict(d, k=v): a copy of d, then the keys
+            return self.dict_with(args[0], list(kw), node)
+        raise self.error(UnsupportedSyntaxError, node, "dict(...) with several positional arguments",
+                         "copy it, then add the keys: d = dict(p); d['k'] = v")
 
     def expr_Slice(self, node) -> Lowered:
         parts = [Const(None) if p is None else self.value(p) for p in (node.lower, node.upper, node.step)]
@@ -268,6 +286,8 @@ class ExprLowerer(Displays):
 
     def expr_Attribute(self, node) -> Lowered:
         base = self.expr(node.value)
+        if node.attr == "cell_contents" and isinstance(_current(base), types.CellType):
+            return _cell_read(_current(base), node.value)  # generated code transformed again
         s = self.static_of(base) if isinstance(base, Static) else None
         if s is not None:
             try:

@@ -105,7 +105,8 @@ def local_names(node: gast.FunctionDef) -> set[str]:
     for n in own:
         if isinstance(n, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For)):
             for t in (n.targets if isinstance(n, gast.Assign) else [n.target]):
-                targets.update(x.id for x in gast.walk(t) if isinstance(x, gast.Name))
+                targets.update(x.id for x in gast.walk(t)
+                               if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store))
     # (comprehension targets are local to the comprehension, not to the function)
     return set(parameter_names(node.args)) | targets | (stored - comps)
 
