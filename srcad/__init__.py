@@ -17,6 +17,7 @@ from .compose import hessian, hvp, jacfwd, jacrev
 from .custom import custom_jvp, custom_vjp
 from .errors import (
     ArgumentError,
+    NondeterministicError,
     NonScalarOutputError,
     NoRuleError,
     RecursionNotSupportedError,
@@ -38,7 +39,7 @@ __all__ = [
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
     "register_pytree",
     "CacheWarning",
-    "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError",
+    "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError", "NondeterministicError",
     "RecursionNotSupportedError", "SourceUnavailableError", "StaleSourceError", "TypeSupportError",
     "UnsafeMutationError",
     "UnsupportedSyntaxError",

@@ -13,7 +13,7 @@ import inspect
 import numpy as np
 
 from .api import _jvp_of, as_python_function, batched_jacobian, grad, jvp, vjp_of
-from .errors import ArgumentError
+from .errors import ArgumentError, Diagnostic, NondeterministicError
 from .gate import Gate, admit_arguments, admit_tangents, check_output
 from .pytrees import restore
 from .trees import flatten, unflatten
@@ -110,17 +110,19 @@ def _jacfwd(fun, argnums, batched: bool, kind: str, user):
         parts = []
         for i in nums:
             got = batched_jacobian(fun, args, i) if batched else None
-            parts.append(got if got is not None else _columns(fun, args, i))
+            parts.append(got if got is not None else _columns(fun, args, i, kind, user))
         return _nest(parts, as_tuple)
 
     jacobian.__name__ = f"{kind}_{getattr(user, '__name__', 'f')}"
     return jacobian
 
 
-def _columns(fun, args, i):
-    """One jvp per entry of each differentiable leaf of args[i]."""
+def _columns(fun, args, i, kind: str = "jacfwd", user=None):
+    """One jvp per entry of each differentiable leaf of args[i] (and the first one again at
+    the end: the evaluations must agree, see _check_repeatable)."""
     leaves, spec = flatten(args[i])
     out, columns = None, []  # columns[k]: the flattened output tangents per entry of leaf k
+    first = None  # (tangents, out, column) of the first evaluation
     for k, leaf in enumerate(leaves):
         cols = []
         for e in _basis(leaf) if _differentiable(leaf) else ():
@@ -130,13 +132,53 @@ def _columns(fun, args, i):
             tangents[i] = unflatten(spec, t)
             out, col = jvp(fun, args, tangents)
             cols.append(flatten(col)[0])
+            if first is None:
+                first = (tangents, out, cols[-1])
+            else:
+                _check_repeatable(user or fun, kind, first[1], out)
         columns.append(cols)
+    if first is not None and sum(len(c) for c in columns) > 1:
+        again, col = jvp(fun, args, first[0])
+        _check_repeatable(user or fun, kind, first[1], again, first[2], flatten(col)[0])
     out = fun(*args) if out is None else out
     latest = _jvp_of(fun)._latest
     check_output(Gate(f"jacfwd of {getattr(fun, '__qualname__', 'f')}", as_python_function(fun)), out,
                  latest.output_loc if latest is not None else None, none=False)
     out_leaves, out_spec = flatten(out)
     return _blocks(out_leaves, leaves, lambda o, k: [c[o] for c in columns[k]]), out_spec, spec
+
+
+def _check_repeatable(fun, kind: str, out, again, col=None, col_again=None) -> None:
+    """Evaluations of fun at the same point that must agree bit for bit (the code is the same
+    and deterministic): when they do not, fun draws random numbers from a generator that
+    advances, or reads state that changes, and the columns would mix different functions."""
+    same = _bitwise_equal(out, again) and (col is None or all(
+        _bitwise_equal(a, b) for a, b in zip(col, col_again)))
+    if same:
+        return
+    name = getattr(fun, "__qualname__", "f")
+    msg = (f"srcad.{kind} of {name} evaluates it once per column, and two evaluations at the same "
+           "point differ: it draws random numbers from a generator that advances (or reads state "
+           "that changes between calls), so the columns would come from different functions")
+    hint = ("seed the generator inside the function (rs = np.random.RandomState(seed)), or pass the "
+            "random draws in as an argument; srcad.hvp and srcad.jacrev evaluate it once")
+    raise NondeterministicError(msg, _where(fun, msg, hint))
+
+
+def _bitwise_equal(a, b) -> bool:
+    la, lb = flatten(a)[0], flatten(b)[0]
+    return len(la) == len(lb) and all(np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True)
+                                      for x, y in zip(la, lb))
+
+
+def _where(fun, msg: str, hint: str) -> list:
+    transform = getattr(fun, "__srcad_transform__", None)
+    if transform is not None:  # (a transform: the user's function)
+        fun = transform._base()
+    code = getattr(as_python_function(fun), "__code__", None)
+    if code is None:
+        return []
+    return [Diagnostic(code.co_filename, code.co_firstlineno, 0, msg, hint)]
 
 
 def jacrev(fun, argnums=0):

@@ -95,6 +95,12 @@ class TypeSupportError(SrcadError):
     """A value of a type srcad cannot differentiate (complex numbers, objects...)."""
 
 
+class NondeterministicError(SrcadError):
+    """A transformation that evaluates the function several times (one jvp per column of a
+    Jacobian or Hessian) got different values from evaluations that must agree: the function
+    draws random numbers or reads state that changes between calls."""
+
+
 class RuleError(SrcadError):
     """A derivative rule is malformed (raised when it is registered)."""
 
