@@ -101,3 +101,36 @@ def test_a_list_held_by_an_object():
     m = Model(layers_a())
     f = lambda x, m: np.sum(np.cos(m(x)))  # noqa: E731
     assert srcad.grad(f)(X, m) == pytest.approx(fd(f, (X, m)), rel=1e-7, abs=1e-10)
+
+
+XS = np.random.RandomState(5).randn(5, 2)
+
+
+def dropout_layer(params, seed):
+    h = np.tanh(XS @ params[0] + params[1])
+    return np.sum(h * (np.random.RandomState(seed).rand(*h.shape) > 0.5))
+
+
+def sum_over_blocks(params):
+    total = 0.0
+    for p in params:
+        total = total + np.sum(np.sin(p.reshape(p.shape[:1] + (-1,))) ** 2)
+    return total
+
+
+def test_a_list_of_arrays_of_several_shapes_keeps_each_shape():
+    """[W, b]: each item's shape is known (h.shape, p.shape[:1] + (-1,)), a loop over it
+    unrolled; another list of other shapes builds new code."""
+    W, b = np.random.RandomState(1).randn(2, 4), np.random.RandomState(2).randn(4)
+    g = srcad.grad(dropout_layer)([W, b], 1)
+    want = fd(dropout_layer, ([W, b], 1))
+    for got, ref in zip(g, want):
+        assert got == pytest.approx(ref, rel=1e-7, abs=1e-10)
+    for ps in ([np.ones((2, 3)) * 0.3, np.linspace(0, 1, 4), np.ones((1, 2, 2))],
+               [np.ones((3, 1)) * 0.2, np.ones(2)]):
+        got, want = srcad.grad(sum_over_blocks)(ps), fd(sum_over_blocks, (ps,))
+        for a, w in zip(got, want):
+            assert a == pytest.approx(w, rel=1e-7, abs=1e-10)
+        t = [np.ones_like(p) for p in ps]
+        _, jt = srcad.jvp(sum_over_blocks, (ps,), (t,))
+        assert jt == pytest.approx(sum(float(np.sum(w)) for w in want), rel=1e-7)

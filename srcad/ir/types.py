@@ -400,7 +400,8 @@ def without_shapes(t: Type) -> Type:
     if isinstance(t, Tuple):
         return Tuple(tuple(without_shapes(e) for e in t.elts), t.fields, t.cls)
     if isinstance(t, List):
-        return List(without_shapes(t.elt))
+        items = None if t.items is None else tuple(without_shapes(i) for i in t.items)
+        return List(without_shapes(t.elt), items)
     if isinstance(t, Dict):
         return Dict(tuple((k, without_shapes(v)) for k, v in t.items))
     if isinstance(t, Object):
@@ -462,8 +463,7 @@ def of_value(x: object, path: tuple = ()) -> Type:
         items = tuple(of_value(e, path) for e in x)
         for e in items:
             elt = join(elt, e)
-        several = isinstance(elt, Object) and elt.cls is None and bool(elt.options)
-        return List(elt, items if several else None)
+        return List(elt, items if _joins_lossily(elt, items) else None)
     if isinstance(x, dict) and (type(x) is dict or type(x).__module__ == "collections"):
         return Dict(tuple((k, of_value(v, path)) for k, v in x.items()))
     if isinstance(x, slice) and all(isinstance(p, (int, type(None))) for p in (x.start, x.stop, x.step)):
@@ -481,6 +481,15 @@ def of_value(x: object, path: tuple = ()) -> Type:
 #: how deep objects reached through objects are typed (deeper objects, and an object met
 #: again on the way, as in self.parent.child, are typed without their attributes)
 OBJECT_DEPTH = 4
+
+
+def _joins_lossily(elt: Type, items: tuple) -> bool:
+    """Does the element type of a list given to the function lose what its items are (objects
+    of several classes; arrays of several shapes, `[W, b]`), so that it keeps them (List.items)?"""
+    if isinstance(elt, Object):
+        return elt.cls is None and bool(elt.options)
+    return isinstance(elt, Array) and elt.shape is None and 1 < len(items) <= 32 and all(
+        isinstance(i, Array) and i.shape is not None for i in items)
 
 
 def _object_type(x: object, path: tuple) -> Type:
