@@ -17,7 +17,7 @@ from .dispatch import Transformed, _quick_kind, _signature_of, _spec
 from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
-from .ir import types as T
+from .ir.values import of_value
 from .pipeline import Spec, differentiable_positions
 from .pytrees import restore
 from .rules.registry import rule_for_object
@@ -144,7 +144,7 @@ class BatchedTransformed(Transformed):
             return None
         built = self._cache.get(key)
         if built is None:
-            arg_types = tuple(T.of_value(a) for a in primals)
+            arg_types = tuple(of_value(a) for a in primals)
             try:
                 built = self._build_types(arg_types, self._free_types(),
                                           Spec("jacfwd", (self.argnum,), False, False, n))

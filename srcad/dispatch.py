@@ -21,6 +21,7 @@ from .errors import ArgumentError
 from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
+from .ir.values import of_value
 from .pipeline import (
     MISSING,
     Built,
@@ -50,7 +51,7 @@ def _quick_kind(x):
         return "i"
     if t is bool:
         return "b"
-    kind = T.of_value(x)
+    kind = of_value(x)
     if isinstance(kind, T.Fn):  # (a function given as an argument: see T.Fn)
         return T.Fn(x, shared=True)
     return kind
@@ -244,7 +245,7 @@ class Transformed:
     def _code_for(self, key, args, argnums, free: dict):
         built = self._cache.get(key)
         if built is None:
-            arg_types = tuple(T.of_value(a) for a in args)
+            arg_types = tuple(of_value(a) for a in args)
             spec = self.spec if argnums is None else dataclasses.replace(self.spec,
                                                                          argnums=argnums(arg_types))
             built = self._build_for(key, arg_types, free, spec)

@@ -17,9 +17,9 @@ small function, typed for example arguments, before any pass, and its text.
 
 from __future__ import annotations
 
-from .ir import types as T
 from .ir.nodes import Function
 from .ir.printer import format_function
+from .ir.values import of_value
 from .pipeline import lowered
 from .transforms.specialize import specialize
 
@@ -27,7 +27,7 @@ from .transforms.specialize import specialize
 def ir(fn, *args) -> Function:
     """The IR of `fn` specialised to the types (and shapes) of the example arguments `args`,
     before any pass has run."""
-    return specialize(lowered(fn).function, tuple(T.of_value(a) for a in args))
+    return specialize(lowered(fn).function, tuple(of_value(a) for a in args))
 
 
 def show(fn: Function) -> None:

@@ -24,6 +24,7 @@ from .frontend.source import code_names
 from .ir import types as T
 from .ir.builder import Builder
 from .ir.nodes import Apply, Const, Ext, Function, Param, Var, iter_ops, max_var_id
+from .ir.values import of_value
 from .ir.verify import verify
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
@@ -190,7 +191,7 @@ def _split_aux(fn: Function, spec: Spec) -> Function:
     if not spec.has_aux:
         return fn
     b = Builder(first_id=_max_id(fn) + 1)
-    t = out.type if not isinstance(out, Const) else T.of_value(out.value)
+    t = out.type if not isinstance(out, Const) else of_value(out.value)
     if not isinstance(t, (T.Tuple, T.Unknown)) or (isinstance(t, T.Tuple) and len(t.elts) != 2):
         msg = f"with has_aux=True, {fn.name} must return a pair (output, aux); it returns {t}"
         raise NonScalarOutputError(msg, [diagnostic(fn.loc, msg, "return (value, aux), e.g. "
@@ -212,7 +213,7 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
     """grad's output must be a real scalar: refused when its type says otherwise, checked
     when the generated code runs when its type leaves it open (srcad.scalar_output)."""
     out = fn.body.yields[0]
-    t = out.type if not isinstance(out, Const) else T.of_value(out.value)
+    t = out.type if not isinstance(out, Const) else of_value(out.value)
     if isinstance(t, (T.Float, T.Int, T.Bool)) or (
             isinstance(t, T.Array) and t.ndim == 0 and t.kind in "fiub"):
         return fn

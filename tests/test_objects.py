@@ -375,11 +375,11 @@ def test_rebinding_a_helper_a_method_calls_rebuilds_the_code():
 
 def test_the_persistent_cache_keys_name_the_classes_and_functions_the_code_inlines():
     from srcad import cache
-    from srcad.ir import types as T
+    from srcad.ir.values import of_value
     from srcad.pipeline import Spec
 
     def key(act):
-        return cache.entry_key(call_of_layer, Spec("grad"), (T.of_value(X), T.of_value(Dense(3, 2, act))), {})
+        return cache.entry_key(call_of_layer, Spec("grad"), (of_value(X), of_value(Dense(3, 2, act))), {})
 
     keys = {key(act) for act in (np.tanh, np.sin, relu_ish)}
     assert len(keys) == 3 and None not in keys  # (np.tanh and np.sin print alike as types, not as keys)

@@ -24,6 +24,7 @@ import types
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, Ext, Var, iter_ops
+from ..ir.values import of_value
 
 _MISSING = object()
 
@@ -106,6 +107,6 @@ def type_of_read(value) -> T.Type:
     """(A function read from an attribute is known: calls of it are resolved, T.Function.)"""
     if value is _MISSING:
         return T.UNKNOWN
-    t = T.of_value(value)
+    t = of_value(value)
     return T.Function(t.what, fn=value) if isinstance(t, T.Opaque) and T.is_function(value) else t
 

@@ -24,6 +24,7 @@ from ..frontend.source import source_line
 from ..identifiers import is_identifier
 from ..ir import types as T
 from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While, iter_ops
+from ..ir.values import of_value
 from ..rules import registry
 from .census import ext_names, helper_names, use_counts
 from .expressions import ExprEmitter
@@ -219,7 +220,7 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
                 return name
 
     def scatter_stmt(self, out: Var, target, idx: Atom, value: Atom):
-        t_idx = idx.type if isinstance(idx, Var) else T.of_value(idx.value) if not isinstance(
+        t_idx = idx.type if isinstance(idx, Var) else of_value(idx.value) if not isinstance(
             idx.value, Ext) else T.UNKNOWN
         basic = (isinstance(t_idx, (T.Int, T.Bool))
                  or (isinstance(t_idx, T.Opaque) and t_idx.what == "slice")

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
-from .types import BOTTOM, UNKNOWN, Opaque, Type, of_value, same_object
+from .types import BOTTOM, UNKNOWN, Opaque, Type, same_object
+from .values import of_value
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,6 +4,7 @@ emits for things it resolves later (globals, attributes, methods of values of un
 
 from .. import runtime as rt
 from ..ir import types as T
+from ..ir.values import of_value
 from . import shapes as sh
 from . import typefns as ty
 from .registry import alias, defrule, family, nondiff
@@ -43,7 +44,7 @@ def _partial_item_type(sig):
     if obj is None:
         return T.UNKNOWN
     value = obj.args[key] if isinstance(key, int) else obj.keywords.get(key)
-    return T.of_value(value)
+    return of_value(value)
 
 
 # an argument bound by a functools.partial given as an argument: f.args[key] or f.keywords[key]
@@ -238,7 +239,7 @@ def _dict_parts(pairs: bool):
         d = sig.type("d")
         if not isinstance(d, T.Dict):
             return T.UNKNOWN
-        return T.Tuple(tuple(T.Tuple((T.of_value(k), t)) if pairs else t for k, t in d.items))
+        return T.Tuple(tuple(T.Tuple((of_value(k), t)) if pairs else t for k, t in d.items))
     return out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, Function, Var
+from ..ir.values import of_value
 from ..rules import registry
 from .activity import Activity
 from .forward import Forward
@@ -39,14 +40,14 @@ class BatchedForward(Forward):
     # shapes
 
     def shape(self, a: Atom) -> tuple:
-        s = T.shape_of(a.type) if isinstance(a, Var) else T.shape_of(T.of_value(a.value))
+        s = T.shape_of(a.type) if isinstance(a, Var) else T.shape_of(of_value(a.value))
         if s is None:
             raise NotBatchable(f"unknown shape of {a!r}")
         return s
 
     @staticmethod
     def type_of(a: Atom) -> T.Type:
-        return a.type if isinstance(a, Var) else T.of_value(a.value)
+        return a.type if isinstance(a, Var) else of_value(a.value)
 
     def ttype(self, t: T.Type) -> T.Type:
         s = T.shape_of(t)
