@@ -147,5 +147,8 @@ def test_neural_net_list_of_weight_tuples(capsys):
     gx = srcad.grad(nn.log_posterior, argnums=1)(params, inputs, targets, 0.1)
     assert_tree_close(gx, fd_grad(lambda x: nn.log_posterior(params, x, targets, 0.1), (inputs,)),
                       rtol=1e-6, atol=1e-8)
+    for act in (np.sin, lambda z: np.logaddexp(0.0, z)):  # (the nonlinearity= parameter)
+        h = lambda p, act=act: np.sum(nn.neural_net_predict(p, inputs, nonlinearity=act) * targets)  # noqa: E731
+        assert_tree_close(srcad.grad(h)(params), fd_grad(h, (params,)), rtol=1e-6, atol=1e-8)
     init_params, trained, (x, y) = nn.main(steps=60)
     assert nn.accuracy(trained, x, y) > nn.accuracy(init_params, x, y)

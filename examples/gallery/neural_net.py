@@ -15,11 +15,12 @@ def init_random_params(scale, layer_sizes, seed=0):
             for m, n in zip(layer_sizes[:-1], layer_sizes[1:])]
 
 
-def neural_net_predict(params, inputs):
-    """Class log-probabilities: tanh hidden layers, a linear last layer, then normalised."""
+def neural_net_predict(params, inputs, nonlinearity=np.tanh):
+    """Class log-probabilities: hidden layers through `nonlinearity`, a linear last layer,
+    then normalised."""
     for W, b in params:
         outputs = np.dot(inputs, W) + b
-        inputs = np.tanh(outputs)
+        inputs = nonlinearity(outputs)
     return outputs - logsumexp(outputs, axis=1, keepdims=True)
 
 
