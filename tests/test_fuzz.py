@@ -82,6 +82,32 @@ def test_finite_differences_unreliable_where_larger_steps_cross_a_clip():
     assert not wrong.any()
 
 
+def _cancelling(v):
+    """Fuzz H5:7116 as generated: terms of size 1e28 that cancel, plus O(1) terms."""
+    x = v[0]
+    y0 = np.array([(2.0 ** math.tanh(x)), (x + x), (np.full((3, 1), x))[2][0]])
+    k0 = 0
+    while k0 < 4:
+        k0 += 1
+        y0[0:3] *= np.dot(y0[1:3], np.linspace(-0.8, 0.9, 6).reshape((2, 3)))
+        y0 -= np.einsum("ij,j->i", (y0 * np.ones((1, 3))), y0[[1, 1, 2]])
+    perm = np.array([1, 2, 0])
+    xs0 = [np.sqrt(y0[perm] * y0[perm] + 1.0), np.min(np.full((3, 2), x), axis=-1)]
+    return np.array([x + np.sum(y0) + sum(np.sum(e) for e in xs0)])
+
+
+def test_a_value_that_is_rounding_noise_is_told_apart():
+    """Fuzz H5:7116: f sums terms of 1e28 that cancel to 0, so its modes' derivatives (0, 4,
+    0.04) are rounding noise too, and their disagreement is no evidence against srcad; the
+    harness calls it inconclusive. Smooth functions, with kinks or not, are not noise."""
+    x = np.array([-1.4911])
+    assert fd.rounding_noise(_cancelling, x, fd.jacobian(_cancelling, x))
+    for F, v in ((lambda v: np.array([np.sum(np.sin(v) * 1e6)]), np.array([0.3, -2.0])),
+                 (lambda v: np.array([abs(v[0]) + v[1] ** 3]), np.array([0.1, 40.0])),
+                 (lambda v: np.exp(v), np.array([30.0]))):
+        assert not fd.rounding_noise(F, v, fd.jacobian(F, v))
+
+
 def test_shrinker_keeps_the_failure():
     source = ("import numpy as np\n\n\ndef f(x, n):\n    s = 0.0\n    for i in range(n):\n"
               "        s = s + np.tanh(x * 2.0) + np.sin(x)\n    t = s * 3.0\n    return t + 1.0\n\n\n"

@@ -69,6 +69,30 @@ def jacobian(F, x: np.ndarray, h0: float = H0) -> Estimate:
     return Estimate(value.reshape(m, n), error, bad)
 
 
+def rounding_noise(F, x: np.ndarray, est: Estimate) -> bool:
+    """Is F's value at x rounding noise? Moving one coordinate by a few units in the last place
+    changes a well-conditioned F by about |dF/dx| times that; when F is a sum of huge terms
+    that cancel (values of 1e28 whose difference is O(1)), it jumps by the terms' own rounding
+    error, and every mode's derivative is as much rounding noise as the value: their
+    disagreement says nothing about srcad."""
+    y0 = np.asarray(F(x), dtype=float)
+    slope = np.where(est.unreliable, 0.0, np.abs(est.value))
+    for j in range(x.size):
+        step = 4 * np.spacing(max(abs(float(x[j])), 1e-300))
+        size = np.max(np.abs(y0), initial=0.0)
+        expected = (np.max(slope[:, j], initial=0.0) + 1.0) * 8 * step + 8 * EPS * size
+        for k in (1, -1, 2, -2):
+            e = np.zeros(x.size)
+            e[j] = k * step
+            try:
+                change = np.max(np.abs(np.asarray(F(x + e), dtype=float) - y0), initial=0.0)
+            except Exception:
+                continue
+            if not change <= 1e4 * expected:
+                return True
+    return False
+
+
 def _extrapolate(d1, d2, d3):
     """Richardson's value from differences at steps h, h/2, h/4, and a bound on its error."""
     r1, r2 = (4 * d2 - d1) / 3, (4 * d3 - d2) / 3
