@@ -71,9 +71,12 @@ def _called(fn, hint: str):
         return (f"srcad.{getattr(fn, '__name__', qualname)}", "srcad.grad and srcad.value_and_grad can be "
                 "called inside a differentiated function; call the other transformations outside it")
     if module.startswith("scipy.stats"):
-        hint = ("srcad differentiates scipy.stats distributions called as functions "
-                "(scipy.stats.norm.logpdf(x, loc, scale); docs/primitives.md lists them), not frozen "
-                "ones (norm(loc, scale).logpdf(x)) or other methods; otherwise " + hint)
+        dist = getattr(getattr(fn, "__self__", None), "name", None)
+        if isinstance(dist, str) and dist.isidentifier():  # (a method of a distribution)
+            name = f"scipy.stats.{dist}.{getattr(fn, '__name__', qualname)}"
+        hint = ("srcad differentiates the scipy.stats functions docs/primitives.md lists "
+                "(scipy.stats.norm.logpdf(x, loc, scale), ...), not other distributions or methods; "
+                "otherwise " + hint)
     if library_code(fn):
         name += " (library code, which srcad does not differentiate through)"
     return name, hint
