@@ -21,6 +21,14 @@ import numpy as np
 from .case import rebind
 
 SAME = "same source"
+
+
+class Rebound:
+    """As SAME, with more global names bound to modules of the peer: Rebound(stats=
+    "jax.scipy.stats") for a forward function that calls stats.norm.logpdf."""
+
+    def __init__(self, **modules: str):
+        self.modules = modules
 LABELS = ("autograd", "jax", "jax.jit", "torch")
 _PACKAGE = {"autograd": "autograd", "jax": "jax", "jax.jit": "jax", "torch": "torch"}
 _MODULES: dict = {}
@@ -62,6 +70,9 @@ def forward_for(case, label: str, xnp):
     spec = case.peers.get(package)
     if spec == SAME:
         return rebind(case.forward, np=xnp, math=_math_like(xnp))
+    if isinstance(spec, Rebound):
+        more = {name: importlib.import_module(path) for name, path in spec.modules.items()}
+        return rebind(case.forward, np=xnp, math=_math_like(xnp), **more)
     return rebind(spec, **{package: module(package)})
 
 

@@ -3,7 +3,7 @@ a hand-written gradient and the installed peers (autograd, JAX, PyTorch), in one
 
     python benchmarks/run.py [--quick] [--only NAME] [--markdown OUT] [--plot PNG]
 
---only NAME keeps one group (core, loops, forward, startup, fresh, gallery) or one case
+--only NAME keeps one group (core, loops, stats, forward, startup, fresh, gallery) or one case
 (rosenbrock, gmm, ...).
 --markdown OUT writes each group's table between <!-- bench:GROUP --> markers in OUT
 (docs/performance.md keeps the latest full run). Timings are best of 5 repeats of ~0.1 s
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     if missing:
         print("not installed (columns skipped): " + ", ".join(missing))
     sections, gradient_rows = {}, []
-    for group in ("core", "loops", "forward", "startup", "fresh", "gallery"):
+    for group in ("core", "loops", "stats", "forward", "startup", "fresh", "gallery"):
         if group == "gallery":
             if args.only not in (None, "gallery"):
                 continue

@@ -13,7 +13,10 @@ column in the user's source, quoting the line, and saying what to do instead:
 from __future__ import annotations
 
 import linecache
+import os
 from dataclasses import dataclass
+
+_SRCAD_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,22 @@ class Diagnostic:
     hint: str = ""
     via: tuple = ()  # the calls of yours this line was reached through: (file, line, col), outermost first
 
+    def __post_init__(self):
+        """A line of srcad's own source reached through a call of yours (a source implementation
+        in srcad/rules/, inlined in place of scipy.stats.norm.logpdf...) is reported at your call,
+        naming the line of the implementation."""
+        if not self.via or not own_source(self.file):
+            return
+        inner = max((k for k, (f, _, _) in enumerate(self.via) if not own_source(f)), default=None)
+        if inner is None:
+            return
+        where = f"{os.path.relpath(self.file, os.path.dirname(_SRCAD_DIR[:-1]))}:{self.line}"
+        file, line, col = self.via[inner]
+        set_ = object.__setattr__
+        set_(self, "message", f"{self.message} (in srcad's implementation of the call, {where})")
+        set_(self, "file", file), set_(self, "line", line), set_(self, "col", col)
+        set_(self, "via", tuple(self.via[:inner]))
+
     def render(self) -> str:
         text = f"{self.file}:{self.line}:{self.col}: {self.message}"
         src = linecache.getline(self.file, self.line).rstrip("\n") if self.line else ""
@@ -38,6 +57,11 @@ class Diagnostic:
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+def own_source(file: str) -> bool:
+    """Is `file` one of srcad's own source files?"""
+    return os.path.abspath(file).startswith(_SRCAD_DIR)
 
 
 class SrcadError(Exception):

@@ -375,14 +375,16 @@ INTERNAL["srcad.unbound"] = "reads of unassigned variables raise: tests/test_reg
 helper("srcad.copy_value", "rt.copy_value(x) * x", x=V3)
 helper("srcad.sum_to_shape", "rt.sum_to_shape(x, (3,))", x=normal(2, 3))
 helper("srcad.broadcast_to", "rt.broadcast_to(x, (2, 3))", x=V3)
+helper("srcad.data_only", "rt.data_only(k, 'k') * x", k=const(np.array([1.0, 2.0, 3.0])), x=V3, wrt=("x",))
 INTERNAL["srcad.custom"] = "custom_vjp/custom_jvp calls: tests/test_transforms.py"
 INTERNAL["srcad.custom_cotangents"] = "custom_vjp backward results: tests/test_transforms.py"
 
 # the numpy and scipy rows (importing them appends to ROWS)
 import rule_specs_linalg  # noqa: E402
 import rule_specs_numpy  # noqa: E402
+import rule_specs_stats  # noqa: E402
 
-FAMILY_MODULES = (rule_specs_numpy, rule_specs_linalg)
+FAMILY_MODULES = (rule_specs_numpy, rule_specs_linalg, rule_specs_stats)
 
 row("srcad.max_of", "max(list(x)) * x", x=V3)
 row("srcad.max_of", "max(x) + x", x=V3, note="the builtin over a 1-d array")

@@ -139,6 +139,7 @@ if scipy is not None:
     special("multigammaln", "scipy.special.multigammaln(x, $d)", x=uniform(2.0, 4.0),
             alts={"d": ["3", "1", "2"]}, ew=("x",))
     special("gammainc", "scipy.special.gammainc(2.5, x)", x=POS)
+    special("stdtr", "scipy.special.stdtr(2.5, x)", x=V, ew=("x",))
     special("gammaincc", "scipy.special.gammaincc(1.5, x)", x=POS)
     special("betainc", "scipy.special.betainc(2.0, 3.0, x)", x=uniform(0.1, 0.9, 4))
     special("logsumexp", "scipy.special.logsumexp(x)", x=normal(3, 4))

@@ -287,6 +287,9 @@ SILENT = {
     ("srcad.list_pop_at", "i"): _INT, ("srcad.list_repeat", "n"): _INT, ("srcad.diag_adjoint", "k"): _INT,
     ("srcad.diff_adjoint", "n"): _INT, ("srcad.einsum_vjp", "k"): _INT,
     ("scipy.special.multigammaln", "d"): _INT,
+    ("scipy.stats.multivariate_normal.logpdf", "allow_singular"): "a flag (its value does not change the "
+    "density of a positive definite cov; a singular one raises LinAlgError: tests/test_scipy_stats.py)",
+    ("scipy.stats.multivariate_normal.pdf", "allow_singular"): "a flag, as for logpdf",
     ("srcad.list_unrepeat", "x"): _ONLY_SHAPE, ("srcad.list_unextend", "ys"): _ONLY_SHAPE,
     ("srcad.iter_adjoint", "x"): _ONLY_SHAPE, ("srcad.dict_like", "d"): _ONLY_SHAPE,
     ("srcad.items_cotangent", "d"): _ONLY_SHAPE,

@@ -1,9 +1,11 @@
 """The benchmark cases, by group: "core" (issue 2) and "loops" (issue 3) time gradients;
-"forward" (issue 4, see ../forward.py) reuses the core functions for forward mode."""
+"forward" (issue 4, see ../forward.py) reuses the core functions for forward mode; "stats"
+(issue 14) a log density written with scipy.stats."""
 
-from . import gmm, logsumexp, mlp, ode, rnn, rnn_nested, rosenbrock
+from . import gmm, logsumexp, mlp, ode, rnn, rnn_nested, rosenbrock, stats
 
 GROUPS = {
     "core": (rosenbrock.CASE, logsumexp.CASE, mlp.CASE),
     "loops": (ode.CASE, rnn.CASE, rnn_nested.CASE, gmm.CASE),
+    "stats": (stats.CASE,),
 }

@@ -10,6 +10,7 @@ entries travel through astor as markers (markers.py).
 from __future__ import annotations
 
 import builtins
+import os
 from dataclasses import dataclass, field
 
 import astor
@@ -19,7 +20,7 @@ from astor.source_repr import split_lines
 from .. import runtime
 from ..analysis.aliases import update_base
 from ..analysis.liveness import liveness
-from ..errors import CodegenError
+from ..errors import CodegenError, own_source
 from ..frontend.source import source_line
 from ..identifiers import is_identifier
 from ..ir import types as T
@@ -70,7 +71,10 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
             return
         self._last_comment = key
         text = source_line(loc.file, loc.line)
-        comment = f"adjoint of line {loc.line}: {text}" if text else f"adjoint of line {loc.line}"
+        line = f"line {loc.line}"
+        if own_source(loc.file):  # (a source implementation srcad inlined: rules/scipy_stats.py)
+            line = f"{os.path.basename(loc.file)} line {loc.line}"
+        comment = f"adjoint of {line}: {text}" if text else f"adjoint of {line}"
         room = 96 - 4 * self.depth - 2
         if len(comment) > room:
             comment = comment[: max(room - 3, 20)].rstrip() + "..."

@@ -332,6 +332,9 @@ class ExprLowerer(Displays):
     # -- calls -------------------------------------------------------------------------------
 
     def expr_Call(self, node) -> Lowered:
+        frozen = self.frozen_call(node)
+        if frozen is not None:
+            return frozen
         if isinstance(node.func, gast.Attribute):
             base = self.expr(node.func.value)
             if not isinstance(base, Static) and self.static_of(base) is None:
@@ -344,6 +347,27 @@ class ExprLowerer(Displays):
         if s is None:
             return self.emit("srcad.call", [self.atom(callee, node)] + args, kw, node=node)
         return self.call_static(s.obj, args, kw, node)
+
+    def frozen_call(self, node) -> Atom | None:
+        """`norm(loc, scale).logpdf(x)`, a method of a frozen scipy.stats distribution called
+        where it is made, when the distribution's function has a source implementation: the
+        call `norm.logpdf(x, loc, scale)`."""
+        if not (isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Call)):
+            return None
+        make = node.func.value
+        root = make.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if not isinstance(root, gast.Name) or not isinstance(self.lookup_name(root.id, root), Static):
+            return None
+        dist = self.static_of(self.expr(make.func))
+        method = getattr(dist.obj, node.func.attr, None) if dist is not None else None
+        rule = registry.rule_for_object(method) if method is not None else None
+        if rule is None or rule.source is None:
+            return None
+        inner, inner_kw = self.call_args(make)
+        args, kw = self.call_args(node)
+        return self.call_static(method, list(args) + list(inner), list(inner_kw) + list(kw), node)
 
     def known_callee(self, a) -> object | None:
         """The function a value computed while lowering is known to be (a hook)."""
@@ -365,6 +389,12 @@ class ExprLowerer(Displays):
             parts = [self.emit(f"operator.{op}", args, node=node) for op in ("floordiv", "mod")]
             return self.emit("srcad.tuple", parts, node=node)
         rule = registry.rule_for_object(fn)
+        if rule is not None and rule.source is not None:  # a source implementation: inlined,
+            # a list of numbers going in as the array NumPy makes of it (as the library does)
+            args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
+            kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)
+                  for k, a in kw]
+            return self.call_function(rule.source, args, kw, node)
         if rule is not None:
             return self.apply_rule(rule, args, kw, node)
         if getattr(fn, "__srcad_maker__", False):
@@ -391,6 +421,8 @@ class ExprLowerer(Displays):
             raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} inside a function srcad "
                              "differentiates is not supported", "srcad.grad and srcad.value_and_grad can be "
                              "called inside it; call the other transformations outside")
+        if registry.source_helper(fn):  # (a helper of a source implementation: inlined)
+            return self.call_function(fn, args, kw, node)
         if library_code(fn):  # a call into a library: a constant, or an error if differentiated
             return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):

@@ -56,8 +56,11 @@ def note(rule: Rule, aliases: dict[str, str]) -> str:
         parts.append("container: handled element by element")
     if rule.opaque:
         parts.append("unresolved call: no derivative")
+    if rule.source is not None:
+        module = rule.source.__module__.split(".")[-1]
+        parts.append(f"source implementation `{module}.{rule.source.__name__}`")
     missing = [p for p in rule.diff_params if p not in rule.jvp and p not in rule.vjp
-               and not (rule.jvp_all or rule.vjp_all or rule.scatter)]
+               and not (rule.jvp_all or rule.vjp_all or rule.scatter or rule.source)]
     if missing:
         parts.append("no rule in " + ", ".join(f"`{p}`" for p in missing) + " (an error if differentiated)")
     if rule.refuses:

@@ -65,6 +65,9 @@ class Rule:
     opaque: bool = False  # stands for a call srcad could not resolve (no derivative)
     attr: bool = False  # a method or attribute of its first argument (x.sum(), x.T)
     custom: bool = False  # a user function with srcad.custom_vjp / custom_jvp rules
+    # a source implementation: a plain Python function in srcad/rules/ inlined in place of the
+    # call, so its derivatives (both modes, any order) come from the rules of what it calls
+    source: Callable | None = None
     refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
     family: str = ""  # display only (listings, docs/primitives.md): no stage reads it
     # -- what the other stages know about the primitive (defaults: the family, then the kind) --
@@ -104,6 +107,8 @@ class Rule:
     def modes(self) -> str:
         if not self.differentiable:
             return "non-differentiable"
+        if self.source is not None:
+            return "forward reverse"
         modes = []
         if self.jvp or self.jvp_all or self.scatter or not self.diff_params:
             modes.append("forward")

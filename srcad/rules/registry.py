@@ -21,7 +21,9 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import inspect
 import sys
+import types
 from collections.abc import Callable
 
 import gast
@@ -40,6 +42,10 @@ _NO_DEFAULT = object()
 
 RULES: dict[str, Rule] = {}
 _BY_ID: dict[int, str] = {}
+# bound methods of library instances (scipy.stats.norm.logpdf is a new object at every access):
+# (id of the instance, method name) -> rule name
+_BY_METHOD: dict[tuple[int, str], str] = {}
+_SOURCE_MODULES: set[str] = set()  # modules of source implementations (their helpers are inlined too)
 _KEEP: list[object] = []
 _FAMILY = ["", "never"]
 
@@ -128,10 +134,29 @@ def lookup(name: str) -> Rule | None:
 
 
 def rule_for_object(obj: object) -> Rule | None:
-    name = _BY_ID.get(id(obj))
+    name = _name_of(obj)
     if name is None and _LAZY and _load_pending():
-        name = _BY_ID.get(id(obj))
+        name = _name_of(obj)
     return RULES.get(name) if name else None
+
+
+def _method_key(obj: object) -> tuple[int, str] | None:
+    """(id of the instance, method name) for a method bound to a library instance."""
+    if not isinstance(obj, types.MethodType) or isinstance(obj.__self__, (type, types.ModuleType)):
+        return None
+    return id(obj.__self__), getattr(obj.__func__, "__name__", "")
+
+
+def _name_of(obj: object) -> str | None:
+    name = _BY_ID.get(id(obj))
+    if name is None and isinstance(obj, types.MethodType):
+        name = _BY_METHOD.get(_method_key(obj))
+    return name
+
+
+def source_helper(fn: object) -> bool:
+    """Is fn a function of a module of source implementations (inlined like a user's)?"""
+    return isinstance(fn, types.FunctionType) and fn.__module__ in _SOURCE_MODULES
 
 
 def _parse_params(params: str) -> tuple[tuple[str, ...], dict[str, object]]:
@@ -284,9 +309,38 @@ def public_defrule(fn, params: str = "x", *, jvp=None, vjp=None, namespace: dict
 def register(rule: Rule) -> Rule:
     RULES[rule.name] = rule
     if rule.fn is not None:
-        _BY_ID.setdefault(id(rule.fn), rule.name)
+        key = _method_key(rule.fn)
+        if key is not None:  # (kept alive: its id stays its own)
+            _BY_METHOD.setdefault(key, rule.name)
+            _KEEP.append(rule.fn.__self__)
+        else:
+            _BY_ID.setdefault(id(rule.fn), rule.name)
         _KEEP.append(rule.fn)
     return rule
+
+
+def composite(path: str, source: Callable, refuses: tuple[str, ...] = (), **flags) -> Rule | None:
+    """Register a library function by its *source implementation*: `source`, a plain
+    Python/NumPy/scipy.special function in srcad/rules/, is inlined in place of each call (as a
+    user's function is), so both modes and every order come from the rules of what it calls.
+    Its signature is the library function's (positional order, keywords, defaults). `refuses`
+    names the parameters no derivative may reach, for the listing: data (counts, integer sizes,
+    which the implementation passes through `srcad.data_only`) and parameters of a function
+    without a rule in them (t.cdf's df: scipy.special.stdtr); differentiating them is an error
+    raised by those rules. Returns None when the library is not installed."""
+    fn = resolve_path(path)
+    if fn is None:
+        return None
+    sig = inspect.signature(source)
+    names = tuple(sig.parameters)
+    defaults = {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
+    diff = tuple(p for p in names if p not in refuses and not isinstance(defaults.get(p), (bool, str)))
+    flags.setdefault("raises", "always")
+    _defaults(flags)
+    _SOURCE_MODULES.add(source.__module__)
+    rule = Rule(path, names, defaults, fn=fn, family=_FAMILY[0], source=source, diff=diff,
+                refuses=tuple(refuses), **flags)
+    return register(rule)
 
 
 def alias(path: str, target: str, **changes) -> Rule | None:

@@ -7,7 +7,7 @@ so they can be differentiated again (digamma -> polygamma(1) -> polygamma(2) ...
 Choices: xlogy(x, y) and xlog1py(x, y) give d/dy = 0 where x == 0 (matching their value
 0 there, also at y == 0); logsumexp's weights b are differentiable; the parameters not
 listed (return_sign=...) are rejected rather than ignored. gammainc, gammaincc and betainc
-have rules in x only: differentiating them in a or b raises NoRuleError (never a silent
+and stdtr (in df) have rules in x only: differentiating them in a or b raises NoRuleError (never a silent
 zero); polygamma's order n is an integer, and differentiating it is an error too.
 """
 
@@ -86,6 +86,12 @@ if special is not None:
             jvp={"x": "t * np.exp((a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x) - special.betaln(a, b))"},
             vjp={"x": "g * np.exp((a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x) - special.betaln(a, b))"},
             out=ty.floating("a", "b", "x"), broadcasts=("a", "b", "x"), diff=("a", "b", "x"), namespace=NS)
+
+    # Student's t distribution function: a rule in t only (its density); in df, an error
+    _T_PDF = ("np.exp(special.gammaln(0.5 * df + 0.5) - special.gammaln(0.5 * df) - 0.5 * np.log(df * np.pi)"
+              " - (0.5 * df + 0.5) * np.log1p(x * x / df))")  # (scipy names x `t`)
+    defrule("scipy.special.stdtr", "df, x", jvp={"x": f"t * {_T_PDF}"}, vjp={"x": f"g * {_T_PDF}"},
+            out=ty.floating("df", "x"), broadcasts=("df", "x"), diff=("df", "x"), namespace=NS)
 
     # multigammaln(a, d) = d (d - 1) / 4 log(pi) + sum_{j < d} gammaln(a - j / 2) (d an int)
     _MULTI = "np.sum(special.digamma(np.expand_dims(a, -1) - 0.5 * np.arange(d)), axis=-1)"

@@ -12,7 +12,7 @@ import numpy as np
 from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
-           "custom_cotangents", "check_length", "check_unpack", "arg_cell", "arg_partial"]
+           "custom_cotangents", "check_length", "check_unpack", "arg_cell", "arg_partial", "data_only"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -160,3 +160,9 @@ def _bad_cotangent(message):
     except ImportError:  # (generated code written by `srcad codegen` runs without srcad)
         error = ValueError
     raise error(f"srcad: a custom_vjp backward rule returned a bad cotangent: {message}")
+
+
+def data_only(x, what=""):
+    """x itself: a parameter a source implementation treats as data (a count, an integer size),
+    whose derivative srcad does not compute; differentiating it is a NoRuleError (its rule)."""
+    return x

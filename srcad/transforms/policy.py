@@ -83,7 +83,9 @@ def guard_unknown(fn: Function, varied: set) -> Function:
                 for a in op.operands():
                     unknown = isinstance(a, Var) and isinstance(a.type, T.Unknown)
                     if unknown and a not in varied and a not in seen:
-                        where = f"{op.loc.file}:{op.loc.line}:{op.loc.col}" if op.loc else fn.name
+                        site = diagnostic(op.loc, "") if op.loc else None  # (the user's call, for
+                        # a line of a source implementation srcad inlined: errors.Diagnostic)
+                        where = f"{site.file}:{site.line}:{site.col}" if site else fn.name
                         ops.append(Apply((), "srcad.known", (a, Const(where)), (), op.loc))
                         seen.add(a)
             ops.append(op.map(block=lambda inner: block(inner, frozenset(seen))))

@@ -32,6 +32,10 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
         name = getattr(target, "name", None) or str(target)
         if rule.name == "srcad.method":
             name = f"method .{target}()"
+            if target in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "logpmf", "pmf"):
+                hint = ("a frozen scipy.stats distribution kept in a variable is not supported: call "
+                        "scipy.stats.norm.logpdf(x, loc, scale), or norm(loc, scale).logpdf(x) in one "
+                        "expression; otherwise " + hint)
         elif rule.name == "srcad.getattr":
             name = f"attribute .{target}"
         elif isinstance(target, Ext):
@@ -45,6 +49,10 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
         msg = "indexing with a differentiated value (as np.r_[x, y] and np.c_[x, y] do) has no derivative"
         return NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "
                                             "or np.column_stack instead")])
+    if rule.name == "srcad.data_only" and len(op.args) > 1 and isinstance(op.args[1], Const):
+        msg = f"{op.args[1].value} is data: srcad does not differentiate with respect to it"
+        return NoRuleError(msg, [diagnostic(op.loc, msg, "pass it as a constant (an int, or wrapped in "
+                                            "srcad.stop_gradient)")])
     if rule.refuses and rule.name.startswith("numpy.random."):
         msg = f"{name} draws random samples: srcad does not differentiate through its parameters"
         return NoRuleError(msg, [diagnostic(op.loc, msg, "write the sample reparameterised, e.g. "
@@ -63,7 +71,12 @@ def _called(fn, hint: str):
         return (f"srcad.{getattr(fn, '__name__', qualname)}", "srcad.grad and srcad.value_and_grad can be "
                 "called inside a differentiated function; call the other transformations outside it")
     if module.startswith("scipy.stats"):
-        hint = "scipy.stats has no rules yet: write the density with NumPy (or scipy.special), or " + hint
+        dist = getattr(getattr(fn, "__self__", None), "name", None)
+        if isinstance(dist, str) and dist.isidentifier():  # (a method of a distribution)
+            name = f"scipy.stats.{dist}.{getattr(fn, '__name__', qualname)}"
+        hint = ("srcad differentiates the scipy.stats functions docs/primitives.md lists "
+                "(scipy.stats.norm.logpdf(x, loc, scale), ...), not other distributions or methods; "
+                "otherwise " + hint)
     if library_code(fn):
         name += " (library code, which srcad does not differentiate through)"
     return name, hint

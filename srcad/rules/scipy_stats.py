@@ -1,0 +1,46 @@
+"""scipy.stats: its distributions' functions, called as `scipy.stats.norm.logpdf(x, loc, scale)`
+(however imported), by their *source implementations* (`composite`, rules/registry.py): plain
+Python functions in rules/stats_continuous.py and rules/stats_discrete.py that srcad inlines in
+place of the call, so that derivatives in every argument, both modes and any order come from
+the rules of NumPy and scipy.special. Registered when your code has imported scipy.stats.
+
+Not differentiable (a NoRuleError if a derivative reaches them): the counts k of the discrete
+distributions, binom's n, loc of the discrete ones (data), and the parameters of functions
+scipy.special has no rule in: t.cdf in df (stdtr), gamma.cdf in a (gammainc), beta.cdf in a
+and b (betainc). Frozen distributions (`norm(loc, scale).logpdf(x)`) are not supported: call
+the distribution's function with loc and scale instead.
+"""
+
+from . import stats_continuous as cont
+from . import stats_discrete as disc
+from .registry import composite, family
+
+family("scipy.stats")
+
+#: parameters a derivative may not reach, by function (the rules of what they reach refuse them)
+REFUSES = {"t.cdf": ("df",), "gamma.cdf": ("a",), "beta.cdf": ("a", "b")}
+for _dist, _fns in {
+    "norm": ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"),
+    "t": ("logpdf", "pdf", "cdf"),
+    "gamma": ("logpdf", "pdf", "cdf"),
+    "beta": ("logpdf", "pdf", "cdf"),
+    "expon": ("logpdf", "pdf", "cdf"),
+    "laplace": ("logpdf", "pdf", "cdf"),
+    "logistic": ("logpdf", "pdf", "cdf"),
+    "cauchy": ("logpdf", "pdf", "cdf"),
+    "lognorm": ("logpdf", "pdf", "cdf"),
+    "uniform": ("logpdf", "pdf", "cdf"),
+}.items():
+    for _fn in _fns:
+        composite(f"scipy.stats.{_dist}.{_fn}", getattr(cont, f"{_dist}_{_fn}"),
+                  refuses=REFUSES.get(f"{_dist}.{_fn}", ()))
+
+# the counts k (binom's n, a discrete loc) are data (srcad.data_only)
+for _dist, _data in {"poisson": ("k", "loc"), "binom": ("k", "n", "loc"), "nbinom": ("k", "loc"),
+                     "bernoulli": ("k", "loc"), "geom": ("k", "loc")}.items():
+    for _fn in ("logpmf", "pmf"):
+        composite(f"scipy.stats.{_dist}.{_fn}", getattr(disc, f"{_dist}_{_fn}"), refuses=_data)
+
+for _fn in ("logpdf", "pdf"):
+    composite(f"scipy.stats.multivariate_normal.{_fn}", getattr(disc, f"multivariate_normal_{_fn}"))
+    composite(f"scipy.stats.dirichlet.{_fn}", getattr(disc, f"dirichlet_{_fn}"))
