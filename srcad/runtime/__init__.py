@@ -72,6 +72,7 @@ from .numerics import (
     polyval_adjoint,
     trapezoid_weights,
 )
+from .order import outer_axes, partition_order, quantile_adjoint, quantile_tangent, running_extreme_index
 from .products import cross2_adjoint, einsum_call, einsum_spec, einsum_vjp, kron_adjoint, tensordot_adjoint
 from .reductions import (
     average_weights,
@@ -113,7 +114,9 @@ __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "array_adjoin
            "inverse_axes", "inverse_or_inf", "items_cotangent", "sort_order", "iter_adjoint", "iter_items",
            "join_like", "known", "kron_adjoint", "list_append", "list_extend", "list_insert",
            "list_pop", "list_pop_at", "list_unextend", "list_unrepeat", "log_or_zero", "max_of",
-           "min_of", "pad_adjoint", "polyval_adjoint", "prod_hvp", "prod_partials",
+           "min_of", "outer_axes", "pad_adjoint", "partition_order", "polyval_adjoint", "prod_hvp",
+           "prod_partials", "quantile_adjoint", "quantile_tangent",
+           "running_extreme_index",
            "require_scalar", "scalar_output", "scatter_add", "select_adjoint", "select_tangent",
            "sequence_adjoint", "setitem", "split_like", "stop_gradient", "sum_adjoint",
            "sum_to_shape", "svd_rank", "take_adjoint", "take_along_adjoint", "tensordot_adjoint",
