@@ -80,3 +80,8 @@ row("numpy.maximum.outer", "np.maximum.outer(x * 0.0 + np.array([1.0, 2.0]), y *
     x=normal(2), y=normal(2), note="a tie: half each")
 row("srcad.outer_axes", "x * np.sum(np.ones((2, 3)), axis=rt.outer_axes(np.ones(2), np.ones(3)))",
     x=normal(2), imports="import srcad.runtime as rt")
+
+# -- sorting lists: sorted(xs) and xs.sort() (transforms/sequences.py) ------------------------
+helper("srcad.list_permute", "np.array(rt.list_permute([x[0], x[1] * x[2], x[2]], [2, 0, 1]))", x=normal(3))
+helper("srcad.list_unpermute", "np.array(rt.list_unpermute([x[0], x[1] * x[2], x[2]], [2, 0, 1]))",
+       x=normal(3))

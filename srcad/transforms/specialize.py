@@ -361,6 +361,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             t = atom_type(recv)
             if isinstance(t, T.List) and name == "pop" and len(args) == 3 and not kw:
                 return "srcad.list_pop_at", (recv, args[2]), kw  # xs.pop(i)
+            if isinstance(t, T.List) and name == "sort":
+                return self.list_sort(op, recv, args[2:], kw, pre)
             mutator = registry.lookup(f"list.{name}")  # xs.append(v), xs.pop()...: the user's own writes
             if isinstance(t, T.List) and mutator is not None and mutator.user_write and (
                     name != "pop" or len(args) == 2):
