@@ -85,3 +85,17 @@ row("srcad.outer_axes", "x * np.sum(np.ones((2, 3)), axis=rt.outer_axes(np.ones(
 helper("srcad.list_permute", "np.array(rt.list_permute([x[0], x[1] * x[2], x[2]], [2, 0, 1]))", x=normal(3))
 helper("srcad.list_unpermute", "np.array(rt.list_unpermute([x[0], x[1] * x[2], x[2]], [2, 0, 1]))",
        x=normal(3))
+
+# -- where= and initial= of reductions (numpy_arrays) -------------------------------------------
+_W = "np.array([[True, False, True, True]])"
+for _name in ("sum", "mean", "prod", "max", "min", "amax", "amin"):
+    _init = "" if _name == "mean" else (", initial=-5.0" if "max" in _name else
+                                        (", initial=5.0" if "min" in _name else ", initial=1.5"))
+    row(f"numpy.{_name}", f"np.{_name}(x, where={_W}{_init})", x=A, note="where= and initial=")
+    row(f"numpy.{_name}", f"np.{_name}(x$kw)", x=A, fd_step=STEP,
+        alts={"kw": [f", where={_W}{_init}", f", axis=1, where={_W}{_init}",
+                     f", axis=0, keepdims=True, where={_W}{_init}", _init or ", where=True",
+                     f", None, None, None, False{', ' + _init[10:] if _init else ''}"]},
+        shapes=({"x": (1, 4)}, {"x": (2, 3, 4)}, {"x": "list"}))
+row("numpy.max", "np.max(x, initial=10.0)", x=A, note="the result is initial: derivative 0")
+row("numpy.ndarray.sum", "x.sum(axis=0, where=np.array([True, False, True, True]))", x=A)
