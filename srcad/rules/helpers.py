@@ -170,6 +170,7 @@ defrule("srcad.tie_div", "num, d, tol", fn=rt.tie_div, out=ty.floating("num", "d
         jvp={"num": "srcad.tie_div(t, d, tol)", "d": "srcad.tie_div(-(t * ans), d, tol)"},
         vjp={"num": "srcad.tie_div(g, d, tol)", "d": "srcad.tie_div(-(g * ans), d, tol)"})
 nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
+nondiff("srcad.rolled_axis", "ndim, axis, start=0", out=ty.scalar_int, fn=rt.rolled_axis)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
         fresh=False, linear=("x",), raises="always")

@@ -66,6 +66,7 @@ class Rule:
     attr: bool = False  # a method or attribute of its first argument (x.sum(), x.T)
     custom: bool = False  # a user function with srcad.custom_vjp / custom_jvp rules
     refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
+    positional: int | None = None  # at most this many positional arguments (NumPy's *args/keywords)
     family: str = ""  # display only (listings, docs/primitives.md): no stage reads it
     # -- what the other stages know about the primitive (defaults: the family, then the kind) --
     kind: str = "other"  # see KINDS

@@ -7,8 +7,8 @@ helpers.py).
 
 import numpy as np
 
-__all__ = ["T", "inverse_axes", "split_like", "join_like", "unstack_like", "untile", "unrepeat",
-           "pad_adjoint", "diag_adjoint", "diagonal_adjoint"]
+__all__ = ["T", "inverse_axes", "rolled_axis", "split_like", "join_like", "unstack_like", "untile",
+           "unrepeat", "pad_adjoint", "diag_adjoint", "diagonal_adjoint"]
 
 
 def T(x):
@@ -19,6 +19,12 @@ def T(x):
 def inverse_axes(axes):
     """The inverse of a transpose permutation (None stays None)."""
     return None if axes is None else tuple(np.argsort([a % len(axes) for a in axes]))
+
+
+def rolled_axis(ndim, axis, start=0):
+    """Where np.rollaxis(a, axis, start) puts `axis` (as np.moveaxis's destination)."""
+    axis, start = axis % max(ndim, 1), start + ndim if start < 0 else start
+    return start - 1 if axis < start else start
 
 
 def split_like(g, arrays, axis=0, ndmin=1):

@@ -302,8 +302,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         if not rule.params:
             return  # variadic
         problems = []
-        if len(args) > len(rule.params):
-            problems.append(f"{rule.name} takes at most {len(rule.params)} positional arguments here")
+        most = len(rule.params) if rule.positional is None else rule.positional
+        if len(args) > most:
+            problems.append(f"{rule.name} takes at most {most} positional arguments here")
         for k, _a in kw:
             if k not in rule.params:
                 problems.append(f"argument {k!r} of {rule.name} is not supported by its derivative rule")
