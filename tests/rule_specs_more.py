@@ -57,3 +57,26 @@ row("numpy.row_stack", "np.row_stack((x, y), dtype=float)", x=normal(4), y=norma
 row("numpy.linalg.svd", "np.linalg.svd(x, compute_uv=False)", x=normal(3, 4))
 row("numpy.linalg.svd", "np.linalg.svd(x, compute_uv=False)", x=normal(2, 4, 3), note="a stack")
 row("numpy.linalg.svd", "np.linalg.svd(x, full_matrices=False, compute_uv=True)[1]", x=normal(4, 3))
+
+# -- einsum with up to six operands and optimize= ----------------------------------------------
+row("numpy.einsum", "np.einsum('ij,jk,kl,l->i', x, y, z, w)", x=normal(2, 3), y=normal(3, 2), z=normal(2, 4),
+    w=normal(4))
+row("numpy.einsum", "np.einsum('i,i,i,i,i->', x, x, y, y, x)", x=normal(3), y=normal(3))
+row("numpy.einsum", "np.einsum('ab,bc,cd,de,ef,f->a', x, y, x, y, x, z)", x=normal(2, 2), y=normal(2, 2),
+    z=normal(2), note="six operands")
+row("numpy.einsum", "np.einsum('ij,jk->ik', x, y$kw)", x=normal(2, 3), y=normal(3, 2),
+    alts={"kw": [", optimize=True", ", optimize='greedy'", ", optimize='optimal'", ", optimize=False"]})
+row("numpy.einsum", "np.einsum('ij,jk,kl->il', x, y, z, optimize=True)", x=normal(2, 3), y=normal(3, 4),
+    z=normal(4, 2))
+row("srcad.einsum_call", "rt.einsum_call('i,i,ij,j->', x, x, y, x[:2])", x=normal(3), y=normal(3, 2),
+    imports="import srcad.runtime as rt")
+row("srcad.einsum_vjp", "rt.einsum_vjp('ij,j,k,k->i', 2, x, y, z, (2,), z)", x=normal(3), y=normal(3, 4),
+    z=normal(4), imports="import srcad.runtime as rt")
+
+# -- np.r_ and np.c_ of values (frontend/displays.py: np.concatenate of the pieces) -----------
+row("numpy.atleast_1d", "np.r_[x, y * y, 2.0, x[0]]", x=normal(3), y=normal(2), note="np.r_")
+row("numpy.atleast_1d", "np.r_[x, y]", x=normal(2, 3), y=normal(1, 3), note="np.r_ of matrices")
+row("srcad.c_column", "np.c_[x, y * y]", x=normal(3), y=normal(3), note="np.c_ of vectors")
+row("srcad.c_column", "np.c_[x, y, 1.0]", x=normal(1, 2), y=normal(1, 3), note="np.c_ of rows and a number")
+row("srcad.c_column", "np.c_[x[0], x[1]]", x=normal(2), note="np.c_ of numbers")
+row("srcad.c_column", "np.c_[x, y]", x=normal(2, 2, 3), y=normal(2, 2, 1), note="np.c_, 3-d: the last axis")

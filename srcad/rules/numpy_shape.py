@@ -5,6 +5,8 @@ back where the elements came from (summing where an element was used several tim
 tile, repeat, take, take_along_axis, broadcast_to, pad's edge/reflect/symmetric/wrap modes).
 
 Choices at special points:
+- np.r_[a, b] and np.c_[a, b] of values (no slices or strings) are written as np.concatenate
+  of np.atleast_1d(a)... along the first axis, or of srcad.c_column(a)... along the last.
 - rollaxis, real_if_close (of a real array: the array itself), vstack and row_stack with
   dtype= (an int dtype: no derivative, as the values are truncated) move elements too.
 - sort: the derivative follows the permutation of a stable argsort; tied elements are equal,
@@ -18,6 +20,7 @@ Choices at special points:
 
 import numpy as np
 
+from .. import runtime as rt
 from ..ir import types as T
 from . import shapes_numpy as shn
 from . import typefns as ty
@@ -86,6 +89,8 @@ for _n in (1, 2, 3):
          ty.rank("arys", at_least=_n), "arys",
          shape=(shn.atleast_1d, shn.atleast_2d, shn.atleast_3d)[_n - 1], keeps_kind=True)
 view("numpy.real", "val", "g", ty.rank("val"), "val")
+# the pieces of np.c_[x, y] (frontend/displays.py): np.concatenate(..., axis=-1) of each
+view("srcad.c_column", "x", "np.reshape(g, np.shape(x))", ty.rank("x", at_least=2), "x", fn=rt.c_column)
 # (srcad's values are real: real_if_close returns its argument, as an array)
 view("numpy.real_if_close", "a, tol=100", "g", ty.rank("a"), "a", jvp="np.real_if_close(t)")
 # rollaxis(a, axis, start) is moveaxis(a, axis, srcad.rolled_axis(...))
