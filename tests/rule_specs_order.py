@@ -51,10 +51,16 @@ row("numpy.argpartition", "x[np.argpartition(x, 2)]", x=V)
 for _name, _dom in (("add", A), ("multiply", A), ("maximum", A), ("minimum", A)):
     row(f"numpy.{_name}.reduce", f"np.{_name}.reduce(x)", x=_dom)
     row(f"numpy.{_name}.reduce", f"np.{_name}.reduce(x$kw)", x=_dom, fd_step=STEP,
-        alts={"kw": ["", ", axis=1", ", axis=-1, keepdims=True", ", axis=None", ", 0, None, None, True"]},
+        alts={"kw": ["", ", axis=1", ", axis=-1, keepdims=True", ", axis=None"]
+              + ([", 0, None, None, True"] if _name in ("add", "multiply") else [])},
         shapes=({"x": (4,)}, {"x": (1, 4)}, {"x": "list"}, {"x": (2, 3, 4)}))
 row("numpy.maximum.reduce", "np.maximum.reduce(x * 0.0 + np.array([1.0, 3.0, 3.0, 2.0]))", x=V,
     note="a tie: half each")
+for _name, _init in (("add", "1.5"), ("multiply", "1.5"), ("maximum", "-5.0"), ("minimum", "5.0")):
+    row(f"numpy.{_name}.reduce", f"np.{_name}.reduce(x$kw)", x=A, fd_step=STEP,
+        alts={"kw": [f", where=np.array([True, False, True, True]), initial={_init}",
+                     f", axis=1, where=np.array([[True], [False], [True]]), initial={_init}",
+                     f", axis=None, keepdims=True, initial={_init}"]}, note="where= and initial=")
 
 # -- ufunc.accumulate --------------------------------------------------------------------------
 for _name in ("add", "multiply", "maximum", "minimum"):

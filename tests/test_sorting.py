@@ -68,8 +68,8 @@ def quantile_of_q(x, q):
     return np.quantile(x, q)
 
 
-def reduce_where(x):
-    return np.add.reduce(x, where=x > 0.0)
+def reduce_positional(x):
+    return np.maximum.reduce(x, 0, None, None, True)  # (ufunc.reduce's dtype: not max's)
 
 
 def accumulate_out(x):
@@ -82,7 +82,7 @@ def accumulate_out(x):
     (sort_alias, 0, srcad.UnsafeMutationError, "changes 'xs' in place"),
     (sort_key, 0, srcad.UnsupportedSyntaxError, "key function"),
     (quantile_of_q, 1, srcad.NoRuleError, "argument 'q'"),
-    (reduce_where, 0, srcad.NoRuleError, "argument 'where'"),
+    (reduce_positional, 0, srcad.NoRuleError, "at most 2 positional"),
     (accumulate_out, 0, srcad.NoRuleError, "out="),
 ])
 def test_what_is_not_differentiated_exactly_is_an_error(f, argnums, error, words):

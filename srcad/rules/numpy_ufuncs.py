@@ -3,41 +3,32 @@
 registered under names like numpy.maximum.accumulate (registry.ufunc_method_name finds
 them: each read of np.maximum.accumulate is a new bound method).
 
-- reduce is the reduction of the same name (sum, prod, max, min) with axis=0 by default;
-  maximum.reduce and minimum.reduce split the derivative equally among tied extrema, as
-  np.max does.
+- reduce is the reduction of the same name (sum, prod, max, min: their rules, keepdims=,
+  where= and initial= too) with axis=0 by default; maximum.reduce and minimum.reduce split
+  the derivative equally among tied extrema, as np.max does.
 - accumulate: add's is cumsum, multiply's cumprod (exact where elements are 0); maximum's
   and minimum's (running extrema, "cummax") have the derivative of the element each result
   is: at ties, the first element that reached the value (a later equal element gets 0; one
   subgradient, the same in both modes).
 - outer(x, y) is f(x[..., None, ...], y), with f's derivatives; maximum.outer and
   minimum.outer split the derivative equally on ties, as np.maximum does.
-Other keywords (out=, where=, initial=, dtype= other than None) are not accepted: an error.
+out= is an error, as everywhere; accumulate and outer take no other keywords than dtype=.
 """
 
 from .. import runtime as rt
 from ..ir import types as T
 from . import typefns as ty
-from .registry import defrule, family, nondiff
+from .registry import RULES, alias, defrule, family, nondiff
 
 family("numpy ufunc methods")
 
-# -- reduce ------------------------------------------------------------------------------------
-_RED = "array, axis=0, dtype=None, out=None, keepdims=False"
-_E = "srcad.expand_reduced({v}, array, axis, keepdims)"
-defrule("numpy.add.reduce", _RED, jvp={"array": "np.sum(t, axis=axis, keepdims=keepdims)"},
-        vjp={"array": _E.format(v="g")}, out=ty.reduce_("array"), linear=("array",), kind="reduction")
-_PARTIALS = "srcad.prod_partials(array, axis)"
-defrule("numpy.multiply.reduce", _RED,
-        jvp={"array": f"np.sum(t * {_PARTIALS}, axis=axis, keepdims=keepdims)"},
-        vjp={"array": _E.format(v="g") + f" * {_PARTIALS}"}, out=ty.reduce_("array"), kind="reduction")
-_MASK = "(array == " + _E.format(v="ans") + ")"
-_COUNT = _E.format(v=f"np.sum({_MASK}, axis=axis, keepdims=keepdims)")
-for _name in ("maximum", "minimum"):
-    defrule(f"numpy.{_name}.reduce", _RED,
-            jvp={"array": f"np.sum(np.where({_MASK}, t, 0.0) / {_COUNT}, axis=axis, keepdims=keepdims)"},
-            vjp={"array": f"{_E.format(v='g')} * {_MASK} / {_COUNT}"}, out=ty.reduce_("array"),
-            kind="reduction")
+# -- reduce: the rules of sum, prod, max and min with axis=0 by default (never written as the
+# x.sum() method, nor batched by the reduction rule, which take axis=None) ----------------------
+for _name, _target, _positional in (("add", "sum", None), ("multiply", "prod", None), ("maximum", "max", 2),
+                                    ("minimum", "min", 2)):
+    _base = RULES[f"numpy.{_target}"]
+    alias(f"numpy.{_name}.reduce", f"numpy.{_target}", defaults={**_base.defaults, "axis": 0}, method="",
+          batch=None, positional=_positional)  # (max's parameters: no dtype, so keywords after axis)
 
 # -- accumulate --------------------------------------------------------------------------------
 _ACC = "array, axis=0, dtype=None, out=None"
