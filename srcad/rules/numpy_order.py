@@ -52,10 +52,10 @@ defrule("numpy.median", "a, axis=None, out=None, overwrite_input=False, keepdims
 # piecewise constant (derivative 0)
 defrule("srcad.quantile_tangent", "t_, a, q, axis=None, method='linear', keepdims=False",
         vjp={"t_": "srcad.quantile_adjoint(g, a, q, axis, method, keepdims)"},
-        out=_quantile_type, fn=rt.quantile_tangent, linear=("t_",))
+        out=_quantile_type, fn=rt.quantile_tangent, linear=("t_",), refuses=("q",))
 defrule("srcad.quantile_adjoint", "c, a, q, axis=None, method='linear', keepdims=False",
         vjp={"c": "srcad.quantile_tangent(g, a, q, axis, method, keepdims)"},
-        out=ty.array_like("a"), fn=rt.quantile_adjoint, linear=("c",))
+        out=ty.array_like("a"), fn=rt.quantile_adjoint, linear=("c",), refuses=("q",))
 
 defrule("numpy.partition", "a, kth, axis=-1, kind='introselect', order=None",
         let={"perm": "srcad.partition_order(a, ans, axis)"},
