@@ -70,8 +70,8 @@ row("numpy.einsum", "np.einsum('ij,jk,kl->il', x, y, z, optimize=True)", x=norma
     z=normal(4, 2))
 row("srcad.einsum_call", "rt.einsum_call('i,i,ij,j->', x, x, y, x[:2])", x=normal(3), y=normal(3, 2),
     imports="import srcad.runtime as rt")
-row("srcad.einsum_vjp", "rt.einsum_vjp('ij,j,k,k->i', 2, x, y, z, (2,), z)", x=normal(3), y=normal(3, 4),
-    z=normal(4), imports="import srcad.runtime as rt")
+row("srcad.einsum_vjp", "rt.einsum_vjp('ij,j,k,k->i', 2, x, y, z, (2,), w)", x=normal(3), y=normal(3, 4),
+    z=normal(4), w=normal(2), imports="import srcad.runtime as rt")
 
 # -- np.r_ and np.c_ of values (frontend/displays.py: np.concatenate of the pieces) -----------
 row("numpy.atleast_1d", "np.r_[x, y * y, 2.0, x[0]]", x=normal(3), y=normal(2), note="np.r_")
