@@ -54,6 +54,10 @@ PROBES = {
     "operator.ifloordiv": lambda rng: (rng.normal(size=5), 0.7),
     "numpy.geomspace": lambda rng: (rng.uniform(1.0, 2.0), rng.uniform(3.0, 4.0)),
     "srcad.trapezoid_weights": lambda rng: (rng.normal(size=4), np.arange(4.0)),
+    "numpy.argpartition": lambda rng: (rng.normal(size=5), 2),
+    "srcad.partition_order": lambda rng: (lambda a: (a, np.partition(a, 2)))(rng.normal(size=5)),
+    "srcad.rolled_axis": lambda rng: (3, 0, 2),
+    "srcad.select_rest": lambda rng: ([rng.normal(size=3) > 0.0, rng.normal(size=3) > 0.5],),
 }
 
 _NO_FLOAT = "its parameters cannot be floats (Python or NumPy refuse them)"
@@ -86,6 +90,8 @@ EXEMPT = {
     "srcad.unbound": "raises UnboundLocalError whatever its arguments (a read no path assigned)",
     "srcad.known": "no result (a run-time type check)",
     "srcad.custom": "custom_vjp/custom_jvp calls: differentiated through the user's rules",
+    "srcad.running_extreme_index": "which element each of ans = np.maximum.accumulate(a) is: constant "
+                                   "while a and ans move together (tests/test_sorting.py)",
     **{f"operator.{op}": _BITWISE for op in ("and_", "or_", "xor", "lshift", "rshift", "invert",
                                             "iand", "ior", "ixor", "ilshift", "irshift")},
 }
@@ -281,8 +287,6 @@ SILENT = {
     ("numpy.diag", "k"): _INT, ("numpy.diagflat", "k"): _INT, ("numpy.tril", "k"): _INT,
     ("numpy.triu", "k"): _INT, ("numpy.rot90", "k"): _INT, ("numpy.diff", "n"): _INT,
     ("numpy.ldexp", "x2"): _INT, ("numpy.bincount", "x"): _INT,
-    ("numpy.einsum", "e"): "a sublist of ints or the output sublist",
-    ("numpy.einsum", "f"): "the output sublist",
     ("numpy.ndarray.item", "i"): _INT, ("list.insert", "i"): _INT, ("srcad.list_insert", "i"): _INT,
     ("srcad.list_pop_at", "i"): _INT, ("srcad.list_repeat", "n"): _INT, ("srcad.diag_adjoint", "k"): _INT,
     ("srcad.diff_adjoint", "n"): _INT, ("srcad.einsum_vjp", "k"): _INT,
@@ -297,6 +301,27 @@ SILENT = {
     ("srcad.setitem", "added"): "a constant flag srcad passes (the write adds a dict key)",
     ("srcad.without_key", "key"): "a dict key (a constant str)",
     ("srcad.custom_cotangents", "args"): _ONLY_SHAPE,
+    ("numpy.einsum", "optimize"): "a flag: the order NumPy contracts in, not the value",
+    ("numpy.gradient", "edge_order"): _INT, ("srcad.gradient_adjoint", "edge_order"): _INT,
+    ("srcad.gradient_adjoint", "f"): _ONLY_SHAPE,
+    ("numpy.linalg.svd", "compute_uv"): "a literal flag: how many results",
+    **{(f"numpy.{_n}", "overwrite_input"): "a flag: may NumPy reuse a's memory"
+       for _n in ("median", "percentile", "quantile")},
+    **{(_n, "method"): "a method name (a string)" for _n in (
+        "numpy.percentile", "numpy.quantile", "srcad.quantile_tangent",
+        "srcad.quantile_adjoint")},
+    ("numpy.partition", "kth"): _INT, ("numpy.rollaxis", "start"): _INT,
+    ("numpy.real_if_close", "tol"):
+        lambda r: (np.real_if_close, (r.normal(size=3), r.uniform(50.0, 150.0)), 1),
+    ("numpy.vstack", "casting"): "a casting rule (a string)",
+    ("numpy.row_stack", "casting"): "a casting rule (a string)",
+    ("numpy.select", "condlist"): "booleans (NumPy refuses float conditions)",
+    ("srcad.select_choices_adjoint", "condlist"): "booleans (NumPy refuses float conditions)",
+    ("srcad.select_choices_adjoint", "choicelist"): _ONLY_SHAPE,
+    ("srcad.quantile_tangent", "a"):
+        lambda r: (_rt("quantile_tangent"), (r.normal(size=5), r.normal(size=5), 0.3), 1),
+    ("srcad.quantile_adjoint", "a"):
+        lambda r: (_rt("quantile_adjoint"), (r.normal(size=2), r.normal(size=5), [0.3, 0.8]), 1),
 }
 
 

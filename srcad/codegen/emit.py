@@ -195,6 +195,10 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
             if self.uses[op.outs[1]] == 0:
                 return pre + [gast.Expr(value=call)]
             return pre + [_assign(_name(self.name(op.outs[1]), gast.Store()), call)]
+        if p in ("srcad.list_permute", "srcad.list_unpermute"):  # (helpers that update their list and
+            # return it: assigned, so that code made from this code again sees the update)
+            call = _call(self.callee(registry.lookup(p)), [target] + [self.atom(a) for a in rest])
+            return pre + [_assign(_name(self.name(out), gast.Store()), call)]
         short = INPLACE.get(p.split(".", 1)[1])
         if short in BINOPS:
             return pre + [gast.AugAssign(target=_name(self.name(out), gast.Store()), op=BINOPS[short](),

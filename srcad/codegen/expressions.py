@@ -24,6 +24,12 @@ from .syntax import (
 )
 
 
+def _same(found, fn) -> bool:
+    """The object a dotted path names is the rule's function (a bound method of a ufunc, such
+    as np.maximum.accumulate, is a new but equal object at each read)."""
+    return found is fn or (type(getattr(fn, "__self__", None)).__name__ == "ufunc" and found == fn)
+
+
 class ExprEmitter:
     """Expression emission; needs `naming`, `inline`, `override`, `defs`, `ns`, `uses`."""
 
@@ -72,7 +78,7 @@ class ExprEmitter:
             return _name(self.ns.ref(rule.fn, "_" + path.split(".", 1)[1]))
         parts = path.split(".")
         if rule.fn is not None and (parts[0] not in ("numpy", "math")
-                                    or registry.resolve_path(path) is not rule.fn):
+                                    or not _same(registry.resolve_path(path), rule.fn)):
             return _name(self.ns.ref(rule.fn, parts[-1]))  # other libraries: the object itself
         root = _MODULE_ALIASES.get(parts[0], parts[0])
         mod = registry.resolve_path(parts[0])

@@ -1,4 +1,5 @@
-"""Tuple, list and dict displays, and the arguments of calls: `*v` and `**d` unpacking.
+"""Tuple, list and dict displays, the arguments of calls (`*v` and `**d` unpacking), and
+`np.r_[...]` / `np.c_[...]` of values.
 
 A mixin of ExprLowerer (expr.py). `*v` of a value whose items are known while lowering (a
 tuple built in the function, a *args parameter, a literal, a list display) gives those items;
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Atom, Const, Var
@@ -69,6 +71,21 @@ class Displays:
         for piece in pieces[1:]:
             out = self.emit("operator.add", (out, piece), node=node)
         return out
+
+    def index_concatenation(self, obj, node) -> Atom | None:
+        """np.r_[a, b, ...] is np.concatenate of np.atleast_1d of each piece, np.c_[a, b, ...]
+        np.concatenate of srcad.c_column of each along the last axis; None (an ordinary
+        subscript, refused if differentiated) with slices or strings among the pieces."""
+        if obj is not np.r_ and obj is not np.c_:
+            return None
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if any(isinstance(i, (gast.Slice, gast.Starred)) or (isinstance(i, gast.Constant) and isinstance(
+                i.value, str)) for i in items):
+            return None
+        prim = "numpy.atleast_1d" if obj is np.r_ else "srcad.c_column"
+        pieces = self.display([self.emit(prim, (self.value(i),), node=node) for i in items], "list", node)
+        axis = Const(0 if obj is np.r_ else -1)
+        return self.emit("numpy.concatenate", (pieces,), (("axis", axis),), node=node)
 
     def remember_elements(self, v: Var, elts: tuple) -> None:
         """Note that the tuple v holds these values (for `*v` later); a hook."""

@@ -282,6 +282,9 @@ class ExprLowerer(Displays):
         s = self.static_of(base)
         if s is not None and isinstance(s.obj, type) and s.obj is not type(None):
             return base  # typing subscripts such as list[float] in annotations
+        joined = self.index_concatenation(s.obj, node) if s is not None else None
+        if joined is not None:
+            return joined
         return self.emit("operator.getitem", (self.atom(base, node), self.index(node.slice)), node=node)
 
     def expr_Attribute(self, node) -> Lowered:

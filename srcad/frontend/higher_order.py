@@ -7,6 +7,7 @@ partial of one); calls of it are inlined like any call:
     map(f, xs, ys)               [f(x, y) for x, y in zip(xs, ys)]  (a list)
     zip(xs, ys)                  [(x, y) for x, y in zip(xs, ys)]   (a list)
     sorted(xs, key=k)            keys = [k(x) for x in xs]; [xs[i] for i in srcad.sort_order(keys)]
+    sorted(xs)                   [xs[i] for i in srcad.sort_order(xs)]
     max(xs, key=k)               xs[srcad.sort_order(keys, True)[0]]
     functools.partial(f, a)      a LocalFunction (closures.py): calls add `a` to their arguments
 
@@ -37,7 +38,7 @@ class HigherOrderCalls:
         if fn is functools.partial:
             return self.make_partial(args, kw, node)
         kw = [(k, a) for k, a in kw if not (k == "key" and a == Const(None))]  # (key=None: no key)
-        if fn is sorted and any(k == "key" for k, _ in kw):
+        if fn is sorted:
             return self.call_sorted(args, kw, node)
         if fn in (min, max) and any(k == "key" for k, _ in kw):
             return self.call_extreme(fn, args, kw, node)
@@ -73,10 +74,13 @@ class HigherOrderCalls:
         return Const(Ext(f"partial_{next(self.ctx.counter)}", part))
 
     def sort_keys(self, seq, kw, node):
-        """(the sequence, the keys of its elements) for `key=`."""
+        """(the sequence, the keys of its elements) for `key=` (the elements themselves
+        without it)."""
         opts = dict(kw)
-        key = self.function_of(opts["key"], "key=", node)
         items = self.emit("srcad.iter", (seq,), node=node)
+        if "key" not in opts:
+            return items, items
+        key = self.function_of(opts["key"], "key=", node)
         keys = self.build_list([items], lambda xs: self.call_value(key, xs, [], node), node)
         return items, keys
 

@@ -8,13 +8,14 @@ from . import builtins_, math_, numpy_elementwise, numpy_arrays, internal
 from . import numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral
 from . import numpy_norms
 from . import numpy_numerics
+from . import numpy_order, numpy_ufuncs
 from . import numpy_nondiff, helpers, numpy_methods
 # isort: on
 from .registry import RULES, Rule, defrule, lazy_family, load_all, lookup, rule_for_object
 
 FAMILIES = (operators, builtins_, math_, numpy_elementwise, numpy_arrays, internal,
             numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral, numpy_norms,
-            numpy_numerics,
+            numpy_numerics, numpy_order, numpy_ufuncs,
             numpy_nondiff, helpers, numpy_methods)
 
 # scipy is optional and slow to import: its rules load when your code has imported it

@@ -44,7 +44,7 @@ def reduction(bf, op, rule, p, a, t, bindings):
     """np.sum / np.mean over literal axes, shifted past the batch axis."""
     kw = dict(op.kw)
     axis = kw.get("axis", op.args[1] if len(op.args) > 1 else Const(None))
-    if not isinstance(axis, Const):
+    if not isinstance(axis, Const) or "where" in kw or "initial" in kw or len(op.args) > 5:
         return None
     k = len(bf.shape(op.args[0]))
     if axis.value is None:

@@ -76,17 +76,20 @@ defrule("srcad.kron_adjoint", "c, x, shape, which",
              "x": "srcad.kron_adjoint(c, g, np.shape(x), 1 - which)"},
         out=ty.from_shape("shape"), fn=rt.kron_adjoint, multilinear=("c", "x"))
 
-# einsum with up to three operands; einsum_vjp gets operand k as its shape
-_EINSUM_VJP = {
-    "a": "srcad.einsum_vjp(subscripts, 0, g, np.shape(a), b, c)",
-    "b": "srcad.einsum_vjp(subscripts, 1, g, a, np.shape(b), c)",
-    "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
-}
-defrule("srcad.einsum_call", "subscripts, a, b=None, c=None", vjp=_EINSUM_VJP,
-        out=ty.num, fn=rt.einsum_call, multilinear=("a", "b", "c"), view_of=einsum_view)
+# einsum with up to six operands; einsum_vjp gets operand k as its shape
+_OPS = ("a", "b", "c", "d", "e", "f")
+
+
+def _ops_with(j: int, value: str) -> str:
+    return ", ".join(value if i == j else name for i, name in enumerate(_OPS))
+
+
+defrule("srcad.einsum_call", "subscripts, a, b=None, c=None, d=None, e=None, f=None",
+        vjp={name: f"srcad.einsum_vjp(subscripts, {j}, g, {_ops_with(j, f'np.shape({name})')})"
+             for j, name in enumerate(_OPS)},
+        out=ty.num, fn=rt.einsum_call, multilinear=_OPS, view_of=einsum_view)
 # <g, einsum_vjp_k(h, ops)> = <h, einsum(ops with g at k)>: linear in h and in each operand
 # j != k, whose adjoint is einsum_vjp_j with g in place of operand k.
-_OPS = ("a", "b", "c")
 
 
 def _with(j: int, value: str, k: str) -> list[str]:
@@ -101,13 +104,17 @@ def _with(j: int, value: str, k: str) -> list[str]:
     return out
 
 
-defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None",
-        vjp={"h": ("srcad.einsum_call(subscripts, g, b, c) if k == 0 else "
-                   "(srcad.einsum_call(subscripts, a, g, c) if k == 1 else "
-                   "srcad.einsum_call(subscripts, a, b, g))"),
+def _h_adjoint(j: int = 0) -> str:
+    """The adjoint in h: einsum of the operands with g in place of operand k."""
+    call = f"srcad.einsum_call(subscripts, {_ops_with(j, 'g')})"
+    return call if j == len(_OPS) - 1 else f"({call} if k == {j} else {_h_adjoint(j + 1)})"
+
+
+defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None, d=None, e=None, f=None",
+        vjp={"h": _h_adjoint(),
              **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
                 for j, name in enumerate(_OPS)}},
-        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, multilinear=("h", "a", "b", "c"))
+        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, multilinear=("h",) + _OPS)
 
 # prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is the Hessian of the
 # product, symmetric, applied by prod_hvp (exact at zeros). prod_hvp's own derivative in a
@@ -170,6 +177,7 @@ defrule("srcad.tie_div", "num, d, tol", fn=rt.tie_div, out=ty.floating("num", "d
         jvp={"num": "srcad.tie_div(t, d, tol)", "d": "srcad.tie_div(-(t * ans), d, tol)"},
         vjp={"num": "srcad.tie_div(g, d, tol)", "d": "srcad.tie_div(-(g * ans), d, tol)"})
 nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
+nondiff("srcad.rolled_axis", "ndim, axis, start=0", out=ty.scalar_int, fn=rt.rolled_axis)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
         fresh=False, linear=("x",), raises="always")

@@ -141,6 +141,14 @@ defrule("srcad.list_pop_at", "xs, i", jvp_all="srcad.list_pop_at(t_xs, i)",
         vjp_all="(srcad.list_insert(g0, i, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
         fn=rt.list_pop_at, updates=0, raises="always", user_write=True, objects="items")
+# xs.sort() (transforms/sequences.py): the items put in a stable sort's order, in place; the
+# order is a constant, so each is linear and the other's adjoint
+defrule("srcad.list_permute", "xs, order", jvp_all="srcad.list_permute(t_xs, order)",
+        vjp_all="(srcad.list_unpermute(g, order),)", diff=("xs",), out=ty.same("xs"), fn=rt.list_permute,
+        updates=0, objects="items", user_write=True)
+defrule("srcad.list_unpermute", "xs, order", jvp_all="srcad.list_unpermute(t_xs, order)",
+        vjp_all="(srcad.list_permute(g, order),)", diff=("xs",), out=ty.same("xs"), fn=rt.list_unpermute,
+        updates=0, objects="items")
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem, user_write=False, cheap="", foldable=False)
 defrule("srcad.array_adjoint", "v, x",
         vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",))

@@ -6,6 +6,11 @@ max/min reductions split the derivative equally among tied maxima (as JAX does);
 derivative is the product of the other elements (srcad.prod_partials), exact where
 elements are 0, and so is its second derivative (srcad.prod_hvp); third derivatives divide
 by a (NaN where an element is 0).
+
+sum, mean, prod, max and min take where= (elements where it is False get derivative 0) and,
+except mean, initial= (a constant: differentiating it is an error). A maximum equal to
+initial gives the elements equal to it the derivative (shared equally), and none when no
+element reaches it.
 """
 
 from ..ir import types as T
@@ -19,16 +24,36 @@ family("numpy arrays")
 _EXPAND = "srcad.expand_reduced({v}, a, axis, keepdims)"
 RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 
-defrule("numpy.sum", RED, jvp={"a": "np.sum(t, axis=axis, keepdims=keepdims)"},
-        vjp={"a": _EXPAND.format(v="g")}, out=ty.reduce_("a"), linear=("a",), kind="reduction",
-        batch=bt.reduction, method="sum")
-defrule("numpy.mean", RED, jvp={"a": "np.mean(t, axis=axis, keepdims=keepdims)"},
-        vjp={"a": _EXPAND.format(v="g") + " * (np.size(ans) / np.size(a))"},
+
+def _plain(base: str, general: str, initial: bool = True) -> str:
+    """`base` for a call without where= (and initial=), else `general` (decided when the
+    arguments are literals, as they usually are)."""
+    test = "where is True and initial is None" if initial else "where is True"
+    return f"({base} if {test} else {general})"
+
+
+# where=: elements where it is False are left out; initial= (not differentiated) starts the sum
+# or product, or takes part in the maximum (an element equal to it still gets the derivative)
+_KEPT = "np.where(where, {v}, 0.0)"
+_EG = _EXPAND.format(v="g")
+defrule("numpy.sum", RED + ", initial=None, where=True",
+        jvp={"a": _plain("np.sum(t, axis=axis, keepdims=keepdims)",
+                         "np.sum(t, axis=axis, keepdims=keepdims, where=where)", False)},
+        vjp={"a": _plain(_EG, _KEPT.format(v=_EG), False)}, out=ty.reduce_("a"), linear=("a",),
+        kind="reduction", batch=bt.reduction, method="sum", refuses=("initial",))
+_N = "np.sum(np.broadcast_to(where, np.shape(a)), axis=axis, keepdims=keepdims)"
+defrule("numpy.mean", RED + ", where=True",
+        jvp={"a": _plain("np.mean(t, axis=axis, keepdims=keepdims)",
+                         "np.mean(t, axis=axis, keepdims=keepdims, where=where)", False)},
+        vjp={"a": _plain(_EG + " * (np.size(ans) / np.size(a))",
+                         _KEPT.format(v=_EXPAND.format(v=f"g / {_N}")), False)},
         out=ty.reduce_("a"), linear=("a",), kind="reduction", batch=bt.reduction, method="mean")
-defrule("numpy.prod", RED,
-        jvp={"a": "np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)"},
-        vjp={"a": _EXPAND.format(v="g") + " * srcad.prod_partials(a, axis)"}, out=ty.reduce_("a"),
-        kind="reduction", method="prod")
+_PARTIALS = ("srcad.prod_partials(np.where(where, a, 1.0), axis) * (1.0 if initial is None else initial)")
+defrule("numpy.prod", RED + ", initial=None, where=True",
+        jvp={"a": _plain("np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)",
+                         f"np.sum({_KEPT.format(v='t')} * {_PARTIALS}, axis=axis, keepdims=keepdims)")},
+        vjp={"a": _plain(_EG + " * srcad.prod_partials(a, axis)", _KEPT.format(v=f"{_EG} * {_PARTIALS}"))},
+        out=ty.reduce_("a"), kind="reduction", method="prod", refuses=("initial",))
 
 
 # constructors that carry the derivative of their values
@@ -85,11 +110,17 @@ _MASK = "(a == " + _EXPAND.format(v="ans") + ")"
 _COUNT = _EXPAND.format(v=f"np.sum({_MASK}, axis=axis, keepdims=keepdims)")
 _PICK_T = f"np.where({_MASK}, t, 0.0) / {_COUNT}"
 _SHARE_G = f"{_EXPAND.format(v='g')} * {_MASK} / {_COUNT}"
+# with where= or initial=: the elements kept that equal the result (none when it is initial)
+_WMASK = f"({_MASK} & where)"
+_WCOUNT = "np.maximum(" + _EXPAND.format(v=f"np.sum({_WMASK}, axis=axis, keepdims=keepdims)") + ", 1)"
 for _name in ("max", "min", "amax", "amin"):
-    defrule(f"numpy.{_name}", "a, axis=None, out=None, keepdims=False",
-            jvp={"a": f"np.sum({_PICK_T}, axis=axis, keepdims=keepdims)"},
-            vjp={"a": _SHARE_G}, out=ty.reduce_("a"), kind="reduction", keeps_kind=True,
-            method=_name.lstrip("a"))
+    defrule(f"numpy.{_name}", "a, axis=None, out=None, keepdims=False, initial=None, where=True",
+            jvp={"a": _plain(f"np.sum({_PICK_T}, axis=axis, keepdims=keepdims)",
+                             f"np.sum(np.where({_WMASK}, t, 0.0) / {_WCOUNT}, axis=axis, "
+                             "keepdims=keepdims)")},
+            vjp={"a": _plain(_SHARE_G, f"{_EXPAND.format(v='g')} * {_WMASK} / {_WCOUNT}")},
+            out=ty.reduce_("a"), kind="reduction", keeps_kind=True, method=_name.lstrip("a"),
+            refuses=("initial",))
 
 # dot of >2-d operands contracts the last axis of a with the second-to-last of b
 _DOT_ND = "srcad.tensordot_adjoint(g, {o}, np.shape({s}), (-1, 0 if np.ndim(b) == 1 else -2), {w})"

@@ -25,8 +25,13 @@ Non-smooth points (the same choice in both modes):
 - sign, floor, ceil, trunc, rint, round, fix, comparisons and logical
   functions have derivative 0 (they are registered as non-differentiable); sinc is
   smooth, with derivative 0 at 0; fmod and remainder are differentiable where continuous.
+- select(condlist, choicelist, default) passes each element's derivative from the choice
+  whose condition holds first (default where none does): a selection, as where.
+- imag and angle of srcad's real values are constant (0, and 0 or pi): non-differentiable.
 """
 
+from .. import runtime as rt
+from ..ir import types as T
 from . import shapes as sh
 from . import typefns as ty
 from .registry import alias, defrule, elementwise, elementwise2, family, nondiff
@@ -119,6 +124,18 @@ defrule("numpy.where", "condition, x, y",
         vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
         out=ty.floating("condition", "x", "y"), broadcasts=("condition", "x", "y"), linear=("x", "y"),
         shape=sh.where)
+# select: each element from the choice whose condition holds first, else default
+_REST = "srcad.select_rest(condlist)"
+defrule("numpy.select", "condlist, choicelist, default=0",
+        jvp={"choicelist": "np.broadcast_to(np.select(condlist, t, 0.0), np.shape(ans))",
+             "default": f"np.broadcast_to(np.where({_REST}, t, 0.0), np.shape(ans))"},
+        vjp={"choicelist": "srcad.select_choices_adjoint(g, condlist, choicelist)",
+             "default": f"srcad.unbroadcast(np.where({_REST}, g, 0.0), default)"},
+        out=lambda sig: T.Array(None, "f"), linear=("choicelist", "default"), raises="always")
+defrule("srcad.select_choices_adjoint", "c, condlist, choicelist",
+        vjp={"c": "np.broadcast_to(np.select(condlist, g, 0.0), np.shape(c))"},
+        out=ty.list_cotangent("choicelist"), fn=rt.select_choices_adjoint, linear=("c",))
+nondiff("srcad.select_rest", "condlist", out=lambda sig: T.Array(None, "b"), fn=rt.select_rest)
 # (the bounds may also be given as min= and max=, NumPy 2)
 _LO, _HI = "(a_min if a_min is not None else min)", "(a_max if a_max is not None else max)"
 _CLIP = {"a": f"srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "a < a_min", "a_max": "a > a_max",
@@ -150,3 +167,5 @@ nondiff("numpy.floor_divide", "x, y", out=ty.arith("x", "y"))
 # heaviside(x1, x2) is x2 where x1 == 0 (and 0 or 1 elsewhere): piecewise constant in x1
 defrule("numpy.heaviside", "x1, x2", jvp={"x2": "np.where(x1 == 0.0, t, 0.0)"},
         vjp={"x2": "np.where(x1 == 0.0, g, 0.0)"}, out=ty.floating("x1", "x2"), broadcasts=("x1", "x2"))
+nondiff("numpy.imag", "val", out=lambda sig: ty.floating("val")(sig))
+nondiff("numpy.angle", "z, deg=False", out=lambda sig: ty.floating("z")(sig))

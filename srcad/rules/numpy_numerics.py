@@ -7,6 +7,9 @@ interpolation.
 - interp(x, xp, fp) is differentiable in x (the slope of x's interval, 0 outside xp's
   range, the right-hand slope at a knot) and in fp (the two interpolation weights); a
   differentiated xp is an error.
+- gradient(f, spacing, axis=, edge_order=) is linear in f (srcad.gradient_adjoint); spacing
+  is one number for every axis or the coordinates along the one axis, not differentiated;
+  one spacing per axis (np.gradient(f, dx, dy)) is an error.
 """
 
 from .. import runtime as rt
@@ -49,3 +52,25 @@ defrule("srcad.interp_slope", "x, xp, fp",
 defrule("srcad.interp_slope_adjoint", "c, x, xp",
         vjp={"c": "srcad.interp_slope(x, xp, g)"}, out=ty.array(1), fn=rt.interp_slope_adjoint,
         linear=("c",), refuses=("x", "xp"))
+
+
+def _gradient_type(sig) -> T.Type:
+    """One array along one axis (a 1-d f, an int axis), else a tuple of them, one per axis."""
+    nd = ty._ndim_of(sig.type("f"))
+    axis = sig.const("axis", "?")
+    if nd == 1 or isinstance(axis, int):
+        return T.Array(nd, "f")
+    count = nd if axis is None else (len(axis) if isinstance(axis, tuple) else None)
+    if count is None:
+        return T.UNKNOWN
+    return T.Tuple((T.Array(nd, "f"),) * count) if count > 1 else T.Array(nd, "f")
+
+
+_GRAD_ARGS = "spacing, axis=axis, edge_order=edge_order"
+defrule("numpy.gradient", "f, spacing=1.0, axis=None, edge_order=1",
+        jvp={"f": f"np.gradient(t, {_GRAD_ARGS})"},
+        vjp={"f": "srcad.gradient_adjoint(g, f, spacing, axis, edge_order)"},
+        out=_gradient_type, linear=("f",), refuses=("spacing",), positional=2, raises="always")
+defrule("srcad.gradient_adjoint", "c, f, spacing=1.0, axis=None, edge_order=1",
+        vjp={"c": f"np.gradient(g, {_GRAD_ARGS})"}, out=ty.array_like("f"), fn=rt.gradient_adjoint,
+        linear=("c",), refuses=("spacing",))

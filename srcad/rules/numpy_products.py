@@ -121,21 +121,41 @@ def _einsum_type(sig) -> T.Type:
 _SPEC = "srcad.einsum_spec(subscripts, a, b, c, d, e, f)"
 _IS_STR = "isinstance(subscripts, str)"
 _B, _D = "(b if c is not None else None)", "(d if e is not None else None)"  # an operand, not the output
-defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None",
-        jvp={"a": "srcad.einsum_call(subscripts, t, b, c)",
-             "b": f"srcad.einsum_call(subscripts, a, t, c) if {_IS_STR} "
-                  f"else srcad.einsum_call({_SPEC}, subscripts, t, {_D})",
-             "c": "srcad.einsum_call(subscripts, a, b, t)",
+# the string form takes up to six operands a..f; the sublist form (operands at even positions:
+# np.einsum(x, [0, 1], y, [1, 2], [0, 2])) up to three: subscripts, b and d
+_OPS = ("a", "b", "c", "d", "e", "f")
+
+
+def _operands(j: int, value: str) -> str:
+    """The string form's operands, with `value` in place of operand j."""
+    return ", ".join(value if i == j else name for i, name in enumerate(_OPS))
+
+
+def _jvp(j: int) -> str:
+    return f"srcad.einsum_call(subscripts, {_operands(j, 't')})"
+
+
+def _vjp(j: int) -> str:
+    return f"srcad.einsum_vjp(subscripts, {j}, g, {_operands(j, f'np.shape({_OPS[j]})')})"
+
+
+defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None, optimize=False",
+        jvp={"a": _jvp(0),
+             "b": f"{_jvp(1)} if {_IS_STR} else srcad.einsum_call({_SPEC}, subscripts, t, {_D})",
+             "c": _jvp(2),
              "subscripts": f"srcad.einsum_call({_SPEC}, t, {_B}, {_D})",
-             "d": f"srcad.einsum_call({_SPEC}, subscripts, b, t)"},
-        vjp={"a": "srcad.einsum_vjp(subscripts, 0, g, np.shape(a), b, c)",
-             "b": (f"srcad.einsum_vjp(subscripts, 1, g, a, np.shape(b), c) if {_IS_STR} else "
+             "d": f"{_jvp(3)} if {_IS_STR} else srcad.einsum_call({_SPEC}, subscripts, b, t)",
+             "e": _jvp(4), "f": _jvp(5)},
+        vjp={"a": _vjp(0),
+             "b": (f"{_vjp(1)} if {_IS_STR} else "
                    f"srcad.einsum_vjp({_SPEC}, 1, g, subscripts, np.shape(b), {_D})"),
-             "c": "srcad.einsum_vjp(subscripts, 2, g, a, b, np.shape(c))",
+             "c": _vjp(2),
              "subscripts": f"srcad.einsum_vjp({_SPEC}, 0, g, np.shape(subscripts), {_B}, {_D})",
-             "d": f"srcad.einsum_vjp({_SPEC}, 2, g, subscripts, b, np.shape(d))"},
-        out=_einsum_type, multilinear=("subscripts", "a", "b", "c", "d"), view_of=einsum_view,
-        shape=shn.einsum)
+             "d": (f"{_vjp(3)} if {_IS_STR} else "
+                   f"srcad.einsum_vjp({_SPEC}, 2, g, subscripts, b, np.shape(d))"),
+             "e": _vjp(4), "f": _vjp(5)},
+        out=_einsum_type, multilinear=("subscripts",) + _OPS, view_of=einsum_view,
+        shape=shn.einsum, positional=7)
 
 # kron of operands of any ranks (padded with leading 1s to the same rank); a scalar operand
 # simply scales the other

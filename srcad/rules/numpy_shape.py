@@ -5,6 +5,10 @@ back where the elements came from (summing where an element was used several tim
 tile, repeat, take, take_along_axis, broadcast_to, pad's edge/reflect/symmetric/wrap modes).
 
 Choices at special points:
+- np.r_[a, b] and np.c_[a, b] of values (no slices or strings) are written as np.concatenate
+  of np.atleast_1d(a)... along the first axis, or of srcad.c_column(a)... along the last.
+- rollaxis, real_if_close (of a real array: the array itself), vstack and row_stack with
+  dtype= (an int dtype: no derivative, as the values are truncated) move elements too.
 - sort: the derivative follows the permutation of a stable argsort; tied elements are equal,
   so any choice among them is a valid one, and both modes use the same.
 - pad: derivatives for the modes constant, edge, reflect, symmetric and wrap; other modes
@@ -14,6 +18,9 @@ Choices at special points:
   (a sequence of its rows), its cotangent is an array of its shape.
 """
 
+import numpy as np
+
+from .. import runtime as rt
 from ..ir import types as T
 from . import shapes_numpy as shn
 from . import typefns as ty
@@ -82,6 +89,13 @@ for _n in (1, 2, 3):
          ty.rank("arys", at_least=_n), "arys",
          shape=(shn.atleast_1d, shn.atleast_2d, shn.atleast_3d)[_n - 1], keeps_kind=True)
 view("numpy.real", "val", "g", ty.rank("val"), "val")
+# the pieces of np.c_[x, y] (frontend/displays.py): np.concatenate(..., axis=-1) of each
+view("srcad.c_column", "x", "np.reshape(g, np.shape(x))", ty.rank("x", at_least=2), "x", fn=rt.c_column)
+# (srcad's values are real: real_if_close returns its argument, as an array)
+view("numpy.real_if_close", "a, tol=100", "g", ty.rank("a"), "a", jvp="np.real_if_close(t)")
+# rollaxis(a, axis, start) is moveaxis(a, axis, srcad.rolled_axis(...))
+view("numpy.rollaxis", "a, axis, start=0", "np.moveaxis(g, srcad.rolled_axis(np.ndim(a), axis, start), axis)",
+     SAME, "a", keeps_kind=True, kind="view")
 move("numpy.conjugate", "x", "g", ty.same("x"), "x", shape=shn.same("x"))
 for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
     view(f"numpy.{_name}", "a, dtype=None", "srcad.array_adjoint(g, a)",
@@ -95,8 +109,25 @@ move("numpy.stack", "arrays, axis=0", "srcad.unstack_like(g, arrays, axis)",
      ty.joined("arrays", delta=1, flat_axis=None), "arrays", jvp="np.stack(t, axis=axis)")
 move("numpy.hstack", "tup", "srcad.split_like(g, tup, 0 if np.ndim(tup[0]) <= 1 else 1)",
      ty.joined("tup", flat_axis=None), "tup")
-move("numpy.vstack", "tup", "srcad.split_like(g, tup, 0, 2)",
-     ty.joined("tup", at_least=2, flat_axis=None), "tup")
+def _with_dtype(out):
+    """The type `out` gives, of the kind dtype= asks for (an int dtype: no derivative)."""
+    def typed(sig) -> T.Type:
+        t, dtype = out(sig), sig.const("dtype", _UNKNOWN)
+        if dtype is None or not isinstance(t, T.Array):
+            return t
+        kinds = {"f": "f", "i": "i", "u": "i", "b": "b"}
+        kind = None if dtype is _UNKNOWN else kinds.get(np.dtype(dtype).kind)
+        return T.Array(t.ndim, kind)
+    return typed
+
+
+_UNKNOWN = object()
+_STACKED = _with_dtype(ty.joined("tup", at_least=2, flat_axis=None))
+move("numpy.vstack", "tup, dtype=None, casting='same_kind'", "srcad.split_like(g, tup, 0, 2)", _STACKED,
+     "tup", jvp="np.vstack(t, dtype=dtype, casting=casting)", positional=1)
+# (deprecated in NumPy 2.0: vstack itself)
+move("numpy.row_stack", "tup, dtype=None, casting='same_kind'", "srcad.split_like(g, tup, 0, 2)", _STACKED,
+     "tup", jvp="np.vstack(t, dtype=dtype, casting=casting)", positional=1)
 move("numpy.dstack", "tup", "srcad.split_like(g, tup, 2, 3)",
      ty.joined("tup", at_least=3, flat_axis=None), "tup")
 move("numpy.column_stack", "tup", "srcad.split_like(g, tup, 1, -2)",

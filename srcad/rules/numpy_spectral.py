@@ -131,9 +131,27 @@ _VJP_TALL2 = f"{_VJP_TALL} - {_cols(f'ans0[..., :, k:] @ {TT}(g0[..., :, k:]) @ 
 _VJP_WIDE2 = f"{_VJP_WIDE} - U @ {_rows(f'Vh @ {TT}(g2[..., k:, :]) @ ans2[..., k:, :]')}"
 _SVD_VJP = (f"(({_VJP_TALL2} if full_matrices else {_VJP_TALL}) if {_TALL} else "
             f"(({_VJP_WIDE2} if full_matrices else {_VJP_WIDE}) if {_WIDE} else {_VJP}))")
-defrule("numpy.linalg.svd", "a, full_matrices=True", nouts=3, let=_SVD_LET,
-        jvp_all=_SVD_JVP, vjp={"a": _SVD_VJP}, diff=("a",),
-        out=lambda sig: (ty.rank("a")(sig), ty.rank("a", -1)(sig), ty.rank("a")(sig)))
+# compute_uv=False: the singular values alone (as svdvals; compute_uv must be a literal)
+_USV = "np.linalg.svd(a, full_matrices=False)"
+_SV_JVP = f"np.sum({_USV}[0] * (t_a @ {TT}({_USV}[2])), axis=-2)"
+_SV_VJP = f"{_USV}[0] @ ({_col('g')} * {_USV}[2])"
+
+
+def _svd_outs(literal: dict, given: set) -> int | None:
+    if "compute_uv" in given and "compute_uv" not in literal:
+        return None
+    return 3 if literal.get("compute_uv", True) else 1
+
+
+def _svd_type(sig):
+    if not sig.const("compute_uv", True):
+        return ty.rank("a", -1)(sig)
+    return (ty.rank("a")(sig), ty.rank("a", -1)(sig), ty.rank("a")(sig))
+
+
+defrule("numpy.linalg.svd", "a, full_matrices=True, compute_uv=True", nouts=3, nouts_of=_svd_outs,
+        let=_SVD_LET, jvp_all=f"({_SVD_JVP} if compute_uv else {_SV_JVP})",
+        vjp={"a": f"({_SVD_VJP} if compute_uv else {_SV_VJP})"}, diff=("a",), out=_svd_type)
 defrule("numpy.linalg.svdvals", "x", let={"usv": "np.linalg.svd(x, full_matrices=False)"},
         jvp={"x": f"np.sum(usv[0] * (t @ {TT}(usv[2])), axis=-2)"},
         vjp={"x": f"usv[0] @ ({_col('g')} * usv[2])"}, out=ty.rank("x", -1))

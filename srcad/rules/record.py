@@ -69,6 +69,7 @@ class Rule:
     # call, so its derivatives (both modes, any order) come from the rules of what it calls
     source: Callable | None = None
     refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
+    positional: int | None = None  # at most this many positional arguments (NumPy's *args/keywords)
     family: str = ""  # display only (listings, docs/primitives.md): no stage reads it
     # -- what the other stages know about the primitive (defaults: the family, then the kind) --
     kind: str = "other"  # see KINDS

@@ -137,6 +137,8 @@ def rule_for_object(obj: object) -> Rule | None:
     name = _name_of(obj)
     if name is None and _LAZY and _load_pending():
         name = _name_of(obj)
+    if name is None:
+        name = ufunc_method_name(obj)
     return RULES.get(name) if name else None
 
 
@@ -157,6 +159,17 @@ def _name_of(obj: object) -> str | None:
 def source_helper(fn: object) -> bool:
     """Is fn a function of a module of source implementations (inlined like a user's)?"""
     return isinstance(fn, types.FunctionType) and fn.__module__ in _SOURCE_MODULES
+
+
+def ufunc_method_name(obj: object) -> str | None:
+    """'numpy.maximum.accumulate' for the bound method np.maximum.accumulate (a new object at
+    each attribute read, so not found by identity), when a rule is registered under it."""
+    owner = getattr(obj, "__self__", None)
+    if type(owner).__name__ != "ufunc" or not isinstance(getattr(obj, "__name__", None), str):
+        return None
+    name = f"numpy.{owner.__name__}.{obj.__name__}"
+    rule = RULES.get(name)
+    return name if rule is not None and rule.fn == obj else None
 
 
 def _parse_params(params: str) -> tuple[tuple[str, ...], dict[str, object]]:

@@ -183,8 +183,8 @@ def _einsum(s, c):
     spec = spec.replace(" ", "")
     ins, _, out = spec.partition("->")
     terms = ins.split(",")
-    shapes = [s(p) for p in ("a", "b", "c")[:len(terms)]]
-    if len(terms) > 3 or any(x is None for x in shapes):
+    shapes = [s(p) for p in ("a", "b", "c", "d", "e", "f")[:len(terms)]]
+    if len(terms) > 6 or any(x is None for x in shapes):
         return None
     dims: dict = {}
     for term, x in zip(terms, shapes):

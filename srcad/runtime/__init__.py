@@ -37,15 +37,17 @@ from .containers import (
     list_append,
     list_extend,
     list_insert,
+    list_permute,
     list_pop,
     list_pop_at,
     list_unextend,
+    list_unpermute,
     list_unrepeat,
     sequence_adjoint,
     sort_order,
 )
 from .cotangents import add, copy_value, stop_gradient, zeros_like
-from .elementwise import clip_mask, log_or_zero
+from .elementwise import clip_mask, log_or_zero, select_choices_adjoint, select_rest
 from .indexing import (
     scatter_add,
     setitem,
@@ -66,6 +68,7 @@ from .linalg import (
     to_triangle,
 )
 from .numerics import (
+    gradient_adjoint,
     interp_fp_adjoint,
     interp_slope,
     interp_slope_adjoint,
@@ -73,6 +76,7 @@ from .numerics import (
     polyval_adjoint,
     trapezoid_weights,
 )
+from .order import outer_axes, partition_order, quantile_adjoint, quantile_tangent, running_extreme_index
 from .products import cross2_adjoint, einsum_call, einsum_spec, einsum_vjp, kron_adjoint, tensordot_adjoint
 from .reductions import (
     average_weights,
@@ -92,32 +96,35 @@ from .reductions import (
 from .sets import unique_adjoint, unique_tangent
 from .shaping import (
     T,
+    c_column,
     diag_adjoint,
     diagonal_adjoint,
     inverse_axes,
     join_like,
     pad_adjoint,
+    rolled_axis,
     split_like,
     unrepeat,
     unstack_like,
     untile,
 )
 
-__all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "array_adjoint", "assigned",
-           "average_weights", "average_weights_adjoint", "bound", "broadcast_like", "broadcast_to",
-           "arg_cell", "arg_partial", "check_length", "check_unpack", "clip_mask", "copy_value",
-           "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",
-           "cumprod_hvp_adjoint", "cumprod_tangent", "custom_cotangents", "data_only", "diag_adjoint",
-           "diagonal_adjoint", "dict_items", "dict_like", "dict_values", "diff_adjoint",
-           "einsum_call", "einsum_spec", "einsum_vjp", "expand_reduced", "from_triangle",
-           "interp_fp_adjoint", "interp_slope", "interp_slope_adjoint", "interp_weights",
-           "inverse_axes", "inverse_or_inf", "items_cotangent", "sort_order", "iter_adjoint", "iter_items",
-           "join_like", "known", "kron_adjoint", "list_append", "list_extend", "list_insert",
-           "list_pop", "list_pop_at", "list_unextend", "list_unrepeat", "log_or_zero", "max_of",
-           "min_of", "pad_adjoint", "polyval_adjoint", "prod_hvp", "prod_partials",
-           "require_scalar", "scalar_output", "scatter_add", "select_adjoint", "select_tangent",
-           "sequence_adjoint", "setitem", "split_like", "stop_gradient", "sum_adjoint",
-           "sum_to_shape", "svd_rank", "take_adjoint", "take_along_adjoint", "tensordot_adjoint",
-           "tie_div", "to_triangle", "trapezoid_weights", "unbound", "unbroadcast",
-           "unique_adjoint", "unique_tangent", "unrepeat", "unstack_like", "untile", "without_key",
-           "write_winners", "zero_item", "zeros_like"]
+__all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
+           "array_adjoint", "assigned", "average_weights", "average_weights_adjoint", "bound",
+           "broadcast_like", "broadcast_to", "c_column", "check_length", "check_unpack", "clip_mask",
+           "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp", "cumprod_hvp_adjoint",
+           "cumprod_tangent", "custom_cotangents", "data_only", "diag_adjoint", "diagonal_adjoint",
+           "dict_items", "dict_like", "dict_values", "diff_adjoint", "einsum_call", "einsum_spec",
+           "einsum_vjp",
+           "expand_reduced", "from_triangle", "gradient_adjoint", "interp_fp_adjoint", "interp_slope",
+           "interp_slope_adjoint", "interp_weights", "inverse_axes", "inverse_or_inf", "items_cotangent",
+           "iter_adjoint", "iter_items", "join_like", "known", "kron_adjoint", "list_append", "list_extend",
+           "list_insert", "list_permute", "list_pop", "list_pop_at", "list_unextend", "list_unpermute",
+           "list_unrepeat", "log_or_zero", "max_of", "min_of", "outer_axes", "pad_adjoint",
+           "partition_order", "polyval_adjoint", "prod_hvp", "prod_partials", "quantile_adjoint",
+           "quantile_tangent", "require_scalar", "rolled_axis", "running_extreme_index", "scalar_output",
+           "scatter_add", "select_adjoint", "select_choices_adjoint", "select_rest", "select_tangent",
+           "sequence_adjoint", "setitem", "sort_order", "split_like", "stop_gradient", "sum_adjoint",
+           "sum_to_shape", "svd_rank", "take_adjoint", "take_along_adjoint", "tensordot_adjoint", "tie_div",
+           "to_triangle", "trapezoid_weights", "unbound", "unbroadcast", "unique_adjoint", "unique_tangent",
+           "unrepeat", "unstack_like", "untile", "without_key", "write_winners", "zero_item", "zeros_like"]

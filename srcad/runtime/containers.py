@@ -11,7 +11,8 @@ from .cotangents import add, zeros_like
 
 __all__ = ["list_append", "list_pop", "list_insert", "list_pop_at", "list_extend", "list_unextend",
            "list_unrepeat", "iter_items", "iter_adjoint", "dict_values", "dict_items", "dict_like",
-           "items_cotangent", "sequence_adjoint", "array_adjoint", "sort_order"]
+           "items_cotangent", "sequence_adjoint", "array_adjoint", "sort_order",
+           "list_permute", "list_unpermute"]
 
 
 def list_append(xs, v):
@@ -111,3 +112,17 @@ def sort_order(keys, reverse=False):
     """The positions of keys in the order Python's stable sort puts them (sorted(xs, key=k)
     is [xs[i] for i in sort_order([k(x) for x in xs])], also with reverse=True)."""
     return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+
+
+def list_permute(xs, order):
+    """Put the items of xs in the given order (positions), in place (xs.sort()); returns xs."""
+    xs[:] = [xs[i] for i in order]
+    return xs
+
+
+def list_unpermute(xs, order):
+    """The inverse of list_permute, in place: item k goes back to position order[k]."""
+    items = list(xs)
+    for k, i in enumerate(order):
+        xs[i] = items[k]
+    return xs

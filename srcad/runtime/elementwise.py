@@ -1,5 +1,5 @@
-"""Elementwise helpers: log(x) that is 0 at x = 0 (the derivative of x ** y in y) and
-where np.clip passes its argument's derivative.
+"""Elementwise helpers: log(x) that is 0 at x = 0 (the derivative of x ** y in y), where
+np.clip passes its argument's derivative, and which choice np.select takes.
 
 The power rules (operators.py, builtins_.py, math_.py, numpy_elementwise.py) and
 numpy.clip call them (their rules: helpers.py and internal.py).
@@ -7,7 +7,9 @@ numpy.clip call them (their rules: helpers.py and internal.py).
 
 import numpy as np
 
-__all__ = ["log_or_zero", "clip_mask"]
+from .broadcasting import unbroadcast
+
+__all__ = ["log_or_zero", "clip_mask", "select_rest", "select_choices_adjoint"]
 
 
 def log_or_zero(x):
@@ -26,3 +28,21 @@ def clip_mask(x, lo, hi):
     if hi is not None:
         inside = inside & (x <= hi)
     return inside
+
+
+def select_rest(condlist):
+    """True where np.select(condlist, choicelist, default) takes default: no condition holds."""
+    conds = np.broadcast_arrays(*[np.asarray(c, dtype=bool) for c in condlist])
+    return np.logical_not(np.logical_or.reduce(conds)) if conds else np.asarray(True)
+
+
+def select_choices_adjoint(c, condlist, choicelist):
+    """The adjoint of np.select(condlist, choicelist, default) in choicelist: the cotangent c
+    where each choice is taken (its condition the first that holds), one per choice."""
+    taken = np.zeros(np.shape(c), dtype=bool)
+    out = []
+    for cond, choice in zip(condlist, choicelist):
+        here = np.logical_and(np.broadcast_to(cond, np.shape(c)), np.logical_not(taken))
+        taken = np.logical_or(taken, here)
+        out.append(unbroadcast(np.where(here, c, 0.0), choice))
+    return out

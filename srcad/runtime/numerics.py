@@ -1,5 +1,5 @@
 """Numerical routines: the weights of trapezoid quadrature, the adjoint of polynomial
-evaluation in its coefficients, and linear interpolation.
+evaluation in its coefficients, linear interpolation, and the adjoint of np.gradient.
 
 srcad/rules/numpy_numerics.py calls them and holds their rules.
 """
@@ -7,7 +7,7 @@ srcad/rules/numpy_numerics.py calls them and holds their rules.
 import numpy as np
 
 __all__ = ["trapezoid_weights", "polyval_adjoint", "interp_weights", "interp_fp_adjoint",
-           "interp_slope", "interp_slope_adjoint"]
+           "interp_slope", "interp_slope_adjoint", "gradient_adjoint"]
 
 
 def trapezoid_weights(y, x=None, dx=1.0, axis=-1):
@@ -80,4 +80,46 @@ def interp_slope_adjoint(c, x, xp):
     out = np.zeros(len(xp))
     np.add.at(out, i + 1, c)
     np.add.at(out, i, -c)
+    return out
+
+
+def _gradient_axes(ndim, axis):
+    if axis is None:
+        return list(range(ndim))
+    return [a % ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+
+
+def _gradient_band(n, spacing, edge_order):
+    """np.gradient along one axis of length n as a band: (start, coefficients), where result
+    i is sum_k coefficients[i, k] * f[start[i] + k] (three neighbours inside, the first or
+    last edge_order + 1 elements at the ends). The coefficients come from np.gradient itself,
+    applied to three combs (ones at every third element), which the windows tell apart."""
+    combs = [np.gradient((np.arange(n) % 3 == r).astype(float), spacing, edge_order=edge_order)
+             for r in range(3)]
+    start = np.arange(n) - 1
+    start[0], start[-1] = 0, n - 1 - edge_order
+    length = np.full(n, 3)
+    length[0] = length[-1] = edge_order + 1
+    coef = np.zeros((n, 3))
+    for k in range(3):
+        j = start + k
+        coef[:, k] = np.where(k < length, np.stack(combs)[j % 3, np.arange(n)], 0.0)
+    return start, coef
+
+
+def gradient_adjoint(c, f, spacing=1.0, axis=None, edge_order=1):
+    """The adjoint of np.gradient(f, spacing, axis=axis, edge_order=edge_order) (linear in f):
+    c is the cotangent of its result, a tuple of them when it differentiates along several
+    axes; spacing is one number or the coordinates along the (one) axis."""
+    axes = _gradient_axes(np.ndim(f), axis)
+    cts = list(c) if len(axes) > 1 or isinstance(c, (tuple, list)) else [c]
+    out = np.zeros(np.shape(f))
+    for ax, ct in zip(axes, cts):
+        n = np.shape(f)[ax]
+        start, coef = _gradient_band(n, spacing, edge_order)
+        moved, ct = np.moveaxis(out, ax, 0), np.moveaxis(np.asarray(ct, dtype=float), ax, 0)
+        for k in range(3):
+            keep = (coef[:, k] != 0.0) & (start + k < n)
+            weights = np.reshape(coef[keep, k], (-1,) + (1,) * (np.ndim(ct) - 1))
+            np.add.at(moved, start[keep] + k, weights * ct[keep])
     return out

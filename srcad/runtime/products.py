@@ -45,9 +45,9 @@ def kron_adjoint(c, x, shape, which):
     return np.reshape(r, shape)
 
 
-def einsum_call(subscripts, a, b=None, c=None):
-    """np.einsum with one, two or three operands (None means absent)."""
-    return np.einsum(subscripts, *[x for x in (a, b, c) if x is not None])
+def einsum_call(subscripts, a, b=None, c=None, d=None, e=None, f=None):
+    """np.einsum with one to six operands (None means absent)."""
+    return np.einsum(subscripts, *[x for x in (a, b, c, d, e, f) if x is not None])
 
 
 def einsum_spec(subscripts, a=None, b=None, c=None, d=None, e=None, f=None):
@@ -86,11 +86,11 @@ def _einsum_parse(subscripts, shapes):
     return ins, out.replace("...", ell)
 
 
-def einsum_vjp(subscripts, k, h, a, b=None, c=None):
-    """The adjoint of np.einsum(subscripts, a, b, c) with respect to operand k, for the
+def einsum_vjp(subscripts, k, h, a, b=None, c=None, d=None, e=None, f=None):
+    """The adjoint of np.einsum(subscripts, a, b, ...) with respect to operand k, for the
     cotangent h of the result. Operand k is passed as its shape (a tuple). An index NumPy
     broadcast (length 1 in operand k, longer elsewhere) is summed over."""
-    ops = [x for x in (a, b, c) if x is not None]
+    ops = [x for x in (a, b, c, d, e, f) if x is not None]
     shapes = [tuple(x) if i == k else np.shape(x) for i, x in enumerate(ops)]
     ins, out = _einsum_parse(subscripts, shapes)
     target = ins[k]

@@ -7,8 +7,8 @@ helpers.py).
 
 import numpy as np
 
-__all__ = ["T", "inverse_axes", "split_like", "join_like", "unstack_like", "untile", "unrepeat",
-           "pad_adjoint", "diag_adjoint", "diagonal_adjoint"]
+__all__ = ["T", "inverse_axes", "rolled_axis", "c_column", "split_like", "join_like", "unstack_like",
+           "untile", "unrepeat", "pad_adjoint", "diag_adjoint", "diagonal_adjoint"]
 
 
 def T(x):
@@ -19,6 +19,19 @@ def T(x):
 def inverse_axes(axes):
     """The inverse of a transpose permutation (None stays None)."""
     return None if axes is None else tuple(np.argsort([a % len(axes) for a in axes]))
+
+
+def rolled_axis(ndim, axis, start=0):
+    """Where np.rollaxis(a, axis, start) puts `axis` (as np.moveaxis's destination)."""
+    axis, start = axis % max(ndim, 1), start + ndim if start < 0 else start
+    return start - 1 if axis < start else start
+
+
+def c_column(x):
+    """A piece of np.c_[...] as NumPy places it: a 1-d array as a column, a number as a 1 x 1
+    array, an array of two or more dimensions as it is."""
+    nd = np.ndim(x)
+    return np.reshape(x, (-1, 1)) if nd == 1 else (np.reshape(x, (1, 1)) if nd == 0 else x)
 
 
 def split_like(g, arrays, axis=0, ndmin=1):

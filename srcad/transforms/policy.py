@@ -108,7 +108,8 @@ def check_types(body: Block, varied: set) -> None:
 
 def _refuse(op: Apply, a: Atom, kind: str) -> None:
     if op.prim == "operator.getitem" and a is op.args[0] and isinstance(a, Const):
-        msg = "indexing with a differentiated value (as np.r_[x, y] and np.c_[x, y] do) has no derivative"
+        msg = ("indexing with a differentiated value (as np.r_[x, 0:3] and np.c_ with slices do) "
+               "has no derivative")
         raise NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "
                                            "or np.column_stack instead")])
     what, hint = _describe(a, kind), _HINTS[kind]

@@ -46,7 +46,8 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
                 "module, a nested def or lambda, or a function passed as an argument itself (not "
                 "in a list or dict, and not chosen by a branch); otherwise " + hint)
     if rule.name == "operator.getitem":
-        msg = "indexing with a differentiated value (as np.r_[x, y] and np.c_[x, y] do) has no derivative"
+        msg = ("indexing with a differentiated value (as np.r_[x, 0:3] and np.c_ with slices do) "
+               "has no derivative")
         return NoRuleError(msg, [diagnostic(op.loc, msg, "build the array with np.concatenate, np.stack "
                                             "or np.column_stack instead")])
     if rule.name == "srcad.data_only" and len(op.args) > 1 and isinstance(op.args[1], Const):

@@ -1,9 +1,10 @@
-"""`+` and `*` on lists and tuples (concatenation and repetition, as in Python), and tuples
-packed from atoms: a mixin of Specializer (specialize.py), which resolves calls by type."""
+"""`+` and `*` on lists and tuples (concatenation and repetition, as in Python), tuples
+packed from atoms, and `xs.sort()` on a local list: a mixin of Specializer (specialize.py),
+which resolves calls by type."""
 
 from __future__ import annotations
 
-from ..errors import TypeSupportError, diagnostic
+from ..errors import TypeSupportError, UnsupportedSyntaxError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, atom_type
 
@@ -61,3 +62,16 @@ class SequenceOps:
         v = self.fresh("", T.Tuple(tuple(atom_type(a) for a in atoms)))
         pre.append(Apply((v,), "srcad.tuple", tuple(atoms), (), op.loc))
         return v
+
+    def list_sort(self, op: Apply, recv: Atom, rest, kw, pre: list):
+        """`xs.sort()` / `xs.sort(reverse=r)` on a local list: the order of its items (a
+        stable sort, as Python's), then the items put in that order in place, so that the
+        derivative follows them (srcad.list_permute)."""
+        opts = dict(kw)
+        if rest or set(opts) - {"key", "reverse"} or opts.get("key", Const(None)) != Const(None):
+            msg = "xs.sort() with a key function or positional arguments is not supported"
+            raise UnsupportedSyntaxError(msg, [diagnostic(op.loc, msg, "write xs = sorted(xs, key=f, "
+                                                          "reverse=r), which srcad differentiates")])
+        order = self.fresh("order", T.List(T.INT))
+        pre.append(Apply((order,), "srcad.sort_order", (recv, opts.get("reverse", Const(False))), (), op.loc))
+        return "srcad.list_permute", (recv, order), ()

@@ -302,8 +302,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         if not rule.params:
             return  # variadic
         problems = []
-        if len(args) > len(rule.params):
-            problems.append(f"{rule.name} takes at most {len(rule.params)} positional arguments here")
+        most = len(rule.params) if rule.positional is None else rule.positional
+        if len(args) > most:
+            problems.append(f"{rule.name} takes at most {most} positional arguments here")
         for k, _a in kw:
             if k not in rule.params:
                 problems.append(f"argument {k!r} of {rule.name} is not supported by its derivative rule")
@@ -361,6 +362,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             t = atom_type(recv)
             if isinstance(t, T.List) and name == "pop" and len(args) == 3 and not kw:
                 return "srcad.list_pop_at", (recv, args[2]), kw  # xs.pop(i)
+            if isinstance(t, T.List) and name == "sort":
+                return self.list_sort(op, recv, args[2:], kw, pre)
             mutator = registry.lookup(f"list.{name}")  # xs.append(v), xs.pop()...: the user's own writes
             if isinstance(t, T.List) and mutator is not None and mutator.user_write and (
                     name != "pop" or len(args) == 2):

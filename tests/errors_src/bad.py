@@ -72,7 +72,7 @@ def write_through_list(x):
 
 
 def unknown_kwarg(x):
-    return np.sum(x, where=x > 0)
+    return np.std(x, where=x > 0)
 
 
 def nested_def(x):
@@ -115,7 +115,7 @@ def write_after_store(x):
 
 
 def indexes_an_object(x):
-    return np.sum(np.r_[x, x] ** 2)
+    return np.sum(np.r_[x, 0:2] ** 2)
 
 
 def dict_with_runtime_keys(x):
