@@ -19,8 +19,8 @@ import inspect
 import types
 
 from .codegen.compile import register_source
-from .frontend.resolve import is_static
 from .identifiers import identifier, is_identifier
+from .ir.kinds import is_static
 
 _TWINS: dict = {}  # share key -> (the first transform made with it, its static captured values)
 _LIMIT = 512

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import gast
 
+from ..ir.kinds import is_static
 from ..ir.nodes import Ext
 
 
@@ -57,13 +58,6 @@ class LocalFunction:
 
 
 _LIBRARY_PREFIXES = ("numpy", "math", "scipy", "cmath", "builtins", "operator", "srcad")
-_STATIC_TYPES = (
-    types.ModuleType,
-    types.FunctionType,
-    types.BuiltinFunctionType,
-    types.MethodType,
-    type,
-)
 
 
 def own_nodes(node: gast.FunctionDef):
@@ -142,13 +136,6 @@ def library_code(fn) -> bool:
     if file.startswith(_STDLIB):
         return True
     return any(d in file.replace("\\", "/").split("/") for d in _LIBRARY_DIRS)
-
-
-def is_static(obj: object) -> bool:
-    """Objects the transform may bake into generated code."""
-    if isinstance(obj, _STATIC_TYPES) or callable(obj):
-        return True
-    return False
 
 
 def _is_literal(obj: object) -> bool:

@@ -207,14 +207,18 @@ def _same_items(a: tuple, b: tuple) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-def _baked(value: object) -> bool:
-    """Does the transform bake a captured value into the code (frontend/resolve.py is_static)?"""
+def is_static(obj: object) -> bool:
+    """Objects the transform may bake into generated code (functions, modules, classes and
+    other callables); frontend/resolve.py reads the others when the code runs."""
     import types
 
-    if isinstance(value, (list, dict)):
-        return False
-    return isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
-                              types.MethodType, type)) or callable(value)
+    return isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                            types.MethodType, type)) or callable(obj)
+
+
+def _baked(value: object) -> bool:
+    """Does the transform bake a captured value into the code (as frontend/resolve.py does)?"""
+    return is_static(value) and not isinstance(value, (list, dict))
 
 
 def function_name(obj: object) -> str:
