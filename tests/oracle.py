@@ -170,6 +170,16 @@ def fd_second_directional(f, args, u, v, h=1e-3):
     return richardson(d, h)
 
 
+def second_difference(fn, args, i, u, v, h=1e-4):
+    """u^T H v of fn in its argument args[i] (an array or float), from the four values
+    fn(args[i] +- h u +- h v) (no extrapolation)."""
+    def f(du, dv):
+        moved = list(args)
+        moved[i] = args[i] + h * du * u + h * dv * v
+        return float(fn(*moved))
+    return (f(1, 1) - f(1, -1) - f(-1, 1) + f(-1, -1)) / (4 * h * h)
+
+
 def _tree_map2(fn, a, b):
     if isinstance(a, np.ndarray) or not isinstance(a, (list, tuple, dict)):
         return fn(a, b) if not isinstance(a, np.ndarray) else fn(np.asarray(a), np.asarray(b))

@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from oracle import fd_grad, fd_jvp
+from oracle import fd_grad, fd_jvp, second_difference
 
 import srcad
 
@@ -125,7 +125,6 @@ CASES = [
     ("property, staticmethod, classmethod", property_static_and_class_methods, (X, MODEL), 0),
     ("self.n_hidden as a loop bound", hidden_size_as_a_loop_bound, (X, MODEL), 0),
 ]
-H = 1e-4
 
 
 def _flat(x):
@@ -133,13 +132,6 @@ def _flat(x):
         return np.concatenate([_flat(e) for e in x]) if x else np.zeros(0)
     return np.ravel(np.asarray(x, dtype=float))
 
-
-def _second_difference(fn, args, i, u, v):
-    def f(du, dv):
-        moved = list(args)
-        moved[i] = args[i] + H * du * u + H * dv * v
-        return float(fn(*moved))
-    return (f(1, 1) - f(1, -1) - f(-1, 1) + f(-1, -1)) / (4 * H * H)
 
 
 @pytest.mark.parametrize("name,fn,args,i", CASES, ids=[c[0] for c in CASES])
@@ -153,7 +145,7 @@ def test_objects_in_reverse_forward_and_second_order(name, fn, args, i):
     out, tangent = srcad.jvp(fn, args, tangents)
     np.testing.assert_allclose(out, fn(*args))
     np.testing.assert_allclose(tangent, fd_jvp(fn, args, tangents), rtol=1e-5, atol=1e-7)
-    want = _second_difference(fn, args, i, u, v)
+    want = second_difference(fn, args, i, u, v)
     n = int(np.size(x))
     hess = np.reshape(srcad.hessian(fn, argnums=i)(*args), (n, n))
     np.testing.assert_allclose(np.ravel(u) @ hess @ np.ravel(v), want, rtol=1e-4, atol=1e-5)
@@ -244,6 +236,18 @@ def through_mixed_layers(x, layers):
 MIXED = [Dense(3, 4), Tanh(), Dense(4, 2, act=relu_ish), Dense(2, 2, act=np.sin)]
 
 
+def _check_layers_at_every_order(args):
+    """through_mixed_layers(*args): its gradient and a jvp against finite differences, and
+    u^T H v against a second difference of values."""
+    f = through_mixed_layers
+    np.testing.assert_allclose(srcad.grad(f)(*args), fd_grad(f, args, 0), rtol=1e-5, atol=1e-7)
+    u, v = RNG.normal(size=3), RNG.normal(size=3)
+    np.testing.assert_allclose(srcad.jvp(f, args, (v, None))[1], fd_jvp(f, args, (v, None)),
+                               rtol=1e-5, atol=1e-7)
+    want = second_difference(f, args, 0, u, v)
+    np.testing.assert_allclose(u @ srcad.hessian(f)(*args) @ v, want, rtol=1e-4, atol=1e-5)
+
+
 def through_chosen_layers(x, layers, others, flag):
     for layer in (layers if flag else others):
         x = layer(x)
@@ -269,14 +273,7 @@ def test_a_list_of_objects_of_several_classes_and_functions_asks_which_when_it_r
     for flag in (True, False):
         args = (X, MIXED, others, flag)
         np.testing.assert_allclose(srcad.grad(f)(*args), fd_grad(f, args, 0), rtol=1e-5, atol=1e-7)
-    args = (X, MIXED)
-    np.testing.assert_allclose(srcad.grad(through_mixed_layers)(*args),
-                               fd_grad(through_mixed_layers, args, 0), rtol=1e-5, atol=1e-7)
-    u, v = RNG.normal(size=3), RNG.normal(size=3)
-    np.testing.assert_allclose(srcad.jvp(through_mixed_layers, args, (v, None))[1],
-                               fd_jvp(through_mixed_layers, args, (v, None)), rtol=1e-5, atol=1e-7)
-    want = _second_difference(through_mixed_layers, args, 0, u, v)
-    np.testing.assert_allclose(u @ srcad.hessian(through_mixed_layers)(*args) @ v, want, rtol=1e-4, atol=1e-5)
+    _check_layers_at_every_order((X, MIXED))
 
 
 class Counter:
@@ -334,14 +331,7 @@ def test_a_tuple_of_objects_of_several_classes_is_unrolled():
     layers = tuple(MIXED)  # (a tuple keeps each item's type: the loop runs item by item)
     source = srcad.source(srcad.grad(through_mixed_layers), X, layers)
     assert "type(layer)" not in source and " is " not in source
-    args = (X, layers)
-    np.testing.assert_allclose(srcad.grad(through_mixed_layers)(*args),
-                               fd_grad(through_mixed_layers, args, 0), rtol=1e-5, atol=1e-7)
-    v, u = RNG.normal(size=3), RNG.normal(size=3)
-    np.testing.assert_allclose(srcad.jvp(through_mixed_layers, args, (v, None))[1],
-                               fd_jvp(through_mixed_layers, args, (v, None)), rtol=1e-5, atol=1e-7)
-    want = _second_difference(through_mixed_layers, args, 0, u, v)
-    np.testing.assert_allclose(u @ srcad.hessian(through_mixed_layers)(*args) @ v, want, rtol=1e-4, atol=1e-5)
+    _check_layers_at_every_order((X, layers))
 
 
 def squash_helper(z):

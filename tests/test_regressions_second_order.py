@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from oracle import fd_grad
+from oracle import fd_grad, second_difference
 
 import srcad
 
@@ -102,15 +102,7 @@ CASES = [
     (return_from_while, (0.7,), 0), (return_from_nested_loops, (0.7,), 0),
     (return_array_comprehension, (np.array([0.3, -0.8]),), 0),
 ]
-H = 1e-4
 
-
-def _second_difference(fn, args, i, u, v):
-    def f(du, dv):
-        moved = list(args)
-        moved[i] = args[i] + H * du * u + H * dv * v
-        return float(fn(*moved))
-    return (f(1, 1) - f(1, -1) - f(-1, 1) + f(-1, -1)) / (4 * H * H)
 
 
 def _close(got, want):
@@ -130,7 +122,7 @@ def test_first_and_second_order_match_finite_differences(fn, args, i):
     tangents[i] = v
     g = srcad.grad(fn, argnums=i)
     np.testing.assert_allclose(g(*args), fd_grad(fn, args, i), rtol=1e-5, atol=1e-6)
-    want = _second_difference(fn, args, i, u, v)
+    want = second_difference(fn, args, i, u, v)
     n = int(np.size(x))
     for H_matrix in (srcad.hessian(fn, argnums=i)(*args), srcad.jacfwd(g, argnums=i)(*args),
                      srcad.jacrev(g, argnums=i)(*args)):
