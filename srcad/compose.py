@@ -13,7 +13,7 @@ import inspect
 import numpy as np
 
 from .api import _jvp_of, as_python_function, batched_jacobian, grad, jvp, vjp_of
-from .errors import ArgumentError, Diagnostic, NondeterministicError
+from .errors import ArgumentError, NondeterministicError
 from .gate import Gate, admit_arguments, admit_tangents, check_output
 from .pytrees import restore
 from .trees import flatten, unflatten
@@ -175,10 +175,7 @@ def _where(fun, msg: str, hint: str) -> list:
     transform = getattr(fun, "__srcad_transform__", None)
     if transform is not None:  # (a transform: the user's function)
         fun = transform._base()
-    code = getattr(as_python_function(fun), "__code__", None)
-    if code is None:
-        return []
-    return [Diagnostic(code.co_filename, code.co_firstlineno, 0, msg, hint)]
+    return [Gate(msg, as_python_function(fun)).where(msg, hint)]
 
 
 def jacrev(fun, argnums=0):

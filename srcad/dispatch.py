@@ -38,8 +38,6 @@ from .pytrees import restore
 from .settings import config
 from .transforms.saved import saved_from_json
 
-_MISSING = MISSING
-
 
 def _quick_kind(x):
     t = type(x)
@@ -165,7 +163,7 @@ class Transformed:
             return
         if self._deps is None:
             self._deps = user_function_globals(self._base())
-        if self._deps and any(d.get(n, _MISSING) is not v for d, n, v in self._deps):
+        if self._deps and any(d.get(n, MISSING) is not v for d, n, v in self._deps):
             t = self
             while t is not None:
                 for g in t._inlined:
