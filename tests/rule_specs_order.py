@@ -34,7 +34,22 @@ row("numpy.median", "np.median(x$kw)", x=A, fd_step=STEP,
     shapes=({"x": (4,)}, {"x": (1, 4)}, {"x": "0d"}, {"x": "list"}))
 row("numpy.median", "np.median(x * 0.0 + np.array([1.0, 2.0, 2.0, 3.0]))", x=V,
     note="a tie of the middle two: half each")
+# the NaN-ignoring ones: rows with 0, 1 and 3 NaNs (each row counts its numbers only)
+_HOLES = "np.where(np.array([[0, 1, 0, 0], [0, 0, 0, 0], [1, 1, 0, 1]]) == 1, np.nan, x)"
+row("numpy.nanquantile", f"np.nanquantile({_HOLES}, 0.3$kw)", x=A, fd_step=STEP,
+    alts={"kw": ["", ", axis=1", ", axis=0, keepdims=True", ", axis=1, method='hazen'",
+                 ", axis=1, method='nearest'"]})
+row("numpy.nanquantile", f"np.nanquantile({_HOLES}, [0.2, 0.9], axis=1)", x=A)
+row("numpy.nanquantile", "np.nanquantile(x, 0.3)", x=V, note="no NaN")
+row("numpy.nanpercentile", f"np.nanpercentile({_HOLES}, $q)", x=A, fd_step=STEP,
+    alts={"q": ["30.0", "[10.0, 90.0], axis=1", "50.0, axis=0, keepdims=True"]})
+row("numpy.nanmedian", f"np.nanmedian({_HOLES}$kw)", x=A, fd_step=STEP,
+    alts={"kw": ["", ", axis=1", ", axis=0", ", axis=-1, keepdims=True"]})
+row("numpy.nanmedian", "np.nanmedian(x)", x=V, note="no NaN")
 helper("srcad.quantile_tangent", "rt.quantile_tangent(x, y, 0.3, 1, 'linear', False)", x=A, y=A)
+_HOLES_Y = _HOLES.replace("x)", "y)")
+helper("srcad.quantile_tangent", f"rt.quantile_tangent(x, {_HOLES_Y}, 0.6, 1, 'linear', False, True)",
+       x=A, y=A)
 helper("srcad.quantile_adjoint", "rt.quantile_adjoint(x, y, [0.2, 0.6], 0, 'hazen', True)",
        x=normal(2, 1, 4), y=A)
 
@@ -74,6 +89,20 @@ row("numpy.multiply.accumulate", "np.multiply.accumulate(x * np.array([1.0, 0.0,
     note="at 0")
 row("srcad.running_extreme_index",
     "x[rt.running_extreme_index(x, np.minimum.accumulate(x), 0)]", x=V, imports="import srcad.runtime as rt")
+
+# -- ufunc.reduceat: segments [0, 2), [2, 3), [3, ...); a decreasing index gives one element ---
+for _name in ("add", "maximum", "minimum"):
+    row(f"numpy.{_name}.reduceat", f"np.{_name}.reduceat(x, [0, 2, 3])", x=normal(5))
+    row(f"numpy.{_name}.reduceat", f"np.{_name}.reduceat(x, $kw)", x=normal(3, 5), fd_step=STEP,
+        alts={"kw": ["[0, 2, 3], axis=1", "[1, 0, 2], axis=-1", "np.array([0, 2]), axis=0", "[0, 3], 1"]})
+row("numpy.maximum.reduceat", "np.maximum.reduceat(x * 0.0 + np.array([1.0, 3.0, 3.0, 2.0]), [0, 3])", x=V,
+    note="a tie: half each")
+row("numpy.add.reduceat", "np.add.reduceat(x, [0, 2], axis=1)", x=normal(2, 4, 3), note="3-d")
+row("numpy.maximum.reduceat", "np.maximum.reduceat(x, [0, 2], axis=1)", x=normal(2, 4, 3), note="3-d")
+helper("srcad.reduceat_tangent", "rt.reduceat_tangent(x, y, [0, 2], 1, np.maximum.reduceat(y, [0, 2], 1), "
+       "'maximum')", x=A, y=A)
+helper("srcad.reduceat_adjoint", "rt.reduceat_adjoint(x, y, [0, 2], 1, np.add.reduceat(y, [0, 2], 1), 'add')",
+       x=normal(3, 2), y=A)
 
 # -- ufunc.outer -------------------------------------------------------------------------------
 P = uniform(0.5, 2.0, 3)

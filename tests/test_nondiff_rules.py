@@ -306,10 +306,22 @@ SILENT = {
     ("srcad.gradient_adjoint", "f"): _ONLY_SHAPE,
     ("numpy.linalg.svd", "compute_uv"): "a literal flag: how many results",
     **{(f"numpy.{_n}", "overwrite_input"): "a flag: may NumPy reuse a's memory"
-       for _n in ("median", "percentile", "quantile")},
+       for _n in ("median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile")},
     **{(_n, "method"): "a method name (a string)" for _n in (
-        "numpy.percentile", "numpy.quantile", "srcad.quantile_tangent",
-        "srcad.quantile_adjoint")},
+        "numpy.percentile", "numpy.quantile", "numpy.nanpercentile", "numpy.nanquantile",
+        "srcad.quantile_tangent", "srcad.quantile_adjoint")},
+    **{(f"srcad.quantile_{_n}", "nan"): "a constant flag srcad passes (the NaN-ignoring functions)"
+       for _n in ("tangent", "adjoint")},
+    **{(f"srcad.reduceat_{_n}", "op"): "the ufunc's name (a constant string srcad passes)"
+       for _n in ("tangent", "adjoint")},
+    ("srcad.reduceat_tangent", "a"): lambda r: (_rt("reduceat_tangent"), (
+        r.normal(size=5), r.normal(size=5), [0, 2], 0, np.array([3.0, 3.0]), "add"), 1),
+    ("srcad.reduceat_tangent", "y"): lambda r: (_rt("reduceat_tangent"), (
+        r.normal(size=5), r.normal(size=5), [0, 2], 0, np.array([3.0, 3.0]), "add"), 4),
+    ("srcad.reduceat_adjoint", "a"): lambda r: (_rt("reduceat_adjoint"), (
+        r.normal(size=2), r.normal(size=5), [0, 2], 0, np.array([3.0, 3.0]), "add"), 1),
+    ("srcad.reduceat_adjoint", "y"): lambda r: (_rt("reduceat_adjoint"), (
+        r.normal(size=2), r.normal(size=5), [0, 2], 0, np.array([3.0, 3.0]), "add"), 4),
     ("numpy.partition", "kth"): _INT, ("numpy.rollaxis", "start"): _INT,
     ("numpy.real_if_close", "tol"):
         lambda r: (np.real_if_close, (r.normal(size=3), r.uniform(50.0, 150.0)), 1),

@@ -114,3 +114,21 @@ def test_median_of_an_even_count_gives_half_to_each_middle_element_also_at_a_tie
     np.testing.assert_allclose(srcad.grad(median_of_two)(np.array([3.0, 1.0, 2.0, 2.0])), [0, 0, 0.5, 0.5])
     _, jv = srcad.jvp(median_of_two, (np.array([3.0, 1.0, 2.0, 2.0]),), (np.array([1.0, 1.0, 1.0, 3.0]),))
     np.testing.assert_allclose(jv, 2.0)
+
+
+def nanmedian_rows(x):
+    holes = np.where(np.array([[1.0, 1.0, 1.0], [0.0, 1.0, 0.0]]) == 1.0, np.nan, x)
+    return np.sum(np.nan_to_num(np.nanmedian(holes, axis=1)) * np.array([2.0, 3.0]))
+
+
+def test_nan_quantiles_of_a_row_of_nans_pass_no_derivative():
+    # the first row is all NaN: NumPy's result is NaN (with a warning); the second has two numbers
+    x = np.array([[0.3, -1.0, 2.0], [0.5, 4.0, -0.2]])
+    with pytest.warns(RuntimeWarning):
+        g = srcad.grad(nanmedian_rows)(x)
+        ref = fd_grad(nanmedian_rows, (x,))
+        t = np.arange(6.0).reshape(2, 3)
+        jv = srcad.jvp(nanmedian_rows, (x,), (t,))[1]
+    assert_tree_close(g, ref)
+    assert np.allclose(g, [[0.0, 0.0, 0.0], [1.5, 0.0, 1.5]])  # hand: the mean of the two numbers, times 3
+    assert jv == pytest.approx(np.sum(ref * t))

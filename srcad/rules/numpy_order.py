@@ -15,6 +15,8 @@ Choices at non-smooth points (the same in both modes):
 - The discontinuous methods (inverted_cdf, closest_observation, lower, higher, nearest...)
   have derivative 1 for the element they pick, and jump where q makes them pick another;
   averaged_inverted_cdf gives 1/2 to each of two elements at those jumps, as its value does.
+- nanquantile, nanpercentile and nanmedian count each row's numbers only: NaN elements get
+  derivative 0, and a row of NaNs only (a NaN result) passes no derivative.
 - q is not differentiated: a differentiated q (or weights=) is an error.
 - partition: its derivative follows the elements to where np.partition put them (equal
   elements matched in order: srcad.partition_order).
@@ -36,25 +38,27 @@ def _quantile_type(sig) -> T.Type:
     return T.Array(None, "f")
 
 
-_QARGS = "a, {q}, axis, method, keepdims"
+_QARGS = "a, {q}, axis, method, keepdims, {nan}"
 _Q = "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False"
-for _name, _q in (("quantile", "q"), ("percentile", "np.divide(q, 100.0)")):
-    defrule(f"numpy.{_name}", _Q,
-            jvp={"a": f"srcad.quantile_tangent(t, {_QARGS.format(q=_q)})"},
-            vjp={"a": f"srcad.quantile_adjoint(g, {_QARGS.format(q=_q)})"},
-            out=_quantile_type, refuses=("q",), raises="always")  # (q out of range)
-defrule("numpy.median", "a, axis=None, out=None, overwrite_input=False, keepdims=False",
-        jvp={"a": "srcad.quantile_tangent(t, a, 0.5, axis, 'linear', keepdims)"},
-        vjp={"a": "srcad.quantile_adjoint(g, a, 0.5, axis, 'linear', keepdims)"},
-        out=_quantile_type, kind="reduction", raises="always")  # (an empty array)
+for _prefix, _nan in (("", False), ("nan", True)):
+    for _name, _q in (("quantile", "q"), ("percentile", "np.divide(q, 100.0)")):
+        _args = _QARGS.format(q=_q, nan=_nan)
+        defrule(f"numpy.{_prefix}{_name}", _Q, jvp={"a": f"srcad.quantile_tangent(t, {_args})"},
+                vjp={"a": f"srcad.quantile_adjoint(g, {_args})"},
+                out=_quantile_type, refuses=("q",), raises="always")  # (q out of range)
+    _args = _QARGS.format(q="0.5", nan=_nan).replace("method", "'linear'")
+    defrule(f"numpy.{_prefix}median", "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+            jvp={"a": f"srcad.quantile_tangent(t, {_args})"},
+            vjp={"a": f"srcad.quantile_adjoint(g, {_args})"},
+            out=_quantile_type, kind="reduction", raises="always")  # (an empty array)
 
 # the helpers: each linear in its first argument and the other's transpose; in a they are
 # piecewise constant (derivative 0)
-defrule("srcad.quantile_tangent", "t_, a, q, axis=None, method='linear', keepdims=False",
-        vjp={"t_": "srcad.quantile_adjoint(g, a, q, axis, method, keepdims)"},
+defrule("srcad.quantile_tangent", "t_, a, q, axis=None, method='linear', keepdims=False, nan=False",
+        vjp={"t_": "srcad.quantile_adjoint(g, a, q, axis, method, keepdims, nan)"},
         out=_quantile_type, fn=rt.quantile_tangent, linear=("t_",), refuses=("q",))
-defrule("srcad.quantile_adjoint", "c, a, q, axis=None, method='linear', keepdims=False",
-        vjp={"c": "srcad.quantile_tangent(g, a, q, axis, method, keepdims)"},
+defrule("srcad.quantile_adjoint", "c, a, q, axis=None, method='linear', keepdims=False, nan=False",
+        vjp={"c": "srcad.quantile_tangent(g, a, q, axis, method, keepdims, nan)"},
         out=ty.array_like("a"), fn=rt.quantile_adjoint, linear=("c",), refuses=("q",))
 
 defrule("numpy.partition", "a, kth, axis=-1, kind='introselect', order=None",

@@ -93,3 +93,17 @@ for _name, _op in (("maximum", ">"), ("minimum", "<")):
                  "B": f"srcad.unbroadcast({_pick('B', _X, _op, 'g')}, B)"},
             out=_outer_type)
 nondiff("srcad.outer_axes", "x, y", out=_axes_type, fn=rt.outer_axes)
+
+# -- reduceat: sums (extrema) of the segments [indices[i], indices[i + 1]) along axis; linear
+# maps of the tangents (srcad.reduceat_tangent, runtime/order.py); indices not differentiated
+_AT = "a, indices, axis, ans, {op!r}"
+for _name in ("add", "maximum", "minimum"):
+    defrule(f"numpy.{_name}.reduceat", "array, indices, axis=0, dtype=None, out=None",
+            jvp={"array": f"srcad.reduceat_tangent(t, {_AT.format(op=_name).replace('a,', 'array,', 1)})"},
+            vjp={"array": f"srcad.reduceat_adjoint(g, {_AT.format(op=_name).replace('a,', 'array,', 1)})"},
+            out=ty.rank("array", at_least=1), raises="always")  # (an index out of range)
+for _helper, _other, _first in (("tangent", "adjoint", "t_"), ("adjoint", "tangent", "c")):
+    defrule(f"srcad.reduceat_{_helper}", f"{_first}, a, indices, axis, y, op",
+            vjp={_first: f"srcad.reduceat_{_other}(g, a, indices, axis, y, op)"},
+            out=ty.array_like("a") if _helper == "adjoint" else ty.rank("y"),
+            fn=getattr(rt, f"reduceat_{_helper}"), linear=(_first,))

@@ -9,10 +9,16 @@ Choices: xlogy(x, y) and xlog1py(x, y) give d/dy = 0 where x == 0 (matching thei
 listed (return_sign=...) are rejected rather than ignored. gammainc, gammaincc and betainc
 and stdtr (in df) have rules in x only: differentiating them in a or b raises NoRuleError (never a silent
 zero); polygamma's order n is an integer, and differentiating it is an error too.
+
+Bessel functions (jv, yv, iv, kv, their scaled forms and the integer-order ones) are
+differentiable in x, by the recurrences for their derivatives; in the order v they are not
+(an error). The exponentially scaled ive, i0e, i1e carry exp(-|x|): at x = 0 their derivative
+takes sign(0) = 0 (the mean of the one-sided slopes, as abs does). zeta(x, q) is
+differentiable in q (-x zeta(x + 1, q)), not in x. gammasgn is piecewise constant.
 """
 
 from . import typefns as ty
-from .registry import defrule, elementwise, elementwise2, family
+from .registry import defrule, elementwise, elementwise2, family, nondiff
 
 try:
     import scipy.special as special
@@ -32,7 +38,7 @@ def unary(name: str, d: str, params: str = "x") -> None:
 
 
 def binary(name: str, dx: str | None, dy: str | None, params: str = "x, y", **flags) -> None:
-    names = [p.strip() for p in params.split(",")]
+    names = [p.split("=")[0].strip() for p in params.split(",")]
     elementwise2(f"scipy.special.{name}", dx, dy, params=params, out=ty.floating(*names), namespace=NS,
                  **flags)
 
@@ -112,3 +118,35 @@ if special is not None:
     defrule("scipy.special.log_softmax", "x, axis=None",
             jvp="t - np.sum(np.exp(ans) * t, axis=axis, keepdims=True)",
             vjp="g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)", out=ty.rank("x"), namespace=NS)
+
+    # Bessel functions: derivatives in x by the recurrences; the order is not differentiable
+    _BESSEL = {
+        "jv": "0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x))",
+        "jve": "0.5 * (special.jve(v - 1.0, x) - special.jve(v + 1.0, x))",
+        "yv": "0.5 * (special.yv(v - 1.0, x) - special.yv(v + 1.0, x))",
+        "yve": "0.5 * (special.yve(v - 1.0, x) - special.yve(v + 1.0, x))",
+        "iv": "0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x))",
+        "ive": "0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x)) - np.sign(x) * ans",
+        "kv": "-0.5 * (special.kv(v - 1.0, x) + special.kv(v + 1.0, x))",
+        "kve": "ans - 0.5 * (special.kve(v - 1.0, x) + special.kve(v + 1.0, x))",
+    }
+    for _name, _d in _BESSEL.items():
+        binary(_name, None, _d, params="v, x", diff=("v", "x"))
+    binary("yn", None, "0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x))", params="n, x", diff=("n", "x"))
+    binary("kn", None, "-0.5 * (special.kn(n - 1, x) + special.kn(n + 1, x))", params="n, x", diff=("n", "x"))
+    _OVER_X = "np.where(x == 0.0, 0.5, ans / np.where(x == 0.0, 1.0, x))"  # j1(x) / x, i1e(x) / x -> 1/2
+    for _name, _d in {
+        "j0": "-special.j1(x)",
+        "j1": f"special.j0(x) - {_OVER_X}",
+        "y0": "-special.y1(x)",
+        "y1": "special.y0(x) - ans / x",
+        "i0e": "special.i1e(x) - np.sign(x) * ans",
+        "i1e": f"special.i0e(x) - {_OVER_X} - np.sign(x) * ans",
+        "k0": "-special.k1(x)",
+        "k1": "-special.k0(x) - ans / x",
+        "k0e": "ans - special.k1e(x)",
+        "k1e": "ans - special.k0e(x) - ans / x",
+    }.items():
+        unary(_name, _d)
+    binary("zeta", None, "-x * special.zeta(x + 1.0, q)", params="x, q=None", diff=("x", "q"))
+    nondiff("scipy.special.gammasgn", "x", out=F1)

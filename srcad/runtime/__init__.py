@@ -76,7 +76,15 @@ from .numerics import (
     polyval_adjoint,
     trapezoid_weights,
 )
-from .order import outer_axes, partition_order, quantile_adjoint, quantile_tangent, running_extreme_index
+from .order import (
+    outer_axes,
+    partition_order,
+    quantile_adjoint,
+    quantile_tangent,
+    reduceat_adjoint,
+    reduceat_tangent,
+    running_extreme_index,
+)
 from .products import cross2_adjoint, einsum_call, einsum_spec, einsum_vjp, kron_adjoint, tensordot_adjoint
 from .reductions import (
     average_weights,
@@ -122,6 +130,7 @@ __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "
            "list_insert", "list_permute", "list_pop", "list_pop_at", "list_unextend", "list_unpermute",
            "list_unrepeat", "log_or_zero", "max_of", "min_of", "outer_axes", "pad_adjoint",
            "partition_order", "polyval_adjoint", "prod_hvp", "prod_partials", "quantile_adjoint",
+           "reduceat_adjoint", "reduceat_tangent",
            "quantile_tangent", "require_scalar", "rolled_axis", "running_extreme_index", "scalar_output",
            "scatter_add", "select_adjoint", "select_choices_adjoint", "select_rest", "select_tangent",
            "sequence_adjoint", "setitem", "sort_order", "split_like", "stop_gradient", "sum_adjoint",

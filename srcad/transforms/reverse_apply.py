@@ -68,6 +68,9 @@ def _called(fn, hint: str):
     module = getattr(fn, "__module__", None) or ""
     qualname = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
     name = f"{module}.{qualname}" if module and module != "builtins" else qualname
+    owner = getattr(fn, "__self__", None)
+    if type(owner).__name__ == "ufunc":  # a method of a ufunc: numpy.logaddexp.accumulate
+        name = f"numpy.{owner.__name__}.{getattr(fn, '__name__', qualname)}"
     if module.split(".")[0] == "srcad":
         return (f"srcad.{getattr(fn, '__name__', qualname)}", "srcad.grad and srcad.value_and_grad can be "
                 "called inside a differentiated function; call the other transformations outside it")
