@@ -46,6 +46,32 @@ if scipy is not None:
             x = uniform(lo, lo + 1.0, 4) if lo else X
             stat(f"{_dist}.{_fn}", f"scipy.stats.{_dist}.{_fn}(x$kw)", x=x, loc=uniform(-0.5, 0.5),
                  scale=uniform(2.0, 3.0) if _dist == "uniform" else SCALE, alts=KW)
+    # the tails: sf, logcdf, logsf (and ppf where it has a closed form)
+    for _fn in ("sf", "logcdf", "logsf"):
+        stat(f"t.{_fn}", f"scipy.stats.t.{_fn}(x, df$kw)", x=X, df=uniform(1.5, 8.0), loc=LOC, scale=SCALE,
+             alts=KW, wrt=("x", "loc", "scale"))
+        stat(f"gamma.{_fn}", f"scipy.stats.gamma.{_fn}(x, a$kw)", x=uniform(0.8, 3.0, 4), a=uniform(0.8, 3.0),
+             loc=uniform(-0.3, 0.3), scale=SCALE, alts=KW, wrt=("x", "loc", "scale"))
+        stat(f"beta.{_fn}", f"scipy.stats.beta.{_fn}(x, a, b$kw)", x=uniform(0.15, 0.85, 4),
+             a=uniform(0.8, 3.0), b=uniform(0.8, 3.0), loc=uniform(-0.05, 0.05), scale=uniform(1.0, 1.1),
+             alts=KW, wrt=("x", "loc", "scale"))
+        stat(f"lognorm.{_fn}", f"scipy.stats.lognorm.{_fn}(x, s$kw)", x=uniform(0.8, 3.0, 4),
+             s=uniform(0.4, 1.5), loc=uniform(-0.3, 0.3), scale=SCALE, alts=KW)
+        for _dist in ("expon", "laplace", "logistic", "cauchy", "uniform"):
+            lo = {"expon": 0.6, "uniform": 0.6}.get(_dist)
+            stat(f"{_dist}.{_fn}", f"scipy.stats.{_dist}.{_fn}(x$kw)",
+                 x=uniform(lo, lo + 1.0, 4) if lo else X,
+                 loc=uniform(-0.5, 0.5), scale=uniform(2.0, 3.0) if _dist == "uniform" else SCALE, alts=KW)
+    stat("t.logpdf", "scipy.stats.t.logpdf(x, np.inf, loc, scale)", x=X, loc=LOC, scale=SCALE,
+         note="df = inf: the normal density")
+    stat("t.cdf", "scipy.stats.t.cdf(x, np.inf, loc, scale)", x=X, loc=LOC, scale=SCALE, note="df = inf")
+    for _dist in ("expon", "laplace", "logistic", "cauchy", "uniform"):
+        stat(f"{_dist}.ppf", f"scipy.stats.{_dist}.ppf(q$kw)", q=uniform(0.05, 0.95, 4), loc=LOC, scale=SCALE,
+             alts=KW, ew=("q",))
+    stat("laplace.ppf", "scipy.stats.laplace.ppf(q)", q=uniform(0.55, 0.95, 4), note="upper half")
+    stat("cauchy.ppf", "scipy.stats.cauchy.ppf(q)", q=uniform(0.01, 0.2, 4), note="lower tail")
+    stat("lognorm.ppf", "scipy.stats.lognorm.ppf(q, s$kw)", q=uniform(0.05, 0.95, 4), s=uniform(0.4, 1.5),
+         loc=LOC, scale=SCALE, alts=KW)
     K = const(np.array([0, 1, 3, 6]))
     for _fn in ("logpmf", "pmf"):
         stat(f"poisson.{_fn}", f"scipy.stats.poisson.{_fn}(k, mu)", k=K, mu=uniform(0.5, 4.0), ew=("mu",))

@@ -27,7 +27,7 @@ K = np.array([-1, 0, 1, 2, 5, 9, 30])
 # per distribution: the calls' arguments after x, as (name, values) lists, valid and invalid
 CONTINUOUS = {
     "norm": [(), (0.5, 2.0), (0.5, -1.0), (0.0, np.zeros(1))],
-    "t": [(3.0,), (0.7, 0.3, 1.5), (4.0, 0.0, -1.0), (-1.0,)],
+    "t": [(3.0,), (0.7, 0.3, 1.5), (4.0, 0.0, -1.0), (-1.0,), (np.inf,), (np.inf, 0.5, 2.0)],
     "gamma": [(2.5,), (0.5, 0.2, 1.5), (1.0,), (-1.0,), (2.0, 0.0, -2.0)],
     "beta": [(2.0, 3.0), (0.5, 0.7), (1.0, 1.0), (2.0, 3.0, -0.5, 2.0), (-1.0, 2.0)],
     "expon": [(), (0.5, 2.0), (0.0, -1.0)],
@@ -227,9 +227,17 @@ def poisson_in_k(k, mu):
     return np.sum(poisson.logpmf(k, mu))
 
 
-def frozen_in_a_variable(x, mu):
-    d = norm(mu, 1.0)
+def frozen_in_a_branch(x, mu):
+    if mu > 0.0:
+        d = norm(mu, 1.0)
+    else:
+        d = norm(mu, 2.0)
     return np.sum(d.logpdf(x))
+
+
+def frozen_and_its_mean(x, mu):
+    d = norm(mu, 1.0)
+    return np.sum(d.logpdf(x)) + d.mean()
 
 
 def beta_cdf_in_b(x, b):
@@ -239,7 +247,8 @@ def beta_cdf_in_b(x, b):
 @pytest.mark.parametrize("fn, args, argnum, says", [
     (t_cdf_in_df, (np.ones(3), 3.0), 1, "stdtr with respect to its argument 'df'"),
     (poisson_in_k, (np.ones(3), 2.0), 0, "the count k of poisson.logpmf is data"),
-    (frozen_in_a_variable, (np.ones(3), 0.5), 0, "method .logpdf()"),
+    (frozen_in_a_branch, (np.ones(3), 0.5), 1, "a frozen scipy.stats distribution is supported where"),
+    (frozen_and_its_mean, (np.ones(3), 0.5), 1, "a frozen scipy.stats distribution is supported where"),
     (beta_cdf_in_b, (0.4, 3.0), 1, "betainc with respect to its argument 'b'"),
 ])
 def test_what_has_no_derivative_is_an_error_at_the_users_line(fn, args, argnum, says):
@@ -249,11 +258,28 @@ def test_what_has_no_derivative_is_an_error_at_the_users_line(fn, args, argnum, 
         with pytest.raises(srcad.NoRuleError) as err:
             transform(fn)(*args)
         diag = err.value.diagnostics[0]
-        assert diag.file == __file__ and says in diag.message
-        lines = {fn.__code__.co_firstlineno + k for k in (1, 2)}
+        assert diag.file == __file__ and says in diag.message + diag.hint
+        lines = {fn.__code__.co_firstlineno + k for k in (1, 2, 5)}  # (5: after the branch)
         assert diag.line in lines, (diag.line, lines)
-    if fn is frozen_in_a_variable:
-        assert "norm(loc, scale).logpdf(x) in one expression" in str(err.value)
+
+
+def frozen_in_variables(x, mu, s):
+    d = norm(mu, scale=s)
+    g = scipy_stats.gamma(2.5, loc=mu)
+    t = st.t(4.0)
+    return np.sum(d.logpdf(x) + d.logcdf(x) + g.logpdf(x + 3.0)) + t.sf(mu) + d.ppf(0.3)
+
+
+def test_frozen_distributions_kept_in_variables():
+    args = (np.array([0.3, -1.2, 0.8]), 0.4, 1.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (scipy.stats made, and only used through methods: no warning)
+        value, grads = srcad.value_and_grad(frozen_in_variables, argnums=(0, 1, 2))(*args)
+    assert value == pytest.approx(frozen_in_variables(*args), rel=1e-12)
+    for i in range(3):
+        assert_tree_close(grads[i], fd_grad_richardson(frozen_in_variables, args, argnum=i), rtol=1e-7)
+    text = srcad.source(srcad.grad(frozen_in_variables), *args)
+    assert "norm_gen" not in text  # (the frozen distribution is not made in the gradient)
 
 
 def test_generated_code_names_the_implementations_lines():
@@ -275,3 +301,19 @@ def test_allow_singular_gives_scipys_values_or_raises_for_a_singular_cov():
         assert_tree_close(grad[i - 1], fd_grad(mvn_allowing_singular, [x, mean, cov], i), rtol=1e-6)
     with pytest.raises(np.linalg.LinAlgError):
         srcad.grad(mvn_allowing_singular, argnums=1)(x, mean, np.ones((2, 2)))
+
+
+def invalid_scale(x, s):
+    return scipy_stats.norm.logpdf(x, 0.0, s) + scipy_stats.expon.ppf(0.3, scale=s) + st.t.logpdf(x, s)
+
+
+@pytest.mark.parametrize("s", [0.0, -1.5])
+def test_invalid_parameters_give_nan_values_and_derivatives_also_of_python_floats(s):
+    # scipy gives nan (no ZeroDivisionError for Python floats); a derivative of 0 there would
+    # look like a stationary point to an optimiser, so the derivatives are nan too
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert np.isnan(invalid_scale(1.0, s))
+        value, grads = srcad.value_and_grad(invalid_scale, argnums=(0, 1))(1.0, s)
+        _, tangent = srcad.jvp(invalid_scale, (1.0, s), (1.0, 1.0))
+    assert np.isnan(value) and np.isnan(grads).all() and np.isnan(tangent)

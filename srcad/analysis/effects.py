@@ -21,6 +21,7 @@ from __future__ import annotations
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, Ext, atom_type
 from ..rules import registry
+from ..rules.library import freezes_distribution
 
 
 def has_effect(op) -> bool:
@@ -36,6 +37,9 @@ def has_effect(op) -> bool:
 def must_keep(op: Apply) -> bool:
     """Should the user's operation `op` be marked `keep`: unseen code, or it may raise?"""
     rule = registry.lookup(op.prim)
+    if op.prim == "srcad.call" and isinstance(op.args[0], Const) and isinstance(op.args[0].value, Ext) and (
+            freezes_distribution(op.args[0].value.obj)):
+        return False  # (a frozen scipy.stats distribution made: no effect, and slow)
     return rule is None or rule.opaque or rule.custom or may_raise(op, rule)
 
 

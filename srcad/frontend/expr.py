@@ -352,25 +352,8 @@ class ExprLowerer(Displays):
         return self.call_static(s.obj, args, kw, node)
 
     def frozen_call(self, node) -> Atom | None:
-        """`norm(loc, scale).logpdf(x)`, a method of a frozen scipy.stats distribution called
-        where it is made, when the distribution's function has a source implementation: the
-        call `norm.logpdf(x, loc, scale)`."""
-        if not (isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Call)):
-            return None
-        make = node.func.value
-        root = make.func
-        while isinstance(root, gast.Attribute):
-            root = root.value
-        if not isinstance(root, gast.Name) or not isinstance(self.lookup_name(root.id, root), Static):
-            return None
-        dist = self.static_of(self.expr(make.func))
-        method = getattr(dist.obj, node.func.attr, None) if dist is not None else None
-        rule = registry.rule_for_object(method) if method is not None else None
-        if rule is None or rule.source is None:
-            return None
-        inner, inner_kw = self.call_args(make)
-        args, kw = self.call_args(node)
-        return self.call_static(method, list(args) + list(inner), list(inner_kw) + list(kw), node)
+        """A method of a frozen scipy.stats distribution (a hook: frontend/frozen.py)."""
+        return None
 
     def known_callee(self, a) -> object | None:
         """The function a value computed while lowering is known to be (a hook)."""

@@ -32,6 +32,7 @@ from .closures import ClosureLowering, ClosureScope, Frame, signature_of
 from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
+from .frozen import FrozenDistributions
 from .generators import GeneratorLowering, is_generator
 from .higher_order import HigherOrderCalls
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
@@ -53,14 +54,15 @@ class LowerContext:
     keys: dict = field(default_factory=dict)  # dict Var -> its keys (for **v)
     callees: dict = field(default_factory=dict)  # Var -> the function it is (callees.py)
     holds: dict = field(default_factory=dict)  # container Var -> the functions it holds
+    frozen: dict = field(default_factory=dict)  # Var -> (distribution, args, kw) it was made with
     # id(cell) -> (parameter, k) for the cells of a function given as an argument: read from
     # the argument when the code runs (f.__closure__[k]), so that the code serves any function
     # made from the same code (ir/kinds.py same_function)
     cell_sources: dict = field(default_factory=dict)
 
 
-class FunctionLowerer(KnownCallees, ClosureLowering, ArgumentBinding, GeneratorLowering, HigherOrderCalls,
-                      LoopLowering, ExprLowerer):
+class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ArgumentBinding, GeneratorLowering,
+                      HigherOrderCalls, LoopLowering, ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
     A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its

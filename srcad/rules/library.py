@@ -11,7 +11,8 @@ from __future__ import annotations
 
 #: modules (and their submodules) whose functions and methods do not write into arguments
 NO_ARGUMENT_WRITES = ("logging", "warnings", "time", "os.path", "posixpath", "ntpath", "pprint", "json",
-                      "matplotlib", "tqdm", "IPython.display", "builtins.print")
+                      "matplotlib", "tqdm", "IPython.display", "builtins.print",
+                      "scipy.stats")  # (a frozen distribution made and only used through its methods)
 
 
 def never_writes_arguments(callee: object) -> bool:
@@ -26,3 +27,11 @@ def never_writes_arguments(callee: object) -> bool:
 def module_never_writes(module: str) -> bool:
     """Do the functions and methods of `module` (a module name) leave their arguments alone?"""
     return bool(module) and any(module == m or module.startswith(m + ".") for m in NO_ARGUMENT_WRITES)
+
+
+def freezes_distribution(callee: object) -> bool:
+    """Is `callee` a scipy.stats distribution (norm, multivariate_normal...), whose call makes a
+    frozen distribution? Nothing else happens in that call: srcad drops it where its result
+    is unused (frontend/frozen.py calls the distribution's functions instead)."""
+    return (type(callee).__module__.startswith("scipy.stats") and callable(callee)
+            and not isinstance(callee, type))

@@ -7,18 +7,21 @@ the rules of NumPy and scipy.special. Registered when your code has imported sci
 Not differentiable (a NoRuleError if a derivative reaches them): the counts k of the discrete
 distributions, binom's n, loc of the discrete ones (data), and the parameters of functions
 scipy.special has no rule in: t.cdf in df (stdtr), gamma.cdf in a (gammainc), beta.cdf in a
-and b (betainc). Frozen distributions (`norm(loc, scale).logpdf(x)`) are not supported: call
-the distribution's function with loc and scale instead.
+and b (betainc). Frozen distributions (`norm(loc, scale).logpdf(x)`, also kept in a variable
+`d = norm(loc, scale)`) call the same functions (frontend/frozen.py).
 """
 
 from . import stats_continuous as cont
 from . import stats_discrete as disc
+from . import stats_tails as tails
 from .registry import composite, family
 
 family("scipy.stats")
 
 #: parameters a derivative may not reach, by function (the rules of what they reach refuse them)
-REFUSES = {"t.cdf": ("df",), "gamma.cdf": ("a",), "beta.cdf": ("a", "b")}
+REFUSES = {**{f"t.{_f}": ("df",) for _f in ("cdf", "sf", "logcdf", "logsf")},
+           **{f"gamma.{_f}": ("a",) for _f in ("cdf", "sf", "logcdf", "logsf")},
+           **{f"beta.{_f}": ("a", "b") for _f in ("cdf", "sf", "logcdf", "logsf")}}
 for _dist, _fns in {
     "norm": ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"),
     "t": ("logpdf", "pdf", "cdf"),
@@ -33,6 +36,14 @@ for _dist, _fns in {
 }.items():
     for _fn in _fns:
         composite(f"scipy.stats.{_dist}.{_fn}", getattr(cont, f"{_dist}_{_fn}"),
+                  refuses=REFUSES.get(f"{_dist}.{_fn}", ()))
+
+_TAILS = ("sf", "logcdf", "logsf")
+for _dist, _fns in {"t": _TAILS, "gamma": _TAILS, "beta": _TAILS, "expon": _TAILS + ("ppf",),
+                    "laplace": _TAILS + ("ppf",), "logistic": _TAILS + ("ppf",), "cauchy": _TAILS + ("ppf",),
+                    "lognorm": _TAILS + ("ppf",), "uniform": _TAILS + ("ppf",)}.items():
+    for _fn in _fns:
+        composite(f"scipy.stats.{_dist}.{_fn}", getattr(tails, f"{_dist}_{_fn}"),
                   refuses=REFUSES.get(f"{_dist}.{_fn}", ()))
 
 # the counts k (binom's n, a discrete loc) are data (srcad.data_only)

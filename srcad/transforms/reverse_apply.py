@@ -33,9 +33,7 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
         if rule.name == "srcad.method":
             name = f"method .{target}()"
             if target in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "logpmf", "pmf"):
-                hint = ("a frozen scipy.stats distribution kept in a variable is not supported: call "
-                        "scipy.stats.norm.logpdf(x, loc, scale), or norm(loc, scale).logpdf(x) in one "
-                        "expression; otherwise " + hint)
+                hint = FROZEN_HINT + hint
         elif rule.name == "srcad.getattr":
             name = f"attribute .{target}"
         elif isinstance(target, Ext):
@@ -63,6 +61,12 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
     return NoRuleError(msg, [diagnostic(op.loc, msg, hint)])
 
 
+FROZEN_HINT = ("a frozen scipy.stats distribution is supported where srcad sees it made: "
+               "norm(loc, scale).logpdf(x), or d = norm(loc, scale) assigned once in this function (not in "
+               "a branch or loop, not passed in or stored in a container), and used through the methods "
+               "docs/primitives.md lists; or call scipy.stats.norm.logpdf(x, loc, scale); otherwise ")
+
+
 def _called(fn, hint: str):
     """How an error names a function srcad calls without a rule, and what to do about it."""
     module = getattr(fn, "__module__", None) or ""
@@ -78,6 +82,8 @@ def _called(fn, hint: str):
         dist = getattr(getattr(fn, "__self__", None), "name", None)
         if isinstance(dist, str) and dist.isidentifier():  # (a method of a distribution)
             name = f"scipy.stats.{dist}.{getattr(fn, '__name__', qualname)}"
+        elif isinstance(getattr(fn, "name", None), str) and not isinstance(fn, type):  # norm(mu, s)
+            return f"scipy.stats.{fn.name}(...), a frozen distribution", FROZEN_HINT + hint
         hint = ("srcad differentiates the scipy.stats functions docs/primitives.md lists "
                 "(scipy.stats.norm.logpdf(x, loc, scale), ...), not other distributions or methods; "
                 "otherwise " + hint)
