@@ -28,6 +28,7 @@ from .errors import (
     UnsafeMutationError,
     UnsupportedSyntaxError,
 )
+from .maps import linearize, vmap
 from .pytrees import register_pytree
 from .rules.registry import public_defrule as defrule
 from .settings import config
@@ -35,7 +36,7 @@ from .version import __version__ as __version__
 
 __all__ = [
     "rules",
-    "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp",
+    "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "linearize",
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
     "register_pytree",
     "CacheWarning",

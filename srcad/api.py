@@ -10,7 +10,7 @@ import weakref
 
 import numpy as np
 
-from . import runtime, sharing
+from . import forms, runtime, sharing
 from .codegen.compile import register_source
 from .custom import CustomRule
 from .dispatch import Transformed, _quick_kind, _signature_of, _spec
@@ -90,6 +90,9 @@ class VjpTransformed(Transformed):
                         shaped_like(c, primals[i])
             return tuple(full)
 
+        fn, positions = self.fn, tuple(i for i in wrt if i < given)
+        vjp_fn.__srcad_inline__ = lambda: forms.vjp_form(fn, primals, positions, grad, _cached(fn))
+        vjp_fn.__srcad_code__ = lambda: built.source
         if built.structs:
             out, aux = restore(out), restore(aux)
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)
@@ -207,7 +210,11 @@ def as_python_function(fun):
     custom-rule function, a one-line Python function that calls it."""
     if hasattr(fun, "__srcad_transform__"):
         return fun
-    if isinstance(fun, types.FunctionType) and fun.__module__ == "srcad.compose":
+    inline = getattr(fun, "__srcad_inline__", None)
+    form = inline() if inline is not None else None
+    if form is not None:  # jacfwd(f), vjp_fn...: their form, which srcad reads (forms.py)
+        return form
+    if isinstance(fun, types.FunctionType) and fun.__module__ in ("srcad.compose", "srcad.api"):
         raise ArgumentError(f"{fun.__name__} (from srcad.{fun.__module__.split('.')[-1]}) cannot be "
                             "transformed again: nest grad, value_and_grad and jvp instead "
                             "(hessian is jacfwd(grad(f)); jacfwd(grad(f)) and grad(grad(f)) work)")
@@ -317,9 +324,28 @@ def source(g, *args, **kwargs) -> str:
                                 "then ask for its source")
         return found[-1].latest().source
     inner = getattr(g, "__srcad_transform__", None)
+    if inner is None and getattr(g, "__srcad_inline__", None) is not None:
+        return _composed_source(g, args, kwargs)
     if inner is None:
         raise ArgumentError(f"{g!r} is not a function made by srcad")
     return inner.source(*args, **kwargs)
+
+
+def _composed_source(g, args, kwargs) -> str:
+    """jacfwd(f), jacrev(f), hessian(f), vmap(f), a vjp_fn: with example arguments, the code
+    generated for them when called directly (g runs once); without, the form srcad reads
+    when it transforms g again (forms.py)."""
+    code = getattr(g, "__srcad_code__", None)
+    if (args or kwargs) and code is not None:
+        g(*args, **kwargs)
+        text = code()
+        if text is not None:
+            return text
+    form = g.__srcad_inline__()
+    if form is None:
+        raise ArgumentError(f"{getattr(g, '__name__', g)} has no source srcad can show: call it with "
+                            "example arguments, srcad.source(g, x)")
+    return inspect.getsource(form)
 
 
 def _kind_of(key) -> str:

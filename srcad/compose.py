@@ -8,12 +8,14 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import numpy as np
 
-from .api import _jvp_of, as_python_function, batched_jacobian, grad, jvp, vjp_of
-from .errors import ArgumentError, NondeterministicError
+from .api import _cached, _jvp_of, as_python_function, batched_jacobian, grad, jvp, vjp_of
+from .errors import ArgumentError, NondeterministicError, NonScalarOutputError
+from .forms import jacobian_form, positional_arity
 from .gate import Gate, admit_arguments, admit_tangents, check_output
 from .pytrees import restore
 from .trees import flatten, unflatten
@@ -114,7 +116,22 @@ def _jacfwd(fun, argnums, batched: bool, kind: str, user):
         return _nest(parts, as_tuple)
 
     jacobian.__name__ = f"{kind}_{getattr(user, '__name__', 'f')}"
+    jacobian.__wrapped__ = user  # (its signature: inspect.signature follows __wrapped__)
+    if isinstance(argnums, int):  # transformed again: its form (forms.py)
+        jacobian.__srcad_inline__ = functools.cache(
+            lambda: jacobian_form(fun, argnums, "hessian" if kind == "hessian" else "jacfwd", grad))
+        jacobian.__srcad_code__ = lambda: _latest_source(fun, [("jacfwd", argnums), "jvp"])
     return jacobian
+
+
+def _latest_source(fun, keys) -> str | None:
+    """The generated code of the latest call of the first of fun's transforms in `keys`."""
+    cache = _cached(as_python_function(fun))
+    for key in keys:
+        t = cache.get(key)
+        if t is not None and t._latest is not None:
+            return t.latest().source
+    return None
 
 
 def _columns(fun, args, i, kind: str = "jacfwd", user=None):
@@ -205,7 +222,15 @@ def jacrev(fun, argnums=0):
         return _nest(parts, as_tuple)
 
     jacobian.__name__ = f"jacrev_{getattr(fun, '__name__', 'f')}"
+    jacobian.__wrapped__ = fun
+    if isinstance(argnums, int):  # transformed again: its form (forms.py)
+        jacobian.__srcad_inline__ = functools.cache(lambda: jacobian_form(fun, argnums, "jacrev", grad))
+        jacobian.__srcad_code__ = lambda: _latest_source(fun, [("vjp", False, (argnums % _arity(fun),))])
     return jacobian
+
+
+def _arity(fun) -> int:
+    return positional_arity(fun) or 1
 
 
 def _stack_rows(rows, out_shape, in_shape):
@@ -219,8 +244,25 @@ def _leaves_of(cotangent, n):
 
 
 def hessian(fun, argnums=0):
-    """The Hessian of a scalar function: forward mode over reverse mode."""
-    return _jacfwd(grad(fun, argnums=argnums), argnums, True, "hessian", fun)
+    """The Hessian of a scalar function: forward mode over reverse mode. Of a function with
+    an array result, jacfwd(jacrev(f)): shape out.shape + arg.shape + arg.shape."""
+    scalar = _jacfwd(grad(fun, argnums=argnums), argnums, True, "hessian", fun)
+    nonscalar = jacfwd(jacrev(fun, argnums), argnums)
+
+    def hessian_of(*args):
+        try:
+            return scalar(*args)
+        except NonScalarOutputError:
+            return nonscalar(*args)
+
+    hessian_of.__name__, hessian_of.__wrapped__ = scalar.__name__, fun
+    if isinstance(argnums, int):
+        hessian_of.__srcad_inline__ = scalar.__srcad_inline__
+        hessian_of.__srcad_code__ = scalar.__srcad_code__
+    return hessian_of
+
+
+jacfwd.__srcad_maker__ = jacrev.__srcad_maker__ = hessian.__srcad_maker__ = True  # (see api.grad)
 
 
 def hvp(fun, primals, tangents):

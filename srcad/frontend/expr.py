@@ -374,6 +374,9 @@ class ExprLowerer(Displays):
         if fn is divmod and len(args) == 2 and not kw:  # (x // y, x % y): the remainder has a derivative
             parts = [self.emit(f"operator.{op}", args, node=node) for op in ("floordiv", "mod")]
             return self.emit("srcad.tuple", parts, node=node)
+        form = getattr(fn, "__srcad_inline__", None)
+        if form is not None and form() is not None:  # jacfwd(f), vjp_fn...: its form (srcad/forms.py)
+            return self.call_function(form(), args, kw, node)
         rule = registry.rule_for_object(fn)
         if rule is not None and rule.source is not None:  # a source implementation: inlined,
             # a list of numbers going in as the array NumPy makes of it (as the library does)

@@ -143,7 +143,7 @@ defrule("numpy.transpose", "a, axes=None",
         vjp={"a": "np.transpose(g, srcad.inverse_axes(axes))"}, out=ty.same("a"), fresh=False,
         linear=("a",), kind="view", shape=sh.transpose, batch=bt.transpose, keeps_kind=True)
 defrule("numpy.reshape", "a, shape=None, order='C'", jvp={"a": "np.reshape(t, shape, order=order)"},
-        vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.array(None), fresh=False,
+        vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.from_shape("shape"), fresh=False,
         linear=("a",), shape=sh.reshape, batch=bt.reshape, keeps_kind=True)
 defrule("numpy.ravel", "a, order='C'", jvp={"a": "np.ravel(t, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.array(1), fresh=False,

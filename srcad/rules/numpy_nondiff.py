@@ -19,7 +19,13 @@ from .registry import defrule, family, nondiff
 family("numpy non-differentiable")
 
 # shape queries
-nondiff("numpy.shape", "a", out=ty.unknown, of_shape=tuple)
+def _shape_type(sig) -> T.Type:
+    """A tuple of ints, as many as a has dimensions (when its rank is known)."""
+    nd = ty._ndim_of(sig.type("a"))
+    return T.Tuple((T.INT,) * nd) if nd is not None else T.UNKNOWN
+
+
+nondiff("numpy.shape", "a", out=_shape_type, of_shape=tuple)
 nondiff("numpy.ndim", "a", out=ty.scalar_int, of_shape=len)
 nondiff("numpy.size", "a, axis=None", out=ty.scalar_int, of_shape=math.prod)
 nondiff("numpy.isscalar", "element", out=ty.scalar_bool)

@@ -1,0 +1,130 @@
+"""Jacobians, Hessians, vjp functions and vmapped functions as source srcad can read again.
+
+`srcad.jacfwd(f)`, `jacrev(f)`, `hessian(f)`, `vmap(f)` and the `vjp_fn` of `srcad.vjp` run
+through fast paths when called directly (compose.py, vmap.py). To transform them again
+(`jacfwd(jacrev(f))`, `hessian(hessian(f))`, `grad(lambda x: jacfwd(f)(x) @ v)`,
+`jvp(vjp_fn, ...)`, `grad(vmap(f))`), or to call them inside a function srcad differentiates,
+srcad reads their *form*: a short Python function in the subset srcad transforms, generated
+here and registered with linecache (so `inspect.getsource` shows it), built from calls that
+srcad can inline: the user's function, `srcad.grad` of a helper, NumPy. For example
+`jacrev(g)` with g(x, a) is
+
+    def _entry(p0, p1, i):
+        return np.ravel(_f(p0, p1))[i]
+
+    def jacrev_g(p0, p1):
+        out = _f(p0, p1)
+        rows = [_entry_grad(p0, p1, i) for i in range(np.size(out))]
+        return np.reshape(np.stack(rows), np.shape(out) + np.shape(p0))
+
+with `_f = g` and `_entry_grad = srcad.grad(_entry, argnums=0)`: one gradient per output
+entry, each exact, so the outer transformation differentiates exact derivative code (of
+any order: hessian(hessian(f)) is a fourth derivative). A form exists for an int argnums,
+functions with positional parameters only, and array or float values; for the others the
+transformed function is a fast path only and transforming it again is an ArgumentError.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .codegen.compile import generated_filename, register_source
+from .identifiers import identifier
+
+
+def positional_arity(fun) -> int | None:
+    """The number of fun's parameters when they are all plain positional ones (else None)."""
+    transform = getattr(fun, "__srcad_transform__", None)
+    try:
+        sig = transform._signature if transform is not None else inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is not p.empty
+           for p in params):
+        return None
+    return len(params)
+
+
+def _compile(text: str, name: str, namespace: dict):
+    filename = generated_filename(text, name)
+    register_source(filename, text)
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def jacobian_form(fun, argnum: int, kind: str, grad):
+    """The form of jacfwd/jacrev (`kind`) of fun in argument `argnum`, or of hessian (fun is
+    then grad(f), whose result has the argument's shape); `grad` is srcad.grad."""
+    n = positional_arity(fun)
+    if n is None or not -n <= argnum < n:
+        return None
+    argnum %= n
+    ps = ", ".join(f"p{i}" for i in range(n))
+    out_shape = f"np.shape(p{argnum})" if kind == "hessian" else "np.shape(out)"
+    name = identifier(f"{kind}_{getattr(fun, '__name__', 'f')}", f"{kind}_f")
+    text = (f"def _entry({ps}, i):\n"
+            f"    return np.ravel(_f({ps}))[i]\n\n\n"
+            f"def {name}({ps}):\n"
+            f"    out = _f({ps})\n"
+            f"    rows = [_entry_grad({ps}, i) for i in range(np.size(out))]\n"
+            f"    return np.reshape(np.stack(rows), {out_shape} + np.shape(p{argnum}))\n")
+    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    form = _compile(text, name, namespace)
+    namespace["_entry_grad"] = grad(namespace["_entry"], argnums=argnum)
+    return form
+
+
+def vjp_form(fun, primals: tuple, wrt: tuple, grad, cache: dict):
+    """The form of the vjp_fn of fun at `primals`: ct -> one cotangent per primal (None but
+    for the positions in `wrt`), as the gradient of <fun(primals), ct>: a function of ct,
+    a closure over the primals. Closures made by one factory (per fun and wrt, kept in
+    `cache`) share their derivative code, as any closures made from the same code do."""
+    n = positional_arity(fun)
+    if n is None or n != len(primals) or not wrt:
+        return None
+    key = ("vjp_form", n, wrt)
+    factory = cache.get(key)
+    if factory is None:
+        ps = ", ".join(f"p{i}" for i in range(n))
+        name = identifier(f"vjp_fn_{getattr(fun, '__name__', 'f')}", "vjp_fn")
+        parts = [f"g[{wrt.index(i)}]" if i in wrt else "None" for i in range(n)]
+        text = (f"def _pairing({ps}, ct):\n"
+                f"    return np.sum(_f({ps}) * ct)\n\n\n"
+                f"def _make({ps}):\n"
+                f"    def {name}(ct):\n"
+                f"        g = _pairing_grad({ps}, ct)\n"
+                f"        return ({', '.join(parts)},)\n"
+                f"    return {name}\n")
+        namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+        factory = cache[key] = _compile(text, "_make", namespace)
+        namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(wrt))
+    return factory(*primals)
+
+
+def vmap_form(fun, n: int, in_axes: tuple, name: str):
+    """The form of vmap(fun) for n positional arguments mapped over `in_axes` (None: not
+    mapped) with the result stacked along axis 0: a loop over the batch."""
+    ps = [f"p{i}" for i in range(n)]
+    mapped = [i for i, a in enumerate(in_axes) if a is not None]
+    if not mapped:
+        return None
+    first = mapped[0]
+    size = f"np.shape(p{first})[{in_axes[first]}]"
+    item = [f"np.take(p{i}, b, axis={a})" if a is not None else f"p{i}" for i, a in enumerate(in_axes)]
+    fname = identifier(f"vmap_{name}", "vmap_f")
+    text = (f"def {fname}({', '.join(ps)}):\n"
+            f"    return np.stack([_f({', '.join(item)}) for b in range({size})])\n")
+    return _compile(text, fname, {"np": np, "_f": fun, "__name__": "srcad_forms"})
+
+
+def linearized_form(fun, x, grad):
+    """The form of linearize's f_jvp at x (fun of one argument): t -> J(x) t."""
+    jac = jacobian_form(fun, 0, "jacrev", grad)
+    if jac is None:
+        return None
+    name = identifier(f"jvp_{getattr(fun, '__name__', 'f')}", "f_jvp")
+    text = f"def {name}(t):\n    return np.tensordot(_jac(_x), t, axes=np.ndim(_x))\n"
+    return _compile(text, name, {"np": np, "_jac": jac, "_x": x, "__name__": "srcad_forms"})

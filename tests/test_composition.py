@@ -1,0 +1,171 @@
+"""Transformations composed with each other (issue 15, first part): jacfwd, jacrev, hessian,
+the vjp_fn of vjp, vmap and linearize transformed again, and called inside a differentiated
+function. Every result is checked against closed-form derivatives of the test functions
+differentiated once more by central finite differences with Richardson extrapolation
+(tests/oracle.py), never against srcad."""
+
+import numpy as np
+import pytest
+from oracle import assert_tree_close, richardson
+
+import srcad
+
+
+def f(x):  # scalar, separable: its derivatives are diagonal
+    return np.sum(np.sin(x) * x ** 2)
+
+
+def grad_f(x):
+    return np.cos(x) * x ** 2 + 2.0 * x * np.sin(x)
+
+
+def hess_f(x):
+    return np.diag(-np.sin(x) * x ** 2 + 4.0 * x * np.cos(x) + 2.0 * np.sin(x))
+
+
+def g(x):  # vector valued, not separable
+    return np.tanh(x) * x[0]
+
+
+def jac_g(x):
+    j = np.diag((1.0 - np.tanh(x) ** 2) * x[0])
+    j[:, 0] += np.tanh(x)
+    return j
+
+
+def looped(x):  # a loop, for the matrix's loop row
+    s = 0.0
+    for i in range(3):
+        s = s * 0.5 + np.sum(np.exp(-x * (i + 1)))
+    return s
+
+
+def grad_looped(x):
+    # s = sum_i 0.5 ** (2 - i) * sum(exp(-(i + 1) x))
+    return sum(-(0.5 ** (2 - i)) * (i + 1) * np.exp(-(i + 1) * x) for i in range(3))
+
+
+def fd_jacobian(fn, x, h=1e-3):
+    """d fn / d x by central differences with Richardson extrapolation: shape out + x.shape."""
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = 1.0
+        e = e.reshape(x.shape)
+        cols.append(richardson(
+            lambda s, e=e: (np.asarray(fn(x + s * e)) - np.asarray(fn(x - s * e))) / (2 * s), h))
+    return np.moveaxis(np.array(cols), 0, -1)
+
+
+X = np.array([0.3, -0.7, 1.1])
+V = np.array([1.0, 2.0, -0.5])
+
+
+@pytest.mark.parametrize("name, got, want", [
+    ("jacfwd(jacrev(g))", lambda: srcad.jacfwd(srcad.jacrev(g))(X), lambda: fd_jacobian(jac_g, X)),
+    ("jacrev(jacfwd(g))", lambda: srcad.jacrev(srcad.jacfwd(g))(X), lambda: fd_jacobian(jac_g, X)),
+    ("jacrev(jacrev(g))", lambda: srcad.jacrev(srcad.jacrev(g))(X), lambda: fd_jacobian(jac_g, X)),
+    ("hessian(g) of a vector", lambda: srcad.hessian(g)(X), lambda: fd_jacobian(jac_g, X)),
+    ("grad(jacfwd(g) @ v)", lambda: srcad.grad(lambda x: np.sum(srcad.jacfwd(g)(x) @ V))(X),
+     lambda: fd_jacobian(lambda x: np.sum(jac_g(x) @ V), X)),
+    ("jacfwd(hessian(f))", lambda: srcad.jacfwd(srcad.hessian(f))(X), lambda: fd_jacobian(hess_f, X)),
+    ("hessian(hessian(f))", lambda: srcad.hessian(srcad.hessian(f))(X),
+     lambda: fd_jacobian(lambda x: fd_jacobian(hess_f, x), X)),
+    ("grad(sum(hessian(f)))", lambda: srcad.grad(lambda x: np.sum(srcad.hessian(f)(x)))(X),
+     lambda: fd_jacobian(lambda x: np.sum(hess_f(x)), X)),
+    ("jacrev(grad(looped))", lambda: srcad.jacrev(srcad.grad(looped))(X),
+     lambda: fd_jacobian(grad_looped, X)),
+    ("jacfwd(jacrev(looped))", lambda: srcad.jacfwd(srcad.jacrev(looped))(X),
+     lambda: fd_jacobian(grad_looped, X)),
+    ("hessian(looped)", lambda: srcad.hessian(looped)(X), lambda: fd_jacobian(grad_looped, X)),
+])
+def test_composed_jacobians_against_finite_differences_of_closed_forms(name, got, want):
+    assert_tree_close(got(), want(), rtol=1e-6, atol=1e-8, what=name)
+
+
+def uses_a_jacobian_inside(x):
+    return np.sum(srcad.jacrev(g)(x) ** 2) + np.sum(srcad.hessian(f)(x))
+
+
+def test_transformations_called_inside_a_differentiated_function():
+    def plain(x):
+        return np.sum(jac_g(x) ** 2) + np.sum(hess_f(x))
+    assert_tree_close(srcad.grad(uses_a_jacobian_inside)(X), fd_jacobian(plain, X), rtol=1e-6)
+    _, tangent = srcad.jvp(uses_a_jacobian_inside, (X,), (V,))
+    assert tangent == pytest.approx(fd_jacobian(plain, X) @ V, rel=1e-6)
+
+
+def test_vjp_fn_is_linear_and_transformable():
+    _, vjp_fn = srcad.vjp(g, X)
+    ct, dct = np.array([0.5, -1.0, 2.0]), np.array([1.0, 0.0, -3.0])
+    (value,), (tangent,) = srcad.jvp(vjp_fn, (ct,), (dct,))
+    assert_tree_close(value, jac_g(X).T @ ct)
+    assert_tree_close(tangent, jac_g(X).T @ dct)  # (linear in ct)
+    assert_tree_close(srcad.jacfwd(lambda c: vjp_fn(c)[0])(ct), jac_g(X).T)
+
+
+def loss(w, x, y):
+    return (np.tanh(x @ w) - y) ** 2
+
+
+def grad_loss(w, x, y):
+    t = np.tanh(x @ w)
+    return 2.0 * (t - y) * (1.0 - t ** 2) * x
+
+
+W = np.array([0.3, -0.2, 0.5])
+XS = np.arange(12.0).reshape(4, 3) / 10.0 - 0.4
+YS = np.array([0.1, 0.2, -0.3, 0.4])
+
+
+def test_vmap_per_example_gradients():
+    got = srcad.vmap(srcad.grad(loss), in_axes=(None, 0, 0))(W, XS, YS)
+    want = np.stack([grad_loss(W, XS[b], YS[b]) for b in range(4)])
+    assert_tree_close(got, want)
+    # the batch along axis 1 of xs, results along axis 1
+    got_t = srcad.vmap(srcad.grad(loss), in_axes=(None, 1, 0), out_axes=1)(W, XS.T, YS)
+    assert_tree_close(got_t, want.T)
+
+
+def mean_loss(w):
+    return np.mean(srcad.vmap(loss, in_axes=(None, 0, 0))(w, XS, YS))
+
+
+def test_grad_of_vmap_and_vmap_inside():
+    want = np.mean([grad_loss(W, XS[b], YS[b]) for b in range(4)], axis=0)
+    assert_tree_close(srcad.grad(mean_loss)(W), want)
+    per_example = srcad.vmap(srcad.grad(loss), in_axes=(None, 0, 0))
+
+    def squared_norms(w):
+        return np.sum(per_example(w, XS, YS) ** 2)
+
+    def plain(w):
+        return np.sum(np.stack([grad_loss(w, XS[b], YS[b]) for b in range(4)]) ** 2)
+    assert_tree_close(srcad.grad(squared_norms)(W), fd_jacobian(plain, W), rtol=1e-6)
+
+
+def test_vmap_checks_its_arguments():
+    with pytest.raises(srcad.ArgumentError, match="different sizes"):
+        srcad.vmap(loss, in_axes=(None, 0, 0))(W, XS, YS[:3])
+    with pytest.raises(srcad.ArgumentError, match="in_axes"):
+        srcad.vmap(loss, in_axes=(None, 0))(W, XS, YS)
+    with pytest.raises(srcad.ArgumentError, match="maps no argument"):
+        srcad.vmap(loss, in_axes=None)(W, XS, YS)
+
+
+def test_linearize():
+    out, f_jvp = srcad.linearize(g, X)
+    assert_tree_close(out, g(X))
+    assert_tree_close(f_jvp(V), jac_g(X) @ V)
+    assert_tree_close(srcad.jacfwd(f_jvp)(V), jac_g(X))  # (linear: its Jacobian is J)
+    with pytest.raises(srcad.ArgumentError, match="one per primal"):
+        f_jvp(V, V)
+
+
+def test_source_of_every_transformation():
+    assert "def jacfwd_g" in srcad.source(srcad.jacfwd(g), X)
+    assert "def vjp_bwd_g" in srcad.source(srcad.jacrev(g), X)
+    assert "x_dot" in srcad.source(srcad.hessian(f), X)
+    assert "_entry_grad" in srcad.source(srcad.jacrev(g))  # (no arguments: the form)
+    assert "def vjp_bwd_g" in srcad.source(srcad.vjp(g, X)[1], V)
+    assert "np.stack" in srcad.source(srcad.vmap(loss, in_axes=(None, 0, 0)))
