@@ -193,13 +193,25 @@ def _jvp_of(fun, kind: str = "jvp") -> JvpTransformed:
     return got
 
 
-def jvp(fun, primals, tangents):
-    """Forward mode: `(f(*primals), J @ tangents)` from one pass of generated code.
+def jvp(fun, primals, tangents, has_aux: bool = False):
+    """Forward mode: `(f(*primals), J @ tangents)` from one pass of generated code; with
+    `has_aux=True`, f returns (output, aux) and jvp returns (output, tangent, aux).
 
     Int and bool arguments are not differentiated: their tangents may be 0, 0.0 or None and
     are ignored. A tangent of None means zero.
     """
-    return _jvp_of(fun)(primals, tangents)
+    for what, v in (("primals", primals), ("tangents", tangents)):
+        if not isinstance(v, (tuple, list)):
+            raise ArgumentError(f"jvp: {what} must be a tuple or list with one entry per argument of "
+                                f"{getattr(fun, '__name__', 'f')}, got {type(v).__name__} "
+                                "(for one argument: (x,))")
+    if not has_aux:
+        return _jvp_of(fun)(primals, tangents)
+    out, tangent = _jvp_of(fun)(primals, tangents)
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise ArgumentError(f"jvp(..., has_aux=True): {getattr(fun, '__name__', 'f')} must return a pair "
+                            f"(output, aux), got {type(out).__name__}")
+    return out[0], tangent[0], out[1]
 
 
 _WRAPPERS: dict = {}
@@ -279,17 +291,32 @@ def _transform(kind: str, fun, argnums, has_aux: bool):
     return cache[quick]
 
 
-def grad(fun=None, argnums=0, has_aux: bool = False):
+def check_options(kind: str, holomorphic: bool = False, allow_int: bool = False) -> None:
+    """JAX's options: holomorphic=True needs complex inputs, which srcad does not take;
+    allow_int is accepted either way (ints named in argnums are promoted to floats and
+    differentiated: srcad's int policy, docs/guide.md)."""
+    if holomorphic:
+        raise ArgumentError(f"{kind}(..., holomorphic=True): srcad differentiates real inputs only; split "
+                            "complex inputs into real and imaginary parts (floats)")
+    if not isinstance(allow_int, bool):
+        raise ArgumentError(f"{kind}: allow_int must be True or False, got {allow_int!r}")
+
+
+def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False):
     """The gradient of a scalar function: `grad(f)(x)` is df/dx at x.
 
     Use as `@grad`, `@grad(argnums=1)` or `grad(f, argnums=(0, 1))`. With `has_aux=True`, f
-    returns (output, aux) and the gradient comes back as (gradient, aux).
+    returns (output, aux) and the gradient comes back as (gradient, aux). `holomorphic=True`
+    is an error (real inputs only); `allow_int` is accepted (ints are promoted either way).
     """
+    check_options("grad", holomorphic, allow_int)
     return _transform("grad", fun, argnums, has_aux)
 
 
-def value_and_grad(fun=None, argnums=0, has_aux: bool = False):
+def value_and_grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False):
     """Like grad, but returns (value, gradient) from one call."""
+    check_options("value_and_grad", holomorphic, allow_int)
     return _transform("value_and_grad", fun, argnums, has_aux)
 
 

@@ -13,9 +13,9 @@ import inspect
 
 import numpy as np
 
-from .api import _cached, _jvp_of, as_python_function, batched_jacobian, grad, jvp, vjp_of
+from .api import _cached, _jvp_of, as_python_function, batched_jacobian, check_options, grad, jvp, vjp_of
 from .errors import ArgumentError, NondeterministicError, NonScalarOutputError
-from .forms import jacobian_form, positional_arity
+from .forms import first_result, jacobian_form, positional_arity
 from .gate import Gate, admit_arguments, admit_tangents, check_output
 from .pytrees import restore
 from .trees import flatten, unflatten
@@ -95,23 +95,47 @@ def _nest(parts, as_tuple: bool):
     return unflatten(out_spec, rows)
 
 
-def jacfwd(fun, argnums=0, batched: bool = True):
+def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, batched: bool = True,
+           chunk_size: int | None = None, allow_int: bool = False):
     """The Jacobian by forward mode: shape out.shape + arg.shape (a tuple for tuple argnums;
     for nested tuples, lists and dicts, the output's structure of the argument's structure).
 
     All directions go through the generated code at once (tangents with a leading batch
-    axis) when srcad knows every shape; otherwise, or with batched=False, one jvp per
-    direction."""
-    return _jacfwd(fun, argnums, batched, "jacfwd", fun)
+    axis) when srcad knows every shape; otherwise, with batched=False, or with a chunk_size
+    smaller than the argument's size (memory: one column at a time), one jvp per direction.
+    has_aux: f returns (output, aux), the result is (Jacobian, aux)."""
+    check_options("jacfwd", holomorphic, allow_int)
+    if has_aux:
+        return _with_aux(lambda main: jacfwd(main, argnums, batched=batched, chunk_size=chunk_size), fun,
+                         "jacfwd")
+    if chunk_size is not None and (type(chunk_size) is not int or chunk_size < 1):
+        raise ArgumentError(f"jacfwd: chunk_size must be a positive int, got {chunk_size!r}")
+    return _jacfwd(fun, argnums, batched, "jacfwd", fun, chunk_size)
 
 
-def _jacfwd(fun, argnums, batched: bool, kind: str, user):
+def _with_aux(transform, fun, kind: str):
+    """transform(f) for f returning (output, aux): (transform of the output, aux), aux from
+    one more call of f (so f must give the same aux twice)."""
+    main = first_result(fun)
+    if main is None:
+        raise ArgumentError(f"{kind}(..., has_aux=True) needs a function with positional parameters only")
+    inner = transform(main)
+
+    def with_aux(*args):
+        return inner(*args), fun(*args)[1]
+
+    with_aux.__name__, with_aux.__wrapped__ = getattr(inner, "__name__", kind), fun
+    return with_aux
+
+
+def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None):
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
         args, gate = _admitted(kind, user, args, nums)
         parts = []
         for i in nums:
-            got = batched_jacobian(fun, args, i) if batched else None
+            whole = chunk_size is None or chunk_size >= np.size(args[i])
+            got = batched_jacobian(fun, args, i) if batched and whole else None
             parts.append(got if got is not None else _columns(fun, args, i, kind, user))
         return _nest(parts, as_tuple)
 
@@ -195,8 +219,13 @@ def _where(fun, msg: str, hint: str) -> list:
     return [Gate(msg, as_python_function(fun)).where(msg, hint)]
 
 
-def jacrev(fun, argnums=0):
-    """The Jacobian by reverse mode: one forward sweep, one backward sweep per output entry."""
+def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
+           chunk_size: int | None = None, allow_int: bool = False):
+    """The Jacobian by reverse mode: one forward sweep, one backward sweep per output entry
+    (one row at a time: chunk_size, a memory bound, is accepted). has_aux: (Jacobian, aux)."""
+    check_options("jacrev", holomorphic, allow_int)
+    if has_aux:
+        return _with_aux(lambda main: jacrev(main, argnums), fun, "jacrev")
 
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
@@ -243,9 +272,13 @@ def _leaves_of(cotangent, n):
     return [None] * n if cotangent is None else flatten(cotangent)[0]
 
 
-def hessian(fun, argnums=0):
+def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, allow_int: bool = False):
     """The Hessian of a scalar function: forward mode over reverse mode. Of a function with
-    an array result, jacfwd(jacrev(f)): shape out.shape + arg.shape + arg.shape."""
+    an array result, jacfwd(jacrev(f)): shape out.shape + arg.shape + arg.shape.
+    has_aux: (Hessian, aux)."""
+    check_options("hessian", holomorphic, allow_int)
+    if has_aux:
+        return _with_aux(lambda main: hessian(main, argnums), fun, "hessian")
     scalar = _jacfwd(grad(fun, argnums=argnums), argnums, True, "hessian", fun)
     nonscalar = jacfwd(jacrev(fun, argnums), argnums)
 

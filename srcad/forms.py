@@ -128,3 +128,15 @@ def linearized_form(fun, x, grad):
     name = identifier(f"jvp_{getattr(fun, '__name__', 'f')}", "f_jvp")
     text = f"def {name}(t):\n    return np.tensordot(_jac(_x), t, axes=np.ndim(_x))\n"
     return _compile(text, name, {"np": np, "_jac": jac, "_x": x, "__name__": "srcad_forms"})
+
+
+def first_result(fun):
+    """For has_aux: a function returning fun's output alone (fun returns (output, aux)), in
+    source srcad reads; None when fun's parameters are not all positional."""
+    n = positional_arity(fun)
+    if n is None:
+        return None
+    ps = ", ".join(f"p{i}" for i in range(n))
+    name = identifier(f"{getattr(fun, '__name__', 'f')}_output", "output")
+    text = f"def {name}({ps}):\n    return _f({ps})[0]\n"
+    return _compile(text, name, {"_f": fun, "__name__": "srcad_forms"})

@@ -169,3 +169,41 @@ def test_source_of_every_transformation():
     assert "_entry_grad" in srcad.source(srcad.jacrev(g))  # (no arguments: the form)
     assert "def vjp_bwd_g" in srcad.source(srcad.vjp(g, X)[1], V)
     assert "np.stack" in srcad.source(srcad.vmap(loss, in_axes=(None, 0, 0)))
+
+
+def with_aux(x):
+    return np.tanh(x) * x[0], {"norm": np.sum(x ** 2), "tag": 3}
+
+
+@pytest.mark.parametrize("kind", ["jacfwd", "jacrev"])
+def test_has_aux_on_jacobians(kind):
+    jac, aux = getattr(srcad, kind)(with_aux, has_aux=True)(X)
+    assert_tree_close(jac, jac_g(X))
+    assert aux["tag"] == 3 and aux["norm"] == pytest.approx(np.sum(X ** 2))
+
+
+def test_has_aux_on_hessian_and_jvp():
+    def scalar_with_aux(x):
+        return f(x), np.cos(x)
+    h, aux = srcad.hessian(scalar_with_aux, has_aux=True)(X)
+    assert_tree_close(h, hess_f(X))
+    assert_tree_close(aux, np.cos(X))
+    out, tangent, aux = srcad.jvp(scalar_with_aux, (X,), (V,), has_aux=True)
+    assert out == pytest.approx(f(X)) and tangent == pytest.approx(grad_f(X) @ V)
+    assert_tree_close(aux, np.cos(X))
+    with pytest.raises(srcad.ArgumentError, match="must return a pair"):
+        srcad.jvp(f, (X,), (V,), has_aux=True)
+
+
+def test_options_and_argument_checks():
+    assert_tree_close(srcad.grad(f, allow_int=True)(X), grad_f(X))
+    assert_tree_close(srcad.jacfwd(g, chunk_size=1)(X), jac_g(X))  # (one column at a time)
+    assert_tree_close(srcad.jacrev(g, chunk_size=2)(X), jac_g(X))
+    with pytest.raises(srcad.ArgumentError, match="holomorphic"):
+        srcad.grad(f, holomorphic=True)
+    with pytest.raises(srcad.ArgumentError, match="chunk_size"):
+        srcad.jacfwd(g, chunk_size=0)
+    with pytest.raises(srcad.ArgumentError, match="primals must be a tuple"):
+        srcad.jvp(f, X, V)
+    with pytest.raises(srcad.ArgumentError, match=r"shape \(2,\).*shape \(3,\)"):
+        srcad.jvp(f, (X,), (np.ones(2),))
