@@ -13,6 +13,7 @@
 from . import rules  # (importing registers the rule tables)
 from .api import grad, jvp, saved_values, source, stop_gradient, value_and_grad, vjp
 from .cache_files import CacheWarning
+from .checkpoint import checkpoint
 from .compose import hessian, hvp, jacfwd, jacrev
 from .custom import custom_jvp, custom_vjp
 from .errors import (
@@ -37,6 +38,7 @@ from .version import __version__ as __version__
 __all__ = [
     "rules",
     "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "linearize",
+    "checkpoint",
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
     "register_pytree",
     "CacheWarning",
