@@ -22,6 +22,7 @@ from .errors import (
     NonScalarOutputError,
     NoRuleError,
     RecursionNotSupportedError,
+    ShapeError,
     SourceUnavailableError,
     SrcadError,
     StaleSourceError,
@@ -43,7 +44,7 @@ __all__ = [
     "register_pytree",
     "CacheWarning",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError", "NondeterministicError",
-    "RecursionNotSupportedError", "SourceUnavailableError", "StaleSourceError", "TypeSupportError",
-    "UnsafeMutationError",
+    "RecursionNotSupportedError", "ShapeError", "SourceUnavailableError", "StaleSourceError",
+    "TypeSupportError", "UnsafeMutationError",
     "UnsupportedSyntaxError",
 ]

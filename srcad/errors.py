@@ -119,6 +119,12 @@ class TypeSupportError(SrcadError):
     """A value of a type srcad cannot differentiate (complex numbers, objects...)."""
 
 
+class ShapeError(SrcadError, ValueError):
+    """Shapes the user's code combines that NumPy refuses (operands that do not broadcast,
+    a matrix product of mismatched sizes, a reshape to another size): raised where the
+    operation runs, at its line (a ValueError too, as NumPy's own)."""
+
+
 class NondeterministicError(SrcadError):
     """A transformation that evaluates the function several times (one jvp per column of a
     Jacobian or Hessian) got different values from evaluations that must agree: the function

@@ -133,6 +133,7 @@ INTERNAL = {
     "srcad.mutate": "resolved to list ops by type inference; test_errors for unsupported ones",
     "srcad.mutate_call": "v.update(...): test_objects_methods (an object's method) and lists/dicts",
     "srcad.check_unpack": "a, b = v of the wrong length: test_one_shot",
+    "srcad.shape_error": "shapes NumPy refuses, raised where the line runs: test_shape_errors",
     "srcad.arg_cell": "captured values of a function given as an argument: test_sharing_arguments",
     "srcad.arg_partial": "a partial's bound numbers (given as an argument): test_sharing_arguments",
     "srcad.format": "f-strings: corpus (inactive)",

@@ -70,6 +70,7 @@ nondiff("srcad.stop_gradient", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh
         shape=sh.first, kind="elementwise")
 # a value of a type unknown while transforming, checked where it meets a differentiated one
 nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=0)
+nondiff("srcad.shape_error", "where, message", out=ty.none, fn=rt.shape_error, impure=True, nouts=0)
 # grad's output, checked when its type is not known while transforming
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
         fn=rt.scalar_output, fresh=False, linear=("x",), impure=True)

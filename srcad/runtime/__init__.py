@@ -24,6 +24,7 @@ from .checks import (
     known,
     require_scalar,
     scalar_output,
+    shape_error,
     unbound,
 )
 from .containers import (
@@ -132,6 +133,7 @@ __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "
            "partition_order", "polyval_adjoint", "prod_hvp", "prod_partials", "quantile_adjoint",
            "reduceat_adjoint", "reduceat_tangent",
            "quantile_tangent", "require_scalar", "rolled_axis", "running_extreme_index", "scalar_output",
+           "shape_error",
            "scatter_add", "select_adjoint", "select_choices_adjoint", "select_rest", "select_tangent",
            "sequence_adjoint", "setitem", "sort_order", "split_like", "stop_gradient", "sum_adjoint",
            "sum_to_shape", "svd_rank", "take_adjoint", "take_along_adjoint", "tensordot_adjoint", "tie_div",

@@ -12,7 +12,8 @@ import numpy as np
 from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
-           "custom_cotangents", "check_length", "check_unpack", "arg_cell", "arg_partial", "data_only"]
+           "custom_cotangents", "check_length", "check_unpack", "arg_cell", "arg_partial", "data_only",
+           "shape_error"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -166,3 +167,10 @@ def data_only(x, what=""):
     """x itself: a parameter a source implementation treats as data (a count, an integer size),
     whose derivative srcad does not compute; differentiating it is a NoRuleError (its rule)."""
     return x
+
+
+def shape_error(where, message):
+    """Raise ShapeError at the user's line `where`: the operation there combines shapes
+    NumPy refuses (srcad saw it while transforming; it raises only when the line runs)."""
+    raise _error_at("ShapeError", ValueError, where, message,
+                    "check the shapes of the operands on this line")

@@ -27,7 +27,7 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
         pairs = tuple((args[i].value, atom_type(args[i + 1])) for i in range(0, len(args), 2))
         return (T.Dict(pairs),)
     else:
-        sig = registry.call_types(rule, args, kw, atom_type, _const_value)
+        sig = registry.call_types(rule, args, kw, atom_type, const_value)
     if rule.out is None or nouts == 0:
         return (T.UNKNOWN,) * nouts
     out = rule.out(sig)
@@ -67,7 +67,7 @@ def _dtype_kind(a) -> str | None:
         return None
 
 
-def _const_value(a: Atom):
+def const_value(a: Atom):
     if isinstance(a, Const) and not isinstance(a.value, Ext):
         return a.value
     return registry.NOT_CONST

@@ -32,6 +32,7 @@ from . import typed_args
 from .calls import CallOps
 from .result_types import out_types
 from .sequences import SequenceOps
+from .shape_checks import with_shape_checks
 from .structs import check_join, check_objects
 from .unroll import UnrollOps
 
@@ -176,8 +177,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         if op.prim == "srcad.mutate_call":
             return self.mutate_call(op, tuple(self.atom(a) for a in op.args),
                                     tuple((k, self.atom(a)) for k, a in op.kw))
-        return self.apply_args(op, tuple(self.atom(a) for a in op.args),
-                               tuple((k, self.atom(a)) for k, a in op.kw))
+        return with_shape_checks(self.apply_args(op, tuple(self.atom(a) for a in op.args),
+                                                 tuple((k, self.atom(a)) for k, a in op.kw)))
 
     def join_types(self, a: T.Type, b: T.Type, loc) -> T.Type:
         return _join(a, b, loc)
