@@ -13,7 +13,7 @@ import numpy as np
 from . import forms, runtime, sharing
 from .codegen.compile import register_source
 from .custom import CustomRule
-from .dispatch import Transformed, _quick_kind, _signature_of, _spec
+from .dispatch import Transformed, _numpy_floats, _quick_kind, _signature_of, _spec
 from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
@@ -48,7 +48,7 @@ class JvpTransformed(Transformed):
         present = tuple(t is not None for t in tangents)
         built = self._lookup(primals, present,
                              lambda types: tuple(i for i in differentiable_positions(types) if present[i]))
-        result = built.function(*primals, *(tangents[i] for i in built.wrt))
+        result = self.run(built.function, (*primals, *(tangents[i] for i in built.wrt)), primals)
         check_output(self._gate, result[0] if self.spec.kind == "jvp" else result, built.output_loc)
         return restore(result) if built.structs else result
 
@@ -77,12 +77,16 @@ class VjpTransformed(Transformed):
         only = self.only
         built = self._lookup(primals, (), lambda types: tuple(i for i in differentiable_positions(types)
                                                              if only is None or i in only))
-        out, aux, residuals = built.function(*primals)
+        out, aux, residuals = self.run(built.function, primals, primals)
         check_output(self._gate, out, built.output_loc)
         backward, wrt, gate, node_out = built.backward, built.wrt, self._gate, out
 
         def vjp_fn(cotangent):
-            cts = backward(*residuals, admit_cotangent(gate, node_out, cotangent))
+            ct = admit_cotangent(gate, node_out, cotangent)
+            try:
+                cts = backward(*residuals, ct)
+            except (ZeroDivisionError, OverflowError):  # (derivative code only: the forward ran)
+                cts = backward(*_numpy_floats(residuals), _numpy_floats(ct))
             full = [None] * given
             for i, c in zip(wrt, cts):
                 if i < given:
@@ -157,7 +161,7 @@ class BatchedTransformed(Transformed):
             self._cache[key] = built
         self._latest = built
         seeds = np.eye(n).reshape((n,) + np.shape(x))
-        return built.function(*primals, seeds)
+        return self.run(built.function, (*primals, seeds), primals)
 
 
 def batched_jacobian(fun, args, argnum: int):

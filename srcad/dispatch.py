@@ -190,13 +190,31 @@ class Transformed:
                 self._fast[tuple([_quick_kind(a) for a in args])] = built
             args = prepared
         self._latest = built
-        fn = built.function
+        result = self.run(built.function, args, args)
+        return self._restructure(result, args) if built.sequences or built.structs else result
+
+    def run(self, fn, args, primals):
+        """fn(*args), generated code for the primal arguments `primals`. Python floats raise
+        ZeroDivisionError and OverflowError where NumPy's give inf or nan: when derivative code
+        does (the derivative of np.log(x) or x ** 0.5 at x = 0.0) but the user's function runs
+        at that point, the code runs again on NumPy floats, which give what NumPy gives."""
         try:
-            result = fn(*args)
+            return fn(*args)
+        except (ZeroDivisionError, OverflowError) as e:
+            if not self._primal_runs(primals):
+                add_source_notes(e)
+                raise
+            return fn(*_numpy_floats(args))
         except Exception as e:  # name the user's line behind the failing generated line
             add_source_notes(e)
             raise
-        return self._restructure(result, args) if built.sequences or built.structs else result
+
+    def _primal_runs(self, primals) -> bool:
+        try:
+            self._base()(*primals)
+        except Exception:
+            return False
+        return True
 
     def _restructure(self, result, args):
         """Gradients of list and tuple arguments as lists and tuples (NumPy code that converts a
@@ -335,6 +353,17 @@ def _mark_baked(built: Built, statics) -> None:
         cells = getattr(getattr(obj, "func", obj), "__closure__", None) or ()
         if id(obj) in held or any(id(c) in held for c in cells):
             T.mark_baked(obj)
+
+
+def _numpy_floats(x):
+    """x with its Python floats (also inside tuples, lists and dicts) as np.float64."""
+    if type(x) is float:
+        return np.float64(x)
+    if type(x) in (tuple, list):
+        return type(x)(_numpy_floats(v) for v in x)
+    if type(x) is dict:
+        return {k: _numpy_floats(v) for k, v in x.items()}
+    return x
 
 
 def _from_cache(namespace: dict, meta: dict, text: str) -> Built:

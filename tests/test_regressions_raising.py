@@ -3,6 +3,7 @@ that raises computes a value nothing uses (dead-code elimination must keep it); 
 that cannot raise (NumPy on arrays only warns) are still dropped."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -187,3 +188,45 @@ def test_an_unused_shape_function_that_raises_still_raises():
         with pytest.raises(ValueError):
             transform(unused_stack_of_nothing, argnums=1)(2, 0.5)
     assert srcad.grad(unused_stack_of_nothing, argnums=1)(3, 0.5) == pytest.approx(1.0)  # d/dx x^2
+
+
+# -- derivatives that are infinite where the function is not: NumPy's inf, not Python's error --
+
+def log_of(x):
+    return np.log(x)
+
+
+def square_root(x):
+    return x ** 0.5
+
+
+def arctanh_of(x):
+    return np.arctanh(x)
+
+
+def reciprocal_of(x):
+    return 1.0 / x
+
+
+@pytest.mark.parametrize("fn, at, slope, curvature", [
+    (log_of, 0.0, np.inf, -np.inf),          # 1 / x and -1 / x**2 at 0 (from the right)
+    (square_root, 0.0, np.inf, -np.inf),     # 0.5 x**-0.5, -0.25 x**-1.5
+    (arctanh_of, 1.0, np.inf, np.inf),       # 1 / (1 - x**2), 2x / (1 - x**2)**2
+])
+def test_an_infinite_derivative_of_python_floats_is_inf_not_zero_division(fn, at, slope, curvature):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        fn(at)  # (the function itself runs there: NumPy warns)
+        assert srcad.grad(fn)(at) == slope
+        assert srcad.jvp(fn, (at,), (1.0,))[1] == slope
+        assert srcad.hessian(fn)(at) == curvature
+        assert srcad.vjp(fn, at)[1](1.0)[0] == slope
+
+
+def test_where_the_function_itself_raises_so_does_its_derivative():
+    with pytest.raises(ZeroDivisionError):
+        reciprocal_of(0.0)
+    with pytest.raises(ZeroDivisionError):
+        srcad.grad(reciprocal_of)(0.0)
+    with pytest.raises(ZeroDivisionError):
+        srcad.jvp(reciprocal_of, (0.0,), (1.0,))
