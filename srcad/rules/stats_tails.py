@@ -160,25 +160,26 @@ def cauchy_ppf(q, loc=0.0, scale=1.0):
 
 # -- lognorm, uniform ---------------------------------------------------------------------------
 
-def lognorm_sf(x, s, loc=0.0, scale=1.0):
+def _lognorm_w(x, s, loc, scale):
+    """log(z) / s (the standard normal variable) and where z <= 0 (outside the support)."""
     z = (x - loc) / _positive(scale)
     out = z <= 0.0
-    value = np.where(out, 1.0, special.ndtr(-np.log(np.where(out, 1.0, z)) / _positive(s)))
-    return _valid((scale > 0) & (s > 0), value)
+    return np.log(np.where(out, 1.0, z)) / _positive(s), out
+
+
+def lognorm_sf(x, s, loc=0.0, scale=1.0):
+    w, out = _lognorm_w(x, s, loc, scale)
+    return _valid((scale > 0) & (s > 0), np.where(out, 1.0, special.ndtr(-w)))
 
 
 def lognorm_logcdf(x, s, loc=0.0, scale=1.0):
-    z = (x - loc) / _positive(scale)
-    out = z <= 0.0
-    value = np.where(out, -np.inf, special.log_ndtr(np.log(np.where(out, 1.0, z)) / _positive(s)))
-    return _valid((scale > 0) & (s > 0), value)
+    w, out = _lognorm_w(x, s, loc, scale)
+    return _valid((scale > 0) & (s > 0), np.where(out, -np.inf, special.log_ndtr(w)))
 
 
 def lognorm_logsf(x, s, loc=0.0, scale=1.0):
-    z = (x - loc) / _positive(scale)
-    out = z <= 0.0
-    value = np.where(out, 0.0, special.log_ndtr(-np.log(np.where(out, 1.0, z)) / _positive(s)))
-    return _valid((scale > 0) & (s > 0), value)
+    w, out = _lognorm_w(x, s, loc, scale)
+    return _valid((scale > 0) & (s > 0), np.where(out, 0.0, special.log_ndtr(-w)))
 
 
 def lognorm_ppf(q, s, loc=0.0, scale=1.0):
