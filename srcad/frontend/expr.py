@@ -378,6 +378,8 @@ class ExprLowerer(Displays):
         if form is not None and form() is not None:  # jacfwd(f), vjp_fn...: its form (srcad/forms.py)
             return self.call_function(form(), args, kw, node)
         rule = registry.rule_for_object(fn)
+        if rule is not None and isinstance(rule.source, CustomRule):  # (srcad's own rules: odes.py)
+            return self.call_custom(rule.source, args, kw, node)
         if rule is not None and rule.source is not None:  # a source implementation: inlined,
             # a list of numbers going in as the array NumPy makes of it (as the library does)
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
@@ -450,17 +452,6 @@ class ExprLowerer(Displays):
         out = args[0]
         for a in args[1:]:
             out = self.emit(f"builtins.{fn.__name__}", (out, a), node=node)
-        return out
-
-    def call_custom(self, fn: CustomRule, args, kw, node) -> Atom:
-        """A function with user-given derivative rules: outs are (result, residuals)."""
-        try:
-            bound = inspect.signature(fn.fun).bind(*self.no_stars(args, node), **dict(kw))
-        except TypeError as e:
-            raise self.error(UnsupportedSyntaxError, node, f"bad call to {fn.__name__}: {e}") from None
-        bound.apply_defaults()
-        values = [v if isinstance(v, (Var, Const)) else static_atom(v) for v in bound.arguments.values()]
-        out, _ = self.emit("srcad.custom", [static_atom(fn)] + values, node=node, nouts=2)
         return out
 
     def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:
