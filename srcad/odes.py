@@ -47,6 +47,7 @@ class Field:
         self.func, self.args, self.tfirst = func, tuple(args), tfirst
         self.diff = tuple(i for i, a in enumerate(self.args) if _floats(a))
         self.sizes = tuple(int(np.size(self.args[i])) for i in self.diff)
+        self.scalars = all(isinstance(self.args[i], (float, np.floating)) for i in self.diff)
         self._vjp = self._jvp = None  # (srcad's derivatives of func for these arguments' kinds)
 
     def primals(self, y, t) -> tuple:
@@ -65,8 +66,11 @@ class Field:
         cts = back(_like(out, a))
         y_bar = cts[1 if self.tfirst else 0]
         y_bar = np.zeros_like(a) if y_bar is None else np.asarray(y_bar, dtype=float).reshape(-1)
-        parts = [_flat(cts[2 + i], n) for i, n in zip(self.diff, self.sizes)]
-        p_bar = np.concatenate(parts) if parts else np.zeros(0)
+        if self.scalars:  # (float arguments: their cotangents are numbers)
+            p_bar = np.array([0.0 if cts[2 + i] is None else cts[2 + i] for i in self.diff], dtype=float)
+        else:
+            parts = [_flat(cts[2 + i], n) for i, n in zip(self.diff, self.sizes)]
+            p_bar = np.concatenate(parts) if parts else np.zeros(0)
         return np.asarray(out, dtype=float).reshape(-1), y_bar, p_bar
 
     def jvp(self, y, t, y_dot, args_dot):
@@ -98,9 +102,7 @@ def _like(out, a):
 
 
 def _flat(c, n):
-    if c is None:
-        return np.zeros(n)
-    return (float(c),) if type(c) is float else np.asarray(c, dtype=float).reshape(-1)
+    return np.zeros(n) if c is None else np.asarray(c, dtype=float).reshape(-1)
 
 
 def shaped(c, like):
