@@ -48,6 +48,7 @@ class CustomRule:
         self.result_type = None
         self.validate = None
         self.refuses = ()  # (parameters no derivative may reach: an error where it would)
+        self.lifts = None  # (the parameter of extra arguments for a lifted nested function)
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args, **kwargs):

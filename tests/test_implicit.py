@@ -126,3 +126,11 @@ def test_a_map_that_does_not_converge_is_an_error():
 def test_second_order_is_a_clear_error():
     with pytest.raises(srcad.NoRuleError, match="second-order"):
         srcad.hessian(cos_fixed)(0.8)
+
+
+def test_a_map_closing_over_a_differentiated_value_is_refused_at_the_users_line():
+    def solution(p):
+        return srcad.fixed_point(lambda x, q: np.cos(p * x), 0.5, None)
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="pass those values") as e:
+        srcad.grad(solution)(0.8)
+    assert e.value.filename.endswith("test_implicit.py")

@@ -112,9 +112,35 @@ def test_a_nested_rhs_and_a_lambda_that_read_nothing_of_the_function_work():
     assert abs(srcad.grad(loss)(0.5) - (-3.0 * np.exp(-0.5))) < 1e-8
 
 
-def closure_rhs(k):
-    def f(y, t):
-        return -k * y
+def test_a_right_hand_side_closing_over_differentiated_values_gets_them_through_args():
+    def scaled(k, c):
+        def f(y, t, c):
+            return -k * y + c                 # k read from loss, c given in args
+        return odeint(f, 1.0, TS, args=(c,), rtol=1e-11, atol=1e-11)[-1, 0]
+
+    def exact(k, c):
+        return c / k + (1.0 - c / k) * np.exp(-k)
+    assert_tree_close(srcad.grad(scaled, argnums=(0, 1))(0.5, 0.3),
+                      (fd_grad(exact, (0.5, 0.3), 0), fd_grad(exact, (0.5, 0.3), 1)), rtol=1e-7, atol=1e-9)
+
+
+def test_a_lambda_reads_its_variables_when_the_solver_runs():
+    def late(k, w):
+        a = 1.0
+        g = lambda t, y: -a * (w @ y) * y  # noqa: E731
+        a = 2.0 * k                           # (Python's late binding: g sees this a)
+        sol = solve_ivp(g, (0.0, 1.0), np.array([1.0, 0.5]), t_eval=np.array([0.5, 1.0]), rtol=1e-11,
+                        atol=1e-11)
+        return np.sum(sol.y ** 2)
+    w = np.array([0.3, 0.7])
+    got = srcad.grad(late, argnums=(0, 1))(0.5, w)
+    assert_tree_close(got, (fd_grad(late, (0.5, w), 0), fd_grad(late, (0.5, w), 1)), rtol=1e-6, atol=1e-8)
+    assert abs(srcad.jvp(late, (0.5, w), (1.0, None))[1] - fd_jvp(late, (0.5, w), (1.0, None))) < 1e-6
+
+
+def closure_with_default(k):
+    def f(y, t, c=1.0):
+        return -k * c * y
     return odeint(f, 1.0, TS)[-1, 0]
 
 
@@ -131,7 +157,7 @@ def no_rule(k):
 
 
 @pytest.mark.parametrize("fn, error, where, says", [
-    (closure_rhs, srcad.UnsupportedSyntaxError, "closure_rhs", "args="),
+    (closure_with_default, srcad.UnsupportedSyntaxError, "closure_with_default", "args="),
     (full_output, srcad.UnsupportedSyntaxError, "full_output", "full_output=1"),
     (no_rule, srcad.NoRuleError, "rhs_without_rule", "eigvals"),
 ])

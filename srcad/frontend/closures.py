@@ -43,6 +43,7 @@ from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, 
 from ..rules import registry
 from .definite import assigned_at_definitions
 from .expr import static_atom
+from .lifting import lift
 from .resolve import LocalFunction, local_names
 
 
@@ -239,36 +240,45 @@ class ClosureLowering:
     def call_custom(self, fn, args, kw, node):
         """A function with its own derivative rules (srcad/custom.py): outs are (result,
         residuals). A nested def or lambda among the arguments is passed as the Python function
-        it is (the rules call it), which must read no variable of the function being
-        transformed; srcad's own such functions (odes.py) check literal options (`validate`)."""
+        it is (the rules call it) when it reads no variable of the function being transformed;
+        one that does is lifted (lifting.py) when the function passes extra arguments to it
+        (`fn.lifts`: odeint's args), else refused. srcad's own such functions (odes.py) check
+        literal options (`validate`) and take their solver options as data (`refuses`)."""
         try:
             bound = inspect.signature(fn.fun).bind(*self.no_stars(args, node), **dict(kw))
         except TypeError as e:
             raise self.error(UnsupportedSyntaxError, node, f"bad call to {fn.__name__}: {e}") from None
         bound.apply_defaults()
-        values = [self.function_value(v if isinstance(v, (Var, Const)) else static_atom(v), fn, node)
-                  for v in bound.arguments.values()]
-        values = [self.emit("srcad.data_only", (v, Const(k)), node=node)  # (options: no derivative)
-                  if k in fn.refuses and isinstance(v, Var) else v for k, v in zip(bound.arguments, values)]
+        values = {k: v if isinstance(v, (Var, Const)) else static_atom(v) for k, v in bound.arguments.items()}
+        for k in list(values):
+            values[k] = self.function_value(values[k], fn, values, node)
         if fn.validate is not None:
-            got = fn.validate({k: v.value if isinstance(v, Const) else RUNTIME
-                               for k, v in zip(bound.arguments, values)})
+            got = fn.validate({k: v.value if isinstance(v, Const) else RUNTIME for k, v in values.items()})
             if got is not None:
                 raise self.error(UnsupportedSyntaxError, node, *got)
-        out, _ = self.emit("srcad.custom", [static_atom(fn)] + values, node=node, nouts=2)
+        atoms = [self.emit("srcad.data_only", (v, Const(k)), node=node)  # (options: no derivative)
+                 if k in fn.refuses and isinstance(v, Var) else v for k, v in values.items()]
+        out, _ = self.emit("srcad.custom", [static_atom(fn)] + atoms, node=node, nouts=2)
         return out
 
-    def function_value(self, a, fn, node):
+    def function_value(self, a, fn, values: dict, node):
         obj = a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else None
         if not isinstance(obj, LocalFunction):
             return a
         made = self.python_function(obj)
-        if isinstance(made, LocalFunction):
+        if not isinstance(made, LocalFunction):
+            return static_atom(made)
+        lifted = lift(self, obj, node) if fn.lifts and isinstance(obj, Closure) else None
+        if lifted is None or lifted[0] is None:
             raise self.error(UnsupportedSyntaxError, node, f"the nested function {obj.name} given to "
                              f"{fn.__name__} reads variables of the function being differentiated",
                              "pass those values as arguments (args=(...) of odeint and solve_ivp, "
                              "params of fixed_point and custom_root) and read them as parameters")
-        return static_atom(made)
+        function, captured = lifted
+        extra, given = self.emit("srcad.tuple", captured, node=node), values[fn.lifts]
+        values[fn.lifts] = extra if given in (Const(None), Const(())) else self.emit(
+            "operator.add", (given, extra), node=node)
+        return static_atom(function)
 
     def python_function(self, fn):
         """A nested def or lambda as the Python function it is (for srcad.grad(lambda ...)

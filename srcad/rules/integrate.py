@@ -122,6 +122,7 @@ def _odeint_validate(bound):
 
 
 _ODEINT = odes.custom(odeint, _odeint_fwd, _odeint_bwd, _odeint_jvp, _odeint_type, _odeint_validate)
+_ODEINT.lifts = "args"
 _ODEINT.refuses = tuple(p for p in _ODEINT_PARAMS if p not in ("func", "y0", "t", "args"))
 composite("scipy.integrate.odeint", _ODEINT, refuses=_ODEINT.refuses)
 
@@ -236,5 +237,6 @@ def _ivp_validate(bound):
 
 
 _IVP = odes.custom(solve_ivp, _ivp_fwd, _ivp_bwd, _ivp_jvp, _ivp_type, _ivp_validate)
+_IVP.lifts = "args"
 _IVP.refuses = tuple(p for p in _IVP_PARAMS if p not in ("fun", "t_span", "y0", "t_eval", "args"))
 composite("scipy.integrate.solve_ivp", _IVP, refuses=_IVP.refuses)
