@@ -252,3 +252,13 @@ def test_the_value_is_scipys():
         warnings.simplefilter("ignore")
         value, _ = srcad.value_and_grad(lv_loss)(np.array([1.1, 0.4, 0.9, 0.3]), [1.0, 0.8])
     assert value == lv_loss(np.array([1.1, 0.4, 0.9, 0.3]), [1.0, 0.8])
+
+
+def test_an_error_in_a_lifted_right_hand_side_names_where_it_was_defined():
+    def loss(k):
+        def f(y, t):
+            return -k * np.linalg.eigvals(np.diag(y)).real
+        return odeint(f, np.array([1.0, 2.0]), TS)[-1, 0]
+    with pytest.raises(srcad.NoRuleError, match="eigvals") as e:
+        srcad.grad(loss)(0.5)
+    assert "test_odes.py:" in e.value.filename and "lifted" in e.value.filename

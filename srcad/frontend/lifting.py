@@ -16,8 +16,9 @@ this is when Python would read them). Refused (the caller's error): parameters w
 from __future__ import annotations
 
 import ast
-import itertools
+import os
 import types
+import zlib
 
 import gast
 
@@ -25,8 +26,6 @@ from ..codegen.compile import register_source
 from ..identifiers import identifier
 from ..ir.nodes import Const, Ext
 from .resolve import LocalFunction, local_names
-
-_COUNTER = itertools.count()
 
 
 def captured_names(lowerer, closure) -> list:
@@ -73,7 +72,9 @@ def _function(closure, names):
         body=[fdef, ast.Return(value=ast.Name(id=name, ctx=ast.Load()))], decorator_list=[])
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     source = ast.unparse(module) + "\n"
-    filename = f"<srcad: {closure.qualname} lifted, {next(_COUNTER)}>"
+    where = f"{os.path.basename(closure.loc.file)}:{closure.loc.line}" if closure.loc is not None else "?"
+    # (errors name it; the same text gives the same name, so generated code stays deterministic)
+    filename = f"<srcad: {closure.qualname} of {where}, lifted {zlib.crc32(source.encode()):08x}>"
     register_source(filename, source)
     code = compile(source, filename, "exec")
     inner = next(c for c in next(c for c in code.co_consts if isinstance(c, types.CodeType)).co_consts
