@@ -30,6 +30,7 @@ from .errors import (
     UnsafeMutationError,
     UnsupportedSyntaxError,
 )
+from .implicit import custom_root, fixed_point
 from .maps import linearize, vmap
 from .pytrees import register_pytree
 from .rules.registry import public_defrule as defrule
@@ -41,7 +42,7 @@ __all__ = [
     "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "linearize",
     "checkpoint",
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
-    "register_pytree",
+    "register_pytree", "fixed_point", "custom_root",
     "CacheWarning",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError", "NondeterministicError",
     "RecursionNotSupportedError", "ShapeError", "SourceUnavailableError", "StaleSourceError",

@@ -31,6 +31,9 @@ from __future__ import annotations
 
 import functools
 
+#: what a validate function sees for an argument that is not a literal
+RUNTIME = type("RunTime", (), {"__repr__": lambda self: "a value computed at run time"})()
+
 
 class CustomRule:
     """A user function with its own derivative rules (base of custom_vjp and custom_jvp)."""
@@ -40,6 +43,12 @@ class CustomRule:
         self.fwd = None
         self.bwd = None
         self.jvp = None
+        # (srcad's own such functions, srcad/odes.py and implicit.py: the result's type from
+        # the arguments' types, and a check of the call's literal arguments -> (message, hint))
+        self.result_type = None
+        self.validate = None
+        self.refuses = ()  # (parameters no derivative may reach: an error where it would)
+        self.lifts = None  # (the parameter of extra arguments for a lifted nested function)
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args, **kwargs):

@@ -36,11 +36,14 @@ from dataclasses import dataclass, field
 
 import gast
 
+from ..custom import RUNTIME
 from ..errors import UnsupportedSyntaxError, diagnostic
 from ..identifiers import identifier
 from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, While, iter_ops
 from ..rules import registry
 from .definite import assigned_at_definitions
+from .expr import static_atom
+from .lifting import lift
 from .resolve import LocalFunction, local_names
 
 
@@ -234,6 +237,49 @@ class ClosureLowering:
         self.check_recursion(fn, node)
         return self.inline_closure(fn, args, kw, node)
 
+    def call_custom(self, fn, args, kw, node):
+        """A function with its own derivative rules (srcad/custom.py): outs are (result,
+        residuals). A nested def or lambda among the arguments is passed as the Python function
+        it is (the rules call it) when it reads no variable of the function being transformed;
+        one that does is lifted (lifting.py) when the function passes extra arguments to it
+        (`fn.lifts`: odeint's args), else refused. srcad's own such functions (odes.py) check
+        literal options (`validate`) and take their solver options as data (`refuses`)."""
+        try:
+            bound = inspect.signature(fn.fun).bind(*self.no_stars(args, node), **dict(kw))
+        except TypeError as e:
+            raise self.error(UnsupportedSyntaxError, node, f"bad call to {fn.__name__}: {e}") from None
+        bound.apply_defaults()
+        values = {k: v if isinstance(v, (Var, Const)) else static_atom(v) for k, v in bound.arguments.items()}
+        for k in list(values):
+            values[k] = self.function_value(values[k], fn, values, node)
+        if fn.validate is not None:
+            got = fn.validate({k: v.value if isinstance(v, Const) else RUNTIME for k, v in values.items()})
+            if got is not None:
+                raise self.error(UnsupportedSyntaxError, node, *got)
+        atoms = [self.emit("srcad.data_only", (v, Const(k)), node=node)  # (options: no derivative)
+                 if k in fn.refuses and isinstance(v, Var) else v for k, v in values.items()]
+        out, _ = self.emit("srcad.custom", [static_atom(fn)] + atoms, node=node, nouts=2)
+        return out
+
+    def function_value(self, a, fn, values: dict, node):
+        obj = a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else None
+        if not isinstance(obj, LocalFunction):
+            return a
+        made = self.python_function(obj)
+        if not isinstance(made, LocalFunction):
+            return static_atom(made)
+        lifted = lift(self, obj, node) if fn.lifts and isinstance(obj, Closure) else None
+        if lifted is None or lifted[0] is None:
+            raise self.error(UnsupportedSyntaxError, node, f"the nested function {obj.name} given to "
+                             f"{fn.__name__} reads variables of the function being differentiated",
+                             "pass those values as arguments (args=(...) of odeint and solve_ivp, "
+                             "params of fixed_point and custom_root) and read them as parameters")
+        function, captured = lifted
+        extra, given = self.emit("srcad.tuple", captured, node=node), values[fn.lifts]
+        values[fn.lifts] = extra if given in (Const(None), Const(())) else self.emit(
+            "operator.add", (given, extra), node=node)
+        return static_atom(function)
+
     def python_function(self, fn):
         """A nested def or lambda as the Python function it is (for srcad.grad(lambda ...)
         inside the function), when it reads no variable of the scopes srcad is lowering and
@@ -278,6 +324,7 @@ def _code_of(code: types.CodeType, node: gast.FunctionDef):
         body = node.body[0].value
         start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
         found = [c for c in found if _within(c, start, end)]
+        found = [c for c in found if not any(c in k.co_consts for k in found)]  # (not one inside another)
     return found[0] if len(found) == 1 else None
 
 

@@ -378,6 +378,8 @@ class ExprLowerer(Displays):
         if form is not None and form() is not None:  # jacfwd(f), vjp_fn...: its form (srcad/forms.py)
             return self.call_function(form(), args, kw, node)
         rule = registry.rule_for_object(fn)
+        if rule is not None and isinstance(rule.source, CustomRule):  # (srcad's own rules: odes.py)
+            return self.call_custom(rule.source, args, kw, node)
         if rule is not None and rule.source is not None:  # a source implementation: inlined,
             # a list of numbers going in as the array NumPy makes of it (as the library does)
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
@@ -389,20 +391,7 @@ class ExprLowerer(Displays):
         if getattr(fn, "__srcad_maker__", False):
             return self.make_transform(fn, args, kw, node)
         if isinstance(fn, functools.partial) and isinstance(fn.func, types.FunctionType):
-            # constants (no derivative flows through them); for a partial given as an argument,
-            # its numbers and arrays are read from it when the code runs (ir/kinds.py same_function)
-            ctx = getattr(self, "ctx", None)
-            source = ctx.cell_sources.get(id(fn)) if ctx is not None else None
-
-            def bound_value(key, a):
-                if source is not None and partial_reads(a):
-                    return self.emit("srcad.arg_partial", (source[0], Const(key)), node=node)
-                return static_atom(a)
-
-            bound = [bound_value(j, a) for j, a in enumerate(fn.args)]
-            given = dict(kw)
-            fixed = [(k, bound_value(k, v)) for k, v in fn.keywords.items() if k not in given]
-            return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
+            return self.call_partial(fn, args, kw, node)
         if isinstance(fn, CustomRule):
             return self.call_custom(fn, args, kw, node)
         if (getattr(fn, "__module__", "") in ("srcad.api", "srcad.compose")
@@ -423,6 +412,23 @@ class ExprLowerer(Displays):
         if call is not None:  # layer(x) for an object srcad was given: inline its __call__
             return self.call_function(call, [self.atom(Static(fn), node)] + list(args), kw, node)
         return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
+
+    def call_partial(self, fn: functools.partial, args, kw, node) -> Atom:
+        """A functools.partial known while transforming: its bound arguments are constants (no
+        derivative flows through them); for a partial given as an argument, its numbers and
+        arrays are read from it when the code runs (ir/kinds.py same_function)."""
+        ctx = getattr(self, "ctx", None)
+        source = ctx.cell_sources.get(id(fn)) if ctx is not None else None
+
+        def bound_value(key, a):
+            if source is not None and partial_reads(a):
+                return self.emit("srcad.arg_partial", (source[0], Const(key)), node=node)
+            return static_atom(a)
+
+        bound = [bound_value(j, a) for j, a in enumerate(fn.args)]
+        given = dict(kw)
+        fixed = [(k, bound_value(k, v)) for k, v in fn.keywords.items() if k not in given]
+        return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
 
     def make_transform(self, fn, args, kw, node) -> Static:
         """`srcad.grad(f, ...)` inside the function: build the transform now (f and the
@@ -450,17 +456,6 @@ class ExprLowerer(Displays):
         out = args[0]
         for a in args[1:]:
             out = self.emit(f"builtins.{fn.__name__}", (out, a), node=node)
-        return out
-
-    def call_custom(self, fn: CustomRule, args, kw, node) -> Atom:
-        """A function with user-given derivative rules: outs are (result, residuals)."""
-        try:
-            bound = inspect.signature(fn.fun).bind(*self.no_stars(args, node), **dict(kw))
-        except TypeError as e:
-            raise self.error(UnsupportedSyntaxError, node, f"bad call to {fn.__name__}: {e}") from None
-        bound.apply_defaults()
-        values = [v if isinstance(v, (Var, Const)) else static_atom(v) for v in bound.arguments.values()]
-        out, _ = self.emit("srcad.custom", [static_atom(fn)] + values, node=node, nouts=2)
         return out
 
     def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:

@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 import gast
 
+from ..custom import CustomRule
 from ..errors import RuleError
 from . import batching, shapes
 from .record import KINDS, RAISES, Rule, Sig, Template
@@ -350,7 +351,8 @@ def composite(path: str, source: Callable, refuses: tuple[str, ...] = (), **flag
     diff = tuple(p for p in names if p not in refuses and not isinstance(defaults.get(p), (bool, str)))
     flags.setdefault("raises", "always")
     _defaults(flags)
-    _SOURCE_MODULES.add(source.__module__)
+    if not isinstance(source, CustomRule):  # (srcad's own derivative rules: odes.py calls, not inlines)
+        _SOURCE_MODULES.add(source.__module__)
     rule = Rule(path, names, defaults, fn=fn, family=_FAMILY[0], source=source, diff=diff,
                 refuses=tuple(refuses), **flags)
     return register(rule)

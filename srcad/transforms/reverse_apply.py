@@ -69,6 +69,9 @@ FROZEN_HINT = ("a frozen scipy.stats distribution is supported where srcad sees 
 
 def _called(fn, hint: str):
     """How an error names a function srcad calls without a rule, and what to do about it."""
+    refusal = getattr(fn, "__srcad_refusal__", None)  # (srcad's own derivative code: odes.py)
+    if refusal is not None:
+        return refusal
     module = getattr(fn, "__module__", None) or ""
     qualname = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
     name = f"{module}.{qualname}" if module and module != "builtins" else qualname

@@ -400,6 +400,8 @@ _CUSTOM_TYPES: dict = {}
 
 def _custom_result_type(custom, arg_types) -> T.Type:
     """The result type of a custom-rule function, from its own body when srcad can read it."""
+    if custom.result_type is not None:
+        return custom.result_type(arg_types)
     key = (id(custom), arg_types)
     if key not in _CUSTOM_TYPES:
         try:
