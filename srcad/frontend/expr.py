@@ -379,6 +379,8 @@ class ExprLowerer(Displays):
             return self.call_function(form(), args, kw, node)
         rule = registry.rule_for_object(fn)
         if rule is not None and rule.source is not None:  # a source implementation: inlined,
+            if problems := registry.call_problems(rule, args, kw):  # (values it cannot honour: accepts)
+                raise self.error(NoRuleError, node, problems[0], "call it without that argument")
             # a list of numbers going in as the array NumPy makes of it (as the library does)
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
             kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)

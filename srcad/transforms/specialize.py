@@ -312,10 +312,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         bound = registry.bind(rule, args, kw)
         if "out" in bound and not (isinstance(bound["out"], Const) and bound["out"].value is None):
             problems.append(f"out= is not supported in differentiated code ({rule.name})")
-        for name, values in rule.accepts.items():
-            if name in bound and not _accepted(bound[name], values):
-                problems.append(f"{name}= of {rule.name} is supported only as one of the literals "
-                                f"{', '.join(map(repr, values))}")
+        problems += registry.unaccepted(rule, bound, registry.literal_value)
         if problems:
             raise NoRuleError(
                 problems[0],
@@ -400,13 +397,6 @@ def _attribute_type(prim: str, args) -> T.Type | None:
 
 
 _CUSTOM_TYPES: dict = {}
-
-
-def _accepted(arg, values: tuple) -> bool:
-    """Is the argument a literal equal to one of `values` (of the same type, so 1 is not True)?"""
-    if not isinstance(arg, Const) or isinstance(arg.value, Ext):
-        return False
-    return any(type(arg.value) is type(v) and arg.value == v for v in values)
 
 
 def _custom_result_type(custom, arg_types) -> T.Type:
