@@ -51,6 +51,10 @@ if scipy is not None:
     linalg("lu_factor", "scipy.linalg.lu_factor(x)[0]", x=normal(4, 4), shapes=({"x": (1, 1)}, {"x": (2, 2)}))
     linalg("lu_factor", "scipy.linalg.lu_factor(x)[0] * scipy.linalg.lu_factor(x)[1]", x=normal(3, 3),
            note="the pivots are ints")
+    linalg("lu", "scipy.linalg.lu(x$kw)[$i]", x=normal(4, 4),
+           alts={"i": ["1", "2", "0"], "kw": ["", ", p_indices=True"]},
+           shapes=({"x": (2, 3, 3)}, {"x": (1, 1)}, {"x": "list"}))
+    linalg("lu", "scipy.linalg.lu(x, permute_l=True)[$i]", x=normal(4, 4), alts={"i": ["0", "1"]})
     linalg("lu_solve", "scipy.linalg.lu_solve(scipy.linalg.lu_factor(x), y$kw)", x=normal(4, 4),
            y=normal(4, 2),
            alts={"kw": ["", ", trans=1", ", 2", ", trans=0"]}, shapes=({"y": (4,)}, {"y": "list"}))

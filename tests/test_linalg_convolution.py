@@ -31,11 +31,16 @@ def _values(a, b):
             scipy.linalg.norm(a, 2), scipy.linalg.cholesky(a), scipy.linalg.cholesky(a, lower=True),
             scipy.linalg.cho_factor(a)[0], scipy.linalg.cho_factor(a, lower=True)[0],
             scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b), scipy.linalg.lu_solve(lu, b),
-            scipy.linalg.lu_solve(lu, b, trans=1), scipy.linalg.expm_frechet(0.2 * a, b @ b.T)[1]]
+            scipy.linalg.lu_solve(lu, b, trans=1), scipy.linalg.expm_frechet(0.2 * a, b @ b.T)[1],
+            scipy.linalg.lu(a)[0] + 2.0 * scipy.linalg.lu(a)[1] + 3.0 * scipy.linalg.lu(a)[2],
+            scipy.linalg.lu(a, permute_l=True)[0], scipy.linalg.lu(a, p_indices=True)[0] * 1.0]
 
 
 def _value_sum(a, b):
-    return sum(np.sum(v) for v in _values(a, b))
+    total = 0.0
+    for k, v in enumerate(_values(a, b)):  # (weights that tell the entries apart)
+        total = total + np.sum(np.ravel(v) * np.cos(np.arange(np.size(v)) + k))
+    return total
 
 
 def test_source_implementations_compute_scipys_values():

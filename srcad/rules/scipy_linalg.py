@@ -4,7 +4,8 @@ Rules of their own (templates calling scipy.linalg again, so second derivatives 
 - solve_triangular(a, b, trans, lower, unit_diagonal): reads one triangle of a (without
   its diagonal for unit_diagonal=True); the other entries get derivative 0. trans 0/'N'
   solves a x = b, 1/'T' and 2/'C' (the same for real a) a^T x = b.
-- lu_factor(a) -> (lu, piv): a square a with a[p] = l @ u (p from piv: srcad.lu_rows).
+- lu_factor(a) -> (lu, piv): a square a with a[p] = l @ u (p from piv: srcad.lu_rows); lu
+  (P, L, U, or P L and U for permute_l=True) is made from it, for a square a too.
   piv is an int array, not differentiated; lu's derivative is that of the packed factors
   (the unit diagonal of l is not stored), exact while the pivots stay the same (the same
   assumption as everywhere: a differentiable branch).
@@ -17,7 +18,7 @@ Rules of their own (templates calling scipy.linalg again, so second derivatives 
 
 Source implementations (rules/scipy_linalg_impl.py: inlined, derivatives from numpy.linalg
 and the rules above): inv, solve, det, pinv, lstsq, eigh, svd, qr, norm, cholesky,
-cho_factor, cho_solve, lu_solve, expm_frechet. They read the entries scipy reads: with
+cho_factor, cho_solve, lu, lu_solve, expm_frechet. They read the entries scipy reads: with
 assume_a='sym'/'her'/'pos' one triangle (upper unless lower=True), 'upper triangular' and
 'lower triangular' a triangle, 'diagonal' the diagonal; cholesky and cho_factor the upper
 triangle unless lower=True (scipy's default is the upper factor). cho_factor's c holds a's
@@ -141,7 +142,7 @@ composite("scipy.linalg.solve", impl.solve, accepts={"assume_a": impl.ASSUME_SOL
 composite("scipy.linalg.eigh", impl.eigh, accepts={"b": (None,), "type": (1,), "subset_by_value": (None,)})
 composite("scipy.linalg.pinv", impl.pinv, accepts={"atol": (None,), "rtol": (None,), "return_rank": (False,)})
 composite("scipy.linalg.qr", impl.qr, accepts={"pivoting": (False,), "mode": ("full", "economic", "r")})
-for _name in ("det", "lstsq", "svd", "norm", "cholesky", "cho_factor", "cho_solve", "lu_solve",
+for _name in ("det", "lstsq", "svd", "norm", "cholesky", "cho_factor", "cho_solve", "lu", "lu_solve",
               "expm_frechet"):
     composite(f"scipy.linalg.{_name}", getattr(impl, _name))
 defrule("srcad.qr_operand", "a, mode='full'", vjp={"a": "srcad.qr_operand(g, mode)"}, out=ty.same("a"),

@@ -123,6 +123,18 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     return linalg.solve_triangular(c, linalg.solve_triangular(c, b, 1, False), 0, False)
 
 
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    # a = P L U for a square a, from lu_factor (the same LAPACK getrf: the same factors)
+    packed, piv = linalg.lu_factor(a)
+    rows = srcad.lu_rows(piv)  # a[rows] = L U
+    low = np.tril(packed, -1) + np.eye(np.shape(a)[-1])
+    if permute_l:
+        return np.take_along_axis(low, np.expand_dims(np.argsort(rows, -1), -1), -2), np.triu(packed)
+    if p_indices:
+        return np.argsort(rows, -1), low, np.triu(packed)
+    return srcad.T(np.eye(np.shape(a)[-1])[rows]), low, np.triu(packed)
+
+
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     lu, piv = lu_and_piv
     rows = srcad.lu_rows(piv)
