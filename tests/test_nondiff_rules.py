@@ -220,7 +220,8 @@ STRUCTURAL = {"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc", "keep
               # scipy.linalg's and scipy.signal's flags and modes, and their helpers' shapes
               "lower", "trans", "unit_diagonal", "transposed", "eigvals_only", "compute_expm",
               "return_rank", "pivoting", "check_finite", "overwrite_a", "overwrite_b", "overwrite_ab",
-              "lapack_driver", "boundary", "l_and_u", "shape1", "shape2", "convention"}
+              "permute_l", "p_indices", "lapack_driver", "boundary", "l_and_u", "shape1", "shape2",
+              "convention"}
 _INT = "an int (NumPy, SciPy or Python refuse a float there)"
 _ONLY_SHAPE = "only its shape, length or keys are read"
 _SELECTS = "which elements equal the maximum (best = max(xs)): constant while they move together"
