@@ -46,6 +46,7 @@ PROBES = {
     "srcad.check_length": lambda rng: ([rng.normal(), rng.normal()], 2),
     "srcad.check_unpack": lambda rng: ([rng.normal(), rng.normal()], 2, False),
     "srcad.svd_rank": lambda rng: (rng.normal(size=(3, 4)), False),
+    "srcad.lu_rows": lambda rng: (np.array([2, 2, 2]),),
     "srcad.write_winners": lambda rng: (rng.normal(size=4), np.array([0, 0, 2])),
     "srcad.einsum_spec": lambda rng: (rng.normal(size=2), [0], [0]),
     "srcad.not_in": lambda rng: (0.5, [rng.normal(), 0.25]),
@@ -215,7 +216,12 @@ STRUCTURAL = {"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc", "keep
               "order", "shape", "kind", "UPLO", "upper", "full_matrices", "endpoint", "num", "copy", "mode",
               "ord", "offset", "indices", "indices_or_sections", "repeats", "reps", "shift", "source",
               "destination", "idx", "which", "subscripts", "minlength", "equal_nan", "return_index",
-              "return_inverse", "return_counts", "pad_width", "name", "ndmin", "where"}
+              "return_inverse", "return_counts", "pad_width", "name", "ndmin", "where",
+              # scipy.linalg's and scipy.signal's flags and modes, and their helpers' shapes
+              "lower", "trans", "unit_diagonal", "transposed", "eigvals_only", "compute_expm",
+              "return_rank", "pivoting", "check_finite", "overwrite_a", "overwrite_b", "overwrite_ab",
+              "permute_l", "p_indices", "lapack_driver", "boundary", "l_and_u", "shape1", "shape2",
+              "convention"}
 _INT = "an int (NumPy, SciPy or Python refuse a float there)"
 _ONLY_SHAPE = "only its shape, length or keys are read"
 _SELECTS = "which elements equal the maximum (best = max(xs)): constant while they move together"
@@ -290,7 +296,9 @@ SILENT = {
     ("numpy.ndarray.item", "i"): _INT, ("list.insert", "i"): _INT, ("srcad.list_insert", "i"): _INT,
     ("srcad.list_pop_at", "i"): _INT, ("srcad.list_repeat", "n"): _INT, ("srcad.diag_adjoint", "k"): _INT,
     ("srcad.diff_adjoint", "n"): _INT, ("srcad.einsum_vjp", "k"): _INT,
-    ("scipy.special.multigammaln", "d"): _INT,
+    ("scipy.special.multigammaln", "d"): _INT, ("numpy.linalg.matrix_power", "n"): _INT,
+    ("scipy.signal.convolve2d", "fillvalue"): "accepted only as the literal 0 (Rule.accepts)",
+    ("scipy.signal.correlate2d", "fillvalue"): "accepted only as the literal 0 (Rule.accepts)",
     ("scipy.stats.multivariate_normal.logpdf", "allow_singular"): "a flag (its value does not change the "
     "density of a positive definite cov; a singular one raises LinAlgError: tests/test_scipy_stats.py)",
     ("scipy.stats.multivariate_normal.pdf", "allow_singular"): "a flag, as for logpdf",
@@ -305,6 +313,9 @@ SILENT = {
     ("numpy.gradient", "edge_order"): _INT, ("srcad.gradient_adjoint", "edge_order"): _INT,
     ("srcad.gradient_adjoint", "f"): _ONLY_SHAPE,
     ("numpy.linalg.svd", "compute_uv"): "a literal flag: how many results",
+    ("scipy.linalg.svd", "compute_uv"): "a literal flag: how many results",
+    ("scipy.signal.convolve", "method"): "a method name (a string)",
+    ("scipy.signal.correlate", "method"): "a method name (a string)",
     **{(f"numpy.{_n}", "overwrite_input"): "a flag: may NumPy reuse a's memory"
        for _n in ("median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile")},
     **{(_n, "method"): "a method name (a string)" for _n in (

@@ -364,6 +364,11 @@ class ExprLowerer(Displays):
         function being transformed (a hook; fn itself when it cannot be made)."""
         return fn
 
+    def check_accepted(self, rule, args, kw, node) -> None:
+        """Refuse argument values a source implementation's derivative cannot honour (Rule.accepts)."""
+        if problems := registry.call_problems(rule, args, kw):
+            raise self.error(NoRuleError, node, problems[0], "call it without that argument")
+
     def call_static(self, fn, args, kw, node) -> Atom:
         if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass
             return self.call_function(fn, args, kw, node)
@@ -381,7 +386,7 @@ class ExprLowerer(Displays):
         if rule is not None and isinstance(rule.source, CustomRule):  # (srcad's own rules: odes.py)
             return self.call_custom(rule.source, args, kw, node)
         if rule is not None and rule.source is not None:  # a source implementation: inlined,
-            # a list of numbers going in as the array NumPy makes of it (as the library does)
+            self.check_accepted(rule, args, kw, node)  # then a list of numbers goes in as NumPy's array
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
             kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)
                   for k, a in kw]

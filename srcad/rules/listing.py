@@ -65,6 +65,8 @@ def note(rule: Rule, aliases: dict[str, str]) -> str:
         parts.append("no rule in " + ", ".join(f"`{p}`" for p in missing) + " (an error if differentiated)")
     if rule.refuses:
         parts.append("an error if " + " or ".join(f"`{p}`" for p in rule.refuses) + " is differentiated")
+    for p, values in rule.accepts.items():
+        parts.append(f"`{p}` only " + " or ".join(f"`{v!r}`" for v in values))
     if rule.differentiable and rule.diff_params:
         parts.append("differentiable in " + ", ".join(f"`{p}`" for p in rule.diff_params))
     return "; ".join(parts)

@@ -70,6 +70,9 @@ class Rule:
     source: Callable | None = None
     refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
     positional: int | None = None  # at most this many positional arguments (NumPy's *args/keywords)
+    # arguments whose derivative is exact only for some values (scipy's overwrite_a=False): the
+    # literal values accepted; any other value, or one that is not a literal, is a NoRuleError
+    accepts: dict[str, tuple] = field(default_factory=dict)
     family: str = ""  # display only (listings, docs/primitives.md): no stage reads it
     # -- what the other stages know about the primitive (defaults: the family, then the kind) --
     kind: str = "other"  # see KINDS

@@ -30,6 +30,7 @@ import gast
 
 from ..custom import CustomRule
 from ..errors import RuleError
+from ..ir.nodes import Const, Ext, Var
 from . import batching, shapes
 from .record import KINDS, RAISES, Rule, Sig, Template
 
@@ -402,6 +403,30 @@ def elementwise2(path: str, dx: str | None, dy: str | None, params: str = "x, y"
             jvp[name] = f"t * ({d})"
             vjp[name] = f"g * ({d})"
     return defrule(path, params, jvp=jvp, vjp=vjp, out=out, broadcasts=tuple(names), **flags)
+
+
+def unaccepted(rule: Rule, bound: dict, value_of: Callable) -> list[str]:
+    """What is wrong with the arguments of a call whose values the rule's derivatives cannot
+    honour (Rule.accepts); `value_of(arg)` is an argument's literal value, or NOT_CONST."""
+    problems = []
+    for name, values in rule.accepts.items():
+        value = value_of(bound[name]) if name in bound else rule.defaults.get(name)
+        if value is NOT_CONST or not any(type(value) is type(v) and value == v for v in values):
+            problems.append(f"{name}= of {rule.name} is supported only as one of the literals "
+                            f"{', '.join(map(repr, values))}")
+    return problems
+
+
+def literal_value(atom):
+    """An argument's literal value (an IR atom), NOT_CONST when it is not a literal."""
+    return atom.value if isinstance(atom, Const) and not isinstance(atom.value, Ext) else NOT_CONST
+
+
+def call_problems(rule: Rule, args, kw) -> list[str]:
+    """`unaccepted` for a call's IR atoms (none for `*` or `**` arguments, bound later)."""
+    if not all(isinstance(a, (Var, Const)) for a in args) or any(k is None for k, _ in kw):
+        return []
+    return unaccepted(rule, bind(rule, tuple(args), tuple(kw)), literal_value)
 
 
 def bind(rule: Rule, args: tuple, kw: tuple[tuple[str, object], ...]) -> dict[str, object]:

@@ -47,8 +47,10 @@ from .containers import (
     sequence_adjoint,
     sort_order,
 )
+from .convolution import conv_crop, conv_embed
 from .cotangents import add, copy_value, stop_gradient, zeros_like
 from .elementwise import clip_mask, log_or_zero, select_choices_adjoint, select_rest
+from .factorizations import band_matvec, band_outer, band_transpose, lu_rows, qr_operand
 from .indexing import (
     scatter_add,
     setitem,
@@ -119,9 +121,11 @@ from .shaping import (
 )
 
 __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
-           "array_adjoint", "assigned", "average_weights", "average_weights_adjoint", "bound",
+           "array_adjoint", "assigned", "average_weights", "average_weights_adjoint", "band_matvec",
+           "band_outer", "band_transpose", "bound",
            "broadcast_like", "broadcast_to", "c_column", "check_length", "check_unpack", "clip_mask",
-           "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp", "cumprod_hvp_adjoint",
+           "conv_crop", "conv_embed", "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",
+           "cumprod_hvp_adjoint",
            "cumprod_tangent", "custom_cotangents", "data_only", "diag_adjoint", "diagonal_adjoint",
            "dict_items", "dict_like", "dict_values", "diff_adjoint", "einsum_call", "einsum_spec",
            "einsum_vjp",
@@ -129,11 +133,10 @@ __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "
            "interp_slope_adjoint", "interp_weights", "inverse_axes", "inverse_or_inf", "items_cotangent",
            "iter_adjoint", "iter_items", "join_like", "known", "kron_adjoint", "list_append", "list_extend",
            "list_insert", "list_permute", "list_pop", "list_pop_at", "list_unextend", "list_unpermute",
-           "list_unrepeat", "log_or_zero", "max_of", "min_of", "outer_axes", "pad_adjoint",
+           "list_unrepeat", "log_or_zero", "lu_rows", "max_of", "min_of", "outer_axes", "pad_adjoint",
            "partition_order", "polyval_adjoint", "prod_hvp", "prod_partials", "quantile_adjoint",
-           "reduceat_adjoint", "reduceat_tangent",
-           "quantile_tangent", "require_scalar", "rolled_axis", "running_extreme_index", "scalar_output",
-           "shape_error",
+           "quantile_tangent", "qr_operand", "reduceat_adjoint", "reduceat_tangent", "require_scalar",
+           "rolled_axis", "running_extreme_index", "scalar_output", "shape_error",
            "scatter_add", "select_adjoint", "select_choices_adjoint", "select_rest", "select_tangent",
            "sequence_adjoint", "setitem", "sort_order", "split_like", "stop_gradient", "sum_adjoint",
            "sum_to_shape", "svd_rank", "take_adjoint", "take_along_adjoint", "tensordot_adjoint", "tie_div",

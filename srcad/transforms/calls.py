@@ -208,6 +208,7 @@ class CallOps:
             return self.inline(fn, args, kw, op)
         rule = registry.rule_for_object(fn)
         if rule is not None and rule.source is not None:  # a source implementation: inlined
+            self.check_call(rule, args, kw, op)
             return self.inline(rule.source, args, kw, op)
         if rule is None or rule.nouts_of is not None:
             return self.apply(Apply(op.outs, "srcad.call", (static_atom(fn), *args), tuple(kw), op.loc))

@@ -312,6 +312,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         bound = registry.bind(rule, args, kw)
         if "out" in bound and not (isinstance(bound["out"], Const) and bound["out"].value is None):
             problems.append(f"out= is not supported in differentiated code ({rule.name})")
+        problems += registry.unaccepted(rule, bound, registry.literal_value)
         if problems:
             raise NoRuleError(
                 problems[0],
