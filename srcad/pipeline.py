@@ -229,7 +229,7 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
         return dataclasses.replace(fn, body=body)
     if isinstance(t, T.Array) and t.ndim not in (0, None):
         what = f"an array of rank {t.ndim}" + (f" (shape {t.shape})" if t.shape is not None else "")
-    elif isinstance(t, T.Array) and t.kind == "c" or isinstance(t, T.Opaque) and t.kind == "complex":
+    elif T.is_complex(t) or isinstance(t, T.Opaque) and t.kind == "complex":
         what = "a complex value"
     else:
         what = {T.NoneT: "None", T.Str: "a string"}.get(type(t), f"a {t}")
@@ -325,7 +325,8 @@ def _constant_calls(f: Function) -> list[str]:
 
 
 def differentiable_positions(arg_types) -> tuple[int, ...]:
-    return tuple(i for i, t in enumerate(arg_types) if t.differentiable and not T.is_integral(t))
+    return tuple(i for i, t in enumerate(arg_types) if t.differentiable and not T.is_integral(t)
+                 and not T.is_complex(t))
 
 
 def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:

@@ -211,7 +211,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
             return self.em.zeros(v, loc)
         if t.is_scalar:
             return Const(0.0)
-        if isinstance(t, T.Array) and t.shape is not None:  # no need for the value itself
+        if isinstance(t, T.Array) and t.shape is not None and t.kind != "c":  # no need for the value itself
             return self.em.apply("numpy.zeros", (Const(t.shape),), (), loc, "_zeros")
         if self.dry:
             self.plan.zero_like.add(v)
@@ -373,7 +373,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         derivative is differentiated again)."""
         t = v.type
         if t.is_scalar:
-            return Const({T.Float: 0.0, T.Int: 0, T.Bool: False}[type(t)])
+            return Const({T.Float: 0.0, T.Int: 0, T.Bool: False, T.Complex: 0j}[type(t)])
         if isinstance(t, T.List):
             return self.b.apply("srcad.list", (), (), None, v.hint, (t,))
         return Const(None)
