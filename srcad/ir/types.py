@@ -340,6 +340,8 @@ def _join_numeric(a: Type, b: Type) -> Type | None:
     with another number is complex (a complex array of unknown rank when they differ in rank),
     so that a value that may be complex is never typed real."""
     if is_complex(a) or is_complex(b):
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return Array(None, "c")  # (what is not known may be a number: never typed real)
         if not (isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS)):
             return None
         if isinstance(a, _SCALARS) and isinstance(b, _SCALARS):

@@ -6,7 +6,7 @@
 from . import operators
 from . import builtins_, math_, numpy_elementwise, numpy_arrays, internal
 from . import numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral
-from . import numpy_norms, numpy_fft
+from . import numpy_norms, numpy_fft, numpy_eig
 from . import numpy_numerics
 from . import numpy_order, numpy_ufuncs
 from . import numpy_nondiff, helpers, numpy_methods
@@ -15,6 +15,7 @@ from .registry import RULES, Rule, defrule, lazy_family, load_all, lookup, rule_
 
 FAMILIES = (operators, builtins_, math_, numpy_elementwise, numpy_arrays, internal,
             numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral, numpy_norms, numpy_fft,
+            numpy_eig,
             numpy_numerics, numpy_order, numpy_ufuncs,
             numpy_nondiff, helpers, numpy_methods)
 

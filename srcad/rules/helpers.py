@@ -39,10 +39,10 @@ def linear(name, params, adjoint, out, fresh=True, **flags):
 
 
 linear("split_like", "c, arrays, axis=0, ndmin=1", "srcad.join_like(g, arrays, axis, ndmin)", _pieces,
-       fresh=False)
+       fresh=False, complex="keeps")
 linear("join_like", "c, arrays, axis=0, ndmin=1", "srcad.split_like(g, arrays, axis, ndmin)",
-       ty.array(None))
-linear("unstack_like", "c, arrays, axis=0", "np.stack(g, axis=axis)", _pieces, fresh=False)
+       ty.array(None), complex="keeps")
+linear("unstack_like", "c, arrays, axis=0", "np.stack(g, axis=axis)", _pieces, fresh=False, complex="keeps")
 defrule("srcad.sequence_adjoint", "c, x", vjp={"c": "list(g)"},
         out=ty.same("x"), fn=rt.sequence_adjoint, fresh=False, linear=("c",))
 linear("untile", "c, a, reps", "np.tile(g, reps)", ty.array_like("a"))

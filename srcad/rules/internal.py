@@ -81,28 +81,28 @@ nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
 
 defrule("srcad.unbroadcast", "c, x",
         vjp={"c": "srcad.broadcast_like(g, c)"}, out=ty.same_array("x"), fn=rt.unbroadcast,
-        fresh=False, linear=("c",), shape=sh.second)
+        fresh=False, linear=("c",), shape=sh.second, complex="keeps")
 defrule("srcad.broadcast_like", "v, like",
         vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,
         fresh=False, linear=("v",), shape=sh.second,
-        readonly=True)  # (v itself when it has the shape already)
+        readonly=True, complex="keeps")  # (v itself when it has the shape already)
 defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), fn=rt.add,
-        linear=("x", "y"))
+        linear=("x", "y"), complex="keeps")
 defrule("srcad.scatter_add", "acc, idx, v",
         jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
         vjp={"acc": "g", "v": "g[idx]"}, jvp_all="srcad.scatter_add(t_acc, idx, t_v)",
         out=ty.same("acc"), fn=rt.scatter_add, updates=0, broadcasts=("v",), linear=("acc", "v"),
-        shape=sh.first, stores=2, scatters=True)
+        shape=sh.first, stores=2, scatters=True, complex="keeps")
 # np.add.at(y, idx, v) on a local array, as the user wrote it (checked like y[idx] += v)
 alias("srcad.add_at", "srcad.scatter_add", fn=rt.scatter_add, user_write=True, stores=None)
 defrule("srcad.T", "x", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
-        fresh=False, linear=("x",), shape=sh.swap_last, kind="view")
+        fresh=False, linear=("x",), shape=sh.swap_last, kind="view", complex="keeps")
 defrule("srcad.sum_adjoint", "v, x", vjp={"v": "sum(g)"},
-        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True)
+        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True, complex="keeps")
 defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
         vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
         out=ty.same_array("x"), fn=rt.expand_reduced, fresh=False, linear=("v",),
-        shape=sh.second, readonly=True)
+        shape=sh.second, readonly=True, complex="keeps")
 
 # lists as values: append and pop are each other's adjoint
 def _appended(sig):
@@ -152,7 +152,7 @@ defrule("srcad.list_unpermute", "xs, order", jvp_all="srcad.list_unpermute(t_xs,
         updates=0, objects="items")
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem, user_write=False, cheap="", foldable=False)
 defrule("srcad.array_adjoint", "v, x",
-        vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",))
+        vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",), complex="keeps")
 
 # list methods (the receiver is the first parameter)
 alias("list.append", "srcad.list_append", attr=True, fn=None, user_write=True)
@@ -221,10 +221,10 @@ defrule("srcad.custom_cotangents", "cts, args",
 # shape-specialised helpers (simplify turns shape-only work into these)
 defrule("srcad.sum_to_shape", "v, shape",
         vjp={"v": "srcad.broadcast_like(g, v)"}, out=ty.unknown, fn=rt.sum_to_shape, linear=("v",),
-        shape=sh.literal)
+        shape=sh.literal, complex="keeps")
 defrule("srcad.broadcast_to", "v, shape",
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
-        fresh=False, linear=("v",), shape=sh.literal, readonly=True)
+        fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps")
 
 # max/min of an iterable: the derivative goes to the selected element, shared among ties;
 # select_adjoint and select_tangent are each other's transposes

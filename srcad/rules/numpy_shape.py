@@ -76,11 +76,11 @@ view("numpy.moveaxis", "a, source, destination", "np.moveaxis(g, destination, so
 view("numpy.swapaxes", "a, axis1, axis2", "np.swapaxes(g, axis1, axis2)",
      SAME, "a", shape=shn.swapaxes, keeps_kind=True, kind="view")
 view("numpy.expand_dims", "a, axis", "np.reshape(g, np.shape(a))",
-     _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view")
+     _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view", complex="keeps")
 view("numpy.squeeze", "a, axis=None", "np.reshape(g, np.shape(a))",
-     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view")
+     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view", complex="keeps")
 view("numpy.broadcast_to", "array, shape", "srcad.unbroadcast(g, array)",
-     ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view")
+     ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view", complex="keeps")
 view("numpy.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", keeps_kind=True,
      kind="view", jvp="srcad.T(t)")
 view("numpy.linalg.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", jvp="srcad.T(t)")
@@ -189,7 +189,7 @@ move("numpy.diagflat", "v, k=0", "np.reshape(np.diag(g, k), np.shape(v))",
      ty.array(2), "v")
 view("numpy.diagonal", "a, offset=0, axis1=0, axis2=1",
      "srcad.diagonal_adjoint(g, a, offset, axis1, axis2)", ty.rank("a", -1), "a",
-     shape=shn.diagonal, keeps_kind=True)
+     shape=shn.diagonal, keeps_kind=True, complex="keeps")
 # (a 1-d m is taken as the rows of a square matrix, each row a copy of m)
 move("numpy.tril", "m, k=0", "np.tril(g, k) if np.ndim(m) >= 2 else np.sum(np.tril(g, k), axis=0)",
      ty.rank("m", at_least=2), "m",

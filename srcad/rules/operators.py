@@ -42,11 +42,13 @@ defrule("operator.mul", "x, y", jvp=("t * y", "x * t"), vjp=("g * y", "x * g"),
 defrule("operator.truediv", "x, y", jvp=("t / y", "-(t * ans) / y"), vjp=("g / y", "-(g * ans) / y"),
         out=ty.true_div(*BOTH), raises="divide", complex="keeps",
         complex_vjp=("g / np.conj(y)", "-(g * np.conj(ans)) / np.conj(y)"), **ARITH)
+_CLOG = "np.log(np.where(x == 0.0, 1.0, x))"  # (srcad.log_or_zero for complex x: 0 at x = 0)
 defrule("operator.pow", "x, y",
         jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"),
         out=ty.arith(*BOTH), raises="power", complex="keeps",  # (the principal branch)
-        complex_vjp=("g * np.conj(y * x ** (y - 1))", "g * np.conj(ans * srcad.log_or_zero(x))"),
+        complex_jvp={"y": f"t * (ans * {_CLOG})"},
+        complex_vjp=("g * np.conj(y * x ** (y - 1))", f"g * np.conj(ans * {_CLOG})"),
         **ARITH)  # 0.0 ** -1
 defrule("operator.mod", "x, y", jvp=("t", "-t * ((x - ans) / y)"), vjp=("g", "-g * ((x - ans) / y)"),
         out=ty.arith(*BOTH), raises="divide", **ARITH)
@@ -124,4 +126,4 @@ defrule("operator.setitem", "x, idx, v, old=None, added=False",
         vjp={"x": _RESTORE, "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
         jvp_all="srcad.setitem(t_x, idx, t_v)",
         out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"), raises="index", shape=sh.first,
-        stores=2, user_write=True, type_errors="never", objects="store")
+        stores=2, user_write=True, type_errors="never", objects="store", complex="keeps")

@@ -236,7 +236,8 @@ def _array_index(x: T.Array, idx: T.Type, key) -> T.Type:
     del consumed
     nd = x.ndim - ints + added
     if nd <= 0:
-        return T.FLOAT if kind in ("f", None) else (T.INT if kind in ("i", "u") else T.BOOL)
+        scalars = {"f": T.FLOAT, None: T.FLOAT, "i": T.INT, "u": T.INT, "c": T.COMPLEX}
+        return scalars.get(kind, T.BOOL)
     return T.Array(nd, kind)
 
 

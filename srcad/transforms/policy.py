@@ -41,7 +41,7 @@ def bad_kind(a: Atom) -> str | None:
             return kind if kind in _HINTS else None
         return "complex" if isinstance(a.value, complex) else None
     t = a.type
-    if T.is_complex(t) or _holds_complex(t):
+    if T.is_complex(t) or holds_complex(t):
         return "complex"
     if isinstance(t, T.Opaque) and t.kind in _HINTS:
         return t.kind
@@ -96,7 +96,15 @@ def guard_unknown(fn: Function, varied: set) -> Function:
 
 def check_types(body: Block, varied: set) -> None:
     """Raise TypeSupportError where a differentiated value meets a value of a kind srcad
-    cannot differentiate through (see the module docstring)."""
+    cannot differentiate through (see the module docstring).
+
+    Complex values: a rule that is not complex-correct may not meet one; a complex-correct
+    rule's results must have types that say whether they are complex (result_types.py makes
+    those of a rule that keeps complex values complex), and so must a value joined from a
+    complex one where control flow merges. So every value that may be complex has a complex
+    type, and a differentiated value of unknown type is real (srcad.known checks, at run
+    time, the values of unknown type from outside the function that meet it): the
+    transforms rely on this to give the real part of a cotangent to a real operand."""
     for op in iter_ops(body):
         if isinstance(op, Apply):
             rule = registry.lookup(op.prim)
@@ -117,6 +125,7 @@ def check_types(body: Block, varied: set) -> None:
                     _refuse(op, a, kind)
             if complex_ok and touches_complex(op):
                 _check_known_results(op, op.outs)
+                _check_written(op, rule)
         else:
             _check_joins(op, varied)
 
@@ -129,14 +138,16 @@ def touches_complex(op: Apply) -> bool:
 def _complex_atom(a: Atom) -> bool:
     if isinstance(a, Const):
         return isinstance(a.value, complex)
-    return T.is_complex(a.type) or _holds_complex(a.type)
+    return T.is_complex(a.type) or holds_complex(a.type)
 
 
-def _holds_complex(t: T.Type) -> bool:
+def holds_complex(t: T.Type) -> bool:
     if isinstance(t, T.Tuple):
-        return any(T.is_complex(e) or _holds_complex(e) for e in t.elts)
+        return any(T.is_complex(e) or holds_complex(e) for e in t.elts)
     if isinstance(t, T.List):
-        return T.is_complex(t.elt) or _holds_complex(t.elt)
+        return T.is_complex(t.elt) or holds_complex(t.elt)
+    if isinstance(t, T.Dict):
+        return any(T.is_complex(v) or holds_complex(v) for _, v in t.items)
     return False
 
 
@@ -152,7 +163,8 @@ def _varied_operand(op: Apply, varied: set) -> bool:
 
 
 def _known_kind(t: T.Type) -> bool:
-    """Does the type say whether a value is real or complex?"""
+    """Does the type say whether a value is real or complex? (A value of unknown type that
+    is not the result of an operation on complex values is real: see check_types.)"""
     if isinstance(t, (T.Tuple, T.List)):
         return all(_known_kind(e) for e in (t.elts if isinstance(t, T.Tuple) else (t.elt,)))
     if isinstance(t, T.Array):
@@ -164,9 +176,18 @@ def _known_kind(t: T.Type) -> bool:
 def _check_known_results(op: Apply, outs) -> None:
     for o in outs:
         if not _known_kind(o.type):
-            msg = (f"{op.prim} of a complex value gives a value of type {o.type}, which srcad cannot tell "
-                   "real or complex")
+            msg = (f"{op.prim} of a complex value meets a value of type {o.type}, which srcad cannot "
+                   "tell real or complex")
             raise TypeSupportError(msg, [diagnostic(op.loc, msg, _COMPLEX_HINT)])
+
+
+def _check_written(op: Apply, rule) -> None:
+    """A complex value written into an array must be written into a complex array (NumPy
+    would drop its imaginary part)."""
+    if rule.updates is not None and not _complex_atom(op.args[rule.updates]):
+        msg = "a complex value is written into an array of real numbers, which keeps only its real part"
+        raise TypeSupportError(msg, [diagnostic(op.loc, msg, "make the array complex first "
+                                                "(np.zeros(n, dtype=complex)), or write np.real(...) into it")])
 
 
 def _check_joins(op, varied: set) -> None:
@@ -182,7 +203,7 @@ def _check_joins(op, varied: set) -> None:
         return
     for o, ins in pairs:
         if o in varied and any(_complex_atom(a) for a in ins) and not (
-                T.is_complex(o.type) or _holds_complex(o.type)):
+                T.is_complex(o.type) or holds_complex(o.type)):
             msg = f"a complex value is joined with a value of type {o.type} here, which srcad cannot follow"
             raise TypeSupportError(msg, [diagnostic(op.loc, msg, _COMPLEX_HINT)])
 

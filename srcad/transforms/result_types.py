@@ -42,7 +42,7 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
     if rule.complex == "real":
         out = tuple(T.as_real(t) for t in out)
     elif rule.complex != "typed" and _complex_operand(rule, args, kw):
-        out = tuple(_promoted(t) for t in out)
+        out = tuple(_promoted(t, rule.complex == "keeps") for t in out)
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
 
 
@@ -61,18 +61,27 @@ def _may_be_complex(t: T.Type) -> bool:
         return any(_may_be_complex(e) for e in t.elts)
     if isinstance(t, T.List):
         return _may_be_complex(t.elt)
+    if isinstance(t, T.Dict):
+        return any(_may_be_complex(v) for _, v in t.items)
     return T.is_complex(t)
 
 
-def _promoted(t: T.Type) -> T.Type:
-    """A result type of an operation with a complex operand: complex unless it is an int or
-    bool (a comparison, an index); the numbers in a list or tuple likewise."""
+def _promoted(t: T.Type, keeps: bool) -> T.Type:
+    """A result type of an operation with a complex operand: complex, except an int or bool (a
+    comparison, an index) of a rule that is not complex-correct (a complex-correct rule that
+    keeps complex values makes only complex numbers of them, whatever its type function says:
+    a type must never say real of a value that may be complex); the numbers in a list or
+    tuple likewise."""
     if isinstance(t, (T.Float, T.Num)) or (isinstance(t, T.Array) and t.kind in ("f", None)):
         return T.as_complex(t)
+    if keeps and (isinstance(t, (T.Int, T.Bool)) or isinstance(t, T.Array)):
+        return T.as_complex(t)
+    if keeps and isinstance(t, T.Unknown):
+        return T.Array(None, "c")  # (a number or an array: complex-correct rules make no others)
     if isinstance(t, T.Tuple):
-        return T.Tuple(tuple(_promoted(e) for e in t.elts), t.fields, t.cls)
+        return T.Tuple(tuple(_promoted(e, keeps) for e in t.elts), t.fields, t.cls)
     if isinstance(t, T.List):
-        return T.List(_promoted(t.elt), None if t.items is None else tuple(_promoted(e) for e in t.items))
+        return T.List(_promoted(t.elt, keeps), None if t.items is None else tuple(_promoted(e, keeps) for e in t.items))
     return t
 
 
@@ -80,6 +89,8 @@ def _with_dtype(t: T.Type, a) -> T.Type:
     """A result type with the kind its dtype= argument gives: x.astype(int) is an int array,
     never differentiated."""
     kind = _dtype_kind(a)
+    if kind == "c":  # (np.zeros(n, dtype=complex))
+        return T.as_complex(t)
     if kind is None or kind not in "fiub":
         return t
     if isinstance(t, T.Array):

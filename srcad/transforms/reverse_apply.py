@@ -15,7 +15,8 @@ from ..rules.registry import TEMPLATE_GLOBALS
 from .emitter import aloc
 from .naming import cotangent
 from .operands import operand_params
-from .policy import vjp_templates
+from .policy import holds_complex as touches_complex_type
+from .policy import touches_complex, vjp_templates
 
 
 def _is_scalar(a: Atom) -> bool:
@@ -101,6 +102,12 @@ def _scales(rule, op, pairs) -> bool:
     return any(p not in vjp or not vjp[p].names <= moves for p, _ in pairs)
 
 
+def _complex_value(a: Atom) -> bool:
+    """May a be complex (its type says so, or a literal is)?"""
+    t = atom_type(a)
+    return T.is_complex(t) or isinstance(t, (T.Tuple, T.List)) and touches_complex_type(t)
+
+
 def _guardable(g) -> bool:
     """A cotangent whose zero a run-time test can see (a number or a NumPy array)."""
     return isinstance(g, Var) and isinstance(g.type, (T.Float, T.Array, T.Num))
@@ -160,18 +167,20 @@ class ApplyAdjoints:
             tpl = vjp_templates(rule, op).get(p)
             if tpl is None:
                 raise self.no_rule(op, rule, f" with respect to its argument {p!r}")
-            c = self.em.instantiate(tpl, bindings, aloc(op.loc), cotangent(a.hint))
+            c = self.real_part(a, self.em.instantiate(tpl, bindings, aloc(op.loc), cotangent(a.hint)), op)
             if p in rule.broadcasts and self.needs_unbroadcast(op, rule, p, bindings, c):
                 c = self.em.apply("srcad.unbroadcast", (c, self.primal(a)), (), aloc(op.loc))
             if isinstance(atom_type(a), T.List) and rule.name.startswith("numpy."):
                 # np.sum(xs) of a list: its cotangent is a list again, split like xs
                 c = self.em.apply("srcad.array_adjoint", (c, self.primal(a)), (), aloc(op.loc))
-            self.accumulate(a, self.real_part(a, c, op), aloc(op.loc))
+            self.accumulate(a, c, aloc(op.loc))
 
     def real_part(self, a: Atom, c: Atom, op: Apply) -> Atom:
         """The cotangent of a real operand of an operation on complex values: the real part of
-        the rule's (a real value promoted to complex gets back the real part, docs/subset.md)."""
-        if T.is_complex(atom_type(c)) and not T.is_complex(atom_type(a)):
+        the rule's (a real value promoted to complex gets back the real part, docs/subset.md).
+        Taken whatever type the cotangent has (a helper's type may not say it is complex);
+        the policy makes sure the operand's type says whether it is real (transforms/policy.py)."""
+        if touches_complex(op) and not _complex_value(a):
             return self.em.apply("numpy.real", (c,), (), aloc(op.loc))
         return c
 
@@ -255,4 +264,4 @@ class ApplyAdjoints:
             if self.act.active(a):
                 c = self.em.apply("operator.getitem", (g, Const(key)), (), aloc(op.loc),
                                   cotangent(a.hint))
-                self.accumulate(a, c, aloc(op.loc))
+                self.accumulate(a, self.real_part(a, c, op), aloc(op.loc))
