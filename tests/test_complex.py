@@ -87,3 +87,88 @@ def test_rules_that_are_not_complex_correct_refuse_complex_operands(row, tmp_pat
         except (TypeError, ValueError, np.linalg.LinAlgError):
             continue  # (NumPy itself refuses a complex argument)
         raise AssertionError(f"{row.rule}: {what} of {row.expr} with a complex x was not refused")
+
+
+# -- the policy, case by case ----------------------------------------------------------------------
+
+import complex_cases as cc  # noqa: E402
+
+X = np.array([0.3, -0.7, 1.1])
+
+
+def _refused(run, *words):
+    with pytest.raises(srcad.TypeSupportError) as e:
+        run()
+    assert "complex_cases.py" in str(e.value) and all(w in str(e.value) for w in words), str(e.value)
+
+
+@pytest.mark.parametrize("how", ["grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "grad of grad"])
+def test_a_complex_operand_is_refused_at_the_users_line_in_every_transformation(how):
+    f = cc.cumsum_of_complex
+    run = {"grad": lambda: srcad.grad(f)(X), "jvp": lambda: srcad.jvp(f, (X,), (X,)),
+           "vjp": lambda: srcad.vjp(f, X), "jacfwd": lambda: srcad.jacfwd(f)(X),
+           "jacrev": lambda: srcad.jacrev(f)(X), "hessian": lambda: srcad.hessian(f)(X),
+           "grad of grad": lambda: srcad.grad(lambda x: srcad.grad(f)(x)[0])(X)}[how]
+    _refused(run, "np.cumsum cannot take complex values", "np.real, np.imag or np.abs")
+
+
+@pytest.mark.parametrize("how", ["grad", "jvp", "jacfwd", "hessian"])
+def test_complex_correct_rules_differentiate_in_every_transformation(how):
+    f, x = cc.sin_of_complex, X
+    exact = np.real((1 + 2j) * np.cos(x * (1 + 2j)))  # d/dx Re sin((1 + 2i) x), by hand
+    if how == "grad":
+        np.testing.assert_allclose(srcad.grad(f)(x), exact, rtol=1e-12)
+    elif how == "jvp":
+        np.testing.assert_allclose(srcad.jvp(f, (x,), (np.ones(3),))[1], np.sum(exact), rtol=1e-12)
+    elif how == "jacfwd":
+        np.testing.assert_allclose(srcad.jacfwd(srcad.grad(f))(x), np.diag(np.real(-(1 + 2j) ** 2 *
+                                   np.sin(x * (1 + 2j)))), rtol=1e-10, atol=1e-12)
+    else:
+        np.testing.assert_allclose(srcad.hessian(f)(x), np.diag(np.real(-(1 + 2j) ** 2 * np.sin(x * (1 + 2j)))),
+                                   rtol=1e-10, atol=1e-12)
+
+
+def test_complex_arguments_and_outputs_are_still_refused():
+    with pytest.raises(srcad.TypeSupportError):
+        srcad.grad(cc.sin_of_complex)(X + 0j)
+    with pytest.raises(srcad.TypeSupportError):
+        srcad.jvp(cc.sin_of_complex, (X,), (X * 1j,))
+    with pytest.raises((srcad.NonScalarOutputError, srcad.TypeSupportError)):
+        srcad.grad(cc.returns_complex)(X)
+    with pytest.raises(srcad.TypeSupportError):
+        srcad.jvp(cc.returns_complex, (X,), (X,))
+    with pytest.raises(srcad.TypeSupportError):
+        srcad.jacrev(cc.returns_complex)(X)
+    with pytest.raises(srcad.TypeSupportError):
+        srcad.vjp(cc.returns_complex, X)
+
+
+def test_a_complex_value_joined_with_one_of_another_kind_is_refused():
+    _refused(lambda: srcad.grad(cc.complex_or_none)(X, True), "joined")
+
+
+def test_a_complex_value_written_into_a_real_array_is_refused():
+    _refused(lambda: srcad.grad(cc.write_complex_into_real)(X), "written into an array of real numbers")
+
+
+def test_complex_values_in_arrays_loops_and_branches():
+    for f, args in ((cc.write_complex_into_complex, (X,)), (cc.loop_of_complex, (X,)),
+                    (cc.branch_of_complex, (X, True)), (cc.branch_of_complex, (X, False)),
+                    (cc.with_complex_constant, (X, 0.5 - 2j)), (cc.spectral_energy, (X,))):
+        assert_tree_close(srcad.grad(f)(*args), fd_grad(f, list(args)), rtol=1e-5, atol=1e-7, what=f.__name__)
+        assert_tree_close(srcad.hessian(f)(*args), _fd_hessian(f, args), rtol=1e-4, atol=1e-5, what=f.__name__)
+
+
+def _fd_hessian(f, args, eps=1e-5):
+    """Central differences of the gradient (itself checked against finite differences above)."""
+    x = args[0]
+    cols = []
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = eps
+        cols.append((srcad.grad(f)(x + e, *args[1:]) - srcad.grad(f)(x - e, *args[1:])) / (2 * eps))
+    return np.stack(cols, axis=-1)
+
+
+def test_a_custom_rule_may_not_take_complex_values():
+    _refused(lambda: srcad.grad(cc.custom_of_complex)(X), "custom rule")

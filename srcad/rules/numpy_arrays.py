@@ -150,7 +150,7 @@ defrule("numpy.ravel", "a, order='C'", jvp={"a": "np.ravel(t, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.array(1), fresh=False,
         linear=("a",), shape=sh.flat, batch=bt.reshape, keeps_kind=True, complex="keeps")
 defrule("numpy.copy", "a", vjp="g", out=ty.same("a"), linear=("a",), shape=sh.first,
-        keeps_kind=True, allocates=True)
+        keeps_kind=True, allocates=True, complex="keeps")
 def _array_type(sig) -> T.Type:
     """np.array(a) of an array is an array of its type (a copy); otherwise of unknown rank."""
     t = sig.type("object")

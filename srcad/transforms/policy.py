@@ -21,7 +21,7 @@ import dataclasses
 
 from ..errors import NoRuleError, TypeSupportError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, iter_ops
+from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, iter_ops
 from ..rules import registry
 from .operands import operand_params
 
@@ -184,7 +184,8 @@ def _check_known_results(op: Apply, outs) -> None:
 def _check_written(op: Apply, rule) -> None:
     """A complex value written into an array must be written into a complex array (NumPy
     would drop its imaginary part)."""
-    if rule.updates is not None and not _complex_atom(op.args[rule.updates]):
+    target = op.args[rule.updates] if rule.updates is not None else None
+    if target is not None and not isinstance(atom_type(target), (T.List, T.Dict)) and not _complex_atom(target):
         msg = "a complex value is written into an array of real numbers, which keeps only its real part"
         raise TypeSupportError(msg, [diagnostic(op.loc, msg, "make the array complex first "
                                                 "(np.zeros(n, dtype=complex)), or write np.real(...) into it")])
