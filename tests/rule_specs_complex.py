@@ -75,6 +75,8 @@ crow("numpy.fft.fftshift", f"np.abs(np.fft.fftshift({Z} * {Z})) * np.arange(5.0)
 crow("numpy.fft.fftshift", "np.fft.fftshift(x, axes=1) * x", x=normal(3, 4))
 crow("numpy.fft.ifftshift", f"np.abs(np.fft.ifftshift({Z} * {Z}, axes=(0,))) ** 2", x=M, y=M)
 crow("numpy.fft.ifftshift", "np.fft.ifftshift(x) * np.arange(4.0)", x=normal(4))
+row("numpy.fft.fftfreq", "np.fft.fftfreq(5, d) * np.fft.fftfreq(5)", d=uniform(0.5, 2.0))
+row("numpy.fft.rfftfreq", "np.fft.rfftfreq(8, d=d) ** 2", d=uniform(0.5, 2.0))
 helper("srcad.resize_axes", "np.abs(rt.resize_axes(x * (1 + 1j), np.zeros((2, 5)), (0, 1))) ** 2",
        x=normal(3, 4))
 CROWS.append("srcad.resize_axes")

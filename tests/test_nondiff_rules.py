@@ -39,6 +39,7 @@ PROBES = {
     "builtins.str": lambda rng: (rng.normal(),),
     "builtins.divmod": lambda rng: (rng.normal(), 0.7),
     "numpy.digitize": lambda rng: (rng.normal(size=5), _sorted(rng)),
+    "srcad.irfft_weights": lambda rng: (rng.normal(size=(2, 4)), None, (1,)),
     "numpy.searchsorted": lambda rng: (_sorted(rng), rng.normal(size=4)),
     "numpy.result_type": lambda rng: (rng.normal(size=3),),
     "numpy.linalg.matrix_rank": lambda rng: (rng.normal(size=(3, 4)),),
@@ -326,6 +327,10 @@ SILENT = {
     ("numpy.real_if_close", "tol"):
         lambda r: (np.real_if_close, (r.normal(size=3), r.uniform(50.0, 150.0)), 1),
     ("numpy.vstack", "casting"): "a casting rule (a string)",
+    ("numpy.angle", "deg"): "a flag: degrees or radians",
+    **{(f"numpy.fft.{_n}", "norm"): "a normalisation name (a string)" for _n in (
+        "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "irfft", "irfft2", "irfftn")},
+    ("srcad.resize_axes", "like"): _ONLY_SHAPE,
     ("numpy.row_stack", "casting"): "a casting rule (a string)",
     ("numpy.select", "condlist"): "booleans (NumPy refuses float conditions)",
     ("srcad.select_choices_adjoint", "condlist"): "booleans (NumPy refuses float conditions)",

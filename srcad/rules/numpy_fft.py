@@ -95,8 +95,10 @@ defrule("numpy.fft.fftshift", "x, axes=None", vjp={"x": "np.fft.ifftshift(g, axe
         linear=("x",), complex="keeps", raises="never")
 defrule("numpy.fft.ifftshift", "x, axes=None", vjp={"x": "np.fft.fftshift(g, axes)"}, out=ty.same("x"),
         linear=("x",), complex="keeps", raises="never")
-nondiff("numpy.fft.fftfreq", "n, d=1.0", out=ty.array(1))
-nondiff("numpy.fft.rfftfreq", "n, d=1.0", out=ty.array(1))
+# the sample frequencies k / (n d): their derivative in the sample spacing d is -ans / d
+for _name in ("fftfreq", "rfftfreq"):
+    defrule(f"numpy.fft.{_name}", "n, d=1.0", jvp={"d": "-(t * ans) / d"}, vjp={"d": "-np.sum(g * ans) / d"},
+            out=ty.array(1), refuses=("n",))
 
 # the helpers (srcad/runtime/fft.py): resizing is linear, its adjoint resizes back
 defrule("srcad.resize_axes", "c, like, axes", vjp={"c": "srcad.resize_axes(g, c, axes)"},
