@@ -4,15 +4,23 @@ srcad/gate.py decides what may enter a transformation; this module applies the s
 to the values a function meets on the way: globals, closure variables, arguments that are
 not differentiated and results of calls. A differentiated value may be combined with floats,
 ints, bools, NumPy arrays of those kinds, containers, None, strings, slices and the like.
-Combined with a complex value, an ndarray subclass (np.matrix, whose `*` is a matrix
+Combined with a complex value (but see below), an ndarray subclass (np.matrix, whose `*` is a matrix
 product; a masked array, whose sums skip entries), a pandas or xarray object (which align
 by labels) or an object srcad knows nothing about, its derivative rule would not describe
 what the operation computes, so that is a `TypeSupportError` at the user's line, for every
 transformation (activity.analyze runs it). Arrays of other libraries that follow NumPy's
 semantics (dask, CuPy, array-API arrays) may meet differentiated values as constants.
 
+Complex values are the exception when the rule says its templates hold for them
+(Rule.complex; docs/subset.md, "Complex intermediate values", has the convention): a
+complex value made or met inside the function carries derivatives through those rules, and
+is a TypeSupportError at any other one.
+
     def f(x, z):            # grad(f)(2.0, 1j)
-        return x * z        # TypeSupportError: 'z' is complex
+        return np.real(x * z)                   # Re z: operator.mul is complex-correct
+    def g(x, z):
+        return np.sum(np.real(np.cumsum(x * z)))  # TypeSupportError: np.cumsum cannot take
+                                                  # complex values
 """
 
 from __future__ import annotations
