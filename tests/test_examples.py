@@ -36,6 +36,8 @@ EXPECTED = {
                      "step 300  loss", "def value_and_grad_objective(params):"],
     "gp_stats": ["max relative |grad - finite differences| at theta0", "L-BFGS-B: ",
                  "length scale", "predictive mean at +1.5"],
+    "spectral_fit": ["filter: max relative |grad - finite differences| at h0", "filter: L-BFGS-B: loss",
+                     "gain: largest real part of the eigenvalues"],
     "offline_codegen": ["def grad_energy(x, k):", "springs_grad.py is up to date",
                         "in a fresh interpreter: srcad is not importable", "dE/dk = 0.1"],
 }
