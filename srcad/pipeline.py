@@ -231,6 +231,7 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
         what = f"an array of rank {t.ndim}" + (f" (shape {t.shape})" if t.shape is not None else "")
     elif T.is_complex(t) or isinstance(t, T.Opaque) and t.kind == "complex":
         what = "a complex value"
+        _analyzed(fn, spec.argnums, (out,))  # (a function that cannot take complex values, first)
     else:
         what = {T.NoneT: "None", T.Str: "a string"}.get(type(t), f"a {t}")
     hint = ("grad needs a real scalar output (a float, or an array of shape ()); use srcad.jacrev or "

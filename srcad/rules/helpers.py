@@ -17,7 +17,7 @@ from ..ir import types as T
 from . import shapes_numpy as shn
 from . import typefns as ty
 from .numpy_products import einsum_view
-from .registry import defrule, family, nondiff
+from .registry import conjugated, defrule, family, nondiff
 
 family("internal")
 
@@ -84,10 +84,11 @@ def _ops_with(j: int, value: str) -> str:
     return ", ".join(value if i == j else name for i, name in enumerate(_OPS))
 
 
-defrule("srcad.einsum_call", "subscripts, a, b=None, c=None, d=None, e=None, f=None",
-        vjp={name: f"srcad.einsum_vjp(subscripts, {j}, g, {_ops_with(j, f'np.shape({name})')})"
-             for j, name in enumerate(_OPS)},
-        out=ty.num, fn=rt.einsum_call, multilinear=_OPS, view_of=einsum_view)
+_CALL_VJP = {name: f"srcad.einsum_vjp(subscripts, {j}, g, {_ops_with(j, f'np.shape({name})')})"
+             for j, name in enumerate(_OPS)}
+defrule("srcad.einsum_call", "subscripts, a, b=None, c=None, d=None, e=None, f=None", vjp=_CALL_VJP,
+        out=ty.num, fn=rt.einsum_call, multilinear=_OPS, view_of=einsum_view, complex="keeps",
+        complex_vjp={p: conjugated(v) for p, v in _CALL_VJP.items()})
 # <g, einsum_vjp_k(h, ops)> = <h, einsum(ops with g at k)>: linear in h and in each operand
 # j != k, whose adjoint is einsum_vjp_j with g in place of operand k.
 
@@ -110,11 +111,12 @@ def _h_adjoint(j: int = 0) -> str:
     return call if j == len(_OPS) - 1 else f"({call} if k == {j} else {_h_adjoint(j + 1)})"
 
 
-defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None, d=None, e=None, f=None",
-        vjp={"h": _h_adjoint(),
-             **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
-                for j, name in enumerate(_OPS)}},
-        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, multilinear=("h",) + _OPS)
+_VJP_VJP = {"h": _h_adjoint(),
+            **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
+               for j, name in enumerate(_OPS)}}
+defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None, d=None, e=None, f=None", vjp=_VJP_VJP,
+        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, multilinear=("h",) + _OPS, complex="keeps",
+        complex_vjp={p: conjugated(v) for p, v in _VJP_VJP.items()})
 
 # prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is the Hessian of the
 # product, symmetric, applied by prod_hvp (exact at zeros). prod_hvp's own derivative in a

@@ -36,6 +36,7 @@ defrule("numpy.ndarray.tolist", "a", jvp="t.tolist()", vjp="np.array(g)",
         else T.UNKNOWN, attr=True, linear=("a",))
 defrule("numpy.ndarray.real", "a", jvp="np.real(t)", vjp="g", out=ty.same("a"), fresh=False,
         attr=True, linear=("a",), complex="real")
+alias("numpy.ndarray.imag", "numpy.imag", attr=True, fn=None)
 
 def _shape_type(sig):
     t = sig.type("a")
