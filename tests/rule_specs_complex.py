@@ -96,3 +96,19 @@ crow("numpy.linalg.eig", "np.abs(np.linalg.eig(x)[0]) ** 3 + np.sum(np.abs(np.li
      x=normal(4, 4))
 crow("numpy.linalg.eig", "np.abs(np.linalg.eig(x)[1] @ (np.arange(3.0) * np.linalg.solve(np.linalg.eig(x)[1], "
      "np.eye(3))))", x=normal(3, 3), note="V diag(c) V^-1: phase-invariant")
+
+# -- scipy.fft: numpy.fft's rules with scipy's names ----------------------------------------------
+SF = "import scipy.fft"
+for _name in ("fft", "ifft", "rfft"):
+    crow(f"scipy.fft.{_name}", f"np.abs(scipy.fft.{_name}(x, 7, norm='ortho')) ** 3", x=normal(5), imports=SF)
+    crow(f"scipy.fft.{_name}2", f"np.abs(scipy.fft.{_name}2(x, s=(2, 5))) ** 3", x=normal(3, 4), imports=SF)
+    crow(f"scipy.fft.{_name}n", f"np.abs(scipy.fft.{_name}n(x, axes=(1,), norm='forward')) ** 3",
+         x=normal(3, 4), imports=SF)
+crow("scipy.fft.irfft", f"scipy.fft.irfft({Z}, 6) ** 3", x=normal(5), y=normal(5), imports=SF)
+crow("scipy.fft.irfft2", f"scipy.fft.irfft2({Z}, norm='ortho') ** 3", x=normal(3, 4), y=normal(3, 4), imports=SF)
+crow("scipy.fft.irfftn", f"scipy.fft.irfftn({Z}, s=(3, 5)) ** 3", x=normal(3, 4), y=normal(3, 4), imports=SF)
+crow("scipy.fft.fftshift", f"np.abs(scipy.fft.fftshift({Z} * {Z})) * np.arange(5.0)", x=normal(5), y=normal(5),
+     imports=SF)
+crow("scipy.fft.ifftshift", "scipy.fft.ifftshift(x) * np.arange(4.0)", x=normal(4), imports=SF)
+row("scipy.fft.fftfreq", "scipy.fft.fftfreq(6, d) ** 2", d=uniform(0.5, 2.0), imports=SF)
+row("scipy.fft.rfftfreq", "scipy.fft.rfftfreq(6, d=d) * 2.0", d=uniform(0.5, 2.0), imports=SF)

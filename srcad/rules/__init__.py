@@ -22,5 +22,6 @@ FAMILIES = (operators, builtins_, math_, numpy_elementwise, numpy_arrays, intern
 # scipy is optional and slow to import: its rules load when your code has imported it
 lazy_family("scipy", "srcad.rules.scipy_special")
 lazy_family("scipy.stats", "srcad.rules.scipy_stats")
+lazy_family("scipy.fft", "srcad.rules.scipy_fft")
 
 __all__ = ["FAMILIES", "RULES", "Rule", "defrule", "lazy_family", "load_all", "lookup", "rule_for_object"]

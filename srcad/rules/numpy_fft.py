@@ -24,6 +24,8 @@ Every transform is linear, so its tangent rule is the transform of the tangent.
 
 from __future__ import annotations
 
+import re
+
 from .. import runtime as rt
 from ..ir import types as T
 from . import typefns as ty
@@ -71,34 +73,50 @@ def _to_real(ax: dict) -> str:
     return f"srcad.resize_axes(np.fft.rfftn(g, None, {ax['axes']}, {_DUAL}) * {weights}, a, {ax['axes']})"
 
 
-def _transform(name: str, params: str, adjoint: str, out) -> None:
-    defrule(f"numpy.fft.{name}", params, vjp={"a": adjoint}, out=out, linear=("a",), complex="typed",
-            refuses=("n",) if "n=" in params else ("s",))
+def _transform(module: str, x: str, name: str, params: str, adjoint: str, out) -> None:
+    """One transform of `module` (numpy.fft, scipy.fft) whose input is called `x`; its tangent
+    is NumPy's transform of the tangent."""
+    spec = "n, axis, norm" if "n=" in params else "s, axes, norm"
+    params, adjoint = re.sub(r"\ba\b", x, params), re.sub(r"\ba\b", x, adjoint)
+    defrule(f"{module}.{name}", params, jvp={x: f"np.fft.{name}(t, {spec})"}, vjp={x: adjoint}, out=out(x),
+            linear=(x,), complex="typed", refuses=("n",) if "n=" in params else ("s",))
 
 
 _P1, _PN, _P2 = ("a, n=None, axis=-1, norm=None", "a, s=None, axes=None, norm=None",
                  "a, s=None, axes=(-2, -1), norm=None")
 _ND, _2D = _axes("None"), _axes("(-2, -1)")
-for _fwd, _inv in (("fft", "ifft"), ("ifft", "fft")):
-    _transform(_fwd, _P1, _full(_inv + "n", _ONE), _complex_like())
-    _transform(_fwd + "2", _P2, _full(_inv + "n", _2D), _complex_like())
-    _transform(_fwd + "n", _PN, _full(_inv + "n", _ND), _complex_like())
-_transform("rfft", _P1, _from_real(_ONE), _complex_like())
-_transform("rfft2", _P2, _from_real(_2D), _complex_like())
-_transform("rfftn", _PN, _from_real(_ND), _complex_like())
-_transform("irfft", _P1, _to_real(_ONE), _real_like())
-_transform("irfft2", _P2, _to_real(_2D), _real_like())
-_transform("irfftn", _PN, _to_real(_ND), _real_like())
 
-# shifts permute entries: each is the other's adjoint
-defrule("numpy.fft.fftshift", "x, axes=None", vjp={"x": "np.fft.ifftshift(g, axes)"}, out=ty.same("x"),
-        linear=("x",), complex="keeps", raises="never")
-defrule("numpy.fft.ifftshift", "x, axes=None", vjp={"x": "np.fft.fftshift(g, axes)"}, out=ty.same("x"),
-        linear=("x",), complex="keeps", raises="never")
-# the sample frequencies k / (n d): their derivative in the sample spacing d is -ans / d
-for _name in ("fftfreq", "rfftfreq"):
-    defrule(f"numpy.fft.{_name}", "n, d=1.0", jvp={"d": "-(t * ans) / d"}, vjp={"d": "-np.sum(g * ans) / d"},
-            out=ty.array(1), refuses=("n",))
+
+def transforms(module: str, x: str) -> None:
+    """Register the transforms of `module` (numpy.fft; scipy.fft, which has NumPy's, with
+    its input called x; its overwrite_x=, workers= and plan= are not parameters, so a call
+    that passes them is refused)."""
+    for fwd, inv in (("fft", "ifft"), ("ifft", "fft")):
+        _transform(module, x, fwd, _P1, _full(inv + "n", _ONE), _complex_like)
+        _transform(module, x, fwd + "2", _P2, _full(inv + "n", _2D), _complex_like)
+        _transform(module, x, fwd + "n", _PN, _full(inv + "n", _ND), _complex_like)
+    _transform(module, x, "rfft", _P1, _from_real(_ONE), _complex_like)
+    _transform(module, x, "rfft2", _P2, _from_real(_2D), _complex_like)
+    _transform(module, x, "rfftn", _PN, _from_real(_ND), _complex_like)
+    _transform(module, x, "irfft", _P1, _to_real(_ONE), _real_like)
+    _transform(module, x, "irfft2", _P2, _to_real(_2D), _real_like)
+    _transform(module, x, "irfftn", _PN, _to_real(_ND), _real_like)
+
+
+def shifts_and_frequencies(module: str) -> None:
+    """fftshift and ifftshift permute entries, each the other's adjoint; the sample
+    frequencies k / (n d) have derivative -ans / d in the sample spacing d."""
+    for name, other in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
+        defrule(f"{module}.{name}", "x, axes=None", jvp={"x": f"np.fft.{name}(t, axes)"},
+                vjp={"x": f"np.fft.{other}(g, axes)"}, out=ty.same("x"), linear=("x",), complex="keeps",
+                raises="never")
+    for name in ("fftfreq", "rfftfreq"):
+        defrule(f"{module}.{name}", "n, d=1.0", jvp={"d": "-(t * ans) / d"}, vjp={"d": "-np.sum(g * ans) / d"},
+                out=ty.array(1), refuses=("n",))
+
+
+transforms("numpy.fft", "a")
+shifts_and_frequencies("numpy.fft")
 
 # the helpers (srcad/runtime/fft.py): resizing is linear, its adjoint resizes back
 defrule("srcad.resize_axes", "c, like, axes", vjp={"c": "srcad.resize_axes(g, c, axes)"},
