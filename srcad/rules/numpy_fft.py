@@ -78,7 +78,8 @@ def _transform(module: str, x: str, name: str, params: str, adjoint: str, out) -
     is NumPy's transform of the tangent."""
     spec = "n, axis, norm" if "n=" in params else "s, axes, norm"
     params, adjoint = re.sub(r"\ba\b", x, params), re.sub(r"\ba\b", x, adjoint)
-    defrule(f"{module}.{name}", params, jvp={x: f"np.fft.{name}(t, {spec})"}, vjp={x: adjoint}, out=out(x),
+    jvp = {x: f"np.fft.{name}(t, {spec})"} if module != "numpy.fft" else None  # (numpy's: derived)
+    defrule(f"{module}.{name}", params, jvp=jvp, vjp={x: adjoint}, out=out(x),
             linear=(x,), complex="typed", refuses=("n",) if "n=" in params else ("s",))
 
 
@@ -107,7 +108,8 @@ def shifts_and_frequencies(module: str) -> None:
     """fftshift and ifftshift permute entries, each the other's adjoint; the sample
     frequencies k / (n d) have derivative -ans / d in the sample spacing d."""
     for name, other in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
-        defrule(f"{module}.{name}", "x, axes=None", jvp={"x": f"np.fft.{name}(t, axes)"},
+        jvp = {"x": f"np.fft.{name}(t, axes)"} if module != "numpy.fft" else None
+        defrule(f"{module}.{name}", "x, axes=None", jvp=jvp,
                 vjp={"x": f"np.fft.{other}(g, axes)"}, out=ty.same("x"), linear=("x",), complex="keeps",
                 raises="never")
     for name in ("fftfreq", "rfftfreq"):
