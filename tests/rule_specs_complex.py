@@ -74,6 +74,8 @@ crow("numpy.fft.irfft", "np.fft.irfft(np.fft.rfft(x) * np.exp(1j * x[:3])) ** 3"
 crow("numpy.fft.irfft2", f"np.fft.irfft2({Z}$kw) ** 3", x=normal(3, 4), y=normal(3, 4),
      alts={"kw": ["", ", s=(3, 5)", ", s=(2, 8), norm='forward'"]})
 crow("numpy.fft.irfftn", f"np.fft.irfftn({Z}$kw) ** 3", x=normal(3, 4), y=normal(3, 4), alts=ND)
+crow("numpy.fft.hfft", f"np.fft.hfft({Z}$kw) ** 3", x=normal(5), y=normal(5), alts=N1)
+crow("numpy.fft.ihfft", "np.abs(np.fft.ihfft(x$kw)) ** 3", x=normal(5), alts=N1)
 crow("numpy.fft.fftshift", f"np.abs(np.fft.fftshift({Z} * {Z})) * np.arange(5.0)", x=normal(5), y=normal(5))
 crow("numpy.fft.fftshift", "np.fft.fftshift(x, axes=1) * x", x=normal(3, 4))
 crow("numpy.fft.ifftshift", f"np.abs(np.fft.ifftshift({Z} * {Z}, axes=(0,))) ** 2", x=M, y=M)
@@ -99,6 +101,8 @@ crow("numpy.linalg.eig", "np.abs(np.linalg.eig(x)[1] @ (np.arange(3.0) * np.lina
 
 # -- scipy.fft: numpy.fft's rules with scipy's names ----------------------------------------------
 SF = "import scipy.fft"
+crow("scipy.fft.hfft", f"scipy.fft.hfft({Z}, 6) ** 3", x=normal(5), y=normal(5), imports=SF)
+crow("scipy.fft.ihfft", "np.abs(scipy.fft.ihfft(x, norm='ortho')) ** 3", x=normal(5), imports=SF)
 for _name in ("fft", "ifft", "rfft"):
     crow(f"scipy.fft.{_name}", f"np.abs(scipy.fft.{_name}(x, 7, norm='ortho')) ** 3", x=normal(5), imports=SF)
     crow(f"scipy.fft.{_name}2", f"np.abs(scipy.fft.{_name}2(x, s=(2, 5))) ** 3", x=normal(3, 4), imports=SF)

@@ -13,6 +13,7 @@ linear over the complex numbers is its conjugate transpose:
 - rfft, rfftn (a real input, the half spectrum out): the adjoint of keeping the first
   n // 2 + 1 bins is zero-padding the cotangent back to n bins (ifftn's s= does it), then
   the conjugate transpose as above, and the real part (the input is real);
+- hfft, ihfft: irfft of the conjugate, the conjugate of rfft (with the norms swapped);
 - irfft, irfftn (a half spectrum in, a real output): each bin strictly between 0 and the
   Nyquist frequency stands for itself and its mirror image, so its cotangent counts twice;
   the imaginary parts of bin 0 and (n even) of the Nyquist bin are ignored, so their
@@ -61,16 +62,16 @@ def _full(inverse: str, ax: dict) -> str:
     return f"srcad.resize_axes(np.fft.{inverse}(g, None, {ax['axes']}, {_DUAL}), a, {ax['axes']})"
 
 
-def _from_real(ax: dict) -> str:
+def _from_real(ax: dict, norm: str = _DUAL, g: str = "g") -> str:
     """The adjoint of rfftn: the cotangent zero-padded to the full spectrum, transformed back."""
     sizes = f"srcad.fft_sizes(a, {ax['s']}, {ax['axes']})"
-    return f"srcad.resize_axes(np.real(np.fft.ifftn(g, {sizes}, {ax['axes']}, {_DUAL})), a, {ax['axes']})"
+    return f"srcad.resize_axes(np.real(np.fft.ifftn({g}, {sizes}, {ax['axes']}, {norm})), a, {ax['axes']})"
 
 
-def _to_real(ax: dict) -> str:
+def _to_real(ax: dict, norm: str = _DUAL) -> str:
     """The adjoint of irfftn: rfftn of the cotangent with the dual norm, the inner bins twice."""
     weights = f"srcad.irfft_weights(a, {ax['s']}, {ax['axes']})"
-    return f"srcad.resize_axes(np.fft.rfftn(g, None, {ax['axes']}, {_DUAL}) * {weights}, a, {ax['axes']})"
+    return f"srcad.resize_axes(np.fft.rfftn(g, None, {ax['axes']}, {norm}) * {weights}, a, {ax['axes']})"
 
 
 def _transform(module: str, x: str, name: str, params: str, adjoint: str, out) -> None:
@@ -102,6 +103,10 @@ def transforms(module: str, x: str) -> None:
     _transform(module, x, "irfft", _P1, _to_real(_ONE), _real_like)
     _transform(module, x, "irfft2", _P2, _to_real(_2D), _real_like)
     _transform(module, x, "irfftn", _PN, _to_real(_ND), _real_like)
+    # hfft is irfft of the conjugate and ihfft the conjugate of rfft, with the norms swapped
+    # (backward <-> forward), which the dual norm of their adjoints swaps back
+    _transform(module, x, "hfft", _P1, f"np.conj({_to_real(_ONE, 'norm')})", _real_like)
+    _transform(module, x, "ihfft", _P1, _from_real(_ONE, "norm", "np.conj(g)"), _complex_like)
 
 
 def shifts_and_frequencies(module: str) -> None:
