@@ -16,7 +16,7 @@ from .analysis import reads
 from .codegen.compile import compile_function
 from .codegen.emit import render
 from .custom import CustomRule
-from .errors import NonScalarOutputError, diagnostic
+from .errors import NonScalarOutputError, TypeSupportError, diagnostic
 from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
 from .frontend.resolve import is_library_object, library_code
@@ -230,8 +230,11 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
     if isinstance(t, T.Array) and t.ndim not in (0, None):
         what = f"an array of rank {t.ndim}" + (f" (shape {t.shape})" if t.shape is not None else "")
     elif T.is_complex(t) or isinstance(t, T.Opaque) and t.kind == "complex":
-        what = "a complex value"
         _analyzed(fn, spec.argnums, (out,))  # (a function that cannot take complex values, first)
+        where, what = _return_loc(fn), "a complex value"
+        raise TypeSupportError(f"{spec.kind} of a function whose output is {what}", [diagnostic(
+            where or fn.loc, f"{fn.name} returns {what}", "a differentiated output is real: return "
+            "np.real(...), np.imag(...) or np.abs(...) of it (docs/subset.md, complex intermediate values)")])
     else:
         what = {T.NoneT: "None", T.Str: "a string"}.get(type(t), f"a {t}")
     hint = ("grad needs a real scalar output (a float, or an array of shape ()); use srcad.jacrev or "

@@ -53,7 +53,8 @@ for _name in HOLOMORPHIC:
     crow(f"numpy.{_name}", f"np.abs(np.{_name}({Z})) ** 2 + np.angle(np.{_name}({Z}))", x=Q, y=Q)
 
 # -- numpy.fft: every transform with n=/s=, axis=/axes= and norm= ------------------------------
-N1 = {"kw": ["", ", norm='ortho'", ", n=8", ", n=3, norm='forward'", ", 4, 0", ", n=6, axis=-1, norm='backward'"]}
+N1 = {"kw": ["", ", norm='ortho'", ", n=8", ", n=3, norm='forward'", ", 4, 0",
+            ", n=6, axis=-1, norm='backward'"]}
 ND = {"kw": ["", ", norm='ortho'", ", s=(2, 5), axes=(0, 1)", ", s=(4, 3), axes=(1, 0), norm='forward'",
              ", axes=(0,)"]}
 for _name in ("fft", "ifft"):
@@ -86,17 +87,19 @@ helper("srcad.resize_axes", "np.abs(rt.resize_axes(x * (1 + 1j), np.zeros((2, 5)
        x=normal(3, 4))
 CROWS.append("srcad.resize_axes")
 for _nd in ("fft_axes", "fft_sizes", "irfft_weights"):
-    helper(f"srcad.{_nd}", f"x * np.sum(rt.irfft_weights(np.zeros(3), None, rt.fft_axes(np.zeros(3))))"
-           f" + np.sum(rt.fft_sizes(np.zeros(2), None, (0,)))", x=normal(3))
+    helper(f"srcad.{_nd}", "x * np.sum(rt.irfft_weights(np.zeros(3), None, rt.fft_axes(np.zeros(3))))"
+           " + np.sum(rt.fft_sizes(np.zeros(2), None, (0,)))", x=normal(3))
 
 # -- numpy.linalg.eig and eigvals of general matrices: functions of the eigenvalues, and
 # functions of the eigenvectors that do not depend on their phases -------------------------------
 crow("numpy.linalg.eigvals", "np.abs(np.linalg.eigvals(x)) ** 2", x=normal(4, 4))
 crow("numpy.linalg.eigvals", "np.real(np.linalg.eigvals(x) ** 3) + np.imag(np.linalg.eigvals(x)) ** 2",
      x=normal(3, 3))
-crow("numpy.linalg.eig", "np.abs(np.linalg.eig(x)[0]) ** 3 + np.sum(np.abs(np.linalg.eig(x)[1]) ** 3, axis=0)",
+crow("numpy.linalg.eig",
+     "np.abs(np.linalg.eig(x)[0]) ** 3 + np.sum(np.abs(np.linalg.eig(x)[1]) ** 3, axis=0)",
      x=normal(4, 4))
-crow("numpy.linalg.eig", "np.abs(np.linalg.eig(x)[1] @ (np.arange(3.0) * np.linalg.solve(np.linalg.eig(x)[1], "
+crow("numpy.linalg.eig",
+     "np.abs(np.linalg.eig(x)[1] @ (np.arange(3.0) * np.linalg.solve(np.linalg.eig(x)[1], "
      "np.eye(3))))", x=normal(3, 3), note="V diag(c) V^-1: phase-invariant")
 
 # -- scipy.fft: numpy.fft's rules with scipy's names ----------------------------------------------
@@ -109,9 +112,11 @@ for _name in ("fft", "ifft", "rfft"):
     crow(f"scipy.fft.{_name}n", f"np.abs(scipy.fft.{_name}n(x, axes=(1,), norm='forward')) ** 3",
          x=normal(3, 4), imports=SF)
 crow("scipy.fft.irfft", f"scipy.fft.irfft({Z}, 6) ** 3", x=normal(5), y=normal(5), imports=SF)
-crow("scipy.fft.irfft2", f"scipy.fft.irfft2({Z}, norm='ortho') ** 3", x=normal(3, 4), y=normal(3, 4), imports=SF)
+crow("scipy.fft.irfft2", f"scipy.fft.irfft2({Z}, norm='ortho') ** 3", x=normal(3, 4), y=normal(3, 4),
+     imports=SF)
 crow("scipy.fft.irfftn", f"scipy.fft.irfftn({Z}, s=(3, 5)) ** 3", x=normal(3, 4), y=normal(3, 4), imports=SF)
-crow("scipy.fft.fftshift", f"np.abs(scipy.fft.fftshift({Z} * {Z})) * np.arange(5.0)", x=normal(5), y=normal(5),
+crow("scipy.fft.fftshift", f"np.abs(scipy.fft.fftshift({Z} * {Z})) * np.arange(5.0)", x=normal(5),
+     y=normal(5),
      imports=SF)
 crow("scipy.fft.ifftshift", "scipy.fft.ifftshift(x) * np.arange(4.0)", x=normal(4), imports=SF)
 row("scipy.fft.fftfreq", "scipy.fft.fftfreq(6, d) ** 2", d=uniform(0.5, 2.0), imports=SF)

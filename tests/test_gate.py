@@ -390,9 +390,8 @@ def times_made(x, maker):
 def test_results_of_opaque_calls_are_checked_where_they_meet_differentiated_values():
     x = np.ones(2)
     np.testing.assert_allclose(srcad.grad(times_made)(x, Maker(np.array([1.0, 2.0]))), [1.0, 2.0])
-    # (a complex attribute is typed while transforming: x * c is complex, so grad's output is)
-    for bad, error in ((1.0 + 2.0j, srcad.NonScalarOutputError), (np.matrix([[1.0, 2.0]]), srcad.TypeSupportError)):
-        with pytest.raises(error) as err:
+    for bad in (1.0 + 2.0j, np.matrix([[1.0, 2.0]])):  # (x * c complex: so is grad's output)
+        with pytest.raises(srcad.TypeSupportError) as err:
             srcad.grad(times_made)(x, Maker(bad))
         assert f"{__file__}:{times_made.__code__.co_firstlineno + 2}" in str(err.value)
 

@@ -328,8 +328,9 @@ SILENT = {
         lambda r: (np.real_if_close, (r.normal(size=3), r.uniform(50.0, 150.0)), 1),
     ("numpy.vstack", "casting"): "a casting rule (a string)",
     ("numpy.angle", "deg"): "a flag: degrees or radians",
-    **{(f"{_m}.{_n}", "norm"): "a normalisation name (a string)" for _m in ("numpy.fft", "scipy.fft") for _n in (
-        "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "irfft", "irfft2", "irfftn", "hfft", "ihfft")},
+    **{(f"{_m}.{_n}", "norm"): "a normalisation name (a string)" for _m in ("numpy.fft", "scipy.fft")
+       for _n in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "irfft",
+                  "irfft2", "irfftn", "hfft", "ihfft")},
     ("srcad.resize_axes", "like"): _ONLY_SHAPE,
     ("numpy.row_stack", "casting"): "a casting rule (a string)",
     ("numpy.select", "condlist"): "booleans (NumPy refuses float conditions)",

@@ -14,8 +14,8 @@ from . import numpy_nondiff, helpers, numpy_methods
 from .registry import RULES, Rule, defrule, lazy_family, load_all, lookup, rule_for_object
 
 FAMILIES = (operators, builtins_, math_, numpy_elementwise, numpy_arrays, internal,
-            numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral, numpy_norms, numpy_fft,
-            numpy_eig,
+            numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral, numpy_norms,
+            numpy_fft, numpy_eig,
             numpy_numerics, numpy_order, numpy_ufuncs,
             numpy_nondiff, helpers, numpy_methods)
 

@@ -98,7 +98,8 @@ alias("srcad.add_at", "srcad.scatter_add", fn=rt.scatter_add, user_write=True, s
 defrule("srcad.T", "x", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
         fresh=False, linear=("x",), shape=sh.swap_last, kind="view", complex="keeps")
 defrule("srcad.sum_adjoint", "v, x", vjp={"v": "sum(g)"},
-        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True, complex="keeps")
+        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True,
+        complex="keeps")
 defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
         vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
         out=ty.same_array("x"), fn=rt.expand_reduced, fresh=False, linear=("v",),
@@ -129,7 +130,8 @@ defrule("srcad.list_extend", "xs, ys", jvp_all="srcad.list_extend(t_xs, t_ys)",
         updates=0, stores=1, objects="items", complex="keeps")
 defrule("srcad.list_unextend", "c, ys",
         vjp={"c": "srcad.list_extend(list(g[0]), g[1])"},
-        out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))), fn=rt.list_unextend, linear=("c",), complex="keeps")
+        out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))), fn=rt.list_unextend, linear=("c",),
+        complex="keeps")
 defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
@@ -152,7 +154,8 @@ defrule("srcad.list_unpermute", "xs, order", jvp_all="srcad.list_unpermute(t_xs,
         updates=0, objects="items", complex="keeps")
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem, user_write=False, cheap="", foldable=False)
 defrule("srcad.array_adjoint", "v, x",
-        vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",), complex="keeps")
+        vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",),
+        complex="keeps")
 
 # list methods (the receiver is the first parameter)
 alias("list.append", "srcad.list_append", attr=True, fn=None, user_write=True)

@@ -21,8 +21,8 @@ the real part of V^-H G V^H with G = diag(gw) + conj(F) * (V^H gV'), gV' = gV mi
 the real parts of diag(V^H gV) (the transpose of the normalisation).
 """
 
-from . import typefns as ty
 from ..ir import types as T
+from . import typefns as ty
 from .registry import defrule, family
 
 family("numpy linalg", raises="always")  # LinAlgError: no convergence

@@ -186,5 +186,6 @@ _DEG = "(57.29577951308232 if deg else 1.0)"
 defrule("numpy.imag", "val", jvp="0.0 * t", vjp="0.0 * g", out=ty.floating("val"),
         complex="real", complex_jvp="np.imag(t)", complex_vjp="1j * g")
 defrule("numpy.angle", "z, deg=False", jvp={"z": "0.0 * t"}, vjp={"z": "0.0 * g"}, out=ty.floating("z"),
-        complex="real", complex_jvp={"z": f"np.where(z == 0.0, 0.0, np.imag(np.conj(z) * t) / {_ABS2}) * {_DEG}"},
+        complex="real",
+        complex_jvp={"z": f"np.where(z == 0.0, 0.0, np.imag(np.conj(z) * t) / {_ABS2}) * {_DEG}"},
         complex_vjp={"z": f"np.where(z == 0.0, 0.0j, 1j * g * z / {_ABS2}) * {_DEG}"})

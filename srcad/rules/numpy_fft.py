@@ -118,7 +118,8 @@ def shifts_and_frequencies(module: str) -> None:
                 vjp={"x": f"np.fft.{other}(g, axes)"}, out=ty.same("x"), linear=("x",), complex="keeps",
                 raises="never")
     for name in ("fftfreq", "rfftfreq"):
-        defrule(f"{module}.{name}", "n, d=1.0", jvp={"d": "-(t * ans) / d"}, vjp={"d": "-np.sum(g * ans) / d"},
+        defrule(f"{module}.{name}", "n, d=1.0", jvp={"d": "-(t * ans) / d"},
+                vjp={"d": "-np.sum(g * ans) / d"},
                 out=ty.array(1), refuses=("n",))
 
 

@@ -80,7 +80,8 @@ view("numpy.expand_dims", "a, axis", "np.reshape(g, np.shape(a))",
 view("numpy.squeeze", "a, axis=None", "np.reshape(g, np.shape(a))",
      ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view", complex="keeps")
 view("numpy.broadcast_to", "array, shape", "srcad.unbroadcast(g, array)",
-     ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view", complex="keeps")
+     ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view",
+     complex="keeps")
 view("numpy.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", keeps_kind=True,
      kind="view", jvp="srcad.T(t)")
 view("numpy.linalg.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", jvp="srcad.T(t)")

@@ -282,8 +282,9 @@ def _check_directions(rule: Rule) -> None:
 def _complex_templates(rule: Rule, jvp, vjp, allowed: set, namespace) -> None:
     """A rule's templates for complex operands (Rule.cjvp, cvjp), checked against its flag."""
     where = f"rule {rule.name}"
-    rule.cjvp = {k: parse_template(v, allowed, where, namespace) for k, v in _by_param(jvp, rule.params, where).items()}
-    rule.cvjp = {k: parse_template(v, allowed, where, namespace) for k, v in _by_param(vjp, rule.params, where).items()}
+    for templates, given in ((rule.cjvp, jvp), (rule.cvjp, vjp)):
+        templates.update({k: parse_template(v, allowed, where, namespace)
+                          for k, v in _by_param(given, rule.params, where).items()})
     if rule.complex not in COMPLEX or (rule.cjvp or rule.cvjp) and not rule.complex:
         raise RuleError(f"{where}: complex={rule.complex!r} is not one of {COMPLEX} (complex templates "
                         "need a complex-correct rule)")

@@ -193,10 +193,11 @@ def _check_written(op: Apply, rule) -> None:
     """A complex value written into an array must be written into a complex array (NumPy
     would drop its imaginary part)."""
     target = op.args[rule.updates] if rule.updates is not None else None
-    if target is not None and not isinstance(atom_type(target), (T.List, T.Dict)) and not _complex_atom(target):
+    arrays = target is not None and not isinstance(atom_type(target), (T.List, T.Dict))
+    if arrays and not _complex_atom(target):
         msg = "a complex value is written into an array of real numbers, which keeps only its real part"
-        raise TypeSupportError(msg, [diagnostic(op.loc, msg, "make the array complex first "
-                                                "(np.zeros(n, dtype=complex)), or write np.real(...) into it")])
+        hint = "make the array complex first (np.zeros(n, dtype=complex)), or write np.real(...) into it"
+        raise TypeSupportError(msg, [diagnostic(op.loc, msg, hint)])
 
 
 def _check_joins(op, varied: set) -> None:

@@ -81,7 +81,8 @@ def _promoted(t: T.Type, keeps: bool) -> T.Type:
     if isinstance(t, T.Tuple):
         return T.Tuple(tuple(_promoted(e, keeps) for e in t.elts), t.fields, t.cls)
     if isinstance(t, T.List):
-        return T.List(_promoted(t.elt, keeps), None if t.items is None else tuple(_promoted(e, keeps) for e in t.items))
+        items = None if t.items is None else tuple(_promoted(e, keeps) for e in t.items)
+        return T.List(_promoted(t.elt, keeps), items)
     return t
 
 

@@ -131,7 +131,8 @@ class ApplyAdjoints:
             raise self.no_rule(op, rule)
         if rule.custom:
             return self.bwd_custom(op, cts[0], pairs)
-        if len(op.outs) == 1 and op.outs[0] in self.partial and _guardable(cts[0]) and _scales(rule, op, pairs):
+        guarded = len(op.outs) == 1 and op.outs[0] in self.partial and _guardable(cts[0])
+        if guarded and _scales(rule, op, pairs):
             return self.bwd_guarded(op, rule, cts, pairs)
         self.bwd_rule(op, rule, cts, pairs)
 
