@@ -67,6 +67,7 @@ EXEMPT = {
     "builtins.range": _NO_FLOAT,
     "builtins.slice": "a slice object (indexing with float bounds fails)",
     "builtins.print": "no result",
+    "srcad.shape_error": "no result: it raises ShapeError where it runs (transforms/shape_checks.py)",
     "math.comb": _NO_FLOAT,
     "math.factorial": _NO_FLOAT,
     "math.gcd": _NO_FLOAT,
