@@ -118,11 +118,11 @@ def rules_fingerprint() -> str:
 
 def _rule_text(rule) -> str:
     templates = {kind: {p: t.source for p, t in getattr(rule, kind).items()}
-                 for kind in ("jvp", "vjp", "let")}
+                 for kind in ("jvp", "vjp", "let", "cjvp", "cvjp")}
     alls = [t.source if t is not None else "" for t in (rule.jvp_all, rule.vjp_all)]
     flags = [rule.nouts, rule.differentiable, rule.broadcasts, rule.fresh, rule.updates, rule.scatter,
              rule.linear, rule.impure, rule.diff, rule.structural, rule.opaque, rule.attr, rule.refuses,
-             _describe(rule.view_of) if rule.view_of else ""]
+             rule.complex, _describe(rule.view_of) if rule.view_of else ""]
     names = {k: _describe(v) for t in _templates(rule) for k, v in sorted(t.namespace.items())}
     functions = [_describe(x) if x is not None else "" for x in (rule.out, rule.fn)]
     return repr([rule.name, rule.params, sorted(map(repr, rule.defaults.items())), templates, alls, flags,
@@ -130,7 +130,7 @@ def _rule_text(rule) -> str:
 
 
 def _templates(rule) -> list:
-    out = [t for kind in ("jvp", "vjp", "let") for t in getattr(rule, kind).values()]
+    out = [t for kind in ("jvp", "vjp", "let", "cjvp", "cvjp") for t in getattr(rule, kind).values()]
     return out + [t for t in (rule.jvp_all, rule.vjp_all) if t is not None]
 
 

@@ -16,7 +16,7 @@ from .analysis import reads
 from .codegen.compile import compile_function
 from .codegen.emit import render
 from .custom import CustomRule
-from .errors import NonScalarOutputError, diagnostic
+from .errors import NonScalarOutputError, TypeSupportError, diagnostic
 from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
 from .frontend.resolve import is_library_object, library_code
@@ -229,8 +229,12 @@ def _check_scalar(fn: Function, spec: Spec) -> Function:
         return dataclasses.replace(fn, body=body)
     if isinstance(t, T.Array) and t.ndim not in (0, None):
         what = f"an array of rank {t.ndim}" + (f" (shape {t.shape})" if t.shape is not None else "")
-    elif isinstance(t, T.Array) and t.kind == "c" or isinstance(t, T.Opaque) and t.kind == "complex":
-        what = "a complex value"
+    elif T.is_complex(t) or isinstance(t, T.Opaque) and t.kind == "complex":
+        _analyzed(fn, spec.argnums, (out,))  # (a function that cannot take complex values, first)
+        where, what = _return_loc(fn), "a complex value"
+        raise TypeSupportError(f"{spec.kind} of a function whose output is {what}", [diagnostic(
+            where or fn.loc, f"{fn.name} returns {what}", "a differentiated output is real: return "
+            "np.real(...), np.imag(...) or np.abs(...) of it (docs/subset.md, complex intermediate values)")])
     else:
         what = {T.NoneT: "None", T.Str: "a string"}.get(type(t), f"a {t}")
     hint = ("grad needs a real scalar output (a float, or an array of shape ()); use srcad.jacrev or "
@@ -325,7 +329,8 @@ def _constant_calls(f: Function) -> list[str]:
 
 
 def differentiable_positions(arg_types) -> tuple[int, ...]:
-    return tuple(i for i, t in enumerate(arg_types) if t.differentiable and not T.is_integral(t))
+    return tuple(i for i, t in enumerate(arg_types) if t.differentiable and not T.is_integral(t)
+                 and not T.is_complex(t))
 
 
 def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:

@@ -381,6 +381,7 @@ INTERNAL["srcad.custom"] = "custom_vjp/custom_jvp calls: tests/test_transforms.p
 INTERNAL["srcad.custom_cotangents"] = "custom_vjp backward results: tests/test_transforms.py"
 
 # the numpy and scipy rows (importing them appends to ROWS)
+import rule_specs_complex  # noqa: E402
 import rule_specs_convolution  # noqa: E402
 import rule_specs_integrate  # noqa: E402
 import rule_specs_linalg  # noqa: E402
@@ -392,7 +393,8 @@ import rule_specs_special  # noqa: E402
 import rule_specs_stats  # noqa: E402
 
 FAMILY_MODULES = (rule_specs_numpy, rule_specs_linalg, rule_specs_order, rule_specs_more, rule_specs_stats,
-                  rule_specs_special, rule_specs_integrate, rule_specs_matrices, rule_specs_convolution)
+                  rule_specs_special, rule_specs_integrate, rule_specs_matrices, rule_specs_convolution,
+                  rule_specs_complex)
 
 row("srcad.max_of", "max(list(x)) * x", x=V3)
 row("srcad.max_of", "max(x) + x", x=V3, note="the builtin over a 1-d array")

@@ -113,19 +113,30 @@ def dot_complex(x, z):
     return np.real(np.dot(x, z))
 
 
-@pytest.mark.parametrize("f,x,z", [
-    (real_part, 2.0, 1.0 + 1.0j),
-    (plus_complex, np.ones(2), np.ones(2) * (1 + 2j)),
-    (dot_complex, np.ones(2), np.ones(2) * 1j),
+def running_complex(x, z):
+    return np.sum(np.real(np.cumsum(x * z)))  # np.cumsum is not complex-correct
+
+
+@pytest.mark.parametrize("f,x,z,exact", [
+    (real_part, 2.0, 1.0 + 1.0j, 1.0),  # d/dx Re(x z) = Re z
+    (plus_complex, np.ones(2), np.ones(2) * (1 + 2j), np.ones(2)),
+    (dot_complex, np.ones(2), np.array([1.0 + 2.0j, -3.0 + 1.0j]), np.array([1.0, -3.0])),
 ])
-def test_complex_values_meeting_differentiated_ones_are_refused(f, x, z):
+def test_complex_values_meeting_differentiated_ones_in_complex_correct_rules(f, x, z, exact):
+    """(docs/subset.md, "Complex intermediate values"): derivatives, by hand."""
+    np.testing.assert_allclose(srcad.grad(f)(x, z), exact)
+    np.testing.assert_allclose(srcad.jvp(f, (x, z), (np.ones_like(x), None))[1], np.sum(exact))
+    with pytest.raises(srcad.TypeSupportError, match="argument z"):  # vjp differentiates z too
+        srcad.vjp(f, x, z)
+
+
+def test_complex_values_meeting_differentiated_ones_elsewhere_are_refused():
+    f, x, z = running_complex, np.ones(2), np.ones(2) * 1j
     for thunk in (lambda: srcad.grad(f)(x, z), lambda: srcad.jvp(f, (x, z), (x, None)),
                   lambda: srcad.jacfwd(f)(x, z), lambda: srcad.hessian(f)(x, z)):
         with pytest.raises(srcad.TypeSupportError) as err:
             thunk()
         assert err.value.lineno == f.__code__.co_firstlineno + 1  # the line where they meet
-    with pytest.raises(srcad.TypeSupportError, match="argument z"):  # vjp differentiates z too
-        srcad.vjp(f, x, z)
 
 
 def test_complex_arguments_tangents_and_cotangents_are_refused():
@@ -379,7 +390,7 @@ def times_made(x, maker):
 def test_results_of_opaque_calls_are_checked_where_they_meet_differentiated_values():
     x = np.ones(2)
     np.testing.assert_allclose(srcad.grad(times_made)(x, Maker(np.array([1.0, 2.0]))), [1.0, 2.0])
-    for bad in (1.0 + 2.0j, np.matrix([[1.0, 2.0]])):
+    for bad in (1.0 + 2.0j, np.matrix([[1.0, 2.0]])):  # (x * c complex: so is grad's output)
         with pytest.raises(srcad.TypeSupportError) as err:
             srcad.grad(times_made)(x, Maker(bad))
         assert f"{__file__}:{times_made.__code__.co_firstlineno + 2}" in str(err.value)

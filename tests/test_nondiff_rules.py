@@ -39,6 +39,7 @@ PROBES = {
     "builtins.str": lambda rng: (rng.normal(),),
     "builtins.divmod": lambda rng: (rng.normal(), 0.7),
     "numpy.digitize": lambda rng: (rng.normal(size=5), _sorted(rng)),
+    "srcad.irfft_weights": lambda rng: (rng.normal(size=(2, 4)), None, (1,)),
     "numpy.searchsorted": lambda rng: (_sorted(rng), rng.normal(size=4)),
     "numpy.result_type": lambda rng: (rng.normal(size=3),),
     "numpy.linalg.matrix_rank": lambda rng: (rng.normal(size=(3, 4)),),
@@ -67,6 +68,7 @@ EXEMPT = {
     "builtins.range": _NO_FLOAT,
     "builtins.slice": "a slice object (indexing with float bounds fails)",
     "builtins.print": "no result",
+    "srcad.shape_error": "no result: it raises ShapeError where it runs (transforms/shape_checks.py)",
     "math.comb": _NO_FLOAT,
     "math.factorial": _NO_FLOAT,
     "math.gcd": _NO_FLOAT,
@@ -337,6 +339,11 @@ SILENT = {
     ("numpy.real_if_close", "tol"):
         lambda r: (np.real_if_close, (r.normal(size=3), r.uniform(50.0, 150.0)), 1),
     ("numpy.vstack", "casting"): "a casting rule (a string)",
+    ("numpy.angle", "deg"): "a flag: degrees or radians",
+    **{(f"{_m}.{_n}", "norm"): "a normalisation name (a string)" for _m in ("numpy.fft", "scipy.fft")
+       for _n in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "irfft",
+                  "irfft2", "irfftn", "hfft", "ihfft")},
+    ("srcad.resize_axes", "like"): _ONLY_SHAPE,
     ("numpy.row_stack", "casting"): "a casting rule (a string)",
     ("numpy.select", "condlist"): "booleans (NumPy refuses float conditions)",
     ("srcad.select_choices_adjoint", "condlist"): "booleans (NumPy refuses float conditions)",

@@ -63,11 +63,21 @@ class ExprEmitter:
             if value < 0 or (value == 0 and math.copysign(1, value) < 0):
                 return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
             return gast.Constant(value=value, kind=None)
+        if isinstance(value, complex) and math.isfinite(value.real) and math.isfinite(value.imag):
+            return self._complex(value)
         if isinstance(value, tuple):
             return gast.Tuple(elts=[self.const(v, index) for v in value], ctx=gast.Load())
         if isinstance(value, slice):
             return self._slice([Const(value.start), Const(value.stop), Const(value.step)], index)
         raise AssertionError(f"cannot emit constant {value!r}")
+
+    def _complex(self, value: complex) -> gast.expr:
+        """A complex literal: `2j`, `-2j`, `(1.5 + 2j)`, `(1.5 - 2j)`."""
+        imag = gast.Constant(value=complex(0.0, abs(value.imag)), kind=None)
+        if value.real == 0 and math.copysign(1, value.real) > 0:
+            return imag if math.copysign(1, value.imag) > 0 else gast.UnaryOp(op=gast.USub(), operand=imag)
+        op = gast.Add() if math.copysign(1, value.imag) > 0 else gast.Sub()
+        return gast.BinOp(left=self.const(value.real), op=op, right=imag)
 
     def callee(self, rule) -> gast.expr:
         """The expression naming a primitive's function: np.sin, math.exp, _unbroadcast..."""

@@ -14,7 +14,7 @@ import types
 import gast
 
 from ..custom import CustomRule
-from ..errors import Diagnostic, NoRuleError, TypeSupportError, UnsupportedSyntaxError
+from ..errors import Diagnostic, NoRuleError, UnsupportedSyntaxError
 from ..identifiers import identifier
 from ..ir import types as T
 from ..ir.builder import Builder
@@ -191,10 +191,7 @@ class ExprLowerer(Displays):
         return method(node)
 
     def expr_Constant(self, node) -> Lowered:
-        if isinstance(node.value, complex):
-            raise self.error(TypeSupportError, node, "complex numbers are not supported",
-                             "srcad differentiates real code: carry real and imaginary parts as two floats")
-        return Const(node.value)
+        return Const(node.value)  # (a complex literal too: transforms/policy.py decides where it may go)
 
     def expr_Name(self, node) -> Lowered:
         return self.lookup_name(node.id, node)

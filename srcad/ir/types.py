@@ -81,6 +81,20 @@ class Float(Type):
 
 
 @dataclass(frozen=True)
+class Complex(Type):
+    @property
+    def differentiable(self) -> bool:
+        return True
+
+    @property
+    def is_scalar(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "complex"
+
+
+@dataclass(frozen=True)
 class Int(Type):
     @property
     def is_scalar(self) -> bool:
@@ -112,7 +126,7 @@ class Array(Type):
 
     @property
     def differentiable(self) -> bool:
-        return self.kind in ("f", None)
+        return self.kind in ("f", "c", None)
 
     def __str__(self) -> str:
         if self.shape is not None:
@@ -121,7 +135,7 @@ class Array(Type):
         return f"array{nd}{self.kind or '?'}"
 
 
-_KIND_NAMES = {"f": "float", "i": "int", "u": "uint", "b": "bool"}
+_KIND_NAMES = {"f": "float", "i": "int", "u": "uint", "b": "bool", "c": "complex"}
 
 
 @dataclass(frozen=True)
@@ -287,12 +301,54 @@ class Fn(Opaque):
 
 
 BOTTOM, UNKNOWN, FLOAT, INT, BOOL, NUM = Bottom(), Unknown(), Float(), Int(), Bool(), Num()
+COMPLEX = Complex()
 NONE, STR = NoneT(), Str()
 _INTEGRAL = (Bool, Int)
+_SCALARS = (Float, Int, Bool, Complex)
+_NUMBERS = (Float, Int, Bool, Complex, Array, Num)
+
+
+def is_complex(t: Type) -> bool:
+    """A complex number or a complex array (Array kind "c")."""
+    return isinstance(t, Complex) or (isinstance(t, Array) and t.kind == "c")
+
+
+def as_complex(t: Type) -> Type:
+    """The type of a value like one of type t, but complex: a float (int, bool) is a complex
+    number, an array a complex array of its rank, Num a complex array of unknown rank;
+    other types (Unknown) are themselves."""
+    if isinstance(t, (Float, Int, Bool, Complex)):
+        return COMPLEX
+    if isinstance(t, Array):
+        return Array(t.ndim, "c", t.shape)
+    if isinstance(t, Num):
+        return Array(None, "c")
+    return t
+
+
+def as_real(t: Type) -> Type:
+    """The type of the real part of a value of type t (np.real, np.abs of a complex value)."""
+    if isinstance(t, Complex):
+        return FLOAT
+    if isinstance(t, Array) and t.kind == "c":
+        return Array(t.ndim, "f", t.shape)
+    return t
 
 
 def _join_numeric(a: Type, b: Type) -> Type | None:
-    """Join of two numeric types, or None when either is not numeric."""
+    """Join of two numeric types, or None when either is not numeric. A complex type joined
+    with another number is complex (a complex array of unknown rank when they differ in rank),
+    so that a value that may be complex is never typed real."""
+    if is_complex(a) or is_complex(b):
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return Array(None, "c")  # (what is not known may be a number: never typed real)
+        if not (isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS)):
+            return None
+        if isinstance(a, _SCALARS) and isinstance(b, _SCALARS):
+            return COMPLEX
+        if isinstance(a, Array) and isinstance(b, Array):
+            return Array(a.ndim if a.ndim == b.ndim else None, "c", a.shape if a.shape == b.shape else None)
+        return Array(None, "c")
     if isinstance(a, _INTEGRAL) and isinstance(b, _INTEGRAL):
         return INT
     if isinstance(a, (Float, Int, Bool)) and isinstance(b, (Float, Int, Bool)):
@@ -423,7 +479,7 @@ def class_of(t: Type):
 
 def shape_of(t: Type) -> tuple[int, ...] | None:
     """The exact shape of a value of type t: () for scalars, None when unknown."""
-    if isinstance(t, (Float, Int, Bool)):
+    if isinstance(t, (Float, Int, Bool, Complex)):
         return ()
     if isinstance(t, Array):
         return t.shape

@@ -7,6 +7,7 @@ from .kinds import is_function, is_function_value, user_class, value_kind
 from .types import (
     BOOL,
     BOTTOM,
+    COMPLEX,
     FLOAT,
     INT,
     NONE,
@@ -35,6 +36,8 @@ def of_value(x: object, path: tuple = ()) -> Type:
         return INT
     if isinstance(x, (float, np.floating)):
         return FLOAT
+    if isinstance(x, (complex, np.complexfloating)):
+        return COMPLEX
     if type(x) is np.ndarray:
         return Array(x.ndim, x.dtype.kind, x.shape)
     if x is None:

@@ -6,7 +6,7 @@
 from . import operators
 from . import builtins_, math_, numpy_elementwise, numpy_arrays, internal
 from . import numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral
-from . import numpy_norms, matrix_functions, convolution
+from . import numpy_norms, matrix_functions, convolution, numpy_fft, numpy_eig
 from . import numpy_numerics
 from . import numpy_order, numpy_ufuncs
 from . import numpy_nondiff, helpers, numpy_methods
@@ -15,7 +15,7 @@ from .registry import RULES, Rule, defrule, lazy_family, load_all, lookup, rule_
 
 FAMILIES = (operators, builtins_, math_, numpy_elementwise, numpy_arrays, internal,
             numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral, numpy_norms,
-            matrix_functions, convolution,
+            matrix_functions, convolution, numpy_fft, numpy_eig,
             numpy_numerics, numpy_order, numpy_ufuncs,
             numpy_nondiff, helpers, numpy_methods)
 
@@ -25,5 +25,6 @@ lazy_family("scipy.stats", "srcad.rules.scipy_stats")
 lazy_family("scipy.integrate", "srcad.rules.integrate")
 lazy_family("scipy.linalg", "srcad.rules.scipy_linalg")
 lazy_family("scipy.signal", "srcad.rules.scipy_signal")
+lazy_family("scipy.fft", "srcad.rules.scipy_fft")
 
 __all__ = ["FAMILIES", "RULES", "Rule", "defrule", "lazy_family", "load_all", "lookup", "rule_for_object"]

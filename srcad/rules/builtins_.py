@@ -14,8 +14,11 @@ family("builtins", cheap="scalar")
 
 FOLD = {"foldable": True}  # safe to call on constants while transforming
 
+# (of a complex number: real, with the derivative of numpy.absolute, numpy_elementwise.py)
 defrule("builtins.abs", "x", jvp="t * np.sign(x)", vjp="g * np.sign(x)", out=ty.same("x"), kind="elementwise",
-        **FOLD)
+        complex="real",
+        complex_jvp="np.where(ans == 0.0, 0.0, np.real(np.conj(x) * t) / np.where(ans == 0.0, 1.0, ans))",
+        complex_vjp="np.where(ans == 0.0, 0.0j, g * x / np.where(ans == 0.0, 1.0, ans))", **FOLD)
 # max(x, y) is y if y > x else x (min: y if y < x else x), so a NaN y is never selected;
 # ties split the derivative equally. A run-time branch, not a 0/1 weight times a derivative
 # that may be inf or NaN.

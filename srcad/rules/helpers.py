@@ -17,7 +17,7 @@ from ..ir import types as T
 from . import shapes_numpy as shn
 from . import typefns as ty
 from .numpy_products import einsum_view
-from .registry import defrule, family, nondiff
+from .registry import conjugated, defrule, family, nondiff
 
 family("internal")
 
@@ -39,10 +39,10 @@ def linear(name, params, adjoint, out, fresh=True, **flags):
 
 
 linear("split_like", "c, arrays, axis=0, ndmin=1", "srcad.join_like(g, arrays, axis, ndmin)", _pieces,
-       fresh=False)
+       fresh=False, complex="keeps")
 linear("join_like", "c, arrays, axis=0, ndmin=1", "srcad.split_like(g, arrays, axis, ndmin)",
-       ty.array(None))
-linear("unstack_like", "c, arrays, axis=0", "np.stack(g, axis=axis)", _pieces, fresh=False)
+       ty.array(None), complex="keeps")
+linear("unstack_like", "c, arrays, axis=0", "np.stack(g, axis=axis)", _pieces, fresh=False, complex="keeps")
 defrule("srcad.sequence_adjoint", "c, x", vjp={"c": "list(g)"},
         out=ty.same("x"), fn=rt.sequence_adjoint, fresh=False, linear=("c",))
 linear("untile", "c, a, reps", "np.tile(g, reps)", ty.array_like("a"))
@@ -84,10 +84,11 @@ def _ops_with(j: int, value: str) -> str:
     return ", ".join(value if i == j else name for i, name in enumerate(_OPS))
 
 
-defrule("srcad.einsum_call", "subscripts, a, b=None, c=None, d=None, e=None, f=None",
-        vjp={name: f"srcad.einsum_vjp(subscripts, {j}, g, {_ops_with(j, f'np.shape({name})')})"
-             for j, name in enumerate(_OPS)},
-        out=ty.num, fn=rt.einsum_call, multilinear=_OPS, view_of=einsum_view)
+_CALL_VJP = {name: f"srcad.einsum_vjp(subscripts, {j}, g, {_ops_with(j, f'np.shape({name})')})"
+             for j, name in enumerate(_OPS)}
+defrule("srcad.einsum_call", "subscripts, a, b=None, c=None, d=None, e=None, f=None", vjp=_CALL_VJP,
+        out=ty.num, fn=rt.einsum_call, multilinear=_OPS, view_of=einsum_view, complex="keeps",
+        complex_vjp={p: conjugated(v) for p, v in _CALL_VJP.items()})
 # <g, einsum_vjp_k(h, ops)> = <h, einsum(ops with g at k)>: linear in h and in each operand
 # j != k, whose adjoint is einsum_vjp_j with g in place of operand k.
 
@@ -110,11 +111,12 @@ def _h_adjoint(j: int = 0) -> str:
     return call if j == len(_OPS) - 1 else f"({call} if k == {j} else {_h_adjoint(j + 1)})"
 
 
-defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None, d=None, e=None, f=None",
-        vjp={"h": _h_adjoint(),
-             **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
-                for j, name in enumerate(_OPS)}},
-        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, multilinear=("h",) + _OPS)
+_VJP_VJP = {"h": _h_adjoint(),
+            **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
+               for j, name in enumerate(_OPS)}}
+defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None, d=None, e=None, f=None", vjp=_VJP_VJP,
+        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, multilinear=("h",) + _OPS, complex="keeps",
+        complex_vjp={p: conjugated(v) for p, v in _VJP_VJP.items()})
 
 # prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is the Hessian of the
 # product, symmetric, applied by prod_hvp (exact at zeros). prod_hvp's own derivative in a
@@ -180,7 +182,7 @@ nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
 nondiff("srcad.rolled_axis", "ndim, axis, start=0", out=ty.scalar_int, fn=rt.rolled_axis)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
-        fresh=False, linear=("x",), raises="always")
+        fresh=False, linear=("x",), raises="always", complex="keeps")
 # a dict's cotangent without the key a write added (operator.setitem's vjp)
 defrule("srcad.without_key", "c, key",
         vjp={"c": "srcad.setitem(g, key, srcad.zeros_like(c[key]))"}, out=ty.unknown, fn=rt.without_key,
@@ -190,7 +192,7 @@ nondiff("srcad.zero_item", "x, idx", out=ty.getitem, fn=rt.zero_item, raises="in
 # reads of a local variable that may be unassigned (frontend/definite.py): kept, so that
 # derivatives raise UnboundLocalError where the function does
 defrule("srcad.bound", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.bound,
-        fresh=False, linear=("x",), raises="always", objects="any", holds="first")
+        fresh=False, linear=("x",), raises="always", objects="any", holds="first", complex="keeps")
 nondiff("srcad.unbound", "name", out=lambda sig: T.BOTTOM, fn=rt.unbound, raises="always")
 # a parameter a source implementation (rules/scipy_stats.py) treats as data: an error if differentiated
 nondiff("srcad.data_only", "x, what=''", out=lambda sig: sig.type("x"), fn=rt.data_only, refuses=("x",))

@@ -81,28 +81,29 @@ nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
 
 defrule("srcad.unbroadcast", "c, x",
         vjp={"c": "srcad.broadcast_like(g, c)"}, out=ty.same_array("x"), fn=rt.unbroadcast,
-        fresh=False, linear=("c",), shape=sh.second)
+        fresh=False, linear=("c",), shape=sh.second, complex="keeps")
 defrule("srcad.broadcast_like", "v, like",
         vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,
         fresh=False, linear=("v",), shape=sh.second,
-        readonly=True)  # (v itself when it has the shape already)
+        readonly=True, complex="keeps")  # (v itself when it has the shape already)
 defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), fn=rt.add,
-        linear=("x", "y"))
+        linear=("x", "y"), complex="keeps")
 defrule("srcad.scatter_add", "acc, idx, v",
         jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
         vjp={"acc": "g", "v": "g[idx]"}, jvp_all="srcad.scatter_add(t_acc, idx, t_v)",
         out=ty.same("acc"), fn=rt.scatter_add, updates=0, broadcasts=("v",), linear=("acc", "v"),
-        shape=sh.first, stores=2, scatters=True)
+        shape=sh.first, stores=2, scatters=True, complex="keeps")
 # np.add.at(y, idx, v) on a local array, as the user wrote it (checked like y[idx] += v)
 alias("srcad.add_at", "srcad.scatter_add", fn=rt.scatter_add, user_write=True, stores=None)
 defrule("srcad.T", "x", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
-        fresh=False, linear=("x",), shape=sh.swap_last, kind="view")
+        fresh=False, linear=("x",), shape=sh.swap_last, kind="view", complex="keeps")
 defrule("srcad.sum_adjoint", "v, x", vjp={"v": "sum(g)"},
-        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True)
+        out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True,
+        complex="keeps")
 defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
         vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
         out=ty.same_array("x"), fn=rt.expand_reduced, fresh=False, linear=("v",),
-        shape=sh.second, readonly=True)
+        shape=sh.second, readonly=True, complex="keeps")
 
 # lists as values: append and pop are each other's adjoint
 def _appended(sig):
@@ -112,7 +113,7 @@ def _appended(sig):
 
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
-        updates=0, stores=1, objects="store", holds="all")
+        updates=0, stores=1, objects="store", holds="all", complex="keeps")
 
 
 def _extended(sig):
@@ -126,33 +127,35 @@ def _extended(sig):
 # xs.extend(ys): the adjoint splits the cotangent list back into xs's part and ys's part
 defrule("srcad.list_extend", "xs, ys", jvp_all="srcad.list_extend(t_xs, t_ys)",
         vjp_all="srcad.list_unextend(g, ys)", diff=("xs", "ys"), out=_extended, fn=rt.list_extend,
-        updates=0, stores=1, objects="items")
+        updates=0, stores=1, objects="items", complex="keeps")
 defrule("srcad.list_unextend", "c, ys",
         vjp={"c": "srcad.list_extend(list(g[0]), g[1])"},
-        out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))), fn=rt.list_unextend, linear=("c",))
+        out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))), fn=rt.list_unextend, linear=("c",),
+        complex="keeps")
 defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop, updates=0, raises="always", objects="items")  # an empty list
+        fn=rt.list_pop, updates=0, raises="always", objects="items", complex="keeps")  # an empty list
 # xs.insert(i, v) and xs.pop(i): each is the other's adjoint
 defrule("srcad.list_insert", "xs, i, v", jvp_all="srcad.list_insert(t_xs, i, t_v)",
         vjp_all="srcad.list_pop_at(g, i)", diff=("xs", "v"), out=_appended, fn=rt.list_insert, updates=0,
-        stores=2, objects="store")
+        stores=2, objects="store", complex="keeps")
 defrule("srcad.list_pop_at", "xs, i", jvp_all="srcad.list_pop_at(t_xs, i)",
         vjp_all="(srcad.list_insert(g0, i, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop_at, updates=0, raises="always", user_write=True, objects="items")
+        fn=rt.list_pop_at, updates=0, raises="always", user_write=True, objects="items", complex="keeps")
 # xs.sort() (transforms/sequences.py): the items put in a stable sort's order, in place; the
 # order is a constant, so each is linear and the other's adjoint
 defrule("srcad.list_permute", "xs, order", jvp_all="srcad.list_permute(t_xs, order)",
         vjp_all="(srcad.list_unpermute(g, order),)", diff=("xs",), out=ty.same("xs"), fn=rt.list_permute,
-        updates=0, objects="items", user_write=True)
+        updates=0, objects="items", user_write=True, complex="keeps")
 defrule("srcad.list_unpermute", "xs, order", jvp_all="srcad.list_unpermute(t_xs, order)",
         vjp_all="(srcad.list_permute(g, order),)", diff=("xs",), out=ty.same("xs"), fn=rt.list_unpermute,
-        updates=0, objects="items")
+        updates=0, objects="items", complex="keeps")
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem, user_write=False, cheap="", foldable=False)
 defrule("srcad.array_adjoint", "v, x",
-        vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",))
+        vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",),
+        complex="keeps")
 
 # list methods (the receiver is the first parameter)
 alias("list.append", "srcad.list_append", attr=True, fn=None, user_write=True)
@@ -193,14 +196,14 @@ defrule("builtins.list", "x=()", vjp="srcad.sequence_adjoint(g, x)",
         out=_list_type, linear=("x",), copies=(0,), allocates=True, objects="items", holds="first")
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),
-        linear=("x", "y"), copies=(0, 1), objects="items")
+        linear=("x", "y"), copies=(0, 1), objects="items", complex="keeps")
 defrule("srcad.list_repeat", "x, n", jvp={"x": "t * n"}, vjp={"x": "srcad.list_unrepeat(g, x)"},
-        out=ty.same("x"), linear=("x",), copies=(0,), objects="items")
+        out=ty.same("x"), linear=("x",), copies=(0,), objects="items", complex="keeps")
 defrule("srcad.list_unrepeat", "c, x",
         vjp={"c": "g * (len(c) // len(g))"}, out=ty.same("x"), fn=rt.list_unrepeat,
-        linear=("c",))
+        linear=("c",), complex="keeps")
 defrule("srcad.copy_value", "x", vjp="g", out=ty.same("x"),
-        fn=rt.copy_value, linear=("x",), shape=sh.first, copies=(0,), objects="items")
+        fn=rt.copy_value, linear=("x",), shape=sh.first, copies=(0,), objects="items", complex="keeps")
 
 # a call to a function with user-given rules (srcad.custom_vjp / custom_jvp): the transforms
 # call its fwd/bwd/jvp functions; results are (output, residuals)
@@ -221,10 +224,10 @@ defrule("srcad.custom_cotangents", "cts, args",
 # shape-specialised helpers (simplify turns shape-only work into these)
 defrule("srcad.sum_to_shape", "v, shape",
         vjp={"v": "srcad.broadcast_like(g, v)"}, out=ty.unknown, fn=rt.sum_to_shape, linear=("v",),
-        shape=sh.literal)
+        shape=sh.literal, complex="keeps")
 defrule("srcad.broadcast_to", "v, shape",
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
-        fresh=False, linear=("v",), shape=sh.literal, readonly=True)
+        fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps")
 
 # max/min of an iterable: the derivative goes to the selected element, shared among ties;
 # select_adjoint and select_tangent are each other's transposes

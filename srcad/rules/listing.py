@@ -69,7 +69,14 @@ def note(rule: Rule, aliases: dict[str, str]) -> str:
         parts.append(f"`{p}` only " + " or ".join(f"`{v!r}`" for v in values))
     if rule.differentiable and rule.diff_params:
         parts.append("differentiable in " + ", ".join(f"`{p}`" for p in rule.diff_params))
+    if rule.complex:
+        parts.append(_COMPLEX[rule.complex])
     return "; ".join(parts)
+
+
+#: Rule.complex as docs/primitives.md says it (docs/subset.md, "Complex intermediate values")
+_COMPLEX = {"keeps": "complex operands too", "real": "complex operands too (a real result)",
+            "typed": "complex values too"}
 
 
 def signature(rule: Rule) -> str:

@@ -17,7 +17,7 @@ from ..ir import types as T
 from . import batching as bt
 from . import shapes as sh
 from . import typefns as ty
-from .registry import alias, defrule, family
+from .registry import alias, conjugated, defrule, family
 
 family("numpy arrays")
 
@@ -40,14 +40,15 @@ defrule("numpy.sum", RED + ", initial=None, where=True",
         jvp={"a": _plain("np.sum(t, axis=axis, keepdims=keepdims)",
                          "np.sum(t, axis=axis, keepdims=keepdims, where=where)", False)},
         vjp={"a": _plain(_EG, _KEPT.format(v=_EG), False)}, out=ty.reduce_("a"), linear=("a",),
-        kind="reduction", batch=bt.reduction, method="sum", refuses=("initial",))
+        kind="reduction", batch=bt.reduction, method="sum", refuses=("initial",), complex="keeps")
 _N = "np.sum(np.broadcast_to(where, np.shape(a)), axis=axis, keepdims=keepdims)"
 defrule("numpy.mean", RED + ", where=True",
         jvp={"a": _plain("np.mean(t, axis=axis, keepdims=keepdims)",
                          "np.mean(t, axis=axis, keepdims=keepdims, where=where)", False)},
         vjp={"a": _plain(_EG + " * (np.size(ans) / np.size(a))",
                          _KEPT.format(v=_EXPAND.format(v=f"g / {_N}")), False)},
-        out=ty.reduce_("a"), linear=("a",), kind="reduction", batch=bt.reduction, method="mean")
+        out=ty.reduce_("a"), linear=("a",), kind="reduction", batch=bt.reduction, method="mean",
+        complex="keeps")
 _PARTIALS = ("srcad.prod_partials(np.where(where, a, 1.0), axis) * (1.0 if initial is None else initial)")
 defrule("numpy.prod", RED + ", initial=None, where=True",
         jvp={"a": _plain("np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)",
@@ -136,20 +137,20 @@ _DOT_B = ("g * a if np.ndim(a) == 0 else (np.sum(g * a) if np.ndim(b) == 0 else 
           "else " + _DOT_ND.format(o="a", s="b", w=1) + "))")
 defrule("numpy.dot", "a, b", vjp=(_DOT_A, _DOT_B),
         out=ty.matmul("a", "b", dot=True), multilinear=("a", "b"), shape=sh.dot,
-        batch=bt.matmul)
+        batch=bt.matmul, complex="keeps", complex_vjp=(conjugated(_DOT_A), conjugated(_DOT_B)))
 alias("numpy.matmul", "operator.matmul", cheap="", foldable=False, type_errors="")
 
 defrule("numpy.transpose", "a, axes=None",
         vjp={"a": "np.transpose(g, srcad.inverse_axes(axes))"}, out=ty.same("a"), fresh=False,
-        linear=("a",), kind="view", shape=sh.transpose, batch=bt.transpose, keeps_kind=True)
+        linear=("a",), kind="view", complex="keeps", shape=sh.transpose, batch=bt.transpose, keeps_kind=True)
 defrule("numpy.reshape", "a, shape=None, order='C'", jvp={"a": "np.reshape(t, shape, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.from_shape("shape"), fresh=False,
-        linear=("a",), shape=sh.reshape, batch=bt.reshape, keeps_kind=True)
+        linear=("a",), shape=sh.reshape, batch=bt.reshape, keeps_kind=True, complex="keeps")
 defrule("numpy.ravel", "a, order='C'", jvp={"a": "np.ravel(t, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.array(1), fresh=False,
-        linear=("a",), shape=sh.flat, batch=bt.reshape, keeps_kind=True)
+        linear=("a",), shape=sh.flat, batch=bt.reshape, keeps_kind=True, complex="keeps")
 defrule("numpy.copy", "a", vjp="g", out=ty.same("a"), linear=("a",), shape=sh.first,
-        keeps_kind=True, allocates=True)
+        keeps_kind=True, allocates=True, complex="keeps")
 def _array_type(sig) -> T.Type:
     """np.array(a) of an array is an array of its type (a copy); otherwise of unknown rank."""
     t = sig.type("object")

@@ -72,9 +72,21 @@ _UNARY = {
     "rad2deg": "57.29577951308232",
     "sinc": "np.where(x == 0.0, 0.0, (np.cos(np.pi * x) - ans) / np.where(x == 0.0, 1.0, x))",
 }
+#: the functions above that are holomorphic with the same derivative for complex arguments
+#: (principal branches): for a complex operand the adjoint multiplies by its conjugate
+#: (docs/subset.md, "Complex intermediate values"); arccosh's formula picks another branch's sign
+HOLOMORPHIC = ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+               "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "square",
+               "reciprocal")
 FLOATING = ty.floating("x")
+# |z| of a complex z: derivative Re(conj(z) dz) / |z|, 0 at z = 0 (as sign(0) = 0 for reals)
+_NZ = "np.where(ans == 0.0, 1.0, ans)"
+_COMPLEX = {name: {"complex": "keeps", "complex_vjp": f"g * np.conj({_UNARY[name]})"} for name in HOLOMORPHIC}
+_COMPLEX["absolute"] = {"complex": "real",
+                        "complex_jvp": f"np.where(ans == 0.0, 0.0, np.real(np.conj(x) * t) / {_NZ})",
+                        "complex_vjp": f"np.where(ans == 0.0, 0.0j, g * x / {_NZ})"}
 for _name, _d in _UNARY.items():
-    elementwise(f"numpy.{_name}", _d, out=FLOATING)
+    elementwise(f"numpy.{_name}", _d, out=FLOATING, **_COMPLEX.get(_name, {}))
 alias("numpy.abs", "numpy.absolute")
 alias("numpy.degrees", "numpy.rad2deg")
 alias("numpy.radians", "numpy.deg2rad")
@@ -123,7 +135,7 @@ defrule("numpy.where", "condition, x, y",
         jvp={"x": "np.where(condition, t, 0.0)", "y": "np.where(condition, 0.0, t)"},
         vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
         out=ty.floating("condition", "x", "y"), broadcasts=("condition", "x", "y"), linear=("x", "y"),
-        shape=sh.where)
+        shape=sh.where, complex="keeps")
 # select: each element from the choice whose condition holds first, else default
 _REST = "srcad.select_rest(condlist)"
 defrule("numpy.select", "condlist, choicelist, default=0",
@@ -167,5 +179,13 @@ nondiff("numpy.floor_divide", "x, y", out=ty.arith("x", "y"))
 # heaviside(x1, x2) is x2 where x1 == 0 (and 0 or 1 elsewhere): piecewise constant in x1
 defrule("numpy.heaviside", "x1, x2", jvp={"x2": "np.where(x1 == 0.0, t, 0.0)"},
         vjp={"x2": "np.where(x1 == 0.0, g, 0.0)"}, out=ty.floating("x1", "x2"), broadcasts=("x1", "x2"))
-nondiff("numpy.imag", "val", out=lambda sig: ty.floating("val")(sig))
-nondiff("numpy.angle", "z, deg=False", out=lambda sig: ty.floating("z")(sig))
+# imag and angle of a complex z: imag is R-linear (adjoint 1j * g); d angle = Im(conj(z) dz) / |z|^2,
+# 0 at z = 0. Of a real value they are constant (0, and 0 or pi): derivative 0
+_ABS2 = "np.where(z == 0.0, 1.0, np.real(z * np.conj(z)))"
+_DEG = "(57.29577951308232 if deg else 1.0)"
+defrule("numpy.imag", "val", jvp="0.0 * t", vjp="0.0 * g", out=ty.floating("val"),
+        complex="real", complex_jvp="np.imag(t)", complex_vjp="1j * g")
+defrule("numpy.angle", "z, deg=False", jvp={"z": "0.0 * t"}, vjp={"z": "0.0 * g"}, out=ty.floating("z"),
+        complex="real",
+        complex_jvp={"z": f"np.where(z == 0.0, 0.0, np.imag(np.conj(z) * t) / {_ABS2}) * {_DEG}"},
+        complex_vjp={"z": f"np.where(z == 0.0, 0.0j, 1j * g * z / {_ABS2}) * {_DEG}"})

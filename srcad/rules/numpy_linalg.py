@@ -20,7 +20,7 @@ Assumptions and choices (the same in both modes):
 from ..ir import types as T
 from . import shapes_numpy as shn
 from . import typefns as ty
-from .registry import defrule, family
+from .registry import conjugated, defrule, family
 
 family("numpy linalg", raises="always")  # LinAlgError: singular, not positive definite, NaN
 
@@ -40,8 +40,10 @@ def _batch_scalar(name: str):
 SAME = ty.rank("a")
 EYE = "np.eye(np.shape(a)[-1])"
 
-defrule("numpy.linalg.inv", "a", jvp="-(ans @ t @ ans)", vjp=f"-({TT}(ans) @ g @ {TT}(ans))", out=SAME,
-        shape=shn.same("a"))
+# inv and solve of complex matrices: the adjoints with conjugate transposes (registry.conjugated)
+_INV_VJP = f"-({TT}(ans) @ g @ {TT}(ans))"
+defrule("numpy.linalg.inv", "a", jvp="-(ans @ t @ ans)", vjp=_INV_VJP, out=SAME,
+        shape=shn.same("a"), complex="keeps", complex_vjp=conjugated(_INV_VJP))
 def _solve_type(sig) -> T.Type:
     na, nb = ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b"))
     if na is None or nb is None:
@@ -53,14 +55,15 @@ def _solve_type(sig) -> T.Type:
 # and b broadcast (the transform sums cotangents over broadcast dimensions)
 _BBAR = (f"(np.linalg.solve({TT}(a), np.expand_dims(g, -1))[..., 0] if np.ndim(b) == 1 "
          f"else np.linalg.solve({TT}(a), g))")  # spliced as text: it is used inside a branch
+_SOLVE_VJP = {"a": f"-(np.expand_dims({_BBAR}, -1) * np.expand_dims(ans, -2)) if np.ndim(b) == 1 "
+                   f"else -({_BBAR} @ {TT}(ans))",
+              "b": _BBAR}
 defrule("numpy.linalg.solve", "a, b",
         jvp={"a": "-np.linalg.solve(a, t @ np.expand_dims(ans, -1))[..., 0] if np.ndim(b) == 1 "
                   "else -np.linalg.solve(a, t @ ans)",
              "b": "np.linalg.solve(a, np.expand_dims(t, -1))[..., 0] if np.ndim(b) == 1 "
                   "else np.linalg.solve(a, t)"},
-        vjp={"a": f"-(np.expand_dims({_BBAR}, -1) * np.expand_dims(ans, -2)) if np.ndim(b) == 1 "
-                  f"else -({_BBAR} @ {TT}(ans))",
-             "b": _BBAR},
+        vjp=_SOLVE_VJP, complex="keeps", complex_vjp={p: conjugated(v) for p, v in _SOLVE_VJP.items()},
         out=_solve_type, broadcasts=("a", "b"), linear=("b",), shape=shn.solve)
 # det: d det(a) = tr(adj(a) da), with the adjugate computed without inverting a (from its
 # SVD), so that it exists at singular matrices too (srcad.adjugate, to second order)

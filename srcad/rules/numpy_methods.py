@@ -22,7 +22,7 @@ defrule("numpy.ndarray.astype", "a, dtype", jvp="np.asarray(t, dtype=dtype)", vj
         out=lambda sig: T.Array(ty._ndim_of(sig.type("a")), None), attr=True, linear=("a",),
         shape=shn.same("a"))
 defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", out=ty.same("a"),
-        fresh=False, attr=True, linear=("a",),
+        fresh=False, attr=True, linear=("a",), complex="keeps",
         kind="view", shape=sh.reversed_axes, batch=bt.reversed_axes, keeps_kind=True)
 # x.item(): the one element of a size-1 array; x.item(i): element i of the flattened array
 # (negative from the end); x.item((i, j)): element [i, j]
@@ -35,7 +35,8 @@ defrule("numpy.ndarray.tolist", "a", jvp="t.tolist()", vjp="np.array(g)",
         out=lambda sig: T.List(T.FLOAT) if isinstance(sig.type("a"), T.Array) and sig.type("a").ndim == 1
         else T.UNKNOWN, attr=True, linear=("a",))
 defrule("numpy.ndarray.real", "a", jvp="np.real(t)", vjp="g", out=ty.same("a"), fresh=False,
-        attr=True, linear=("a",))
+        attr=True, linear=("a",), complex="real")
+alias("numpy.ndarray.imag", "numpy.imag", attr=True, fn=None)
 
 def _shape_type(sig):
     t = sig.type("a")

@@ -15,7 +15,7 @@ from ..ir.nodes import Const
 from . import shapes_numpy as shn
 from . import typefns as ty
 from .operators import _MATMUL_X, _MATMUL_Y
-from .registry import defrule, family
+from .registry import conjugated, defrule, family
 
 family("numpy products")
 
@@ -139,6 +139,14 @@ def _vjp(j: int) -> str:
     return f"srcad.einsum_vjp(subscripts, {j}, g, {_operands(j, f'np.shape({_OPS[j]})')})"
 
 
+_EINSUM_VJP = {"a": _vjp(0),
+               "b": (f"{_vjp(1)} if {_IS_STR} else "
+                     f"srcad.einsum_vjp({_SPEC}, 1, g, subscripts, np.shape(b), {_D})"),
+               "c": _vjp(2),
+               "subscripts": f"srcad.einsum_vjp({_SPEC}, 0, g, np.shape(subscripts), {_B}, {_D})",
+               "d": (f"{_vjp(3)} if {_IS_STR} else "
+                     f"srcad.einsum_vjp({_SPEC}, 2, g, subscripts, b, np.shape(d))"),
+               "e": _vjp(4), "f": _vjp(5)}
 defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=None, optimize=False",
         jvp={"a": _jvp(0),
              "b": f"{_jvp(1)} if {_IS_STR} else srcad.einsum_call({_SPEC}, subscripts, t, {_D})",
@@ -146,14 +154,7 @@ defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=N
              "subscripts": f"srcad.einsum_call({_SPEC}, t, {_B}, {_D})",
              "d": f"{_jvp(3)} if {_IS_STR} else srcad.einsum_call({_SPEC}, subscripts, b, t)",
              "e": _jvp(4), "f": _jvp(5)},
-        vjp={"a": _vjp(0),
-             "b": (f"{_vjp(1)} if {_IS_STR} else "
-                   f"srcad.einsum_vjp({_SPEC}, 1, g, subscripts, np.shape(b), {_D})"),
-             "c": _vjp(2),
-             "subscripts": f"srcad.einsum_vjp({_SPEC}, 0, g, np.shape(subscripts), {_B}, {_D})",
-             "d": (f"{_vjp(3)} if {_IS_STR} else "
-                   f"srcad.einsum_vjp({_SPEC}, 2, g, subscripts, b, np.shape(d))"),
-             "e": _vjp(4), "f": _vjp(5)},
+        vjp=_EINSUM_VJP, complex="keeps", complex_vjp={p: conjugated(v) for p, v in _EINSUM_VJP.items()},
         out=_einsum_type, multilinear=("subscripts",) + _OPS, view_of=einsum_view,
         shape=shn.einsum, positional=7)
 

@@ -76,11 +76,12 @@ view("numpy.moveaxis", "a, source, destination", "np.moveaxis(g, destination, so
 view("numpy.swapaxes", "a, axis1, axis2", "np.swapaxes(g, axis1, axis2)",
      SAME, "a", shape=shn.swapaxes, keeps_kind=True, kind="view")
 view("numpy.expand_dims", "a, axis", "np.reshape(g, np.shape(a))",
-     _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view")
+     _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view", complex="keeps")
 view("numpy.squeeze", "a, axis=None", "np.reshape(g, np.shape(a))",
-     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view")
+     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view", complex="keeps")
 view("numpy.broadcast_to", "array, shape", "srcad.unbroadcast(g, array)",
-     ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view")
+     ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view",
+     complex="keeps")
 view("numpy.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", keeps_kind=True,
      kind="view", jvp="srcad.T(t)")
 view("numpy.linalg.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", jvp="srcad.T(t)")
@@ -88,7 +89,7 @@ for _n in (1, 2, 3):
     view(f"numpy.atleast_{_n}d", "arys", "np.reshape(g, np.shape(arys))",
          ty.rank("arys", at_least=_n), "arys",
          shape=(shn.atleast_1d, shn.atleast_2d, shn.atleast_3d)[_n - 1], keeps_kind=True)
-view("numpy.real", "val", "g", ty.rank("val"), "val")
+view("numpy.real", "val", "g", ty.rank("val"), "val", complex="real")
 # the pieces of np.c_[x, y] (frontend/displays.py): np.concatenate(..., axis=-1) of each
 view("srcad.c_column", "x", "np.reshape(g, np.shape(x))", ty.rank("x", at_least=2), "x", fn=rt.c_column)
 # (srcad's values are real: real_if_close returns its argument, as an array)
@@ -96,7 +97,8 @@ view("numpy.real_if_close", "a, tol=100", "g", ty.rank("a"), "a", jvp="np.real_i
 # rollaxis(a, axis, start) is moveaxis(a, axis, srcad.rolled_axis(...))
 view("numpy.rollaxis", "a, axis, start=0", "np.moveaxis(g, srcad.rolled_axis(np.ndim(a), axis, start), axis)",
      SAME, "a", keeps_kind=True, kind="view")
-move("numpy.conjugate", "x", "g", ty.same("x"), "x", shape=shn.same("x"))
+move("numpy.conjugate", "x", "g", ty.same("x"), "x", shape=shn.same("x"), complex="keeps",
+     complex_vjp="np.conj(g)")
 for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
     view(f"numpy.{_name}", "a, dtype=None", "srcad.array_adjoint(g, a)",
          ty.array(None), "a", shape=shn.same("a") if _name != "asanyarray" else None,
@@ -104,9 +106,9 @@ for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
 
 # joining a list or tuple of arrays (its cotangent is a list, one cotangent per array)
 move("numpy.concatenate", "arrays, axis=0", "srcad.split_like(g, arrays, axis)", ty.joined("arrays"),
-     "arrays", jvp="np.concatenate(t, axis=axis)")
+     "arrays", jvp="np.concatenate(t, axis=axis)", complex="keeps")
 move("numpy.stack", "arrays, axis=0", "srcad.unstack_like(g, arrays, axis)",
-     ty.joined("arrays", delta=1, flat_axis=None), "arrays", jvp="np.stack(t, axis=axis)")
+     ty.joined("arrays", delta=1, flat_axis=None), "arrays", jvp="np.stack(t, axis=axis)", complex="keeps")
 move("numpy.hstack", "tup", "srcad.split_like(g, tup, 0 if np.ndim(tup[0]) <= 1 else 1)",
      ty.joined("tup", flat_axis=None), "tup")
 def _with_dtype(out):
@@ -188,7 +190,7 @@ move("numpy.diagflat", "v, k=0", "np.reshape(np.diag(g, k), np.shape(v))",
      ty.array(2), "v")
 view("numpy.diagonal", "a, offset=0, axis1=0, axis2=1",
      "srcad.diagonal_adjoint(g, a, offset, axis1, axis2)", ty.rank("a", -1), "a",
-     shape=shn.diagonal, keeps_kind=True)
+     shape=shn.diagonal, keeps_kind=True, complex="keeps")
 # (a 1-d m is taken as the rows of a square matrix, each row a copy of m)
 move("numpy.tril", "m, k=0", "np.tril(g, k) if np.ndim(m) >= 2 else np.sum(np.tril(g, k), axis=0)",
      ty.rank("m", at_least=2), "m",

@@ -8,7 +8,7 @@ from ..ir import types as T
 from . import batching as bt
 from . import shapes as sh
 from . import typefns as ty
-from .registry import RULES, alias, defrule, family, nondiff
+from .registry import RULES, alias, conjugated, defrule, family, nondiff
 
 # operators fold on constants (with the operator module), are cheap to recompute on scalars,
 # and Python rejects operands that are not numbers (None, strings) with a TypeError
@@ -29,23 +29,33 @@ def _add_type(sig) -> T.Type:
     return ty.arith(*BOTH)(sig)
 
 
+# complex operands (complex="keeps", transforms/policy.py): the tangent rules are the complex
+# derivatives of these holomorphic operations; an adjoint multiplies by their conjugates
+# (docs/subset.md, "Complex intermediate values")
 defrule("operator.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=_add_type, linear=BOTH,
-        commutative=True, ring=True, **ARITH)
+        commutative=True, ring=True, complex="keeps", **ARITH)
 defrule("operator.sub", "x, y", jvp=("t", "-t"), vjp=("g", "-g"), out=ty.arith(*BOTH), linear=BOTH,
-        ring=True, **ARITH)
+        ring=True, complex="keeps", **ARITH)
 defrule("operator.mul", "x, y", jvp=("t * y", "x * t"), vjp=("g * y", "x * g"),
-        out=ty.arith(*BOTH), commutative=True, ring=True, **ARITH)
+        out=ty.arith(*BOTH), commutative=True, ring=True, complex="keeps",
+        complex_vjp=("g * np.conj(y)", "np.conj(x) * g"), **ARITH)
 defrule("operator.truediv", "x, y", jvp=("t / y", "-(t * ans) / y"), vjp=("g / y", "-(g * ans) / y"),
-        out=ty.true_div(*BOTH), raises="divide", **ARITH)
+        out=ty.true_div(*BOTH), raises="divide", complex="keeps",
+        complex_vjp=("g / np.conj(y)", "-(g * np.conj(ans)) / np.conj(y)"), **ARITH)
+_CLOG = "np.log(np.where(x == 0.0, 1.0, x))"  # (srcad.log_or_zero for complex x: 0 at x = 0)
 defrule("operator.pow", "x, y",
         jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"),
-        out=ty.arith(*BOTH), raises="power", **ARITH)  # 0.0 ** -1
+        out=ty.arith(*BOTH), raises="power", complex="keeps",  # (the principal branch)
+        complex_jvp={"y": f"t * (ans * {_CLOG})"},
+        complex_vjp=("g * np.conj(y * x ** (y - 1))", f"g * np.conj(ans * {_CLOG})"),
+        **ARITH)  # 0.0 ** -1
 defrule("operator.mod", "x, y", jvp=("t", "-t * ((x - ans) / y)"), vjp=("g", "-g * ((x - ans) / y)"),
         out=ty.arith(*BOTH), raises="divide", **ARITH)
 defrule("operator.neg", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",), kind="elementwise",
-        ring=True)
-defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",), kind="elementwise")
+        ring=True, complex="keeps")
+defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",), kind="elementwise",
+        complex="keeps")
 
 # matrix products follow numpy's rules for 1-d operands (vectors), >2-d operands broadcast
 _MATMUL_X = ("(g * y if np.ndim(y) == 1 else (np.dot(y, g) if np.ndim(y) == 2 else "
@@ -55,7 +65,8 @@ _MATMUL_Y = ("(g * x if np.ndim(x) == 1 else (srcad.T(x) @ g if np.ndim(x) == 2 
              "np.squeeze(srcad.T(x) @ np.expand_dims(g, -1), -1))) if np.ndim(y) == 1 else "
              "(np.expand_dims(x, -1) * np.expand_dims(g, -2) if np.ndim(x) == 1 else srcad.T(x) @ g)")
 defrule("operator.matmul", "x, y", jvp=("t @ y", "x @ t"), vjp=(_MATMUL_X, _MATMUL_Y),
-        out=ty.matmul(), broadcasts=BOTH, shape=sh.matmul, batch=bt.matmul)
+        out=ty.matmul(), broadcasts=BOTH, shape=sh.matmul, batch=bt.matmul, complex="keeps",
+        complex_vjp=tuple(conjugated(v) for v in (_MATMUL_X, _MATMUL_Y)))
 
 for _name in ("floordiv",):
     nondiff(f"operator.{_name}", "x, y", out=ty.arith(*BOTH), raises="divide", kind="elementwise")
@@ -106,7 +117,7 @@ _RESTORE = f"srcad.without_key(g, idx) if added else srcad.setitem(g, idx, {_ZER
 
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
-        fresh=False, linear=("x",), refuses=("idx",), shape=sh.index, batch=bt.getitem,
+        fresh=False, linear=("x",), refuses=("idx",), shape=sh.index, batch=bt.getitem, complex="keeps",
         type_errors="never", int_operands="an index", objects="items", holds="first",
         raises="index")  # (np.r_[x, y]: an object indexed by floats)
 defrule("operator.setitem", "x, idx, v, old=None, added=False",
@@ -115,4 +126,4 @@ defrule("operator.setitem", "x, idx, v, old=None, added=False",
         vjp={"x": _RESTORE, "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
         jvp_all="srcad.setitem(t_x, idx, t_v)",
         out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"), raises="index", shape=sh.first,
-        stores=2, user_write=True, type_errors="never", objects="store")
+        stores=2, user_write=True, type_errors="never", objects="store", complex="keeps")

@@ -68,6 +68,14 @@ class Rule:
     # a source implementation: a plain Python function in srcad/rules/ inlined in place of the
     # call, so its derivatives (both modes, any order) come from the rules of what it calls
     source: Callable | None = None
+    # complex intermediate values (transforms/policy.py): "" the rule's templates hold for real
+    # values only (a complex operand is a TypeSupportError); otherwise they hold for complex
+    # operands too, and the result is "keeps": complex when an operand is (its type promoted
+    # by transforms/result_types.py), "real": real, "typed": what its type function says.
+    # cjvp/cvjp: templates used instead of jvp/vjp when an operand or result is complex
+    complex: str = ""
+    cjvp: dict[str, Template] = field(default_factory=dict)
+    cvjp: dict[str, Template] = field(default_factory=dict)
     refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
     positional: int | None = None  # at most this many positional arguments (NumPy's *args/keywords)
     # arguments whose derivative is exact only for some values (scipy's overwrite_a=False): the
@@ -148,6 +156,10 @@ class Sig:
 
     def is_const(self, name: str) -> bool:
         return name in self.consts or (name not in self.types and name in self.rule.defaults)
+
+
+#: Rule.complex: what a complex-correct rule gives for complex operands
+COMPLEX = ("", "keeps", "real", "typed")
 
 
 #: Rule.kind: what a primitive does to shapes, which decides its default shape and batching

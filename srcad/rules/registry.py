@@ -22,6 +22,7 @@ import ast
 import builtins
 import importlib
 import inspect
+import re
 import sys
 import types
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from ..custom import CustomRule
 from ..errors import RuleError
 from ..ir.nodes import Const, Ext, Var
 from . import batching, shapes
-from .record import KINDS, RAISES, Rule, Sig, Template
+from .record import COMPLEX, KINDS, RAISES, Rule, Sig, Template
 
 #: Names every template may use besides its parameters.
 TEMPLATE_GLOBALS = ("np", "math", "srcad")
@@ -224,12 +225,14 @@ def defrule(
     jvp_all: str | None = None,
     vjp_all: str | None = None,
     namespace: dict | None = None,
+    complex_jvp=None, complex_vjp=None,
     **flags,
 ) -> Rule | None:
     """Register a primitive. Returns None (and registers nothing) if its module is missing.
 
     `jvp` and `vjp` are a template, a tuple of templates for the first parameters, or a
-    dict by parameter name; `let` names shared sub-expressions the templates may use.
+    dict by parameter name (`complex_jvp`, `complex_vjp`: those used instead for complex
+    operands); `let` names shared sub-expressions the templates may use.
     """
     if fn is None and not path.startswith(("operator.", "srcad.")):
         fn = resolve_path(path)
@@ -256,6 +259,7 @@ def defrule(
     rule.let = {k: parse_template(v, allowed, where, ns) for k, v in lets.items()}
     rule.jvp = {k: parse_template(v, allowed, where, ns) for k, v in _by_param(jvp, names, where).items()}
     rule.vjp = {k: parse_template(v, allowed, where, ns) for k, v in _by_param(vjp, names, where).items()}
+    _complex_templates(rule, complex_jvp, complex_vjp, allowed, ns)
     for p in _derivable(rule, flags, jvp_all):
         rule.jvp[p] = parse_template(derived_jvp(rule, p), allowed, where, ns)
         rule.jvp[p].derived = True
@@ -263,13 +267,29 @@ def defrule(
         rule.jvp_all = parse_template(jvp_all, allowed | {f"t_{n}" for n in names}, where, ns)
     if vjp_all is not None:
         rule.vjp_all = parse_template(vjp_all, allowed, where, ns)
-    for kind, templates in (("jvp", rule.jvp), ("vjp", rule.vjp)):
+    _check_directions(rule)
+    register(rule)
+    return rule
+
+
+def _check_directions(rule: Rule) -> None:
+    """Tangent templates may not read the cotangent g, adjoint templates not the tangent t."""
+    for kind, templates in (("jvp", rule.jvp), ("vjp", rule.vjp), ("jvp", rule.cjvp), ("vjp", rule.cvjp)):
         for p, tpl in templates.items():
             bad = {"g"} if kind == "jvp" else {"t"}
             if tpl.names & bad:
-                raise RuleError(f"{where}: {kind} template for {p} uses {sorted(tpl.names & bad)}")
-    register(rule)
-    return rule
+                raise RuleError(f"rule {rule.name}: {kind} template for {p} uses {sorted(tpl.names & bad)}")
+
+
+def _complex_templates(rule: Rule, jvp, vjp, allowed: set, namespace) -> None:
+    """A rule's templates for complex operands (Rule.cjvp, cvjp), checked against its flag."""
+    where = f"rule {rule.name}"
+    for templates, given in ((rule.cjvp, jvp), (rule.cvjp, vjp)):
+        templates.update({k: parse_template(v, allowed, where, namespace)
+                          for k, v in _by_param(given, rule.params, where).items()})
+    if rule.complex not in COMPLEX or (rule.cjvp or rule.cvjp) and not rule.complex:
+        raise RuleError(f"{where}: complex={rule.complex!r} is not one of {COMPLEX} (complex templates "
+                        "need a complex-correct rule)")
 
 
 def _derivable(rule: Rule, flags: dict, jvp_all) -> tuple[str, ...]:
@@ -386,6 +406,12 @@ def nondiff(path: str, params: str = "*args", out: Callable | None = None, **fla
     _defaults(flags)
     rule = Rule(path, names, defaults, fn=fn, out=out, family=_FAMILY[0], **flags)
     return register(rule)
+
+
+def conjugated(vjp: str) -> str:
+    """The adjoint for complex values of a product that is real-bilinear (a matrix product):
+    conj(vjp(conj(g))), the real adjoint with the other operand conjugated."""
+    return "np.conj(" + re.sub(r"\bg\b", "np.conj(g)", vjp) + ")"
 
 
 def elementwise(path: str, d: str, params: str = "x", out=None, **flags) -> Rule | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..ir import types as T
 
-_NUMERIC = (T.Float, T.Int, T.Bool, T.Array, T.Num)
+_NUMERIC = (T.Float, T.Int, T.Bool, T.Array, T.Num, T.Complex)
 _SCALARS = (T.Float, T.Int, T.Bool)
 
 
@@ -36,6 +36,9 @@ def _arith(types, true_div: bool = False) -> T.Type:
         return T.UNKNOWN if not arrays else T.Array(None, None)
     if any(not isinstance(t, _NUMERIC) for t in types):
         return T.UNKNOWN
+    if any(T.is_complex(t) for t in types):  # (NumPy's promotion: complex wins)
+        return T.as_complex(_arith([T.FLOAT if isinstance(t, T.Complex) else
+                                    T.Array(t.ndim, "f", t.shape) if T.is_complex(t) else t for t in types]))
     if any(isinstance(t, T.Num) for t in types):
         return T.NUM
     if arrays:
@@ -233,7 +236,8 @@ def _array_index(x: T.Array, idx: T.Type, key) -> T.Type:
     del consumed
     nd = x.ndim - ints + added
     if nd <= 0:
-        return T.FLOAT if kind in ("f", None) else (T.INT if kind in ("i", "u") else T.BOOL)
+        scalars = {"f": T.FLOAT, None: T.FLOAT, "i": T.INT, "u": T.INT, "c": T.COMPLEX}
+        return scalars.get(kind, T.BOOL)
     return T.Array(nd, kind)
 
 

@@ -51,6 +51,7 @@ from .convolution import conv_crop, conv_embed
 from .cotangents import add, copy_value, stop_gradient, zeros_like
 from .elementwise import clip_mask, log_or_zero, select_choices_adjoint, select_rest
 from .factorizations import band_matvec, band_outer, band_transpose, lu_rows, qr_operand
+from .fft import fft_axes, fft_sizes, irfft_weights, resize_axes
 from .indexing import (
     scatter_add,
     setitem,
@@ -129,6 +130,7 @@ __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "
            "cumprod_tangent", "custom_cotangents", "data_only", "diag_adjoint", "diagonal_adjoint",
            "dict_items", "dict_like", "dict_values", "diff_adjoint", "einsum_call", "einsum_spec",
            "einsum_vjp",
+           "fft_axes", "fft_sizes", "irfft_weights", "resize_axes",
            "expand_reduced", "from_triangle", "gradient_adjoint", "interp_fp_adjoint", "interp_slope",
            "interp_slope_adjoint", "interp_weights", "inverse_axes", "inverse_or_inf", "items_cotangent",
            "iter_adjoint", "iter_items", "join_like", "known", "kron_adjoint", "list_append", "list_extend",

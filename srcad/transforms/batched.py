@@ -24,6 +24,7 @@ from ..ir.values import of_value
 from ..rules import registry
 from .activity import Activity
 from .forward import Forward
+from .policy import touches_complex
 
 _CONTAINERS = (T.List, T.Tuple, T.Dict)
 
@@ -73,6 +74,8 @@ class BatchedForward(Forward):
     def contribution(self, op: Apply, rule, p: str, a: Atom, bindings: dict) -> Atom:
         """The batched tangent contribution of argument `a` (parameter p) to op's result."""
         t = self.t(a)
+        if touches_complex(op):
+            raise NotBatchable(f"{op.prim} of complex values")  # (one jvp per direction instead)
         if rule.batch is not None:
             got = rule.batch(self, op, rule, p, a, t, bindings)
             if got is not None:

@@ -30,6 +30,7 @@ from .activity import Activity
 from .emitter import Emitter
 from .naming import tangent
 from .operands import operand_params
+from .policy import jvp_templates
 from .reverse_apply import no_rule_error
 
 
@@ -122,7 +123,7 @@ class Forward:
             return self.joint(op, rule, bindings)
         total = None
         for p, a in pairs:
-            if p not in rule.jvp:
+            if p not in jvp_templates(rule, op):
                 raise self.no_rule(op, rule, f" with respect to its argument {p!r}")
             c = self.contribution(op, rule, p, a, bindings)
             total = c if total is None else self.em.add(total, c, op.loc, self.hint(op.outs[0]),
@@ -131,7 +132,8 @@ class Forward:
 
     def contribution(self, op: Apply, rule, p: str, a: Atom, bindings: dict) -> Atom:
         """The tangent contribution of argument `a` (parameter p) to op's result."""
-        return self.em.instantiate(rule.jvp[p], {**bindings, "t": self.t(a)}, op.loc, self.hint(op.outs[0]))
+        tpl = jvp_templates(rule, op)[p]
+        return self.em.instantiate(tpl, {**bindings, "t": self.t(a)}, op.loc, self.hint(op.outs[0]))
 
     def full_shape(self, op: Apply, rule, active: list, bindings: dict, total: Atom) -> Atom:
         """Broadcast the summed tangent to the result's shape where an input was broadcast."""
@@ -182,7 +184,8 @@ class Forward:
             if (p in rule.broadcasts and all(_is_scalar(bound[q]) for q in others)
                     and not _is_scalar(bound[p])):
                 return False  # this tangent alone already has the result's shape
-            names = rule.jvp[p].names if p in rule.jvp else frozenset()
+            tpls = jvp_templates(rule, op)
+            names = tpls[p].names if p in tpls else frozenset()
             if "ans" in names or set(others) <= names:
                 return False  # the rule combines it with the other operands: full shape
         return any(p in rule.broadcasts for p in active)

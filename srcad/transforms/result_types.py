@@ -39,14 +39,59 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
     out = tuple(refine(rule, sig, t if keep else T.without_shapes(t)) for t in out)
     if "dtype" in rule.params:
         out = tuple(_with_dtype(t, registry.bind(rule, args, kw).get("dtype")) for t in out)
+    if rule.complex == "real":
+        out = tuple(T.as_real(t) for t in out)
+    elif rule.complex != "typed" and _complex_operand(rule, args, kw):
+        out = tuple(_promoted(t, rule.complex == "keeps") for t in out)
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
 
+
+
+def _complex_operand(rule, args, kw) -> bool:
+    """Does a call have a complex operand (a complex number or array, or a list or tuple
+    holding one that NumPy reads as an array)? Indexing a container gives its item's type."""
+    operands = list(args) + [a for _, a in kw]
+    if rule.name == "operator.getitem" and args and isinstance(atom_type(args[0]), (T.Tuple, T.List, T.Dict)):
+        operands = operands[1:]
+    return any(_may_be_complex(atom_type(a)) for a in operands)
+
+
+def _may_be_complex(t: T.Type) -> bool:
+    if isinstance(t, T.Tuple):
+        return any(_may_be_complex(e) for e in t.elts)
+    if isinstance(t, T.List):
+        return _may_be_complex(t.elt)
+    if isinstance(t, T.Dict):
+        return any(_may_be_complex(v) for _, v in t.items)
+    return T.is_complex(t)
+
+
+def _promoted(t: T.Type, keeps: bool) -> T.Type:
+    """A result type of an operation with a complex operand: complex, except an int or bool (a
+    comparison, an index) of a rule that is not complex-correct (a complex-correct rule that
+    keeps complex values makes only complex numbers of them, whatever its type function says:
+    a type must never say real of a value that may be complex); the numbers in a list or
+    tuple likewise."""
+    if isinstance(t, (T.Float, T.Num)) or (isinstance(t, T.Array) and t.kind in ("f", None)):
+        return T.as_complex(t)
+    if keeps and (isinstance(t, (T.Int, T.Bool)) or isinstance(t, T.Array)):
+        return T.as_complex(t)
+    if keeps and isinstance(t, T.Unknown):
+        return T.Array(None, "c")  # (a number or an array: complex-correct rules make no others)
+    if isinstance(t, T.Tuple):
+        return T.Tuple(tuple(_promoted(e, keeps) for e in t.elts), t.fields, t.cls)
+    if isinstance(t, T.List):
+        items = None if t.items is None else tuple(_promoted(e, keeps) for e in t.items)
+        return T.List(_promoted(t.elt, keeps), items)
+    return t
 
 
 def _with_dtype(t: T.Type, a) -> T.Type:
     """A result type with the kind its dtype= argument gives: x.astype(int) is an int array,
     never differentiated."""
     kind = _dtype_kind(a)
+    if kind == "c":  # (np.zeros(n, dtype=complex))
+        return T.as_complex(t)
     if kind is None or kind not in "fiub":
         return t
     if isinstance(t, T.Array):

@@ -95,6 +95,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.reads: list[set] = [set()]  # dry run: forward values read, per adjoint region
         self.cts: list[set] = [set()]  # dry run: cotangents written, per adjoint region
         self.loop_depth = 0
+        self._if_outs: list = []  # the results of the `if`s whose branches are being differentiated
         self.split = False  # run_split: residuals are returned, so every one must be bound
         loops = [op for op in iter_ops(fn.body) if isinstance(op, (For, While))]
         self.trips = {id(op): Var(-1 - k, TRIPS, T.INT) for k, op in enumerate(loops)}
@@ -205,13 +206,20 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         else:
             self.b.write(k, c)
 
+    def real_for(self, v: Atom, c: Atom, source: Atom) -> Atom:
+        """The cotangent c of `source` (an `if`'s or a loop's result or carried value) given to
+        v, a value joined into it: its real part when v is real and source may be complex."""
+        if T.is_complex(atom_type(source)) and not T.is_complex(atom_type(v)) and self.act.active(v):
+            return self.em.apply("numpy.real", (c,), (), None)
+        return c
+
     def zeros_for(self, v: Atom, loc=None) -> Atom:
         t = atom_type(v)
         if isinstance(v, Const):
             return self.em.zeros(v, loc)
         if t.is_scalar:
             return Const(0.0)
-        if isinstance(t, T.Array) and t.shape is not None:  # no need for the value itself
+        if isinstance(t, T.Array) and t.shape is not None and t.kind != "c":  # no need for the value itself
             return self.em.apply("numpy.zeros", (Const(t.shape),), (), loc, "_zeros")
         if self.dry:
             self.plan.zero_like.add(v)
@@ -373,7 +381,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         derivative is differentiated again)."""
         t = v.type
         if t.is_scalar:
-            return Const({T.Float: 0.0, T.Int: 0, T.Bool: False}[type(t)])
+            return Const({T.Float: 0.0, T.Int: 0, T.Bool: False, T.Complex: 0j}[type(t)])
         if isinstance(t, T.List):
             return self.b.apply("srcad.list", (), (), None, v.hint, (t,))
         return Const(None)
@@ -400,11 +408,13 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         if not seeds:
             return
         candidates = [v for v in sorted(self.region_writes(op), key=lambda v: v.id) if not self.has_ct(v)]
+        self._if_outs.append(op.outs)
         self.b.begin_if(self.primal(op.cond), aloc(op.loc))
         lift_then = self._bwd_branch(op.then, seeds, candidates)
         self.b.begin_else()
         lift_else = self._bwd_branch(op.orelse, seeds, candidates)
         self.b.end_if()
+        self._if_outs.pop()
         if self.dry:
             self.plan.lift[id(op)] = lift_then | lift_else
 
@@ -412,7 +422,7 @@ class Reverse(ApplyAdjoints, LoopAdjoints):
         self.open_region()
         self.layers.append({})
         for i, c in seeds:
-            self.accumulate(block.yields[i], c)
+            self.accumulate(block.yields[i], self.real_for(block.yields[i], c, self._if_outs[-1][i]))
         self.bwd_block(block)
         self.partial.update(self.materialize(candidates))
         self.kill_local(block)

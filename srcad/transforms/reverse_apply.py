@@ -15,6 +15,8 @@ from ..rules.registry import TEMPLATE_GLOBALS
 from .emitter import aloc
 from .naming import cotangent
 from .operands import operand_params
+from .policy import holds_complex as touches_complex_type
+from .policy import touches_complex, vjp_templates
 
 
 def _is_scalar(a: Atom) -> bool:
@@ -95,12 +97,18 @@ def _called(fn, hint: str):
     return name, hint
 
 
-def _scales(rule, pairs) -> bool:
+def _scales(rule, op, pairs) -> bool:
     """Does the adjoint multiply the cotangent by something (not only move or add it)?"""
     if rule.scatter:
         return False
-    moves = {"g"} | set(TEMPLATE_GLOBALS)
-    return any(p not in rule.vjp or not rule.vjp[p].names <= moves for p, _ in pairs)
+    moves, vjp = {"g"} | set(TEMPLATE_GLOBALS), vjp_templates(rule, op)
+    return any(p not in vjp or not vjp[p].names <= moves for p, _ in pairs)
+
+
+def _complex_value(a: Atom) -> bool:
+    """May a be complex (its type says so, or a literal is)?"""
+    t = atom_type(a)
+    return T.is_complex(t) or isinstance(t, (T.Tuple, T.List)) and touches_complex_type(t)
 
 
 def _guardable(g) -> bool:
@@ -126,7 +134,8 @@ class ApplyAdjoints:
             raise self.no_rule(op, rule)
         if rule.custom:
             return self.bwd_custom(op, cts[0], pairs)
-        if len(op.outs) == 1 and op.outs[0] in self.partial and _guardable(cts[0]) and _scales(rule, pairs):
+        guarded = len(op.outs) == 1 and op.outs[0] in self.partial and _guardable(cts[0])
+        if guarded and _scales(rule, op, pairs):
             return self.bwd_guarded(op, rule, cts, pairs)
         self.bwd_rule(op, rule, cts, pairs)
 
@@ -159,16 +168,25 @@ class ApplyAdjoints:
             if rule.scatter and p == rule.params[0]:
                 self.scatter(a, bindings, rule, op)
                 continue
-            tpl = rule.vjp.get(p)
+            tpl = vjp_templates(rule, op).get(p)
             if tpl is None:
                 raise self.no_rule(op, rule, f" with respect to its argument {p!r}")
-            c = self.em.instantiate(tpl, bindings, aloc(op.loc), cotangent(a.hint))
+            c = self.real_part(a, self.em.instantiate(tpl, bindings, aloc(op.loc), cotangent(a.hint)), op)
             if p in rule.broadcasts and self.needs_unbroadcast(op, rule, p, bindings, c):
                 c = self.em.apply("srcad.unbroadcast", (c, self.primal(a)), (), aloc(op.loc))
             if isinstance(atom_type(a), T.List) and rule.name.startswith("numpy."):
                 # np.sum(xs) of a list: its cotangent is a list again, split like xs
                 c = self.em.apply("srcad.array_adjoint", (c, self.primal(a)), (), aloc(op.loc))
             self.accumulate(a, c, aloc(op.loc))
+
+    def real_part(self, a: Atom, c: Atom, op: Apply) -> Atom:
+        """The cotangent of a real operand of an operation on complex values: the real part of
+        the rule's (a real value promoted to complex gets back the real part, docs/subset.md).
+        Taken whatever type the cotangent has (a helper's type may not say it is complex);
+        the policy makes sure the operand's type says whether it is real (transforms/policy.py)."""
+        if touches_complex(op) and not _complex_value(a):
+            return self.em.apply("numpy.real", (c,), (), aloc(op.loc))
+        return c
 
     def bwd_custom(self, op: Apply, g: Atom, pairs) -> None:
         """Call the user's backward rule with the residuals its forward rule returned."""
@@ -238,7 +256,7 @@ class ApplyAdjoints:
         for i, p in enumerate(rule.diff):
             if p in active:
                 c = self.em.apply("operator.getitem", (tup, Const(i)), (), aloc(op.loc))
-                self.accumulate(active[p], c, aloc(op.loc))
+                self.accumulate(active[p], self.real_part(active[p], c, op), aloc(op.loc))
 
     def bwd_structural(self, op: Apply, rule, g: Atom) -> None:
         args = op.args
@@ -250,4 +268,4 @@ class ApplyAdjoints:
             if self.act.active(a):
                 c = self.em.apply("operator.getitem", (g, Const(key)), (), aloc(op.loc),
                                   cotangent(a.hint))
-                self.accumulate(a, c, aloc(op.loc))
+                self.accumulate(a, self.real_part(a, c, op), aloc(op.loc))

@@ -131,7 +131,7 @@ class LoopAdjoints:
             self.layers[-1][y] = self.b.read(("chain", id(op), i))
             self.b.write(("chain", id(op), i), self.layers[-1][p])
         for k, i in zip(keys, carried):
-            self.accumulate(op.body.yields[i], self.b.read(k))
+            self.accumulate(op.body.yields[i], self.real_for(op.body.yields[i], self.b.read(k), params[i]))
         self.bwd_block(op.body)
         for k, i in zip(keys, carried):
             c = self.take_ct(params[i])
@@ -151,7 +151,7 @@ class LoopAdjoints:
         for i, _, _ in chains:
             self.b.kill(("chain", id(op), i))
         for k, i in zip(keys, carried):
-            self.accumulate(op.init[i], self.b.read(k), aloc(op.loc))
+            self.accumulate(op.init[i], self.real_for(op.init[i], self.b.read(k), params[i]), aloc(op.loc))
             self.b.kill(k)
 
     @staticmethod

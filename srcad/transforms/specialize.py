@@ -42,7 +42,7 @@ _MAX_ROUNDS = 8
 
 
 def _receiver_family(t: T.Type) -> str | None:
-    if isinstance(t, (T.Array, T.Num, T.Unknown, T.Float)):
+    if isinstance(t, (T.Array, T.Num, T.Unknown, T.Float, T.Complex)):
         return "numpy.ndarray"
     if isinstance(t, T.List):
         return "list"
