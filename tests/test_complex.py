@@ -172,3 +172,16 @@ def _fd_hessian(f, args, eps=1e-5):
 
 def test_a_custom_rule_may_not_take_complex_values():
     _refused(lambda: srcad.grad(cc.custom_of_complex)(X), "custom rule")
+
+
+def fractional_power_of_a_negative_float(x):
+    return np.real((-x) ** 0.5)
+
+
+def test_a_python_power_that_turns_complex_is_refused_where_it_happens():
+    # Python makes (-2.0) ** 0.5 complex (NumPy would give nan): a value typed real must be
+    # real, so the generated code checks the power and refuses at its line
+    with pytest.raises(srcad.TypeSupportError) as err:
+        srcad.grad(fractional_power_of_a_negative_float)(2.0)
+    assert err.value.diagnostics[0].line == fractional_power_of_a_negative_float.__code__.co_firstlineno + 1
+    assert srcad.grad(fractional_power_of_a_negative_float)(-2.0) == pytest.approx(-0.5 * 2.0 ** -0.5)

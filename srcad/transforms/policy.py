@@ -72,6 +72,24 @@ def _meets_varied(op: Apply, varied: set) -> bool:
     return any(isinstance(a, Var) and a in varied for _, a in operand_params(op, rule))
 
 
+def _may_turn_complex(op: Apply, varied: set) -> bool:
+    """`x ** y` of Python numbers with a differentiated operand and an exponent that may not be
+    an integer: Python makes it complex for x < 0 (NumPy would give nan), so it is checked."""
+    if op.prim not in ("operator.pow", "operator.ipow", "builtins.pow") or len(op.args) < 2 or not op.outs:
+        return False
+    base, exp = op.args[0], op.args[1]
+    scalars = (T.Float, T.Int, T.Num)
+    if not any(isinstance(a, Var) and a in varied for a in (base, exp)):
+        return False
+    if not (isinstance(atom_type(base), scalars) and isinstance(atom_type(exp), scalars)):
+        return False
+    if isinstance(base, Const) and isinstance(base.value, (int, float)) and base.value >= 0:
+        return False
+    if isinstance(exp, Const) and isinstance(exp.value, (int, float)) and float(exp.value).is_integer():
+        return False
+    return not isinstance(atom_type(exp), T.Int)
+
+
 def guard_unknown(fn: Function, varied: set) -> Function:
     """`fn` with a run-time check (srcad.known) before the first operation where a value
     whose type is not known while transforming — the result of a call srcad cannot see
@@ -97,6 +115,10 @@ def guard_unknown(fn: Function, varied: set) -> Function:
                         ops.append(Apply((), "srcad.known", (a, Const(where)), (), op.loc))
                         seen.add(a)
             ops.append(op.map(block=lambda inner: block(inner, frozenset(seen))))
+            if isinstance(op, Apply) and _may_turn_complex(op, varied):
+                site = diagnostic(op.loc, "") if op.loc else None
+                where = f"{site.file}:{site.line}:{site.col}" if site else fn.name
+                ops.append(Apply((), "srcad.known", (op.outs[0], Const(where)), (), op.loc))
         return dataclasses.replace(b, ops=tuple(ops))
 
     return dataclasses.replace(fn, body=block(fn.body, frozenset()))
