@@ -52,7 +52,7 @@ def check_hessian(run):
         return
     try:
         M = hess_matrix(run, H)
-    except (KeyError, IndexError, TypeError, ValueError) as e:
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError) as e:
         run.add("wrong", "hessian", "structure", str(e))
         return
     run.memo["hessian_matrix"] = M
@@ -158,6 +158,8 @@ def _codegen(run, mode: str, outdir: str):
 
 
 def check_codegen(run):
+    if any(trees.has_object(a) for a in run.args):
+        return  # (`--types` cannot name a class: srcad codegen takes floats, ints and arrays)
     with tempfile.TemporaryDirectory() as outdir:
         if run.scalar and run.grad() is not _FAILED:
             mod = _codegen(run, "reverse", outdir)

@@ -149,5 +149,16 @@ def same_structure(got, like) -> str | None:
     return None
 
 
+def has_object(tree) -> bool:
+    """Does the tree hold an object (a dataclass, a registered class)?"""
+    if fields(tree) is not None:
+        return True
+    if isinstance(tree, dict):
+        return any(has_object(v) for v in tree.values())
+    if isinstance(tree, (list, tuple)):
+        return any(has_object(v) for v in tree)
+    return False
+
+
 def random_like(tree, rng: np.random.Generator):
     return unflatten(tree, rng.uniform(-1.0, 1.0, size(tree)))
