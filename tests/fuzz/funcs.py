@@ -120,7 +120,7 @@ class Funcs:
             return None
         fn = self.choose([
             ("func_arg", 1.0, lambda: self.rng.choice(UFUNCS)),
-            ("func_arg", 1.5, lambda: self.helper_as_fn(ty, d)),
+            ("func_arg", 3.0, lambda: self.helper_as_fn(ty, d)),
             (None, 1.5, lambda: self.local_as_fn(ty)),
             ("lambda", 1.5, lambda: f"lambda a: {self.fn_body(ty, ty, d - 1)}"),
         ])

@@ -115,6 +115,8 @@ class Generator(Exprs, Stmts, Funcs, Objects, Mixed):
         if self.rng.random() < 0.6:
             params.append(("scale", FLOAT, self.rng.choice(["0.5", "1.5", "-1.0"])))
         ret = FLOAT if self.rng.random() < 0.6 else self.rng.choice([t for _, t, _ in params])
+        if self.applies and self.rng.random() < 0.5:
+            ret = params[0][1]  # (a function of its first parameter: given to apply0, maybe by a partial)
         self.scope = {n: Var(n, t, arg=True) for n, t, _ in params}
         head = ", ".join(n if d is None else f"{n}={d}" for n, _, d in params)
         body = self.block(Ctx(depth=1, ret=ret), self.rng.randint(1, 3), "    ")
@@ -142,7 +144,8 @@ class Generator(Exprs, Stmts, Funcs, Objects, Mixed):
         if self.on("method"):
             for k in range(self.rng.randint(1, 2)):
                 chunks.append("\n".join(self.method_class(k, shapes)))
-        if self.on("helpers"):
+        if self.on("helpers") or self.applies and self.rng.random() < 0.5:
+            self.used.add("helpers")
             for k in range(self.rng.randint(1, 2)):
                 chunks.append("\n".join(self.helper(k, shapes)))
         self.scope = {n: Var(n, t, arg=True) for n, t in params}
