@@ -54,9 +54,9 @@ def test_the_constructs_of_real_programs_are_generated(tmp_path):
         used |= set(prog.features)
         text += prog.source
     assert set(NEW_FEATURES) <= used
-    for construct in ("    def c", " = lambda a: ", "(lambda a: ", "def apply0(fn, v, w):", "functools.partial(",
-                      "self.w = self.w * 0.5 + a", "srcad.register_pytree(", "@dataclasses.dataclass",
-                      "collections.namedtuple(", ".upd("):
+    for construct in ("    def c", " = lambda a: ", "(lambda a: ", "def apply0(fn, v, w):",
+                      "functools.partial(", "self.w = self.w * 0.5 + a", "srcad.register_pytree(",
+                      "@dataclasses.dataclass", "collections.namedtuple(", ".upd("):
         assert construct in text, construct
 
 
@@ -81,7 +81,8 @@ def test_trees_flatten_object_arguments():
             self.w, self.b = w, b
 
     N = collections.namedtuple("N", ["w", "b"])
-    for obj in (D(np.array([1.0, 2.0]), 3.0, "t"), R(np.array([1.0, 2.0]), 3.0), N(np.array([1.0, 2.0]), 3.0)):
+    w = np.array([1.0, 2.0])
+    for obj in (D(w, 3.0, "t"), R(w, 3.0), N(w, 3.0)):
         tree = [0.5, obj]
         np.testing.assert_array_equal(trees.flatten(tree), [0.5, 1.0, 2.0, 3.0])
         back = trees.unflatten(tree, np.array([4.0, 5.0, 6.0, 7.0]))

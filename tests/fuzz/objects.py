@@ -62,7 +62,8 @@ class Objects:
         for c in self.classes:
             if c.ret != ty:
                 continue
-            objs = [c.glob] + [v.name for v in self.scope.values() if v.ty.kind == "obj" and v.ty.cls == c.name]
+            objs = [c.glob] + [v.name for v in self.scope.values()
+                               if v.ty.kind == "obj" and v.ty.cls == c.name]
             for o in objs:
                 opts.append((None, 2.0, lambda c=c, o=o: f"{o}.m({self.value_d(c.param, d - 1)})"))
                 opts.append((None, 1.0, lambda c=c, o=o: f"{c.use}({o}, {self.value_d(c.param, d - 1)})"))

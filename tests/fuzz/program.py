@@ -24,7 +24,7 @@ from .config import Config
 from .expr import Exprs
 from .funcs import Funcs
 from .mixed import MLIST, Mixed
-from .objects import ObjValue, Objects
+from .objects import Objects, ObjValue
 from .stmt import Ctx, Stmts
 from .vartypes import FLOAT, INT, LIST, TUPLE, A, Ty, Var, is_float_like, size
 
