@@ -32,6 +32,66 @@ def test_fuzz_program(index, tmp_path):
         pytest.fail(f"program ci:{index}: {result['signature']}\n{result.get('source', '')}\n{details}")
 
 
+NEW_FEATURES = ("closure", "lambda", "func_arg", "method", "pytree_obj", "mixed_list")
+NEW_CONFIG = CI_CONFIG.with_features(",".join(f"{f}=3" for f in NEW_FEATURES))
+NEW_BUDGET = 12  # programs new:0 .. new:11, the constructs of real programs weighted up
+NEW_FAILING_TODAY: dict = {}
+
+
+@pytest.mark.parametrize("index", [i for i in range(NEW_BUDGET) if f"new:{i}" not in NEW_FAILING_TODAY])
+def test_fuzz_program_with_closures_objects_and_mixed_lists(index, tmp_path):
+    result = run_seed(f"new:{index}", NEW_CONFIG, str(tmp_path))
+    if result["outcome"] in ("crash", "wrong"):
+        details = "\n".join(f"{f['kind']}:{f['check']}:{f['detail']}\n{f['message']}"
+                            for f in result["findings"])
+        pytest.fail(f"program new:{index}: {result['signature']}\n{result.get('source', '')}\n{details}")
+
+
+def test_the_constructs_of_real_programs_are_generated(tmp_path):
+    used, text = set(), ""
+    for i in range(30):
+        prog = generate(f"new:{i}", NEW_CONFIG, str(tmp_path))
+        used |= set(prog.features)
+        text += prog.source
+    assert set(NEW_FEATURES) <= used
+    for construct in ("    def c", " = lambda a: ", "(lambda a: ", "def apply0(fn, v, w):",
+                      "functools.partial(", "self.w = self.w * 0.5 + a", "srcad.register_pytree(",
+                      "@dataclasses.dataclass", "collections.namedtuple(", ".upd("):
+        assert construct in text, construct
+
+
+def test_trees_flatten_object_arguments():
+    """Dataclasses (a static field kept), named tuples and classes listing their children in
+    `__fz_fields__` flatten by their fields and are rebuilt as their class."""
+    import collections
+    import dataclasses
+
+    from fuzz import trees
+
+    @dataclasses.dataclass
+    class D:
+        w: np.ndarray
+        b: float
+        tag: str = dataclasses.field(default="s", metadata={"static": True})
+
+    class R:
+        __fz_fields__ = ("w", "b")
+
+        def __init__(self, w, b):
+            self.w, self.b = w, b
+
+    N = collections.namedtuple("N", ["w", "b"])
+    w = np.array([1.0, 2.0])
+    for obj in (D(w, 3.0, "t"), R(w, 3.0), N(w, 3.0)):
+        tree = [0.5, obj]
+        np.testing.assert_array_equal(trees.flatten(tree), [0.5, 1.0, 2.0, 3.0])
+        back = trees.unflatten(tree, np.array([4.0, 5.0, 6.0, 7.0]))
+        assert type(back[1]) is type(obj) and back[1].b == 7.0 and trees.same_structure(back, tree) is None
+        np.testing.assert_array_equal(trees.get(back, trees.paths(back)[1]), [5.0, 6.0])
+        assert trees.same_structure([0.5, (1.0, 2.0)], tree) is not None
+    assert back[1] is not obj and trees.unflatten([D(np.ones(1), 1.0, "t")], np.zeros(2))[0].tag == "t"
+
+
 def test_generator_is_deterministic(tmp_path):
     a = generate("det:3", CI_CONFIG, str(tmp_path)).source
     b = generate("det:3", CI_CONFIG, str(tmp_path)).source

@@ -251,7 +251,7 @@ class Checks:
                 continue
             try:
                 mats[name] = self.jac_matrix(jac)
-            except (KeyError, IndexError, TypeError, ValueError) as e:
+            except (AttributeError, KeyError, IndexError, TypeError, ValueError) as e:
                 self.add("wrong", name, "structure", str(e))
                 continue
             self.against_fd(name, mats[name], self.estimate(), "Jacobian")

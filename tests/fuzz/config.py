@@ -65,6 +65,11 @@ FEATURES = {
     "dict": 0.6,            # {"k": e}, d["k"] = e, d["k"]
     "dict_iter": 0.4,       # for k in d, d.items(), d.values()
     "helpers": 0.8,         # module-level helper functions, defaults, keywords
+    "closure": 0.4,         # def c0(a): return e  in f (also in loop bodies, reading the loop's variables)
+    "lambda": 0.4,          # c1 = lambda a: e; a lambda given to a higher-order helper
+    "func_arg": 0.4,        # apply0(fn, v, w) given a helper, a partial, a closure, a lambda, np.tanh
+    "method": 0.3,          # class K0: self.w read by a method; K0(e) built in f, self.w updated
+    "mixed_list": 0.4,      # [float, arr (n,), arr (2,)] built, indexed, written, looped over
     "assert": 0.3,
     "raise": 0.2,           # raise under a condition (f may raise at the point)
     "dead_raise": 0.1,      # a statement that always raises and whose value is unused
@@ -75,6 +80,7 @@ FEATURES = {
     "arg_tuple": 0.4,       # pytree arguments
     "arg_list": 0.4,
     "arg_dict": 0.4,
+    "pytree_obj": 0.3,      # dataclass, named tuple or registered class argument (w, b) differentiated
     "out_array": 0.3,       # array output (jacobians instead of grad)
     "out_pytree": 0.15,     # tuple/dict output
 }

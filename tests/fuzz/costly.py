@@ -21,11 +21,13 @@ from .program import import_path
 _fresh = [0]
 
 
-def fresh_f(run):
-    """f from a new import of the program's file: a new function object, no cached code."""
+def fresh_f(run, name: str | None = None):
+    """f from a new import of the program's file: a new function object, no cached code.
+    With `name`, the module is imported under that name (again), as a new process would
+    import it: the persistent cache names classes by module and qualified name."""
     _fresh[0] += 1
     stem = os.path.splitext(os.path.basename(run.path))[0]
-    return import_path(run.path, f"{stem}_again{_fresh[0]}").f
+    return import_path(run.path, f"{stem}_{name}" if name else f"{stem}_again{_fresh[0]}").f
 
 
 def hess_matrix(run, H) -> np.ndarray:
@@ -52,7 +54,7 @@ def check_hessian(run):
         return
     try:
         M = hess_matrix(run, H)
-    except (KeyError, IndexError, TypeError, ValueError) as e:
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError) as e:
         run.add("wrong", "hessian", "structure", str(e))
         return
     run.memo["hessian_matrix"] = M
@@ -111,9 +113,9 @@ def check_cache(run):
     with tempfile.TemporaryDirectory() as cache:
         srcad.config.cache_dir = cache
         try:
-            cold = run.attempt("cache", lambda: derive(fresh_f(run)))
+            cold = run.attempt("cache", lambda: derive(fresh_f(run, "cached")))
             written = _count_files(cache)
-            warm = run.attempt("cache", lambda: derive(fresh_f(run)))
+            warm = run.attempt("cache", lambda: derive(fresh_f(run, "cached")))
         finally:
             srcad.config.cache_dir = old
         if cold is _FAILED or warm is _FAILED:
@@ -158,6 +160,8 @@ def _codegen(run, mode: str, outdir: str):
 
 
 def check_codegen(run):
+    if any(trees.has_object(a) for a in run.args):
+        return  # (`--types` cannot name a class: srcad codegen takes floats, ints and arrays)
     with tempfile.TemporaryDirectory() as outdir:
         if run.scalar and run.grad() is not _FAILED:
             mod = _codegen(run, "reverse", outdir)

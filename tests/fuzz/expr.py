@@ -96,6 +96,14 @@ class Exprs:
         elif have.kind == "dict":
             for k, t in have.items:
                 out += self._paths(f"{code}[{k!r}]", t, want, depth - 1)
+        elif have.kind == "pobj":
+            for k, t in have.items:
+                out += self._paths(f"{code}.{k}", t, want, depth - 1)
+        elif have.kind == "mlist":
+            n = len(have.items)
+            for k, t in enumerate(have.items):
+                idx = k - n if k == n - 1 and self.cfg.w("index_neg") else k
+                out += self._paths(f"{code}[{idx}]", t, want, depth - 1)
         elif have.kind == "list" and have.n:
             for k in sorted({0, have.n - 1}):
                 out += self._paths(f"{code}[{k}]", have.elem, want, depth - 1)
@@ -116,7 +124,7 @@ class Exprs:
         def walk(t, depth=2):
             if t.kind == "arr":
                 shapes.add(t.shape)
-            elif depth and t.kind in ("tuple", "dict"):
+            elif depth and t.kind in ("tuple", "dict", "mlist", "pobj"):
                 for i in t.items:
                     walk(i[1] if isinstance(i, tuple) else i, depth - 1)
             elif depth and t.kind == "list" and t.n:
@@ -190,6 +198,7 @@ class Exprs:
             ("cond_expr", 1.0, lambda: f"({self.fexpr(d - 1)} if {self.cond(0)} else {self.fexpr(d - 1)})"),
             (None, 3.0, lambda: self.reduce_to_float(d)),
             ("helpers", 1.5, lambda: self.call_helper(FLOAT, d)),
+            (None, self.extra_weight(), lambda: self.extra_expr(FLOAT, d)),
         ])
 
     def fleaf(self) -> str:
@@ -363,6 +372,7 @@ class Exprs:
                                        f"else {self.aexpr(shape, d - 1)})"),
             ("helpers", 1.0, lambda: self.call_helper(A(*shape), d)),
             ("copy", 0.3, lambda: f"{self.aleaf(shape)}.copy()"),
+            (None, self.extra_weight(), lambda: self.extra_expr(A(*shape), d)),
         ])
 
     def operand(self, shape, d):

@@ -22,11 +22,14 @@ import numpy as np
 
 from .config import Config
 from .expr import Exprs
+from .funcs import Funcs
+from .mixed import MLIST, Mixed
+from .objects import Objects, ObjValue
 from .stmt import Ctx, Stmts
 from .vartypes import FLOAT, INT, LIST, TUPLE, A, Ty, Var, is_float_like, size
 
 RAISING = {"raise", "assert", "dead_raise", "unbound_read"}
-HEADER = "import math\nimport numpy as np\n"
+IMPORTS = ["collections", "dataclasses", "functools", "math"]
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,14 @@ class Program:
     attempts: int = 1
 
 
-class Generator(Exprs, Stmts):
+class Generator(Exprs, Stmts, Funcs, Objects, Mixed):
     def __init__(self, rng: random.Random, cfg: Config):
         self.rng, self.cfg = rng, cfg
         self.scope: dict = {}
         self.helpers: list = []
+        self.applies: list = []    # higher-order helpers apply0(fn, v, w)
+        self.classes: list = []    # objects.ClassInfo of the "method" classes
+        self.pclasses: list = []   # (name, kind D/N/R, static field) of pytree argument classes
         self.used: set = set()
         self.counter: dict = {}
         self.iterating: set = set()  # lists some loop iterates over
@@ -66,6 +72,10 @@ class Generator(Exprs, Stmts):
             return tuple(self.rand_value(t) for t in ty.items)
         if ty.kind == "list":
             return [self.rand_value(ty.elem) for _ in range(ty.n)]
+        if ty.kind == "mlist":
+            return [self.rand_value(t) for t in ty.items]
+        if ty.kind == "pobj":
+            return ObjValue(ty.cls, {k: self.rand_value(t) for k, t in ty.items})
         return {k: self.rand_value(t) for k, t in ty.items}
 
     def arg_type(self, budget: int) -> Ty:
@@ -79,6 +89,8 @@ class Generator(Exprs, Stmts):
             ("arg_tuple", 1.0, lambda: TUPLE(FLOAT, A(shape[-1]))),
             ("arg_list", 1.0, lambda: LIST(self.rng.choice([FLOAT, A(shape[-1])]), self.rng.randint(1, 3))),
             ("arg_dict", 1.0, lambda: Ty("dict", items=(("w", A(*shape)), ("b", FLOAT)))),
+            ("pytree_obj", 1.0, lambda: self.pobj_type(shape)),
+            ("mixed_list", 1.0, lambda: MLIST(*self.mixed_items(shape))),
         ])
 
     def params(self) -> list[tuple[str, Ty]]:
@@ -103,6 +115,8 @@ class Generator(Exprs, Stmts):
         if self.rng.random() < 0.6:
             params.append(("scale", FLOAT, self.rng.choice(["0.5", "1.5", "-1.0"])))
         ret = FLOAT if self.rng.random() < 0.6 else self.rng.choice([t for _, t, _ in params])
+        if self.applies and self.rng.random() < 0.5:
+            ret = params[0][1]  # (a function of its first parameter: given to apply0, maybe by a partial)
         self.scope = {n: Var(n, t, arg=True) for n, t, _ in params}
         head = ", ".join(n if d is None else f"{n}={d}" for n, _, d in params)
         body = self.block(Ctx(depth=1, ret=ret), self.rng.randint(1, 3), "    ")
@@ -124,14 +138,24 @@ class Generator(Exprs, Stmts):
         params = self.params()
         values = {n: self.rand_value(t) for n, t in params}
         shapes = sorted({t.shape for _, t in params if t.kind == "arr"}) or [(2,)]
-        chunks = []
-        if self.on("helpers"):
+        chunks = self.pobj_classes()
+        if self.on("func_arg"):
+            chunks += self.apply_helpers()
+        if self.on("method"):
+            for k in range(self.rng.randint(1, 2)):
+                chunks.append("\n".join(self.method_class(k, shapes)))
+        if self.on("helpers") or self.applies and self.rng.random() < 0.5:
+            self.used.add("helpers")
             for k in range(self.rng.randint(1, 2)):
                 chunks.append("\n".join(self.helper(k, shapes)))
         self.scope = {n: Var(n, t, arg=True) for n, t in params}
         ret = self.out_type()
-        body = self.block(Ctx(depth=self.cfg.max_depth, ret=ret), self.rng.randint(2, self.cfg.max_stmts),
-                          "    ")
+        body = []
+        for feature in ("closure", "lambda"):  # at the top of f's body: reading its parameters
+            if self.on(feature):
+                body += self.s_function("    ", feature)
+        body += self.block(Ctx(depth=self.cfg.max_depth, ret=ret), self.rng.randint(2, self.cfg.max_stmts),
+                           "    ")
         lines = [f"def f({', '.join(n for n, _ in params)}):"] + body
         if not self._leaves(body):
             lines.append(f"    return {self.sink(ret)}")
@@ -145,7 +169,8 @@ class Generator(Exprs, Stmts):
         chunks.append(f"def make_args():\n    return ({args}{',' if len(params) == 1 else ''})")
         chunks.append(f"DIFF = {diff!r}")
         self.record_args(params)
-        return HEADER + "\n\n" + "\n\n\n".join(chunks) + "\n"
+        text = "\n\n\n".join(chunks) + "\n"
+        return header(text) + "\n\n" + text
 
     def record_args(self, params):
         for _, t in params:
@@ -155,6 +180,19 @@ class Generator(Exprs, Stmts):
                 self.used.add("arg_0d")
             if t.kind in ("tuple", "list", "dict"):
                 self.used.add("arg_" + t.kind)
+            if t.kind == "pobj":
+                self.used.add("pytree_obj")
+            if t.kind == "mlist":
+                self.used.add("mixed_list")
+
+
+def header(text: str) -> str:
+    """The imports a program's text uses (math and numpy always)."""
+    mods = [m for m in IMPORTS if m == "math" or f"{m}." in text]
+    lines = [f"import {m}" for m in mods] + ["import numpy as np"]
+    if "srcad." in text:
+        lines.append("import srcad")
+    return "\n".join(lines) + "\n"
 
 
 def entries(ty: Ty) -> int:
@@ -162,16 +200,18 @@ def entries(ty: Ty) -> int:
         return 1
     if ty.kind == "arr":
         return size(ty.shape)
-    if ty.kind == "tuple":
+    if ty.kind in ("tuple", "mlist"):
         return sum(entries(t) for t in ty.items)
     if ty.kind == "list":
         return entries(ty.elem) * (ty.n or 0)
-    if ty.kind == "dict":
+    if ty.kind in ("dict", "pobj"):
         return sum(entries(t) for _, t in ty.items)
     return 0
 
 
 def value_code(v) -> str:
+    if isinstance(v, ObjValue):
+        return f"{v.cls}(" + ", ".join(f"{k}={value_code(e)}" for k, e in v.fields.items()) + ")"
     if isinstance(v, np.ndarray):
         return f"np.array({v.tolist()!r})"
     if isinstance(v, tuple):

@@ -65,6 +65,10 @@ class Stmts:
             ("continue", 1.0, lambda: self.s_exit(ind, ctx, "continue") if ctx.loop else None),
             ("early_return", 0.7, lambda: self.s_return(ind, ctx) if ctx.ret is not None else None),
             ("unbound_read", 0.7, lambda: self.s_unbound_read(ind)),
+            ("closure", 1.0, lambda: self.s_function(ind, "closure")),
+            ("lambda", 1.0, lambda: self.s_function(ind, "lambda")),
+            ("method", 0.25, lambda: self.s_object(ind)),  # (srcad refuses K0(e) built in f)
+            ("mixed_list", 1.5, lambda: self.s_mixed(ind, ctx)),
         ])
         return out or self.s_new_float(ind)
 
@@ -224,7 +228,8 @@ class Stmts:
         for name, ty in bound_vars:
             self.scope[name] = Var(name, ty)
         inner = replace(ctx, depth=ctx.depth - 1, loop=True, trips=ctx.trips * max(trips, 1))
-        body = self.block(inner, self.rng.randint(1, 4), ind + "    ")
+        body = self.loop_function(ind + "    ", bound_vars)
+        body += self.block(inner, self.rng.randint(1, 4), ind + "    ")
         after = self.scope
         self.scope = self._merge(before, [before, {k: v for k, v in after.items() if k in before}])
         return body
@@ -534,11 +539,12 @@ class Stmts:
             return f"sum({n})"
         if t.kind == "list" and t.elem.kind == "arr":
             return f"sum(np.sum(e) for e in {n})"
-        if t.kind == "tuple":
+        if t.kind in ("tuple", "mlist"):
             parts = [self._reduce_code(f"{n}[{k}]", it) for k, it in enumerate(t.items)]
             return " + ".join(p for p in parts if p) or None
-        if t.kind == "dict":
-            parts = [self._reduce_code(f"{n}[{k!r}]", it) for k, it in t.items]
+        if t.kind in ("dict", "pobj"):
+            parts = [self._reduce_code(f"{n}.{k}" if t.kind == "pobj" else f"{n}[{k!r}]", it)
+                     for k, it in t.items]
             return " + ".join(p for p in parts if p) or None
         return None
 

@@ -1,10 +1,40 @@
 """Pytrees of floats and float arrays as flat vectors, independently of srcad: a leaf is a
 Python float, a NumPy float or a float array (of any rank, 0-d too); containers are dicts,
-lists and tuples; ints, bools and None are not differentiated (they are kept as they are)."""
+lists and tuples (named tuples too), dataclass objects (their fields) and objects whose class
+lists its children's attribute names in `__fz_fields__` (the fuzzer's classes registered with
+srcad.register_pytree); ints, bools, strings and None are not differentiated (they are kept
+as they are)."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class Attr:
+    """A path step that reads an object's attribute (a dataclass field, a registered child)."""
+    name: str
+
+
+def fields(x) -> list[str] | None:
+    """The attribute names of an object pytree's children, or None for anything else."""
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return [f.name for f in dataclasses.fields(x)]
+    names = getattr(type(x), "__fz_fields__", None)
+    return list(names) if names is not None else None
+
+
+def rebuild(x, children: dict):
+    """An object of x's class with the given children (the other attributes kept)."""
+    if dataclasses.is_dataclass(x):
+        return dataclasses.replace(x, **children)
+    out = copy.copy(x)
+    for k, v in children.items():
+        setattr(out, k, v)
+    return out
 
 
 def is_leaf(x) -> bool:
@@ -23,12 +53,15 @@ def paths(tree, prefix=()) -> list[tuple]:
         return [p for k in tree for p in paths(tree[k], prefix + (k,))]
     if isinstance(tree, (list, tuple)):
         return [p for i, e in enumerate(tree) for p in paths(e, prefix + (i,))]
+    names = fields(tree)
+    if names is not None:
+        return [p for k in names for p in paths(getattr(tree, k), prefix + (Attr(k),))]
     return []
 
 
 def get(tree, path):
     for k in path:
-        tree = tree[k]
+        tree = getattr(tree, k.name) if isinstance(k, Attr) else tree[k]
     return tree
 
 
@@ -59,8 +92,13 @@ def unflatten(like, vec: np.ndarray):
             return out
         if isinstance(x, dict):
             return {k: build(v) for k, v in x.items()}
+        if isinstance(x, tuple) and hasattr(x, "_fields"):  # a named tuple
+            return type(x)(*[build(e) for e in x])
         if isinstance(x, (list, tuple)):
             return type(x)(build(e) for e in x)
+        names = fields(x)
+        if names is not None:
+            return rebuild(x, {k: build(getattr(x, k)) for k in names})
         return x
     return build(like)
 
@@ -90,6 +128,8 @@ def same_structure(got, like) -> str | None:
             if bad:
                 return f"[{k!r}]: {bad}"
         return None
+    if isinstance(like, tuple) and hasattr(like, "_fields") and type(got) is not type(like):
+        return f"expected a {type(like).__name__} (a named tuple), got {type(got).__name__}"
     if isinstance(like, (list, tuple)):
         if not isinstance(got, (list, tuple)) or len(got) != len(like):
             return f"expected a {type(like).__name__} of {len(like)}, got {type(got).__name__}"
@@ -97,7 +137,27 @@ def same_structure(got, like) -> str | None:
             bad = same_structure(g, e)
             if bad:
                 return f"[{i}]: {bad}"
+        return None
+    names = fields(like)
+    if names is not None:
+        if type(got) is not type(like):
+            return f"expected a {type(like).__name__} object, got {type(got).__name__}"
+        for k in names:
+            bad = same_structure(getattr(got, k), getattr(like, k))
+            if bad:
+                return f".{k}: {bad}"
     return None
+
+
+def has_object(tree) -> bool:
+    """Does the tree hold an object (a dataclass, a registered class)?"""
+    if fields(tree) is not None:
+        return True
+    if isinstance(tree, dict):
+        return any(has_object(v) for v in tree.values())
+    if isinstance(tree, (list, tuple)):
+        return any(has_object(v) for v in tree)
+    return False
 
 
 def random_like(tree, rng: np.random.Generator):

@@ -11,13 +11,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Ty:
-    kind: str                      # float | int | arr | list | tuple | dict
+    kind: str                      # float | int | arr | list | tuple | dict | mlist | pobj | obj | fn
     shape: tuple = ()              # arr
     lo: int = 0                    # int: inclusive range of its value
     hi: int = 0
     elem: Ty | None = None         # list: element type
     n: int | None = None           # list: length (None: unknown)
-    items: tuple = ()              # tuple: item types; dict: (key, type) pairs
+    items: tuple = ()              # tuple, mlist: item types; dict, pobj: (key, type) pairs;
+    #                                fn: (parameter type, return type)
+    cls: str = ""                  # pobj, obj: the class name; fn: the feature that made it
 
     def __str__(self) -> str:
         if self.kind == "arr":
@@ -26,7 +28,7 @@ class Ty:
             return f"int[{self.lo}..{self.hi}]"
         if self.kind == "list":
             return f"list[{self.elem}]*{self.n}"
-        if self.kind in ("tuple", "dict"):
+        if self.kind in ("tuple", "dict", "mlist", "pobj"):
             return f"{self.kind}({', '.join(map(str, self.items))})"
         return self.kind
 
@@ -60,9 +62,9 @@ def is_float_like(t: Ty) -> bool:
         return True
     if t.kind == "list":
         return t.elem is not None and is_float_like(t.elem)
-    if t.kind == "tuple":
+    if t.kind in ("tuple", "mlist"):
         return all(is_float_like(i) for i in t.items)
-    if t.kind == "dict":
+    if t.kind in ("dict", "pobj"):
         return all(is_float_like(v) for _, v in t.items)
     return False
 

@@ -1,0 +1,133 @@
+"""Objects: module-level classes whose methods read `self.w` ("method": a global instance,
+an instance built in f from a differentiated value, a method that updates `self.w` before it
+is read again, an object given to a helper), and differentiated arguments that are objects
+("pytree_obj": a dataclass, a named tuple, or a class registered with
+`srcad.register_pytree`), read by attribute, by a method and by a helper they are given to.
+
+The harness flattens object arguments by their fields (tests/fuzz/trees.py): dataclass
+fields, named tuple items, and for registered classes the attribute names the class lists in
+`__fz_fields__` (the same children its flatten function gives srcad)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .vartypes import FLOAT, A, Ty, Var
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    name: str
+    w: Ty          # self.w
+    param: Ty      # m(self, a): a
+    ret: Ty        # what m returns
+    glob: str      # the module-level instance
+    use: str       # use(o, v): a helper the object is given to
+
+
+@dataclass
+class ObjValue:
+    """An argument value that is a pytree object: rendered as `Cls(w=..., b=...)`."""
+    cls: str
+    fields: dict
+
+
+METHOD_FORMS = ["({0} + {1} * {2})", "({0} * {2} - {1})", "(np.tanh({2}) * {1} + {0})"]
+
+
+class Objects:
+    """Mixin of the generator (see program.Generator)."""
+
+    # -- "method": classes with a global instance ------------------------------------
+    def method_class(self, k: int, shapes: list) -> list[str]:
+        name = f"K{k}"
+        w = FLOAT if self.rng.random() < 0.5 else A(*self.rng.choice(shapes))
+        param = FLOAT if self.rng.random() < 0.5 else A(*self.rng.choice(shapes))
+        ret = FLOAT if self.rng.random() < 0.5 else param
+        self.scope = {"self.w": Var("self.w", w), "a": Var("a", param, arg=True)}
+        body = self.value_d(ret, 1)
+        code = self.rng.choice(METHOD_FORMS).format(body, self.term_of("a", param, ret),
+                                                    self.term_of("self.w", w, ret))
+        const = self.const() if w.kind == "float" else self._const_array(w.shape)
+        info = ClassInfo(name, w, param, ret, f"KG{k}", f"use_k{k}")
+        self.classes.append(info)
+        return [f"class {name}:", "    def __init__(self, w):", "        self.w = w", "",
+                "    def m(self, a):", f"        return {code}", "",
+                "    def upd(self, a):", "        self.w = self.w * 0.5 + a", "        return self.w",
+                "", "", f"{info.glob} = {name}({const})", "", "",
+                f"def {info.use}(o, v):", "    return 1.5 * o.m(v) - 0.5 * o.m(0.5 * v)"]
+
+    def call_method(self, ty: Ty, d: int) -> str | None:
+        opts = []
+        for c in self.classes:
+            if c.ret != ty:
+                continue
+            objs = [c.glob] + [v.name for v in self.scope.values()
+                               if v.ty.kind == "obj" and v.ty.cls == c.name]
+            for o in objs:
+                opts.append((None, 2.0, lambda c=c, o=o: f"{o}.m({self.value_d(c.param, d - 1)})"))
+                opts.append((None, 1.0, lambda c=c, o=o: f"{c.use}({o}, {self.value_d(c.param, d - 1)})"))
+        out = self.choose(opts)
+        if out is not None:
+            self.used.add("method")
+        return out
+
+    def s_object(self, ind: str) -> list[str] | None:
+        """`o0 = K0(e)` in f (an object holding a differentiated value), a method call, and
+        maybe `o0.upd(e)` (which writes self.w) and another call reading the new self.w."""
+        if not self.classes:
+            return None
+        c = self.rng.choice(self.classes)
+        o = self.new_name("o")
+        lines = [f"{ind}{o} = {c.name}({self.value_d(c.w, 1)})"]
+        self.bind(o, Ty("obj", cls=c.name))
+        calls = [("m", c.param, c.ret)]
+        if self.rng.random() < 0.4:
+            calls += [("upd", c.w, c.w), ("m", c.param, c.ret)]
+        for method, param, ret in calls:
+            res = self._result_name(ret)
+            lines.append(f"{ind}{res} = {o}.{method}({self.value_d(param, 1)})")
+            self.bind(res, ret)
+        return lines
+
+    # -- "pytree_obj": object arguments ------------------------------------------------
+    def pobj_type(self, shape: tuple) -> Ty:
+        kind = self.rng.choice("DNR")
+        name = f"{kind}{len(self.pclasses)}"
+        self.pclasses.append((name, kind, self.rng.random() < 0.5))
+        return Ty("pobj", items=(("w", A(*shape)), ("b", FLOAT)), cls=name)
+
+    def pobj_classes(self) -> list[str]:
+        chunks = []
+        method = ["    def m(self, a):", "        return np.tanh(self.w) * a + self.b"]
+        for name, kind, static in self.pclasses:
+            if kind == "D":
+                lines = ["@dataclasses.dataclass", f"class {name}:", "    w: np.ndarray", "    b: float"]
+                if static:
+                    lines.append('    tag: str = dataclasses.field(default="s", metadata={"static": True})')
+                lines += [""] + method
+            elif kind == "N":
+                lines = [f'{name} = collections.namedtuple("{name}", ["w", "b"])']
+            else:
+                lines = [f"class {name}:", '    __fz_fields__ = ("w", "b")', "",
+                         "    def __init__(self, w, b):", "        self.w, self.b = w, b", ""] + method
+                lines += ["", "", f"srcad.register_pytree({name}, lambda r: ((r.w, r.b), None),",
+                          f"                      lambda aux, children: {name}(*children))"]
+            lines += ["", "", f"def use_{name}(p, v):", "    return np.sum(np.sin(p.w) * v) + p.b * v"]
+            chunks.append("\n".join(lines))
+        return chunks
+
+    def call_pobj(self, ty: Ty, d: int) -> str | None:
+        kinds = {name: kind for name, kind, _ in self.pclasses}
+        opts = []
+        for v in self.scope.values():
+            if v.ty.kind != "pobj":
+                continue
+            if ty == FLOAT:
+                opts.append((None, 1.0, lambda v=v: f"use_{v.ty.cls}({v.name}, {self.fexpr(d - 1)})"))
+            elif ty == v.ty.items[0][1] and kinds.get(v.ty.cls) != "N":
+                opts.append((None, 1.0, lambda v=v: f"{v.name}.m({self.fexpr(d - 1)})"))
+        out = self.choose(opts)
+        if out is not None:
+            self.used.add("pytree_obj")
+        return out
