@@ -149,7 +149,7 @@ def full_output(k):
 
 
 def rhs_without_rule(y, t, k):
-    return -k * np.linalg.eigvals(np.diag(y)).real
+    return -k * np.unwrap(y)
 
 
 def no_rule(k):
@@ -159,7 +159,7 @@ def no_rule(k):
 @pytest.mark.parametrize("fn, error, where, says", [
     (closure_with_default, srcad.UnsupportedSyntaxError, "closure_with_default", "args="),
     (full_output, srcad.UnsupportedSyntaxError, "full_output", "full_output=1"),
-    (no_rule, srcad.NoRuleError, "rhs_without_rule", "eigvals"),
+    (no_rule, srcad.NoRuleError, "rhs_without_rule", "unwrap"),
 ])
 def test_what_cannot_be_differentiated_is_an_error_at_the_users_line(fn, error, where, says):
     with pytest.raises(error) as e:
@@ -257,7 +257,7 @@ def test_the_value_is_scipys():
 def test_an_error_in_a_lifted_right_hand_side_names_where_it_was_defined():
     def loss(k):
         def f(y, t):
-            return -k * np.linalg.eigvals(np.diag(y)).real
+            return -k * np.unwrap(y)
         return odeint(f, np.array([1.0, 2.0]), TS)[-1, 0]
     with pytest.raises(srcad.NoRuleError, match="eigvals") as e:
         srcad.grad(loss)(0.5)
