@@ -16,7 +16,7 @@ import numpy as np
 from .api import _cached, _jvp_of, as_python_function, batched_jacobian, check_options, grad, jvp, vjp_of
 from .errors import ArgumentError, NondeterministicError, NonScalarOutputError
 from .forms import first_result, jacobian_form, positional_arity
-from .gate import Gate, admit_arguments, admit_tangents, check_output
+from .gate import Gate, admit_arguments, admit_tangents, check_output, zero_tangent
 from .pytrees import restore
 from .trees import flatten, unflatten
 
@@ -136,7 +136,7 @@ def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None):
         for i in nums:
             whole = chunk_size is None or chunk_size >= np.size(args[i])
             got = batched_jacobian(fun, args, i) if batched and whole else None
-            parts.append(got if got is not None else _columns(fun, args, i, kind, user))
+            parts.append(got if got is not None else _columns(fun, args, i, kind, user, nums))
         return _nest(parts, as_tuple)
 
     jacobian.__name__ = f"{kind}_{getattr(user, '__name__', 'f')}"
@@ -158,9 +158,10 @@ def _latest_source(fun, keys) -> str | None:
     return None
 
 
-def _columns(fun, args, i, kind: str = "jacfwd", user=None):
+def _columns(fun, args, i, kind: str = "jacfwd", user=None, nums=()):
     """One jvp per entry of each differentiable leaf of args[i] (and the first one again at
-    the end: the evaluations must agree, see _check_repeatable)."""
+    the end: the evaluations must agree, see _check_repeatable); the other arguments in
+    `nums` get zero tangents (not None: an object among them then stays a node, gate.py)."""
     leaves, spec = flatten(args[i])
     out, columns = None, []  # columns[k]: the flattened output tangents per entry of leaf k
     first = None  # (tangents, out, column) of the first evaluation
@@ -169,7 +170,7 @@ def _columns(fun, args, i, kind: str = "jacfwd", user=None):
         for e in _basis(leaf) if _differentiable(leaf) else ():
             t = [_zero(x) for x in leaves]
             t[k] = e
-            tangents = [None] * len(args)
+            tangents = [zero_tangent(a) if j in nums else None for j, a in enumerate(args)]
             tangents[i] = unflatten(spec, t)
             out, col = jvp(fun, args, tangents)
             cols.append(flatten(col)[0])

@@ -253,6 +253,15 @@ def _analyzed(f: Function, positions, outputs):
     """Activity of f's values for derivatives with respect to the parameters at `positions`
     (the type policy checked on the way), and f with run-time checks of values whose type
     is unknown where they meet differentiated ones."""
+    for i in positions:  # (a pytree object differentiated is a node here: gate.py)
+        t = f.body.params[i].type
+        if isinstance(t, T.Object) and not t.nodes:
+            name = f.signature[i].name
+            raise TypeSupportError(f"argument {name} is a {t.what} object", [diagnostic(
+                f.loc, f"{f.name} is differentiated with respect to {name}, given as a {t.what} object "
+                "itself (a transformation of srcad.grad(f, argnums=...) passes an argument it does not "
+                "differentiate on as is), which srcad cannot differentiate through",
+                f"give {name} a tangent too, or pass its arrays as arguments")])
     act = analyze(f.body, tuple(f.body.params[i] for i in positions), outputs)
     return guard_unknown(f, act.varied), act
 
