@@ -287,6 +287,9 @@ def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
         try:
             return scalar(*args)
         except NonScalarOutputError:
+            out = fun(*args)  # (an array result: jacfwd(jacrev(f)); anything else: the error)
+            if not (isinstance(out, np.ndarray) and out.ndim > 0 and isinstance(argnums, int)):
+                raise
             return nonscalar(*args)
 
     hessian_of.__name__, hessian_of.__wrapped__ = scalar.__name__, fun
