@@ -67,7 +67,9 @@ class Unknown(Type):
 
 
 @dataclass(frozen=True)
-class Float(Type):
+class _Number(Type):
+    """A differentiable scalar (the base of Float and Complex, never a type itself)."""
+
     @property
     def differentiable(self) -> bool:
         return True
@@ -76,20 +78,15 @@ class Float(Type):
     def is_scalar(self) -> bool:
         return True
 
+
+@dataclass(frozen=True)
+class Float(_Number):
     def __str__(self) -> str:
         return "float"
 
 
 @dataclass(frozen=True)
-class Complex(Type):
-    @property
-    def differentiable(self) -> bool:
-        return True
-
-    @property
-    def is_scalar(self) -> bool:
-        return True
-
+class Complex(_Number):
     def __str__(self) -> str:
         return "complex"
 
