@@ -3,7 +3,8 @@ a hand-written gradient and the installed peers (autograd, JAX, PyTorch), in one
 
     python benchmarks/run.py [--quick] [--only NAME] [--markdown OUT] [--plot PNG]
 
---only NAME keeps one group (core, loops, stats, adjoint, compose, forward, startup, fresh, gallery) or one case
+--only NAME keeps one group (core, loops, stats, adjoint, compose, forward, startup, fresh,
+gallery) or one case
 (rosenbrock, gmm, ...).
 --markdown OUT writes each group's table between <!-- bench:GROUP --> markers in OUT
 (docs/performance.md keeps the latest full run). Timings are best of 5 repeats of ~0.1 s
