@@ -16,7 +16,7 @@ import numpy as np
 from .api import _cached, _jvp_of, as_python_function, batched_jacobian, check_options, grad, jvp, vjp_of
 from .errors import ArgumentError, NondeterministicError, NonScalarOutputError
 from .forms import first_result, jacobian_form, positional_arity
-from .gate import Gate, admit_arguments, admit_tangents, check_output, zero_tangent
+from .gate import Gate, admit_arguments, admit_tangents, check_output, shaped_like, zero_tangent
 from .pytrees import restore
 from .trees import flatten, unflatten
 
@@ -136,7 +136,8 @@ def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None):
         for i in nums:
             whole = chunk_size is None or chunk_size >= np.size(args[i])
             got = batched_jacobian(fun, args, i) if batched and whole else None
-            parts.append(got if got is not None else _columns(fun, args, i, kind, user, nums))
+            like = _gradient_like(fun, args)
+            parts.append(got if got is not None else _columns(fun, args, i, kind, user, nums, like))
         return _nest(parts, as_tuple)
 
     jacobian.__name__ = f"{kind}_{getattr(user, '__name__', 'f')}"
@@ -158,7 +159,16 @@ def _latest_source(fun, keys) -> str | None:
     return None
 
 
-def _columns(fun, args, i, kind: str = "jacfwd", user=None, nums=()):
+def _gradient_like(fun, args):
+    """For fun = srcad.grad(f, argnums): what its result is shaped like (the arguments in
+    argnums, a tuple of them for tuple argnums), else None."""
+    spec = getattr(getattr(fun, "__srcad_transform__", None), "spec", None)
+    if spec is None or spec.kind != "grad" or spec.has_aux or len(args) <= max(spec.argnums, default=-1):
+        return None
+    return tuple(args[j] for j in spec.argnums) if spec.argnums_tuple else args[spec.argnums[0]]
+
+
+def _columns(fun, args, i, kind: str = "jacfwd", user=None, nums=(), out_like=None):
     """One jvp per entry of each differentiable leaf of args[i] (and the first one again at
     the end: the evaluations must agree, see _check_repeatable); the other arguments in
     `nums` get zero tangents (not None: an object among them then stays a node, gate.py)."""
@@ -183,6 +193,8 @@ def _columns(fun, args, i, kind: str = "jacfwd", user=None, nums=()):
         again, col = jvp(fun, args, first[0])
         _check_repeatable(user or fun, kind, first[1], again, first[2], flatten(col)[0])
     out = fun(*args) if out is None else out
+    if out_like is not None:  # (objects in it as themselves, also where jvp's code gives tuples)
+        out = restore(shaped_like(out, out_like))
     latest = _jvp_of(fun)._latest
     check_output(Gate(f"jacfwd of {getattr(fun, '__qualname__', 'f')}", as_python_function(fun)), out,
                  latest.output_loc if latest is not None else None, none=False)
