@@ -259,6 +259,6 @@ def test_an_error_in_a_lifted_right_hand_side_names_where_it_was_defined():
         def f(y, t):
             return -k * np.unwrap(y)
         return odeint(f, np.array([1.0, 2.0]), TS)[-1, 0]
-    with pytest.raises(srcad.NoRuleError, match="eigvals") as e:
+    with pytest.raises(srcad.NoRuleError, match="unwrap") as e:
         srcad.grad(loss)(0.5)
     assert "test_odes.py:" in e.value.filename and "lifted" in e.value.filename
