@@ -139,6 +139,15 @@ class CodegenError(SrcadError):
     """Offline code generation failed (bad FILE:FUNC, unwritable output, ...)."""
 
 
+def where_text(loc, fallback: str) -> str:
+    """'file:line:col' of an IR `Loc` (the user's call, for a line of a source implementation
+    srcad inlined: Diagnostic), for run-time checks that raise there; `fallback` without one."""
+    if loc is None:
+        return fallback
+    site = diagnostic(loc, "")
+    return f"{site.file}:{site.line}:{site.col}"
+
+
 def diagnostic(loc, message: str, hint: str = "") -> Diagnostic:
     """A Diagnostic at an IR `Loc` (or anything with file/line/col), or nowhere."""
     if loc is None:

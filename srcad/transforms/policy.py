@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..errors import NoRuleError, TypeSupportError, diagnostic
+from ..errors import NoRuleError, TypeSupportError, diagnostic, where_text
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, iter_ops
 from ..rules import registry
@@ -109,15 +109,12 @@ def guard_unknown(fn: Function, varied: set) -> Function:
                 for a in op.operands():
                     unknown = isinstance(a, Var) and isinstance(a.type, T.Unknown)
                     if unknown and a not in varied and a not in seen:
-                        site = diagnostic(op.loc, "") if op.loc else None  # (the user's call, for
-                        # a line of a source implementation srcad inlined: errors.Diagnostic)
-                        where = f"{site.file}:{site.line}:{site.col}" if site else fn.name
+                        where = where_text(op.loc, fn.name)
                         ops.append(Apply((), "srcad.known", (a, Const(where)), (), op.loc))
                         seen.add(a)
             ops.append(op.map(block=lambda inner: block(inner, frozenset(seen))))
             if isinstance(op, Apply) and _may_turn_complex(op, varied):
-                site = diagnostic(op.loc, "") if op.loc else None
-                where = f"{site.file}:{site.line}:{site.col}" if site else fn.name
+                where = where_text(op.loc, fn.name)
                 ops.append(Apply((), "srcad.known", (op.outs[0], Const(where)), (), op.loc))
         return dataclasses.replace(b, ops=tuple(ops))
 

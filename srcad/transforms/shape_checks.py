@@ -13,7 +13,7 @@ may be dropped as unused, or its adjoint may fail first with another operation's
 
 from __future__ import annotations
 
-from ..errors import diagnostic
+from ..errors import where_text
 from ..ir import types as T
 from ..ir.nodes import Apply, Const, atom_type
 from ..rules import registry
@@ -88,8 +88,7 @@ def with_shape_checks(ops: list) -> list:
     for op in ops:
         message = problem(op) if isinstance(op, Apply) else None
         if message is not None:
-            site = diagnostic(op.loc, "") if op.loc else None
-            where = f"{site.file}:{site.line}:{site.col}" if site else "?"
+            where = where_text(op.loc, "?")
             out.append(Apply((), "srcad.shape_error", (Const(where), Const(message)), (), op.loc))
         out.append(op)
     return out
