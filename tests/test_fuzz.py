@@ -23,13 +23,18 @@ BUDGET = 70  # programs ci:0 .. ci:69 (about 20 s of CPU)
 FAILING_TODAY: dict = {}  # seed: finding in /work/fuzz-findings/ (see docs/reliability.md)
 
 
-@pytest.mark.parametrize("index", [i for i in range(BUDGET) if f"ci:{i}" not in FAILING_TODAY])
-def test_fuzz_program(index, tmp_path):
-    result = run_seed(f"ci:{index}", CI_CONFIG, str(tmp_path))
+def _passes(seed: str, config, tmp_path) -> None:
+    """Run one generated program; fail with its source and findings if srcad was wrong or crashed."""
+    result = run_seed(seed, config, str(tmp_path))
     if result["outcome"] in ("crash", "wrong"):
         details = "\n".join(f"{f['kind']}:{f['check']}:{f['detail']}\n{f['message']}"
                             for f in result["findings"])
-        pytest.fail(f"program ci:{index}: {result['signature']}\n{result.get('source', '')}\n{details}")
+        pytest.fail(f"program {seed}: {result['signature']}\n{result.get('source', '')}\n{details}")
+
+
+@pytest.mark.parametrize("index", [i for i in range(BUDGET) if f"ci:{i}" not in FAILING_TODAY])
+def test_fuzz_program(index, tmp_path):
+    _passes(f"ci:{index}", CI_CONFIG, tmp_path)
 
 
 NEW_FEATURES = ("closure", "lambda", "func_arg", "method", "pytree_obj", "mixed_list")
@@ -40,11 +45,7 @@ NEW_FAILING_TODAY: dict = {}
 
 @pytest.mark.parametrize("index", [i for i in range(NEW_BUDGET) if f"new:{i}" not in NEW_FAILING_TODAY])
 def test_fuzz_program_with_closures_objects_and_mixed_lists(index, tmp_path):
-    result = run_seed(f"new:{index}", NEW_CONFIG, str(tmp_path))
-    if result["outcome"] in ("crash", "wrong"):
-        details = "\n".join(f"{f['kind']}:{f['check']}:{f['detail']}\n{f['message']}"
-                            for f in result["findings"])
-        pytest.fail(f"program new:{index}: {result['signature']}\n{result.get('source', '')}\n{details}")
+    _passes(f"new:{index}", NEW_CONFIG, tmp_path)
 
 
 def test_the_constructs_of_real_programs_are_generated(tmp_path):
