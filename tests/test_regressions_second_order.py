@@ -175,3 +175,32 @@ def test_second_order_writes_into_a_tangent_that_was_a_broadcast(x0):
     np.testing.assert_allclose(srcad.hvp(reduction_then_item_write, (x,), (np.ones(1),)), [want], atol=1e-12)
     np.testing.assert_allclose(srcad.grad(reduction_then_item_write)(x),
                                fd_grad(reduction_then_item_write, (x,)), rtol=1e-6)
+
+
+# grad of a function calling srcad.grad of a product over a list slice. The gradient's code
+# writes the cotangent of the list slice (a list of arrays) back into a list; that cotangent
+# was typed as an array, so a loop copied it with np.copy (stacking it into one array), then
+# read a row of it (a view) and zeroed the row before using the view: silently zero.
+U_PRODUCT = np.array([[1.0, 2.0], [3.0, 4.0]])
+Z_PRODUCT = np.array([0.5, -1.0])
+
+
+def chain_product(y, z):
+    arrays = [y, z]
+    result = arrays[0]
+    for a in arrays[1:]:
+        result = np.dot(result, a)
+    return np.sum(result)
+
+
+def through_grad_of_chain_product(y, z):
+    g = srcad.grad(chain_product, argnums=(0, 1))(y, z)
+    return np.sum(g[0] * U_PRODUCT) + np.sum(g[1] * z * Z_PRODUCT)
+
+
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_grad_of_grad_through_a_list_slice_cotangent(argnum):
+    y, z = np.array([[1.0, 0.3], [-0.2, 0.7]]), np.array([0.5, -1.0])
+    got = srcad.grad(through_grad_of_chain_product, argnums=argnum)(y, z)
+    assert np.allclose(got, fd_grad(through_grad_of_chain_product, (y, z), argnum), atol=1e-6)
+    assert np.any(got != 0)

@@ -64,6 +64,13 @@ def _identical(args, types) -> bool | None:
     return None
 
 
+def basic_key(t: T.Type) -> bool:
+    """Ints, slices, dict keys and tuples of them: each selected element once."""
+    if isinstance(t, T.Tuple):
+        return all(basic_key(e) for e in t.elts)
+    return isinstance(t, (T.Int, T.Str)) or (isinstance(t, T.Opaque) and t.what == "slice")
+
+
 def _fold_typed(prim: str, args: tuple[Atom, ...]):
     """Folds that need only the arguments' types."""
     types = [atom_type(a) for a in args]
@@ -89,6 +96,9 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
             if want is T.Float and isinstance(t, T.Float):
                 return NotImplemented  # np.float64 vs float: leave to run time
             return isinstance(t, want)
+    if prim == "srcad.write_winners" and len(args) == 2 and (
+            isinstance(types[0], (T.List, T.Tuple, T.Dict)) or basic_key(types[1])):
+        return True  # (a list's or dict's item, or ints and slices: each position written once)
     if prim == "builtins.len" and isinstance(types[0], T.Tuple):
         return len(types[0].elts)
     if prim == "builtins.len" and isinstance(types[0], T.List) and types[0].items is not None:

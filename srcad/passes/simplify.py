@@ -44,7 +44,7 @@ from ..ir.rewrite import sub_atom, substitute_block
 from ..rules import registry
 from ..rules.shapes import broadcast
 from ..rules.shapes_numpy import expand_dims_of
-from .fold import fold_apply
+from .fold import basic_key, fold_apply
 
 
 def _is_num(a: Atom, value: float) -> bool:
@@ -193,7 +193,7 @@ class Simplifier:
                 return a[0]
         if p == "numpy.where" and len(a) == 3 and isinstance(a[0], Var):
             d = self.defs.get(a[0])  # every write of a basic key wins: np.where(True, g[k], 0) is g[k]
-            if d and d.prim == "srcad.write_winners" and _basic_key(atom_type(d.args[1])):
+            if d and d.prim == "srcad.write_winners" and basic_key(atom_type(d.args[1])):
                 return a[1]
         if p == "operator.neg" and isinstance(a[0], Var):
             d = self.defs.get(a[0])
@@ -236,7 +236,7 @@ class Simplifier:
         d = self.defs.get(b1) if isinstance(b1, Var) else None
         if d is None or d.prim not in ("srcad.setitem", "operator.setitem") or len(d.args) != 3:
             return None
-        if d.args[1] != key or not _is_num(d.args[2], 0) or not _basic_key(atom_type(key)):
+        if d.args[1] != key or not _is_num(d.args[2], 0) or not basic_key(atom_type(key)):
             return None
         r = self.defs.get(g) if isinstance(g, Var) else None
         if r is None or r.prim != "operator.getitem" or r.args != (d.args[0], key):
@@ -251,7 +251,7 @@ class Simplifier:
         if d is None or d.prim != "operator.add" or len(d.args) != 2 or self.uses[w] != 1:
             return None
         if not (isinstance(atom_type(b), T.Array) and atom_type(b).kind == "f"
-                and _basic_key(atom_type(key))):
+                and basic_key(atom_type(key))):
             return None
         for r, v in ((d.args[0], d.args[1]), (d.args[1], d.args[0])):
             g = self.defs.get(r) if isinstance(r, Var) else None
@@ -451,8 +451,3 @@ def _expand_dims_shape(shape, axis):
     return expand_dims_of(shape, axis)
 
 
-def _basic_key(t: T.Type) -> bool:
-    """Ints, slices, dict keys and tuples of them: each selected element once."""
-    if isinstance(t, T.Tuple):
-        return all(_basic_key(e) for e in t.elts)
-    return isinstance(t, (T.Int, T.Str)) or (isinstance(t, T.Opaque) and t.what == "slice")

@@ -79,8 +79,19 @@ nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like,
 nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask)
 nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
 
+def _unbroadcast_type(sig) -> T.Type:
+    """x's type, read as an array, except that the cotangent of a list, tuple or dict that is
+    itself a container comes back as it is (runtime.unbroadcast returns it unchanged)."""
+    c, x = sig.type("c"), sig.type("x")
+    if isinstance(x, (T.List, T.Tuple, T.Dict)) and not isinstance(c, T.Array):
+        if isinstance(c, (T.List, T.Tuple, T.Dict)):
+            return c
+        return x if isinstance(c, (T.Float, T.Int, T.Bool)) else T.UNKNOWN
+    return ty.same_array("x")(sig)
+
+
 defrule("srcad.unbroadcast", "c, x",
-        vjp={"c": "srcad.broadcast_like(g, c)"}, out=ty.same_array("x"), fn=rt.unbroadcast,
+        vjp={"c": "srcad.broadcast_like(g, c)"}, out=_unbroadcast_type, fn=rt.unbroadcast,
         fresh=False, linear=("c",), shape=sh.second, complex="keeps")
 defrule("srcad.broadcast_like", "v, like",
         vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,

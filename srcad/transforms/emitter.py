@@ -45,6 +45,9 @@ class Emitter:
             folded = fold_apply(prim, args, kw)
             if folded is not None:
                 return folded
+        if prim == "numpy.where" and loc is not None and loc.adjoint and isinstance(args[0], Const) \
+                and args[0].value is True and len(args) == 3:
+            return args[1]  # (a cotangent kept whole; np.where would make a list of arrays an array)
         types = out_types(rule, args, kw, nouts)
         return self.b.apply(prim, args, kw, loc, hint, types)
 
