@@ -8,23 +8,35 @@
 
 vmap maps a function over an axis of its arguments: `in_axes` is an int (every argument),
 None (not mapped) or a tuple with one entry per positional argument; the results (an array,
-a float, or a tuple/list/dict of them) are stacked along `out_axes`. It calls the function
-once per batch entry: the function's own generated code (a transform's) runs per entry,
-not code vectorised over the batch. vmap(f) and the f_jvp of linearize can be transformed
-again (grad(vmap(f)), jacfwd(f_jvp)...): srcad reads their forms (forms.py), a loop over
-the batch and a Jacobian product.
+a float, or a tuple/list/dict of them) are stacked along `out_axes`. Called directly, vmap(f)
+runs code generated for the whole batch at once (transforms/vmapping.py: f's code for one
+example, or a transform's generated code, vectorised over the batch axis), built per argument
+kinds and shapes; where that is not possible (an `if` on a value that differs between
+examples, arguments that are not arrays...) it calls f once per example, and srcad.source
+says why. vmap(f) and the f_jvp of linearize can be transformed again (grad(vmap(f)),
+jacfwd(f_jvp)...): srcad reads their forms (forms.py), a loop over the batch and a Jacobian
+product.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import inspect
 
 import numpy as np
 
 from .api import as_python_function, grad, jvp
-from .errors import ArgumentError
+from .codegen.compile import add_source_notes
+from .dispatch import Transformed, _quick_kind, _signature_of
+from .errors import ArgumentError, SrcadError
 from .forms import linearized_form, positional_arity, vmap_form
+from .ir import types as T
+from .ir.values import of_value
+from .pipeline import Spec
+from .transforms.vmapping import NotVectorizable
 from .trees import flatten, unflatten
+from .version import __version__
 
 
 def _axes(in_axes, n: int) -> tuple:
@@ -62,28 +74,144 @@ def _stack(results, out_axes: int):
     return unflatten(spec, stacked)
 
 
+class VmapTransformed(Transformed):
+    """vmap(f) for in_axes given per argument: code vectorised over the batch, built per
+    argument kinds and shapes (or the reason f runs once per example)."""
+
+    def __init__(self, fun, in_axes: tuple, out_axes: int):
+        n = len(_signature_of(fun).parameters)  # (arguments left at their defaults: not mapped)
+        in_axes = in_axes + (None,) * (n - len(in_axes))
+        super().__init__(fun, Spec("vmap", (), True, False, in_axes=in_axes, out_axes=out_axes))
+        self.looped: dict = {}  # argument kinds -> why these arguments run once per example
+        self.reason = None  # why the latest call ran once per example (None: vectorised)
+
+    def arguments(self, args) -> tuple | None:
+        """args with the defaults of the parameters they leave out (None: they do not bind)."""
+        kinds = {p.kind for p in self._signature.parameters.values()}
+        if kinds - {inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD}:
+            return None
+        if len(args) == self._nparams:
+            return args
+        try:
+            bound = self._signature.bind(*args)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        full = tuple(bound.arguments.values())
+        return full if len(full) == self._nparams else None
+
+    def vectorised(self, args):
+        """The code for these arguments (with its defaults filled in), or None when f runs once
+        per example for them."""
+        self._refresh()
+        key = tuple(_quick_kind(a) for a in args) + self._read_kinds()
+        if key in self.looped:
+            self.reason = self.looped[key]
+            return None
+        built = self._cache.get(key)
+        if built is None:
+            try:
+                built = self._cache[key] = self._build_batch(args)
+            except (NotVectorizable, SrcadError) as e:
+                self.reason = self.looped[key] = str(e).split("\n")[0]
+                return None
+        self._latest, self.reason = built, None
+        return built
+
+    def _build_batch(self, args):
+        axes = self.spec.in_axes
+        for i, (a, ax) in enumerate(zip(args, axes)):
+            if ax is not None and type(a) is not np.ndarray:
+                raise NotVectorizable(f"argument {i} is a {type(a).__name__}, not a NumPy array")
+        examples = tuple(a if ax is None else np.take(a, 0, axis=ax) for a, ax in zip(args, axes))
+        inner = getattr(self.fn, "__srcad_transform__", None)
+        if inner is not None:
+            _check_inner(inner, examples)
+        batch = next(np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None)
+        spec = dataclasses.replace(self.spec, batch=batch)
+        return self._build_types(tuple(of_value(a) for a in examples), self._free_types(), spec)
+
+    def run_batch(self, built, args):
+        """The vectorised code on args (None when it raised ZeroDivisionError or OverflowError:
+        Python numbers in the per-example calls decide those, so f runs once per example)."""
+        try:
+            return built.function(*args)
+        except (ZeroDivisionError, OverflowError):
+            return None
+        except Exception as e:  # name the user's line behind the failing generated line
+            add_source_notes(e)
+            raise
+
+
+def _check_inner(inner, examples) -> None:
+    """A transform's generated code runs as called directly only when its arguments need no
+    conversion (ints promoted to floats, objects to nodes) and its results no restructuring
+    (the gradient of a list that NumPy read as an array is given back as a list)."""
+    if type(inner) is not Transformed:
+        raise NotVectorizable(f"{inner!r} is not a function srcad vectorises")
+    types = tuple(of_value(a) for a in examples)
+    if inner._prepare(examples, {}) is not examples or any(T.holds_nodes(t) for t in types):
+        raise NotVectorizable(f"{inner.__name__} converts its arguments (ints to floats, objects to nodes)")
+    if any(isinstance(types[i], (T.List, T.Tuple, T.Dict)) for i in inner.spec.argnums):
+        raw = inner._function_for_types(types)(*examples)
+        if flatten(raw)[1] != flatten(inner(*examples))[1]:
+            raise NotVectorizable(f"{inner.__name__} gives its results another structure than its code's")
+
+
+def _loop_source(fun, reason: str) -> str:
+    name = getattr(fun, "__name__", "f")
+    return (f"def vmap_{name}(*args):\n"
+            f"    # srcad {__version__}: vmap of {name} runs {name} once per example, not vectorised:\n"
+            f"    #   {reason}\n"
+            f"    return stack([{name}(*example_b) for example_b in examples(args, in_axes)], out_axes)\n")
+
+
 def vmap(fun, in_axes=0, out_axes: int = 0):
     """fun mapped over an axis of its arguments (see the module docstring)."""
     if not callable(fun):
         raise ArgumentError(f"vmap expects a function, got {fun!r}")
     if type(out_axes) is not int:
         raise ArgumentError(f"vmap: out_axes must be an int, got {out_axes!r}")
+    dispatchers: dict = {}
+    latest: list = [None]
 
     def mapped(*args):
         axes = _axes(in_axes, len(args))
         n = _batch_size(args, axes)
+        if n == 0:
+            raise ArgumentError("vmap over an axis of length 0")
+        vt = dispatchers.get(axes)
+        if vt is None:
+            vt = dispatchers[axes] = VmapTransformed(as_python_function(fun), axes, out_axes)
+        latest[0] = vt
+        full = vt.arguments(args)
+        built = vt.vectorised(full) if full is not None else None
+        if built is not None:
+            got = vt.run_batch(built, full)
+            if got is not None:
+                return got
+            vt.reason = "the vectorised code raised ZeroDivisionError or OverflowError"
+        elif full is None:
+            vt.reason = f"its parameters are not all positional, or {len(args)} arguments do not bind to them"
         results = [fun(*[a if ax is None else np.take(a, b, axis=ax) for a, ax in zip(args, axes)])
                    for b in range(n)]
-        if not results:
-            raise ArgumentError("vmap over an axis of length 0")
         return _stack(results, out_axes)
+
+    def code():
+        vt = latest[0]
+        if vt is None:
+            return None
+        return _loop_source(fun, vt.reason) if vt.reason is not None else vt.latest().source
 
     name = getattr(fun, "__name__", "f")
     mapped.__name__, mapped.__wrapped__ = f"vmap_{name}", fun
+    mapped.__srcad_code__ = code
     n = positional_arity(fun)
     if n is not None and out_axes == 0 and (in_axes is None or isinstance(in_axes, int) or len(in_axes) == n):
         axes = (in_axes,) * n if in_axes is None or isinstance(in_axes, int) else tuple(in_axes)
         mapped.__srcad_inline__ = functools.cache(lambda: vmap_form(as_python_function(fun), n, axes, name))
+    else:  # (no form: transforming it again is an error; srcad.source(mapped, *args) shows its code)
+        mapped.__srcad_inline__ = lambda: None
     return mapped
 
 

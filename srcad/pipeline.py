@@ -40,6 +40,7 @@ from .transforms.reverse import reverse, reverse_split
 from .transforms.safety import check_mutations
 from .transforms.saved import saved_report
 from .transforms.specialize import specialize
+from .transforms.vmapping import vectorise
 from .version import __version__
 
 
@@ -51,7 +52,9 @@ class Spec:
     argnums: tuple[int, ...] = (0,)
     argnums_tuple: bool = False
     has_aux: bool = False
-    batch: int = 0  # jacfwd: the number of tangent directions pushed through at once
+    batch: int = 0  # jacfwd: the number of tangent directions pushed through at once; vmap: examples
+    in_axes: tuple = ()  # vmap: per argument, the axis its examples are stacked along (None: not mapped)
+    out_axes: int = 0  # vmap: the axis the results are stacked along
 
 
 @dataclass
@@ -415,6 +418,25 @@ def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     return built
 
 
+def _build_vmap(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
+    """`vmap_f(*args)`: f on spec.batch examples at once, its arguments' types those of one
+    example (raises NotVectorizable when the function cannot run on the whole batch)."""
+    f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
+    out, looped = vectorise(f, spec.in_axes, spec.out_axes, spec.batch)
+    out = _record(trace, "optimized", verify(optimize(_record(trace, "transformed", verify(out)))))
+    code = fn.__code__
+    header = [f"srcad {__version__}: vmap of {fn.__qualname__} ({os.path.basename(code.co_filename)}:"
+              f"{code.co_firstlineno}), vectorised over {spec.batch} examples",
+              f"in_axes={spec.in_axes}, out_axes={spec.out_axes}; one example is "
+              f"{_describe(arg_types, f) or 'no arguments'}"]
+    if looped:
+        header.append("run once per example (no vectorised form): " + ", ".join(
+            f"{prim} (line {loc.line})" if loc is not None else prim for prim, loc in looped))
+    name = f"vmap_{f.name}"
+    rendered = render(out, name, header)
+    return Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
+
+
 #: The transformation that builds each kind of Spec.
 TRANSFORMS = {
     "grad": _build_reverse,
@@ -423,6 +445,7 @@ TRANSFORMS = {
     "tangent": _build_forward,  # (jvp without the value: hvp's jvp of a gradient)
     "vjp": _build_vjp,
     "jacfwd": _build_batched,
+    "vmap": _build_vmap,
 }
 
 

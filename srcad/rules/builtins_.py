@@ -8,9 +8,11 @@ remainder is differentiable as `%` is.
 
 from . import shapes as sh
 from . import typefns as ty
+from . import vmaps as vm
+from . import vmaps_items as vmi
 from .registry import defrule, family, nondiff
 
-family("builtins", cheap="scalar")
+family("builtins", cheap="scalar", vmap=None)
 
 FOLD = {"foldable": True}  # safe to call on constants while transforming
 
@@ -18,7 +20,8 @@ FOLD = {"foldable": True}  # safe to call on constants while transforming
 defrule("builtins.abs", "x", jvp="t * np.sign(x)", vjp="g * np.sign(x)", out=ty.same("x"), kind="elementwise",
         complex="real",
         complex_jvp="np.where(ans == 0.0, 0.0, np.real(np.conj(x) * t) / np.where(ans == 0.0, 1.0, ans))",
-        complex_vjp="np.where(ans == 0.0, 0.0j, g * x / np.where(ans == 0.0, 1.0, ans))", **FOLD)
+        complex_vjp="np.where(ans == 0.0, 0.0j, g * x / np.where(ans == 0.0, 1.0, ans))",
+        vmap=vm.numpy_twin("numpy.absolute"), **FOLD)
 # max(x, y) is y if y > x else x (min: y if y < x else x), so a NaN y is never selected;
 # ties split the derivative equally. A run-time branch, not a 0/1 weight times a derivative
 # that may be inf or NaN.
@@ -34,7 +37,8 @@ for _name, _op in (("max", ">"), ("min", "<")):
                  "y": f"t if y {_op} x else (0.5 * t if x == y else 0.0)"},
             vjp={"x": f"0.0 if y {_op} x else (0.5 * g if x == y else g)",
                  "y": f"g if y {_op} x else (0.5 * g if x == y else 0.0)"},
-            out=ty.arith("x", "y"), broadcasts=("x", "y"), kind="elementwise", view_of=_either, **FOLD)
+            out=ty.arith("x", "y"), broadcasts=("x", "y"), kind="elementwise", view_of=_either,
+            vmap=vm.selection(f"operator.{'gt' if _name == 'max' else 'lt'}"), **FOLD)
 
 
 def _sum_type(sig):
@@ -56,14 +60,15 @@ def _sum_type(sig):
 
 defrule("builtins.sum", "x, start=0", jvp={"x": "sum(t)", "start": "t"},
         vjp={"x": "srcad.sum_adjoint(g, x)", "start": "g"}, out=_sum_type, broadcasts=("start",),
-        linear=("x", "start"))
-defrule("builtins.float", "x", vjp="g", out=ty.scalar_float,
-        linear=("x",), raises="always", **FOLD)  # float("a"), float(10 ** 400)
+        linear=("x", "start"), vmap=vmi.summed)
+defrule("builtins.float", "x", vjp="g", out=ty.scalar_float, linear=("x",),
+        raises="always", vmap=vm.numpy_twin("numpy.float64"), **FOLD)  # float("a"), float(10 ** 400)
 defrule("builtins.pow", "x, y", jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"), out=ty.arith("x", "y"),
-        broadcasts=("x", "y"), raises="power", kind="elementwise")
+        broadcasts=("x", "y"), raises="power", kind="elementwise", vmap=vm.elementwise)
 
-nondiff("builtins.len", "x", out=ty.scalar_int, of_shape=sh.length, objects="items", holds="length", **FOLD)
+nondiff("builtins.len", "x", out=ty.scalar_int, of_shape=sh.length, objects="items", holds="length",
+        vmap=vmi.length_checks, **FOLD)
 nondiff("builtins.int", "x=0", out=ty.scalar_int, **FOLD)
 nondiff("builtins.bool", "x=False", out=ty.scalar_bool, **FOLD)
 nondiff("builtins.round", "x, ndigits=None", out=ty.unknown, **FOLD)
@@ -72,7 +77,7 @@ nondiff("builtins.range", "*args", out=ty.opaque("range"), raises="always",  # a
 nondiff("builtins.isinstance", "x, cls", out=ty.scalar_bool, objects="any")
 nondiff("builtins.str", "*args", out=lambda sig: ty.T.STR)
 nondiff("builtins.repr", "x", out=lambda sig: ty.T.STR)
-nondiff("builtins.print", "*args", out=ty.none, impure=True)
+nondiff("builtins.print", "*args", out=ty.none, impure=True, vmap=vm.repeats)
 nondiff("builtins.any", "x", out=ty.scalar_bool)
 nondiff("builtins.all", "x", out=ty.scalar_bool)
 # (the frontend calls divmod(x, y) (x // y, x % y), so the remainder has its derivative; this

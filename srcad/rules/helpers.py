@@ -16,6 +16,8 @@ from .. import runtime as rt
 from ..ir import types as T
 from . import shapes_numpy as shn
 from . import typefns as ty
+from . import vmaps as vm
+from . import vmaps_items as vmi
 from .numpy_products import einsum_view
 from .registry import conjugated, defrule, family, nondiff
 
@@ -182,17 +184,19 @@ nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
 nondiff("srcad.rolled_axis", "ndim, axis, start=0", out=ty.scalar_int, fn=rt.rolled_axis)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
-        fresh=False, linear=("x",), raises="always", complex="keeps")
+        fresh=False, linear=("x",), raises="always", complex="keeps", vmap=vmi.checked)
 # a dict's cotangent without the key a write added (operator.setitem's vjp)
 defrule("srcad.without_key", "c, key",
         vjp={"c": "srcad.setitem(g, key, srcad.zeros_like(c[key]))"}, out=ty.unknown, fn=rt.without_key,
-        linear=("c",))
+        linear=("c",), vmap=vmi.same_items)
 # the zero of a list or dict item a write replaces (operator.setitem's `old`)
-nondiff("srcad.zero_item", "x, idx", out=ty.getitem, fn=rt.zero_item, raises="index", objects="items")
+nondiff("srcad.zero_item", "x, idx", out=ty.getitem, fn=rt.zero_item, raises="index", objects="items",
+        vmap=vm.shape_of_operand("x"))
 # reads of a local variable that may be unassigned (frontend/definite.py): kept, so that
 # derivatives raise UnboundLocalError where the function does
 defrule("srcad.bound", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.bound,
-        fresh=False, linear=("x",), raises="always", objects="any", holds="first", complex="keeps")
+        fresh=False, linear=("x",), raises="always", objects="any", holds="first", complex="keeps",
+        vmap=vmi.checked)
 nondiff("srcad.unbound", "name", out=lambda sig: T.BOTTOM, fn=rt.unbound, raises="always")
 # a parameter a source implementation (rules/scipy_stats.py) treats as data: an error if differentiated
 nondiff("srcad.data_only", "x, what=''", out=lambda sig: sig.type("x"), fn=rt.data_only, refuses=("x",))

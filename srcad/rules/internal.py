@@ -7,6 +7,8 @@ from ..ir import types as T
 from ..ir.values import of_value
 from . import shapes as sh
 from . import typefns as ty
+from . import vmaps as vm
+from . import vmaps_items as vmi
 from .registry import alias, defrule, family, nondiff
 
 family("internal")
@@ -24,11 +26,12 @@ def _list_type(sig):
 
 
 # containers are handled structurally by the transforms (a tuple's cotangent is a tuple)
-nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", objects="any", holds="all")
+nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", objects="any", holds="all",
+        vmap=vmi.tuple_)
 nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True,
-        objects="any", holds="all")
+        objects="any", holds="all", vmap=vmi.batched_items())
 nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True,
-        objects="any", holds="all")
+        objects="any", holds="all", vmap=vmi.batched_items())
 nondiff("srcad.slice", "start, stop, step", out=ty.opaque("slice"), cheap="always")
 
 # resolved while types are inferred, or opaque (no derivative) when they cannot be
@@ -49,19 +52,20 @@ def _partial_item_type(sig):
 
 # an argument bound by a functools.partial given as an argument: f.args[key] or f.keywords[key]
 nondiff("srcad.arg_partial", "f, key", out=_partial_item_type, fn=rt.arg_partial, objects="any")
-nondiff("srcad.call", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.call", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
 # f(*v) with v's length known once types are: the call with v's items (specialize.py)
-nondiff("srcad.star_call", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.star_call", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
 # f(*v) of a user function srcad inlined: v has as many items as the parameters it fills
-nondiff("srcad.check_length", "xs, n", out=ty.none, fn=rt.check_length, impure=True, nouts=0, raises="always")
+nondiff("srcad.check_length", "xs, n", out=ty.none, fn=rt.check_length, impure=True, nouts=0, raises="always",
+        vmap=vmi.length_checks)
 # a, b = v (a, *rest = v): v has that many items (checked while specialising when its length is known)
 nondiff("srcad.check_unpack", "xs, n, starred", out=ty.none, fn=rt.check_unpack, impure=True, nouts=0,
-        raises="always", objects="items", holds="length")
+        raises="always", objects="items", holds="length", vmap=vmi.length_checks)
 nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True, objects="any")  # (p.w: a child)
-nondiff("srcad.method", "*args", out=ty.unknown, opaque=True)
-nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.method", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
+nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
 # v.update(...) as written: srcad.mutate of a local list or dict, or a method of the user's class
-nondiff("srcad.mutate_call", "*args", out=ty.unknown, opaque=True)
+nondiff("srcad.mutate_call", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
 nondiff("srcad.format", "*args", out=lambda sig: T.STR)
 nondiff("srcad.assert", "test, msg", out=ty.none, impure=True, nouts=0)
 nondiff("srcad.raise", "exc", out=ty.none, impure=True, nouts=0)
@@ -75,8 +79,9 @@ nondiff("srcad.shape_error", "where, message", out=ty.none, fn=rt.shape_error, i
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
         fn=rt.scalar_output, fresh=False, linear=("x",), impure=True)
 nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like,
-        shape=sh.first, allocates=True, blank=True)
-nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask)
+        shape=sh.first, allocates=True, blank=True, vmap=vm.first_example)
+nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask,
+        vmap=vm.broadcasting("x", "lo", "hi"))
 nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
 
 def _unbroadcast_type(sig) -> T.Type:
@@ -92,29 +97,29 @@ def _unbroadcast_type(sig) -> T.Type:
 
 defrule("srcad.unbroadcast", "c, x",
         vjp={"c": "srcad.broadcast_like(g, c)"}, out=_unbroadcast_type, fn=rt.unbroadcast,
-        fresh=False, linear=("c",), shape=sh.second, complex="keeps")
+        fresh=False, linear=("c",), shape=sh.second, complex="keeps", vmap=vmi.summed_to)
 defrule("srcad.broadcast_like", "v, like",
         vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,
         fresh=False, linear=("v",), shape=sh.second,
-        readonly=True, complex="keeps")  # (v itself when it has the shape already)
+        readonly=True, complex="keeps", vmap=vmi.broadcast_up)  # (v itself when it has the shape already)
 defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), fn=rt.add,
-        linear=("x", "y"), complex="keeps")
+        linear=("x", "y"), complex="keeps", vmap=vmi.added)
 defrule("srcad.scatter_add", "acc, idx, v",
         jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
         vjp={"acc": "g", "v": "g[idx]"}, jvp_all="srcad.scatter_add(t_acc, idx, t_v)",
         out=ty.same("acc"), fn=rt.scatter_add, updates=0, broadcasts=("v",), linear=("acc", "v"),
-        shape=sh.first, stores=2, scatters=True, complex="keeps")
+        shape=sh.first, stores=2, scatters=True, complex="keeps", vmap=vmi.scatter_add)
 # np.add.at(y, idx, v) on a local array, as the user wrote it (checked like y[idx] += v)
 alias("srcad.add_at", "srcad.scatter_add", fn=rt.scatter_add, user_write=True, stores=None)
 defrule("srcad.T", "x", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
-        fresh=False, linear=("x",), shape=sh.swap_last, kind="view", complex="keeps")
+        fresh=False, linear=("x",), shape=sh.swap_last, kind="view", complex="keeps", vmap=vm.same)
 defrule("srcad.sum_adjoint", "v, x", vjp={"v": "sum(g)"},
         out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True,
-        complex="keeps")
+        complex="keeps", vmap=vmi.broadcast_up)
 defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
         vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
         out=ty.same_array("x"), fn=rt.expand_reduced, fresh=False, linear=("v",),
-        shape=sh.second, readonly=True, complex="keeps")
+        shape=sh.second, readonly=True, complex="keeps", vmap=vmi.broadcast_up)
 
 # lists as values: append and pop are each other's adjoint
 def _appended(sig):
@@ -124,7 +129,7 @@ def _appended(sig):
 
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
-        updates=0, stores=1, objects="store", holds="all", complex="keeps")
+        updates=0, stores=1, objects="store", holds="all", complex="keeps", vmap=vmi.batched_items("xs", "v"))
 
 
 def _extended(sig):
@@ -138,7 +143,7 @@ def _extended(sig):
 # xs.extend(ys): the adjoint splits the cotangent list back into xs's part and ys's part
 defrule("srcad.list_extend", "xs, ys", jvp_all="srcad.list_extend(t_xs, t_ys)",
         vjp_all="srcad.list_unextend(g, ys)", diff=("xs", "ys"), out=_extended, fn=rt.list_extend,
-        updates=0, stores=1, objects="items", complex="keeps")
+        updates=0, stores=1, objects="items", complex="keeps", vmap=vmi.batched_items("xs", "ys"))
 defrule("srcad.list_unextend", "c, ys",
         vjp={"c": "srcad.list_extend(list(g[0]), g[1])"},
         out=lambda sig: T.Tuple((sig.type("c"), sig.type("ys"))), fn=rt.list_unextend, linear=("c",),
@@ -146,23 +151,25 @@ defrule("srcad.list_unextend", "c, ys",
 defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop, updates=0, raises="always", objects="items", complex="keeps")  # an empty list
+        fn=rt.list_pop, updates=0, raises="always", objects="items", complex="keeps",
+        vmap=vmi.batched_items("xs"))  # an empty list
 # xs.insert(i, v) and xs.pop(i): each is the other's adjoint
 defrule("srcad.list_insert", "xs, i, v", jvp_all="srcad.list_insert(t_xs, i, t_v)",
         vjp_all="srcad.list_pop_at(g, i)", diff=("xs", "v"), out=_appended, fn=rt.list_insert, updates=0,
-        stores=2, objects="store", complex="keeps")
+        stores=2, objects="store", complex="keeps", vmap=vmi.batched_items("xs", "v"))
 defrule("srcad.list_pop_at", "xs, i", jvp_all="srcad.list_pop_at(t_xs, i)",
         vjp_all="(srcad.list_insert(g0, i, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
-        fn=rt.list_pop_at, updates=0, raises="always", user_write=True, objects="items", complex="keeps")
+        fn=rt.list_pop_at, updates=0, raises="always", user_write=True, objects="items", complex="keeps",
+        vmap=vmi.batched_items("xs"))
 # xs.sort() (transforms/sequences.py): the items put in a stable sort's order, in place; the
 # order is a constant, so each is linear and the other's adjoint
 defrule("srcad.list_permute", "xs, order", jvp_all="srcad.list_permute(t_xs, order)",
         vjp_all="(srcad.list_unpermute(g, order),)", diff=("xs",), out=ty.same("xs"), fn=rt.list_permute,
-        updates=0, objects="items", user_write=True, complex="keeps")
+        updates=0, objects="items", user_write=True, complex="keeps", vmap=vmi.same_items)
 defrule("srcad.list_unpermute", "xs, order", jvp_all="srcad.list_unpermute(t_xs, order)",
         vjp_all="(srcad.list_permute(g, order),)", diff=("xs",), out=ty.same("xs"), fn=rt.list_unpermute,
-        updates=0, objects="items", complex="keeps")
+        updates=0, objects="items", complex="keeps", vmap=vmi.same_items)
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem, user_write=False, cheap="", foldable=False)
 defrule("srcad.array_adjoint", "v, x",
         vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",),
@@ -174,13 +181,13 @@ alias("list.pop", "srcad.list_pop", attr=True, fn=None, user_write=True)
 alias("list.extend", "srcad.list_extend", attr=True, fn=None, user_write=True)
 alias("list.insert", "srcad.list_insert", attr=True, fn=None, user_write=True)
 defrule("list.copy", "xs", jvp="list(t)", vjp="g", out=ty.same("xs"), attr=True, linear=("xs",), fn=list.copy,
-        copies=(0,), allocates=True, objects="items")
+        copies=(0,), allocates=True, objects="items", vmap=vmi.container_copy)
 # dict(d): a copy of a dict (the frontend writes dict(a=x) as a display; specialisation refuses
 # dict of anything that is not a dict, whose keys it could not know)
 defrule("builtins.dict", "x", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("x"), fn=dict, linear=("x",),
-        copies=(0,), allocates=True, objects="items")
+        copies=(0,), allocates=True, objects="items", vmap=vmi.container_copy)
 defrule("dict.copy", "d", jvp="srcad.copy_value(t)", vjp="g", out=ty.same("d"), attr=True, linear=("d",),
-        fn=dict.copy, copies=(0,), objects="items")
+        fn=dict.copy, copies=(0,), objects="items", vmap=vmi.container_copy)
 nondiff("list.index", "xs, v", out=ty.scalar_int, attr=True, fn=list.index, raises="always")
 nondiff("list.count", "xs, v", out=ty.scalar_int, attr=True, fn=list.count)
 def _list_type(sig) -> T.Type:
@@ -202,19 +209,22 @@ def _list_type(sig) -> T.Type:
 
 defrule("builtins.tuple", "x=()", vjp="srcad.sequence_adjoint(g, x)",
         out=lambda sig: (T.Tuple(sig.type("x").elts) if isinstance(sig.type("x"), T.Tuple)
-                         else T.UNKNOWN), linear=("x",), copies=(0,), objects="items", holds="first")
+                         else T.UNKNOWN), linear=("x",), copies=(0,), objects="items", holds="first",
+        vmap=vmi.container_copy)
 defrule("builtins.list", "x=()", vjp="srcad.sequence_adjoint(g, x)",
-        out=_list_type, linear=("x",), copies=(0,), allocates=True, objects="items", holds="first")
+        out=_list_type, linear=("x",), copies=(0,), allocates=True, objects="items", holds="first",
+        vmap=vmi.container_copy)
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),
-        linear=("x", "y"), copies=(0, 1), objects="items", complex="keeps")
+        linear=("x", "y"), copies=(0, 1), objects="items", complex="keeps", vmap=vmi.batched_items("x", "y"))
 defrule("srcad.list_repeat", "x, n", jvp={"x": "t * n"}, vjp={"x": "srcad.list_unrepeat(g, x)"},
         out=ty.same("x"), linear=("x",), copies=(0,), objects="items", complex="keeps")
 defrule("srcad.list_unrepeat", "c, x",
         vjp={"c": "g * (len(c) // len(g))"}, out=ty.same("x"), fn=rt.list_unrepeat,
         linear=("c",), complex="keeps")
 defrule("srcad.copy_value", "x", vjp="g", out=ty.same("x"),
-        fn=rt.copy_value, linear=("x",), shape=sh.first, copies=(0,), objects="items", complex="keeps")
+        fn=rt.copy_value, linear=("x",), shape=sh.first, copies=(0,), objects="items", complex="keeps",
+        vmap=vmi.copied)
 
 # a call to a function with user-given rules (srcad.custom_vjp / custom_jvp): the transforms
 # call its fwd/bwd/jvp functions; results are (output, residuals)
@@ -235,10 +245,17 @@ defrule("srcad.custom_cotangents", "cts, args",
 # shape-specialised helpers (simplify turns shape-only work into these)
 defrule("srcad.sum_to_shape", "v, shape",
         vjp={"v": "srcad.broadcast_like(g, v)"}, out=ty.unknown, fn=rt.sum_to_shape, linear=("v",),
-        shape=sh.literal, complex="keeps")
+        shape=sh.literal, complex="keeps", vmap=vmi.summed_to)
 defrule("srcad.broadcast_to", "v, shape",
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
-        fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps")
+        fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps", vmap=vmi.broadcast_up)
+
+# srcad.vmap's vectorised code (rules/vmaps.py): copies of a value for every example of a batch,
+# one example of a batched value, math's domain errors where NumPy gives nan or inf
+nondiff("srcad.batch_copies", "x, n", out=ty.unknown, fn=rt.batch_copies, allocates=True)
+nondiff("srcad.example_of", "x, b", out=ty.unknown, fn=rt.example_of, fresh=False)
+nondiff("srcad.domain_checked", "y, *xs", out=ty.same("y"), fn=rt.domain_checked, fresh=False,
+        raises="always")
 
 # max/min of an iterable: the derivative goes to the selected element, shared among ties;
 # select_adjoint and select_tangent are each other's transposes

@@ -6,9 +6,10 @@ and, with isnan/isinf/isfinite/isclose/factorial/comb/gcd, carry no derivative.
 """
 
 from . import typefns as ty
+from . import vmaps as vm
 from .registry import defrule, elementwise, elementwise2, family, nondiff
 
-family("math", kind="elementwise", foldable=True)
+family("math", kind="elementwise", foldable=True, vmap=None)  # (see math_function)
 
 F = ty.scalar_float
 _DOMAIN = ("asin", "acos", "acosh", "atanh", "log1p", "log2", "log10", "sqrt")  # ValueError outside it
@@ -37,24 +38,29 @@ for _name, _d in {
     "degrees": "57.29577951308232",
     "radians": "0.017453292519943295",
 }.items():
-    elementwise(f"math.{_name}", _d, out=F, raises="always" if _name in _DOMAIN else "never")
+    elementwise(f"math.{_name}", _d, out=F, raises="always" if _name in _DOMAIN else "never",
+                vmap=vm.math_function(_name, _name in _DOMAIN))
 
 defrule("math.log", "x, base=None",
         jvp={"x": "t / x if base is None else t / (x * math.log(base))",
              "base": "-t * ans / (base * math.log(base))"},
         vjp={"x": "g / x if base is None else g / (x * math.log(base))",
              "base": "-g * ans / (base * math.log(base))"},
-        out=F, raises="always")
-elementwise2("math.pow", "y * x ** (y - 1.0)", "ans * srcad.log_or_zero(x)", out=F, raises="always")
-elementwise2("math.atan2", "x / (x * x + y * y)", "-y / (x * x + y * y)", params="y, x", out=F)
-elementwise2("math.hypot", "x / ans", "y / ans", out=F)
-elementwise2("math.copysign", "math.copysign(1.0, x) * math.copysign(1.0, y)", None, out=F)
-elementwise2("math.fmod", "1.0", "-math.trunc(x / y)", out=F, raises="divide")
+        out=F, raises="always", vmap=vm.math_function("log", True))
+elementwise2("math.pow", "y * x ** (y - 1.0)", "ans * srcad.log_or_zero(x)", out=F, raises="always",
+             vmap=vm.math_function("pow", True, 2))
+elementwise2("math.atan2", "x / (x * x + y * y)", "-y / (x * x + y * y)", params="y, x", out=F,
+             vmap=vm.math_function("atan2", False, 2))
+elementwise2("math.hypot", "x / ans", "y / ans", out=F, vmap=vm.math_function("hypot", False, 2))
+elementwise2("math.copysign", "math.copysign(1.0, x) * math.copysign(1.0, y)", None, out=F,
+             vmap=vm.math_function("copysign", False, 2))
+elementwise2("math.fmod", "1.0", "-math.trunc(x / y)", out=F, raises="divide",
+             vmap=vm.math_function("fmod", True, 2))
 
 for _name in ("floor", "ceil", "trunc"):
     nondiff(f"math.{_name}", "x", out=ty.scalar_int)
 for _name in ("isnan", "isinf", "isfinite"):
-    nondiff(f"math.{_name}", "x", out=ty.scalar_bool)
+    nondiff(f"math.{_name}", "x", out=ty.scalar_bool, vmap=vm.math_function(_name, False))
 nondiff("math.isclose", "a, b, rel_tol=1e-09, abs_tol=0.0", out=ty.scalar_bool)
 nondiff("math.factorial", "x", out=ty.scalar_int, raises="always")
 nondiff("math.comb", "n, k", out=ty.scalar_int, raises="always")

@@ -17,6 +17,8 @@ from ..ir import types as T
 from . import batching as bt
 from . import shapes as sh
 from . import typefns as ty
+from . import vmaps as vm
+from . import vmaps_items as vmi
 from .registry import alias, conjugated, defrule, family
 
 family("numpy arrays")
@@ -78,7 +80,7 @@ defrule("numpy.full", "shape, fill_value, dtype=None, order='C'",
         shape=sh.literal, allocates=True)
 defrule("numpy.full_like", "a, fill_value, dtype=None",
         vjp={"fill_value": "srcad.unbroadcast(g, fill_value)"}, out=ty.array_like("a", kind=None),
-        linear=("fill_value",), shape=sh.first, allocates=True)
+        linear=("fill_value",), shape=sh.first, allocates=True, vmap=vm.shape_of_operand("a"))
 def _arange_type(sig) -> T.Type:
     """An int array for int arguments, a float array if any is a float."""
     ts = [sig.type(p) for p in ("start", "stop", "step")]
@@ -137,20 +139,22 @@ _DOT_B = ("g * a if np.ndim(a) == 0 else (np.sum(g * a) if np.ndim(b) == 0 else 
           "else " + _DOT_ND.format(o="a", s="b", w=1) + "))")
 defrule("numpy.dot", "a, b", vjp=(_DOT_A, _DOT_B),
         out=ty.matmul("a", "b", dot=True), multilinear=("a", "b"), shape=sh.dot,
-        batch=bt.matmul, complex="keeps", complex_vjp=(conjugated(_DOT_A), conjugated(_DOT_B)))
+        batch=bt.matmul, vmap=vm.matmul, complex="keeps",
+        complex_vjp=(conjugated(_DOT_A), conjugated(_DOT_B)))
 alias("numpy.matmul", "operator.matmul", cheap="", foldable=False, type_errors="")
 
 defrule("numpy.transpose", "a, axes=None",
         vjp={"a": "np.transpose(g, srcad.inverse_axes(axes))"}, out=ty.same("a"), fresh=False,
-        linear=("a",), kind="view", complex="keeps", shape=sh.transpose, batch=bt.transpose, keeps_kind=True)
+        linear=("a",), kind="view", complex="keeps", shape=sh.transpose, batch=bt.transpose, keeps_kind=True,
+        vmap=vm.transposed)
 defrule("numpy.reshape", "a, shape=None, order='C'", jvp={"a": "np.reshape(t, shape, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.from_shape("shape"), fresh=False,
-        linear=("a",), shape=sh.reshape, batch=bt.reshape, keeps_kind=True, complex="keeps")
+        linear=("a",), shape=sh.reshape, batch=bt.reshape, keeps_kind=True, complex="keeps", vmap=vm.reshaped)
 defrule("numpy.ravel", "a, order='C'", jvp={"a": "np.ravel(t, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.array(1), fresh=False,
-        linear=("a",), shape=sh.flat, batch=bt.reshape, keeps_kind=True, complex="keeps")
+        linear=("a",), shape=sh.flat, batch=bt.reshape, keeps_kind=True, complex="keeps", vmap=vm.reshaped)
 defrule("numpy.copy", "a", vjp="g", out=ty.same("a"), linear=("a",), shape=sh.first,
-        keeps_kind=True, allocates=True, complex="keeps")
+        keeps_kind=True, allocates=True, complex="keeps", vmap=vm.same)
 def _array_type(sig) -> T.Type:
     """np.array(a) of an array is an array of its type (a copy); otherwise of unknown rank."""
     t = sig.type("object")
@@ -161,11 +165,11 @@ def _array_type(sig) -> T.Type:
 
 defrule("numpy.array", "object, dtype=None", jvp={"object": "np.array(t, dtype=dtype)"},
         vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",), shape=sh.first,
-        allocates=True)
+        allocates=True, vmap=vmi.array_of)
 defrule("numpy.asarray", "a, dtype=None", jvp={"a": "np.asarray(t, dtype=dtype)"},
         vjp={"a": "srcad.array_adjoint(g, a)"}, out=ty.array(None), fresh=False, linear=("a",),
-        shape=sh.first, keeps_kind=True)
+        shape=sh.first, keeps_kind=True, vmap=vmi.array_of)
 defrule("numpy.outer", "a, b",
         vjp=("np.reshape(np.dot(g, np.ravel(b)), np.shape(a))",
              "np.reshape(np.dot(np.ravel(a), g), np.shape(b))"),
-        out=ty.array(2), multilinear=("a", "b"), shape=sh.outer)
+        out=ty.array(2), multilinear=("a", "b"), shape=sh.outer, vmap=vm.outer)

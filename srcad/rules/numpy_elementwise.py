@@ -143,11 +143,11 @@ defrule("numpy.select", "condlist, choicelist, default=0",
              "default": f"np.broadcast_to(np.where({_REST}, t, 0.0), np.shape(ans))"},
         vjp={"choicelist": "srcad.select_choices_adjoint(g, condlist, choicelist)",
              "default": f"srcad.unbroadcast(np.where({_REST}, g, 0.0), default)"},
-        out=lambda sig: T.Array(None, "f"), linear=("choicelist", "default"), raises="always")
+        out=lambda sig: T.Array(None, "f"), linear=("choicelist", "default"), raises="always", vmap=None)
 defrule("srcad.select_choices_adjoint", "c, condlist, choicelist",
         vjp={"c": "np.broadcast_to(np.select(condlist, g, 0.0), np.shape(c))"},
-        out=ty.list_cotangent("choicelist"), fn=rt.select_choices_adjoint, linear=("c",))
-nondiff("srcad.select_rest", "condlist", out=lambda sig: T.Array(None, "b"), fn=rt.select_rest)
+        out=ty.list_cotangent("choicelist"), fn=rt.select_choices_adjoint, linear=("c",), vmap=None)
+nondiff("srcad.select_rest", "condlist", out=lambda sig: T.Array(None, "b"), fn=rt.select_rest, vmap=None)
 # (the bounds may also be given as min= and max=, NumPy 2)
 _LO, _HI = "(a_min if a_min is not None else min)", "(a_max if a_max is not None else max)"
 _CLIP = {"a": f"srcad.clip_mask(a, {_LO}, {_HI})", "a_min": "a < a_min", "a_max": "a > a_max",

@@ -14,6 +14,7 @@ import math
 from ..ir import types as T
 from . import shapes as sh
 from . import typefns as ty
+from . import vmaps as vm
 from .registry import defrule, family, nondiff
 
 family("numpy non-differentiable")
@@ -25,9 +26,9 @@ def _shape_type(sig) -> T.Type:
     return T.Tuple((T.INT,) * nd) if nd is not None else T.UNKNOWN
 
 
-nondiff("numpy.shape", "a", out=_shape_type, of_shape=tuple)
-nondiff("numpy.ndim", "a", out=ty.scalar_int, of_shape=len)
-nondiff("numpy.size", "a, axis=None", out=ty.scalar_int, of_shape=math.prod)
+nondiff("numpy.shape", "a", out=_shape_type, of_shape=tuple, vmap=vm.first_example)
+nondiff("numpy.ndim", "a", out=ty.scalar_int, of_shape=len, vmap=vm.first_example)
+nondiff("numpy.size", "a, axis=None", out=ty.scalar_int, of_shape=math.prod, vmap=vm.first_example)
 nondiff("numpy.isscalar", "element", out=ty.scalar_bool)
 nondiff("numpy.iscomplexobj", "x", out=ty.scalar_bool)
 nondiff("numpy.result_type", "*args", out=ty.opaque("dtype"))
@@ -38,7 +39,7 @@ for _name in ("zeros", "ones", "empty"):
             allocates=True, blank=True)
 for _name in ("zeros_like", "ones_like", "empty_like"):
     nondiff(f"numpy.{_name}", "a, dtype=None", out=ty.array_like("a", kind=None), shape=sh.first,
-            allocates=True, blank=True)
+            allocates=True, blank=True, vmap=vm.shape_of_operand("a"))
 nondiff("numpy.logspace", "start, stop, num=50, endpoint=True, base=10.0", out=ty.array(1),
         refuses=("start", "stop", "base"))
 nondiff("numpy.geomspace", "start, stop, num=50, endpoint=True", out=ty.array(1), refuses=("start", "stop"))
@@ -90,11 +91,13 @@ def _refused(params: str) -> tuple[str, ...]:
 
 
 for _name, _params in _RANDOM.items():
-    nondiff(f"numpy.random.{_name}", _params, out=ty.num, impure=True, refuses=_refused(_params))
+    nondiff(f"numpy.random.{_name}", _params, out=ty.num, impure=True, refuses=_refused(_params),
+            vmap=vm.repeats)
 for _name, _params in {"randint": "low, high=None, size=None, dtype=None",
                        "choice": "a, size=None, replace=True, p=None",
                        "permutation": "x", "poisson": "lam=1.0, size=None",
                        "binomial": "n, p, size=None"}.items():
-    nondiff(f"numpy.random.{_name}", _params, out=ty.unknown, impure=True, refuses=_refused(_params))
-nondiff("numpy.random.seed", "seed=None", out=ty.none, impure=True)
-nondiff("numpy.random.default_rng", "seed=None", out=ty.opaque("Generator"), impure=True)
+    nondiff(f"numpy.random.{_name}", _params, out=ty.unknown, impure=True, refuses=_refused(_params),
+            vmap=vm.repeats)
+nondiff("numpy.random.seed", "seed=None", out=ty.none, impure=True, vmap=vm.repeats)
+nondiff("numpy.random.default_rng", "seed=None", out=ty.opaque("Generator"), impure=True, vmap=vm.repeats)

@@ -24,6 +24,8 @@ from .. import runtime as rt
 from ..ir import types as T
 from . import shapes_numpy as shn
 from . import typefns as ty
+from . import vmaps as vm
+from . import vmaps_items as vmi
 from .registry import defrule, family
 
 family("numpy shape", raises="always")  # (shapes that do not fit, an empty list...)
@@ -72,23 +74,24 @@ SAME = ty.rank("a")
 
 # axes
 view("numpy.moveaxis", "a, source, destination", "np.moveaxis(g, destination, source)", SAME, "a",
-     shape=shn.moveaxis, keeps_kind=True, kind="view")
+     shape=shn.moveaxis, keeps_kind=True, kind="view", vmap=vm.moved_axes)
 view("numpy.swapaxes", "a, axis1, axis2", "np.swapaxes(g, axis1, axis2)",
-     SAME, "a", shape=shn.swapaxes, keeps_kind=True, kind="view")
+     SAME, "a", shape=shn.swapaxes, keeps_kind=True, kind="view", vmap=vm.moved_axes)
 view("numpy.expand_dims", "a, axis", "np.reshape(g, np.shape(a))",
-     _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view", complex="keeps")
+     _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view", complex="keeps",
+     vmap=vm.reshaped)
 view("numpy.squeeze", "a, axis=None", "np.reshape(g, np.shape(a))",
-     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view", complex="keeps")
+     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view", complex="keeps", vmap=vm.reshaped)
 view("numpy.broadcast_to", "array, shape", "srcad.unbroadcast(g, array)",
      ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view",
-     complex="keeps")
+     complex="keeps", vmap=vmi.broadcast_up)
 view("numpy.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", keeps_kind=True,
-     kind="view", jvp="srcad.T(t)")
-view("numpy.linalg.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", jvp="srcad.T(t)")
+     kind="view", jvp="srcad.T(t)", vmap=vm.same)
+view("numpy.linalg.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", jvp="srcad.T(t)", vmap=vm.same)
 for _n in (1, 2, 3):
     view(f"numpy.atleast_{_n}d", "arys", "np.reshape(g, np.shape(arys))",
          ty.rank("arys", at_least=_n), "arys",
-         shape=(shn.atleast_1d, shn.atleast_2d, shn.atleast_3d)[_n - 1], keeps_kind=True)
+         shape=(shn.atleast_1d, shn.atleast_2d, shn.atleast_3d)[_n - 1], keeps_kind=True, vmap=vm.reshaped)
 view("numpy.real", "val", "g", ty.rank("val"), "val", complex="real")
 # the pieces of np.c_[x, y] (frontend/displays.py): np.concatenate(..., axis=-1) of each
 view("srcad.c_column", "x", "np.reshape(g, np.shape(x))", ty.rank("x", at_least=2), "x", fn=rt.c_column)
@@ -106,9 +109,10 @@ for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
 
 # joining a list or tuple of arrays (its cotangent is a list, one cotangent per array)
 move("numpy.concatenate", "arrays, axis=0", "srcad.split_like(g, arrays, axis)", ty.joined("arrays"),
-     "arrays", jvp="np.concatenate(t, axis=axis)", complex="keeps")
+     "arrays", jvp="np.concatenate(t, axis=axis)", complex="keeps", vmap=vmi.joined)
 move("numpy.stack", "arrays, axis=0", "srcad.unstack_like(g, arrays, axis)",
-     ty.joined("arrays", delta=1, flat_axis=None), "arrays", jvp="np.stack(t, axis=axis)", complex="keeps")
+     ty.joined("arrays", delta=1, flat_axis=None), "arrays", jvp="np.stack(t, axis=axis)", complex="keeps",
+     vmap=vmi.joined)
 move("numpy.hstack", "tup", "srcad.split_like(g, tup, 0 if np.ndim(tup[0]) <= 1 else 1)",
      ty.joined("tup", flat_axis=None), "tup")
 def _with_dtype(out):

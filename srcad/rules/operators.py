@@ -8,6 +8,8 @@ from ..ir import types as T
 from . import batching as bt
 from . import shapes as sh
 from . import typefns as ty
+from . import vmaps as vm
+from . import vmaps_items as vmi
 from .registry import RULES, alias, conjugated, defrule, family, nondiff
 
 # operators fold on constants (with the operator module), are cheap to recompute on scalars,
@@ -65,7 +67,7 @@ _MATMUL_Y = ("(g * x if np.ndim(x) == 1 else (srcad.T(x) @ g if np.ndim(x) == 2 
              "np.squeeze(srcad.T(x) @ np.expand_dims(g, -1), -1))) if np.ndim(y) == 1 else "
              "(np.expand_dims(x, -1) * np.expand_dims(g, -2) if np.ndim(x) == 1 else srcad.T(x) @ g)")
 defrule("operator.matmul", "x, y", jvp=("t @ y", "x @ t"), vjp=(_MATMUL_X, _MATMUL_Y),
-        out=ty.matmul(), broadcasts=BOTH, shape=sh.matmul, batch=bt.matmul, complex="keeps",
+        out=ty.matmul(), broadcasts=BOTH, shape=sh.matmul, batch=bt.matmul, vmap=vm.matmul, complex="keeps",
         complex_vjp=tuple(conjugated(v) for v in (_MATMUL_X, _MATMUL_Y)))
 
 for _name in ("floordiv",):
@@ -117,7 +119,8 @@ _RESTORE = f"srcad.without_key(g, idx) if added else srcad.setitem(g, idx, {_ZER
 
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
-        fresh=False, linear=("x",), refuses=("idx",), shape=sh.index, batch=bt.getitem, complex="keeps",
+        fresh=False, linear=("x",), refuses=("idx",), shape=sh.index, batch=bt.getitem, vmap=vmi.getitem,
+        complex="keeps",
         type_errors="never", int_operands="an index", objects="items", holds="first",
         raises="index")  # (np.r_[x, y]: an object indexed by floats)
 defrule("operator.setitem", "x, idx, v, old=None, added=False",
@@ -126,4 +129,4 @@ defrule("operator.setitem", "x, idx, v, old=None, added=False",
         vjp={"x": _RESTORE, "v": "np.where(srcad.write_winners(g, idx), g[idx], 0.0)"},
         jvp_all="srcad.setitem(t_x, idx, t_v)",
         out=_setitem_type, updates=0, broadcasts=("v",), linear=("x", "v"), raises="index", shape=sh.first,
-        stores=2, user_write=True, type_errors="never", objects="store", complex="keeps")
+        stores=2, user_write=True, type_errors="never", objects="store", complex="keeps", vmap=vmi.setitem)

@@ -87,6 +87,7 @@ class Rule:
     shape: Callable | None = None  # exact result shape: (rule, Sig) -> tuple or None (rules/shapes.py)
     keeps_kind: bool = False  # an int or bool first argument gives a result of its dtype kind
     batch: Callable | None = None  # batched tangent (rules/batching.py); None: one pass per direction
+    vmap: Callable | None = None  # on operands with a batch axis (srcad.vmap, rules/vmaps.py); None: a loop
     of_shape: Callable | None = None  # the result from the first argument's known shape (np.ndim)
     stores: int | None = None  # an update that puts this argument into the container it updates
     copies: tuple[int, ...] = ()  # a new container holding the items of these arguments (list(xs))

@@ -32,7 +32,7 @@ import gast
 from ..custom import CustomRule
 from ..errors import RuleError
 from ..ir.nodes import Const, Ext, Var
-from . import batching, shapes
+from . import batching, shapes, vmaps
 from .record import COMPLEX, KINDS, RAISES, Rule, Sig, Template
 
 #: Names every template may use besides its parameters.
@@ -70,8 +70,9 @@ def family(name: str, raises: str = "never", **defaults) -> None:
 
 
 #: what a kind implies, unless the rule (or its family) says otherwise
-_KIND_DEFAULTS = {"elementwise": {"shape": shapes.elementwise, "batch": batching.elementwise},
-                  "reduction": {"shape": shapes.reduction}}
+_KIND_DEFAULTS = {"elementwise": {"shape": shapes.elementwise, "batch": batching.elementwise,
+                                  "vmap": vmaps.elementwise},
+                  "reduction": {"shape": shapes.reduction, "vmap": vmaps.reduction}}
 
 
 def _defaults(flags: dict) -> dict:

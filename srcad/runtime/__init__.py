@@ -11,6 +11,7 @@ a standalone module (codegen/standalone.py). A helper calls another by its bare 
 the copy finds; names are unique across the modules, since the copies share one namespace.
 """
 
+from .batches import batch_copies, domain_checked, example_of
 from .broadcasting import broadcast_like, broadcast_to, expand_reduced, sum_adjoint, sum_to_shape, unbroadcast
 from .checks import (
     arg_cell,
@@ -123,13 +124,14 @@ from .shaping import (
 
 __all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
            "array_adjoint", "assigned", "average_weights", "average_weights_adjoint", "band_matvec",
-           "band_outer", "band_transpose", "bound",
+           "band_outer", "band_transpose", "batch_copies", "bound",
            "broadcast_like", "broadcast_to", "c_column", "check_length", "check_unpack", "clip_mask",
            "conv_crop", "conv_embed", "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",
            "cumprod_hvp_adjoint",
            "cumprod_tangent", "custom_cotangents", "data_only", "diag_adjoint", "diagonal_adjoint",
-           "dict_items", "dict_like", "dict_values", "diff_adjoint", "einsum_call", "einsum_spec",
-           "einsum_vjp",
+           "dict_items", "dict_like", "dict_values", "diff_adjoint", "domain_checked", "einsum_call",
+           "einsum_spec",
+           "einsum_vjp", "example_of",
            "fft_axes", "fft_sizes", "irfft_weights", "resize_axes",
            "expand_reduced", "from_triangle", "gradient_adjoint", "interp_fp_adjoint", "interp_slope",
            "interp_slope_adjoint", "interp_weights", "inverse_axes", "inverse_or_inf", "items_cotangent",
