@@ -425,8 +425,9 @@ def _build_vmap(fn, spec: Spec, arg_types, free_types, trace: dict | None = None
     out, looped = vectorise(f, spec.in_axes, spec.out_axes, spec.batch)
     out = _record(trace, "optimized", verify(optimize(_record(trace, "transformed", verify(out)))))
     code = fn.__code__
-    header = [f"srcad {__version__}: vmap of {fn.__qualname__} ({os.path.basename(code.co_filename)}:"
-              f"{code.co_firstlineno}), vectorised over {spec.batch} examples",
+    where = "" if code.co_filename.startswith("<") else \
+        f" ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"  # (not srcad's own code's)
+    header = [f"srcad {__version__}: vmap of {fn.__qualname__}{where}, vectorised over {spec.batch} examples",
               f"in_axes={spec.in_axes}, out_axes={spec.out_axes}; one example is "
               f"{_describe(arg_types, f) or 'no arguments'}"]
     if looped:

@@ -77,7 +77,7 @@ nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=
 nondiff("srcad.shape_error", "where, message", out=ty.none, fn=rt.shape_error, impure=True, nouts=0)
 # grad's output, checked when its type is not known while transforming
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
-        fn=rt.scalar_output, fresh=False, linear=("x",), impure=True)
+        fn=rt.scalar_output, fresh=False, linear=("x",), impure=True, vmap=vmi.scalar_checked)
 nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like,
         shape=sh.first, allocates=True, blank=True, vmap=vm.first_example)
 nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask,

@@ -283,7 +283,14 @@ def reshaped(vz, op, rule):
             args.get("axis"), Const):  # (an example's shape unknown: its rank is enough)
         axis = Const(_past_batch(args["axis"].value))
         return _emit_like(vz, op, op.prim, [vz.v(args[first])], (("axis", axis),))
-    shape = (vz.batch,) + vz.shape(op.outs[0])
+    literal = args.get("shape")
+    if T.shape_of(op.outs[0].type) is None and isinstance(literal, Const) and isinstance(
+            literal.value, tuple) and all(isinstance(n, int) and n >= 0 for n in literal.value):
+        shape = (vz.batch,) + literal.value  # (np.reshape to a literal shape)
+    elif T.shape_of(op.outs[0].type) is None and vz.rank(op.outs[0]) == 1:
+        shape = (vz.batch, -1)  # (np.ravel: each example's elements in a row)
+    else:
+        shape = (vz.batch,) + vz.shape(op.outs[0])
     return _emit_like(vz, op, "numpy.reshape", [vz.v(args[first]), Const(shape)], ())
 
 

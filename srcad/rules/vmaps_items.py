@@ -366,7 +366,10 @@ def summed_to(vz, op, rule):
         return first_example(vz, op, rule)
     if vz.form(target) and not isinstance(vz.type_of(target), NUMERIC):
         return None
-    sc, sx, B = vz.shape(c), vz.shape(op.outs[0]), vz.batch
+    sx, B = vz.shape(op.outs[0]), vz.batch
+    if T.shape_of(vz.type_of(c)) is None and vz.rank(c) <= len(sx):  # (c's shape unknown: at run time)
+        return _emit_like(vz, op, "srcad.sum_to_shape", [vz.aligned(c, len(sx)), Const((B,) + sx)], ())
+    sc = vz.shape(c)
     if sc == sx:
         return ((vz.v(c), True),)
     t = vz.batched(op.outs[0].type)
@@ -456,4 +459,13 @@ def summed(vz, op, rule):
     if isinstance(vz.type_of(x), T.Array) and not vz.form(start) and isinstance(start, Const) and \
             start.value == 0 and vz.rank(x) >= 1:
         return _emit_like(vz, op, "numpy.sum", [vz.v(x)], (("axis", Const(1)),))
+    return None
+
+
+def scalar_checked(vz, op, rule):
+    """srcad.scalar_output(x, where): where an example's type says x is a real number (a
+    float, an int, a bool: every example passes the check), x itself."""
+    x = op.args[0]
+    if isinstance(vz.type_of(x), (T.Float, T.Int, T.Bool)) and not any(vz.form(a) for a in op.args[1:]):
+        return ((vz.v(x), vz.form(x)),)
     return None
