@@ -211,7 +211,8 @@ def test_in_axes_and_out_axes(axes, out_axes, shape):
     x = RS.randn(*shape)
     args = (x, w) if axes[0] is not None else (w, x)
     source = run(matmul, args, axes, out_axes)
-    assert ("np.moveaxis" in source) == (axes[0] not in (0, None) or axes[1] not in (0, None) or out_axes != 0)
+    moved = axes[0] not in (0, None) or axes[1] not in (0, None) or out_axes != 0
+    assert ("np.moveaxis" in source) == moved
 
 
 # -- control flow -----------------------------------------------------------------------------
