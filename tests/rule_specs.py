@@ -379,6 +379,9 @@ helper("srcad.broadcast_to", "rt.broadcast_to(x, (2, 3))", x=V3)
 helper("srcad.data_only", "rt.data_only(k, 'k') * x", k=const(np.array([1.0, 2.0, 3.0])), x=V3, wrt=("x",))
 INTERNAL["srcad.custom"] = "custom_vjp/custom_jvp calls: tests/test_transforms.py"
 INTERNAL["srcad.custom_cotangents"] = "custom_vjp backward results: tests/test_transforms.py"
+helper("srcad.domain_checked", "rt.domain_checked(x * x, x) * x", x=V3)
+INTERNAL["srcad.batch_copies"] = "srcad.vmap's vectorised code (refuses a derivative): test_vmap_vectorised"
+INTERNAL["srcad.example_of"] = "srcad.vmap's vectorised code (refuses a derivative): test_vmap_vectorised"
 
 # the numpy and scipy rows (importing them appends to ROWS)
 import rule_specs_complex  # noqa: E402

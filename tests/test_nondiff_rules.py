@@ -60,6 +60,8 @@ PROBES = {
     "srcad.partition_order": lambda rng: (lambda a: (a, np.partition(a, 2)))(rng.normal(size=5)),
     "srcad.rolled_axis": lambda rng: (3, 0, 2),
     "srcad.select_rest": lambda rng: ([rng.normal(size=3) > 0.0, rng.normal(size=3) > 0.5],),
+    "srcad.batch_copies": lambda rng: (rng.normal(size=3), 4),
+    "srcad.example_of": lambda rng: ([rng.normal(size=(4, 3)), rng.normal(size=4)], 2),
 }
 
 _NO_FLOAT = "its parameters cannot be floats (Python or NumPy refuse them)"
@@ -348,6 +350,9 @@ SILENT = {
     ("numpy.select", "condlist"): "booleans (NumPy refuses float conditions)",
     ("srcad.select_choices_adjoint", "condlist"): "booleans (NumPy refuses float conditions)",
     ("srcad.select_choices_adjoint", "choicelist"): _ONLY_SHAPE,
+    ("srcad.domain_checked", "x"): lambda r: (_rt("domain_checked"), (r.normal(size=3), r.normal(size=3)), 1),
+    ("srcad.domain_checked", "x2"):
+        lambda r: (_rt("domain_checked"), (r.normal(size=3), r.normal(size=3), r.normal(size=3)), 2),
     ("srcad.quantile_tangent", "a"):
         lambda r: (_rt("quantile_tangent"), (r.normal(size=5), r.normal(size=5), 0.3), 1),
     ("srcad.quantile_adjoint", "a"):

@@ -105,7 +105,8 @@ def test_math_domain_errors_raise_as_the_per_example_calls_do():
 
 def reductions(m):
     return (np.sum(m), np.sum(m, axis=1, keepdims=True), np.mean(m, axis=0), np.max(m, axis=-1),
-            m.min(axis=0).sum(), np.std(m, axis=(0, 1), keepdims=True), np.prod(m, axis=1))
+            m.min(axis=0).sum(), np.std(m, axis=(0, 1), keepdims=True), np.prod(m, axis=1),
+            np.linalg.norm(m[0]), np.linalg.norm(m, ord=2), np.linalg.norm(m, axis=1))
 
 
 def test_reductions_with_and_without_axes_and_keepdims():

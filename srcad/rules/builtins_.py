@@ -21,7 +21,7 @@ defrule("builtins.abs", "x", jvp="t * np.sign(x)", vjp="g * np.sign(x)", out=ty.
         complex="real",
         complex_jvp="np.where(ans == 0.0, 0.0, np.real(np.conj(x) * t) / np.where(ans == 0.0, 1.0, ans))",
         complex_vjp="np.where(ans == 0.0, 0.0j, g * x / np.where(ans == 0.0, 1.0, ans))",
-        vmap=vm.numpy_twin("numpy.absolute"), **FOLD)
+        vmap=vm.numpy_twin("numpy.absolute", numbers=False), **FOLD)
 # max(x, y) is y if y > x else x (min: y if y < x else x), so a NaN y is never selected;
 # ties split the derivative equally. A run-time branch, not a 0/1 weight times a derivative
 # that may be inf or NaN.

@@ -250,12 +250,13 @@ defrule("srcad.broadcast_to", "v, shape",
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
         fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps", vmap=vmi.broadcast_up)
 
-# srcad.vmap's vectorised code (rules/vmaps.py): copies of a value for every example of a batch,
-# one example of a batched value, math's domain errors where NumPy gives nan or inf
-nondiff("srcad.batch_copies", "x, n", out=ty.unknown, fn=rt.batch_copies, allocates=True)
-nondiff("srcad.example_of", "x, b", out=ty.unknown, fn=rt.example_of, fresh=False)
-nondiff("srcad.domain_checked", "y, *xs", out=ty.same("y"), fn=rt.domain_checked, fresh=False,
-        raises="always")
+# srcad.vmap's vectorised code (rules/vmaps.py): copies of a value for every example of a batch
+# and one example of a batched value (vmap's code is not differentiated again: srcad reads vmap's
+# form, so a derivative reaching them is an error), math's domain errors where NumPy gives nan or inf
+nondiff("srcad.batch_copies", "x, n", out=ty.unknown, fn=rt.batch_copies, allocates=True, refuses=("x",))
+nondiff("srcad.example_of", "x, b", out=ty.unknown, fn=rt.example_of, fresh=False, refuses=("x",))
+defrule("srcad.domain_checked", "y, x, x2=None", jvp={"y": "t"}, vjp={"y": "g"}, out=ty.same("y"),
+        fn=rt.domain_checked, fresh=False, linear=("y",), raises="always")
 
 # max/min of an iterable: the derivative goes to the selected element, shared among ties;
 # select_adjoint and select_tangent are each other's transposes

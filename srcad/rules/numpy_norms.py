@@ -16,6 +16,7 @@ nonzeros and has derivative 0.
 
 from ..ir import types as T
 from . import typefns as ty
+from . import vmaps as vm
 from .registry import defrule, family
 
 family("numpy linalg")
@@ -63,14 +64,15 @@ def _matrix_norm_type(sig) -> T.Type:
 
 
 def _norm_rule(path: str, params: str, axis: str, d: str, selects: str,
-               out=ty.reduce_("x")):  # noqa: B008 (a pure shape rule, built once)
+               out=ty.reduce_("x"), vmap=vm.reduction):  # noqa: B008 (a pure shape rule, built once)
     """`selects`: when D is 0 where an element is not selected (ord=inf: only the largest
     elements count; ord=0), D picks derivatives with np.where instead of multiplying them:
     an element that does not count gets exactly 0, even where its derivative is inf or NaN."""
     pick = "(np.where(D == 0.0, 0.0, {v} * D) if " + selects + " else {v} * D)"
     return defrule(path, params, let={"D": d},
                    jvp={"x": f"np.sum({pick.format(v='t')}, axis={axis}, keepdims=keepdims)"},
-                   vjp={"x": pick.format(v=f"srcad.expand_reduced(g, x, {axis}, keepdims)")}, out=out)
+                   vjp={"x": pick.format(v=f"srcad.expand_reduced(g, x, {axis}, keepdims)")}, out=out,
+                   vmap=vmap)
 
 
 _MATRIX_ARG = "((np.ndim(x) == 2 and axis is None) or isinstance(axis, tuple))"
@@ -80,9 +82,9 @@ _MATRIX_PICKS = f"(ord is not None and ({_INF} or ord == 1 or ord == -1))"
 _norm_rule("numpy.linalg.norm", "x, ord=None, axis=None, keepdims=False", "axis",
            f"({_two('axis')}) if ord is None or (ord == 'fro' or (ord == 2 and not {_MATRIX_ARG})) else "
            f"({_matrix('axis')} if {_MATRIX_ARG} else {_vector_rest('axis')})",
-           f"({_MATRIX_PICKS} if {_MATRIX_ARG} else {_VECTOR_PICKS})")
+           f"({_MATRIX_PICKS} if {_MATRIX_ARG} else {_VECTOR_PICKS})", vmap=vm.matrix_or_vector_norm)
 _norm_rule("numpy.linalg.vector_norm", "x, axis=None, keepdims=False, ord=2", "axis",
            f"({_two('axis')}) if ord == 2 else {_vector_rest('axis')}", _VECTOR_PICKS)
 _norm_rule("numpy.linalg.matrix_norm", "x, keepdims=False, ord='fro'", "(-2, -1)",
            f"({_two('(-2, -1)')}) if ord == 'fro' else {_matrix('(-2, -1)')}", _MATRIX_PICKS,
-           out=_matrix_norm_type)
+           out=_matrix_norm_type, vmap=vm.same)

@@ -127,14 +127,14 @@ def elementwise(vz, op, rule):
     return broadcasting(*names)(vz, op, rule)
 
 
-def numpy_twin(name: str, checked: bool = False, arity: int = 1):
+def numpy_twin(name: str, checked: bool = False, arity: int = 1, numbers: bool = True):
     """A function of numbers (the math module's): the NumPy function `name` on the batch, for
-    calls with `arity` positional arguments; `checked`: where math raises ValueError (an
-    argument outside the domain) the results are checked, so that the vectorised code raises
-    too (srcad.domain_checked)."""
+    calls with `arity` positional arguments (of rank 0 with `numbers`); `checked`: where math
+    raises ValueError (an argument outside the domain) the results are checked, so that the
+    vectorised code raises too (srcad.domain_checked)."""
     def vmap(vz, op, rule):
         if op.kw or len(op.args) != arity or not _numeric_result(vz, op) or any(
-                not isinstance(vz.type_of(a), NUMERIC) or vz.rank(a) for a in op.args):
+                not isinstance(vz.type_of(a), NUMERIC) or (numbers and vz.rank(a)) for a in op.args):
             return None
         args = [vz.v(a) for a in op.args]
         t = vz.batched(op.outs[0].type)
@@ -371,3 +371,12 @@ def repeats(vz, op, rule):
 
 
 repeats.every_call = True  # (consulted for every call, not only those with batched operands)
+
+
+def matrix_or_vector_norm(vz, op, rule):
+    """np.linalg.norm: a reduction over the example's axes (axis=None: a vector's or a
+    matrix's, which NumPy tells apart by the rank)."""
+    args = bound(rule, op)
+    if args is None or (_is_const(args.get("axis"), None) and vz.rank(args["x"]) > 2):
+        return None
+    return reduction(vz, op, rule)

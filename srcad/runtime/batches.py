@@ -34,14 +34,14 @@ def example_of(x, b):
     return x[b] if isinstance(x, np.ndarray) else x
 
 
-def domain_checked(y, *xs):
-    """y, a NumPy function's results for a math function's arguments xs: where an argument is
-    finite but the result is not (math.sqrt(-1.0), math.log(0.0)), math raises ValueError,
-    and so does the vectorised code."""
+def domain_checked(y, x, x2=None):
+    """y, a NumPy function's results for a math function's arguments x (and x2): where the
+    arguments are finite but the result is not (math.sqrt(-1.0), math.log(0.0)), math raises
+    ValueError, and so does the vectorised code."""
     bad = ~np.isfinite(y)
     if bad.any():
-        for x in xs:
-            bad = bad & np.isfinite(x)
+        for v in (x, x2) if x2 is not None else (x,):
+            bad = bad & np.isfinite(v)
         if bad.any():
             raise ValueError("math domain error")
     return y
