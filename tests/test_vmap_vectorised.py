@@ -365,3 +365,46 @@ def test_code_is_built_once_per_argument_kinds():
     first = srcad.source(mapped, RS.randn(B, 3), RS.randn(B))
     assert f"over {B} examples" in first
     assert "over 7 examples" in srcad.source(mapped, RS.randn(7, 3), RS.randn(7))
+
+
+# -- the corpus -------------------------------------------------------------------------------
+
+def _corpus_cases():
+    from corpus import branches, calls, closures, generators, loops, straight, unpacking
+    rs = np.random.RandomState(1)
+    for mod in (straight, branches, calls, loops, closures, unpacking, generators):
+        for k, (fn, args) in enumerate(mod.CASES):
+            floats = [i for i, a in enumerate(args) if isinstance(a, float) or (
+                isinstance(a, np.ndarray) and a.dtype.kind == "f")]
+            if not floats:
+                continue
+            batched = tuple(a + 0.1 * rs.rand(3, *np.shape(a)) if i in floats else a
+                            for i, a in enumerate(args))
+            axes = tuple(0 if i in floats else None for i in range(len(args)))
+            yield pytest.param(fn, batched, axes, floats[0], id=f"{mod.__name__}-{fn.__name__}-{k}")
+
+
+CORPUS = list(_corpus_cases())
+PATHS: list = []  # (filled by the test below) was the function, then its gradient, vectorised?
+
+
+@pytest.mark.parametrize("fn,args,axes,argnum", CORPUS)
+def test_the_corpus_per_example_and_per_example_gradients(fn, args, axes, argnum):
+    for f in (fn, srcad.grad(fn, argnums=argnum)):
+        try:
+            want = per_example(f, args, axes)
+        except Exception as e:  # the function raises for some example: vmap raises the same
+            with pytest.raises(type(e)):
+                srcad.vmap(f, in_axes=axes)(*args)
+            continue
+        mapped = srcad.vmap(f, in_axes=axes)
+        assert_tree_close(mapped(*args), want, rtol=1e-9, atol=1e-12)
+        PATHS.append("not vectorised" not in srcad.source(mapped, *args))
+
+
+def test_most_of_the_corpus_vectorises():
+    """(After the test above: at least half its functions and gradients ran vectorised; the
+    others branch on values that differ between examples, mostly.)"""
+    if len(PATHS) < len(CORPUS):
+        pytest.skip("runs after test_the_corpus_per_example_and_per_example_gradients")
+    assert sum(PATHS) >= 0.6 * len(PATHS)
