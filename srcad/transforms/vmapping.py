@@ -1,8 +1,16 @@
 """srcad.vmap's transformation: the typed IR of a function for one example -> IR that runs a
 whole batch of examples at once.
 
-    def loss(w, x, y):                         def vmap_loss(w, x, y):   # x: (B, 3), y: (B,)
-        return (np.tanh(x @ w) - y) ** 2           return (np.tanh(x @ w) - y) ** 2
+    >>> import numpy as np, srcad
+    >>> def loss(w, x, y):
+    ...     return (np.tanh(x @ w) - y) ** 2
+    >>> per_example = srcad.vmap(srcad.grad(loss), in_axes=(None, 0, 0))
+    >>> print(srcad.source(per_example, np.ones(2), np.ones((4, 2)), np.zeros(4)), end="")
+    def vmap_grad_loss(w, x, y):
+        # srcad ...
+        # in_axes=(None, 0, 0), out_axes=0; one example is w: float[2], x: float[2], y: float
+        _t1 = np.tanh(x @ w)
+        return (2 * (_t1 - y) * (1.0 - _t1 * _t1))[:, None] * x
 
 Every value that depends on a mapped argument gets a leading batch axis of length B; the
 others stay as they are, computed once. How each operation runs on the batch is its rule's
