@@ -408,3 +408,25 @@ def test_most_of_the_corpus_vectorises():
     if len(PATHS) < len(CORPUS):
         pytest.skip("runs after test_the_corpus_per_example_and_per_example_gradients")
     assert sum(PATHS) >= 0.6 * len(PATHS)
+
+
+def unused_log(x):
+    _unused = math.log(-1.0 - x ** 2)  # (raises for every x, and its value is never read)
+    return x * 2.0
+
+
+def unused_item(x, i):
+    _unused = x[i]
+    return x * 2.0
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+def test_an_unused_operation_that_raises_raises_in_the_vectorised_code_too():
+    with pytest.raises(ValueError):
+        per_example(unused_log, (np.array([0.5, 1.0]),), (0,))
+    with pytest.raises(ValueError, match="math domain error"):
+        srcad.vmap(unused_log)(np.array([0.5, 1.0]))
+    with pytest.raises(IndexError):
+        srcad.vmap(unused_item, in_axes=(0, None))(np.ones((2, 3)), 5)
+    mapped = srcad.vmap(unused_item, in_axes=(0, None))
+    assert "not vectorised" not in srcad.source(mapped, np.ones((2, 3)), 1)

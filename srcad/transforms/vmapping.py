@@ -92,6 +92,7 @@ class Vectorizer:
         self.defs: dict = {}  # per-example value -> the Apply that computes it
         self.looped: list = []  # the operations that run once per example: (primitive, Loc)
         self.loc = None
+        self.keep = False  # (the operation being vectorised may raise: what it emits is kept)
 
     # -- what the rules read ----------------------------------------------------------------
 
@@ -125,7 +126,9 @@ class Vectorizer:
         return batched_type(t, form, self.batch)
 
     def emit(self, prim: str, args, kw, t: T.Type, hint: str = "") -> Var:
-        return self.b.apply(prim, tuple(args), tuple(kw), self.loc, hint, (t,))
+        out = self.b.fresh(hint, t)
+        self.b.emit(Apply((out,), prim, tuple(args), tuple(kw), self.loc, self.keep))
+        return out
 
     def emit_outs(self, op: Apply, args, kw, forms=None) -> tuple:
         """op's primitive on new operands; its results of op's types (batched by `forms`)."""
@@ -205,8 +208,12 @@ class Vectorizer:
         if not any(self.form(a) for a in op.operands()) and not getattr(rule.vmap, "every_call", False):
             outs = self.emit_outs(op, [self.v(a) for a in op.args], tuple((k, self.v(a)) for k, a in op.kw))
             return self.record(op, [(o, False) for o in outs])
-        got = rule.vmap(self, op, rule) if rule.vmap is not None else None
-        self.record(op, got if got is not None else self.per_example(op))
+        self.keep = op.keep
+        try:
+            got = rule.vmap(self, op, rule) if rule.vmap is not None else None
+            self.record(op, got if got is not None else self.per_example(op))
+        finally:
+            self.keep = False
 
     def per_example(self, op: Apply):
         """op once per example, in a loop, its results stacked."""
