@@ -97,6 +97,7 @@ class VjpTransformed(Transformed):
         fn, positions = self.fn, tuple(i for i in wrt if i < given)
         vjp_fn.__srcad_inline__ = lambda: forms.vjp_form(fn, primals, positions, grad, _cached(fn))
         vjp_fn.__srcad_code__ = lambda: built.source
+        vjp_fn.__srcad_backward__ = (backward, residuals, wrt, built.structs)  # (jacrev's batched rows)
         if built.structs:
             out, aux = restore(out), restore(aux)
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)
@@ -136,9 +137,9 @@ class BatchedTransformed(Transformed):
 
     first_call = ("srcad.jacfwd(f)(...)", "srcad.jacfwd")
 
-    def __init__(self, fn, argnum: int):
-        super().__init__(fn, Spec("jacfwd", (argnum,), False, False))
-        self.argnum = argnum
+    def __init__(self, fn, argnum: int, kind: str = "jacfwd"):
+        super().__init__(fn, Spec(kind, (argnum,), False, False))
+        self.argnum, self.kind = argnum, kind
         self.unbatchable: set = set()
 
     def __call__(self, primals):
@@ -154,7 +155,7 @@ class BatchedTransformed(Transformed):
             arg_types = tuple(of_value(a) for a in primals)
             try:
                 built = self._build_types(arg_types, self._free_types(),
-                                          Spec("jacfwd", (self.argnum,), False, False, n))
+                                          Spec(self.kind, (self.argnum,), False, False, n))
             except NotBatchable:
                 self.unbatchable.add(key)
                 return None

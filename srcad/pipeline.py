@@ -26,13 +26,14 @@ from .ir.builder import Builder
 from .ir.nodes import Apply, Const, Ext, Function, Param, Var, iter_ops, max_var_id
 from .ir.values import of_value
 from .ir.verify import verify
+from .passes.dce import forget_kept
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
 from .settings import config
 from .transforms import naming
 from .transforms.activity import analyze
-from .transforms.batched import batched_forward
+from .transforms.batched import batched_forward, check_linear_use
 from .transforms.emitter import Emitter
 from .transforms.forward import forward
 from .transforms.policy import guard_unknown
@@ -47,7 +48,7 @@ from .version import __version__
 class Spec:
     """What to generate: the transformation and its options."""
 
-    kind: str  # a key of TRANSFORMS: 'grad', 'value_and_grad', 'jvp', 'tangent', 'vjp', 'jacfwd'
+    kind: str  # a key of TRANSFORMS: 'grad', 'value_and_grad', 'jvp', 'tangent', 'vjp', 'jacfwd', 'rows'
     argnums: tuple[int, ...] = (0,)
     argnums_tuple: bool = False
     has_aux: bool = False
@@ -398,14 +399,19 @@ def _operands_of(body, v) -> list:
 
 def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """`jacfwd_f(*args, T) -> (out, T_out)`: forward mode with spec.batch tangent directions
-    for argument spec.argnums[0] at once (raises NotBatchable when shapes are unknown)."""
+    for argument spec.argnums[0] at once (raises NotBatchable when shapes are unknown).
+    Kind "rows" (jacrev: of a vjp's backward function, linear in its cotangent) gives T_out
+    alone, so the backward sweep at the seed point is not computed."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
     wrt = spec.argnums
     f, act = _analyzed(f, wrt, (f.body.yields[0],))
+    if spec.kind == "rows":  # (what may raise in the seed point's sweep is not computed)
+        f = forget_kept(f)
+        check_linear_use(f, act)
     em, params, tangents, out, out_dot = batched_forward(f, act, wrt, spec.batch)
-    result = em.apply("srcad.tuple", (out, out_dot))
+    result = out_dot if spec.kind == "rows" else em.apply("srcad.tuple", (out, out_dot))
     body = em.b.end_function((result,))
-    name = f"jacfwd_{f.name}"
+    name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname)))
     header = _header(fn, spec, arg_types, f, [], out_fn)
@@ -423,6 +429,7 @@ TRANSFORMS = {
     "tangent": _build_forward,  # (jvp without the value: hvp's jvp of a gradient)
     "vjp": _build_vjp,
     "jacfwd": _build_batched,
+    "rows": _build_batched,  # (jacrev: every row of the Jacobian from one batched backward sweep)
 }
 
 

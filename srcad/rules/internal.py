@@ -5,6 +5,7 @@ emits for things it resolves later (globals, attributes, methods of values of un
 from .. import runtime as rt
 from ..ir import types as T
 from ..ir.values import of_value
+from . import batching as bt
 from . import shapes as sh
 from . import typefns as ty
 from .registry import alias, defrule, family, nondiff
@@ -238,7 +239,7 @@ defrule("srcad.sum_to_shape", "v, shape",
         shape=sh.literal, complex="keeps")
 defrule("srcad.broadcast_to", "v, shape",
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
-        fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps")
+        fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps", batch=bt.broadcast)
 
 # max/min of an iterable: the derivative goes to the selected element, shared among ties;
 # select_adjoint and select_tangent are each other's transposes
