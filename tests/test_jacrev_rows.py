@@ -48,6 +48,19 @@ def scalar_loop(x):
     return s * s
 
 
+def softmax(x):
+    e = np.exp(x - np.max(x))
+    return e / np.sum(e)
+
+
+def normalised_log_pow(x):
+    return np.log(x) * x / np.linalg.norm(x) + x ** 1.5 - np.abs(x) * x
+
+
+def outer_matvec(x):
+    return np.tanh(np.outer(x, x) @ x)
+
+
 def two_arguments(x, a):
     return np.tanh(a @ x) * x[0]
 
@@ -81,7 +94,8 @@ def _fd_jacobian(f, args, argnum):
 BATCHED = [(elementwise_roll_cumsum, (RS.randn(6),)), (flips, (RS.randn(5),)),
            (matrix_axes, (RS.randn(3, 4),)), (rolled_flat, (RS.randn(2, 3),)),
            (products, (RS.randn(5),)), (scalar_loop, (0.3,)),
-           (sqrt_after_mask, (np.array([1.5, -0.5, 2.0]),))]
+           (sqrt_after_mask, (np.array([1.5, -0.5, 2.0]),)), (softmax, (RS.randn(5),)),
+           (normalised_log_pow, (RS.rand(5) + 0.5,)), (outer_matvec, (RS.randn(4),))]
 
 
 @pytest.mark.parametrize("f, args", BATCHED, ids=lambda v: getattr(v, "__name__", ""))
