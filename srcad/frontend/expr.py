@@ -399,8 +399,9 @@ class ExprLowerer(Displays):
         if (getattr(fn, "__module__", "") in ("srcad.api", "srcad.compose")
                 and not getattr(fn, "__srcad_maker__", 0)):
             raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} inside a function srcad "
-                             "differentiates is not supported", "srcad.grad and srcad.value_and_grad can be "
-                             "called inside it; call the other transformations outside")
+                             "differentiates is not supported", "srcad.grad, value_and_grad, jacfwd, jacrev, "
+                             "hessian and vmap can be called inside it (hvp as grad of a dot product "
+                             "with grad); call the other transformations outside")
         if registry.source_helper(fn):  # (a helper of a source implementation: inlined)
             return self.call_function(fn, args, kw, node)
         if library_code(fn):  # a call into a library: a constant, or an error if differentiated
