@@ -3,6 +3,7 @@ srcad.source. Each is a dispatcher (dispatch.py) that builds code with pipeline.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -276,20 +277,25 @@ def as_python_function(fun):
     return namespace[name]
 
 
-def _transform(kind: str, fun, argnums, has_aux: bool):
+def _transform(kind: str, fun, argnums, has_aux: bool, memory_budget=None):
     if fun is None:
-        return functools.partial(_transform, kind, argnums=argnums, has_aux=has_aux)
+        return functools.partial(_transform, kind, argnums=argnums, has_aux=has_aux,
+                                 memory_budget=memory_budget)
     if not callable(fun):
         raise ArgumentError(f"{kind} expects a function, got {fun!r}")
+    if memory_budget is not None and (type(memory_budget) is not int or memory_budget <= 0):
+        raise ArgumentError(f"{kind}: memory_budget must be a positive int (bytes), got {memory_budget!r}")
     cache = _cached(fun)
     quick = (kind, tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums,
-             isinstance(argnums, (list, tuple)), has_aux)  # (before the costly signature)
+             isinstance(argnums, (list, tuple)), has_aux, memory_budget)  # (before the costly signature)
     if quick not in cache:
         wrapped = as_python_function(fun)
         if wrapped is not fun:  # a primitive: the transform of its one-line wrapper
-            cache[quick] = _transform(kind, wrapped, argnums, has_aux)
+            cache[quick] = _transform(kind, wrapped, argnums, has_aux, memory_budget)
             return cache[quick]
         spec = _spec(kind, argnums, has_aux, len(_signature_of(fun).parameters), fun)
+        if memory_budget is not None:
+            spec = dataclasses.replace(spec, memory_budget=memory_budget)
         if spec not in cache:
             cache[spec] = Transformed(fun, spec)
         cache[quick] = cache[spec]
@@ -307,22 +313,26 @@ def check_options(kind: str, holomorphic: bool = False, allow_int: bool = False)
         raise ArgumentError(f"{kind}: allow_int must be True or False, got {allow_int!r}")
 
 
-def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False):
+def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False,
+         *, memory_budget: int | None = None):
     """The gradient of a scalar function: `grad(f)(x)` is df/dx at x.
 
     Use as `@grad`, `@grad(argnums=1)` or `grad(f, argnums=(0, 1))`. With `has_aux=True`, f
     returns (output, aux) and the gradient comes back as (gradient, aux). `holomorphic=True`
     is an error (real inputs only); `allow_int` is accepted (ints are promoted either way).
+    `memory_budget` (bytes): loops store checkpoints once per segment and recompute each
+    segment in the backward sweep (passes/checkpointing.py), instead of storing every
+    iteration's values.
     """
     check_options("grad", holomorphic, allow_int)
-    return _transform("grad", fun, argnums, has_aux)
+    return _transform("grad", fun, argnums, has_aux, memory_budget)
 
 
 def value_and_grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-                   allow_int: bool = False):
+                   allow_int: bool = False, *, memory_budget: int | None = None):
     """Like grad, but returns (value, gradient) from one call."""
     check_options("value_and_grad", holomorphic, allow_int)
-    return _transform("value_and_grad", fun, argnums, has_aux)
+    return _transform("value_and_grad", fun, argnums, has_aux, memory_budget)
 
 
 # inside a differentiated function, `srcad.grad(f)(x)` is built while transforming (the

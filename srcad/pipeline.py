@@ -26,7 +26,8 @@ from .ir.builder import Builder
 from .ir.nodes import Apply, Const, Ext, Function, Param, Var, iter_ops, max_var_id
 from .ir.values import of_value
 from .ir.verify import verify
-from .passes.dce import forget_kept
+from .passes.checkpointing import checkpoint_loops
+from .passes.dce import dce, forget_kept
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
@@ -53,6 +54,7 @@ class Spec:
     argnums_tuple: bool = False
     has_aux: bool = False
     batch: int = 0  # jacfwd: the number of tangent directions pushed through at once
+    memory_budget: int | None = None  # grad: bytes for what loops store (passes/checkpointing.py)
 
 
 @dataclass
@@ -289,9 +291,14 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     body = em.b.end_function((result,))
     name = f"{spec.kind}_{f.name}"
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, f.qualname))
-    out = _record(trace, "optimized", verify(copy_gradients_of_inputs(optimize(out))))
+    out = verify(copy_gradients_of_inputs(optimize(out)))
+    checkpointed = []
+    if spec.memory_budget is not None:
+        out, checkpointed = checkpoint_loops(out, spec.memory_budget)
+        out = verify(dce(out))
+    out = _record(trace, "optimized", out)
     saved = saved_report(f, plan, out)
-    header = _header(fn, spec, arg_types, f, saved, out)
+    header = _header(fn, spec, arg_types, f, saved, out) + _checkpoint_lines(spec, checkpointed)
     rendered = render(out, name, header)
     return Built(compile_function(rendered, name), rendered.source, saved, name, [(rendered, name)])
 
@@ -312,6 +319,21 @@ def _header(fn, spec: Spec, arg_types, f: Function, saved, final: Function) -> l
     if kept:
         lines.append("calls run as written (no derivative flows through them):")
         lines.extend(f"  {k}" for k in kept)
+    return lines
+
+
+def _checkpoint_lines(spec: Spec, done) -> list[str]:
+    if spec.memory_budget is None:
+        return []
+    if not done:
+        return [f"memory_budget={spec.memory_budget} B: no loop to checkpoint"]
+    lines = [f"memory_budget={spec.memory_budget} B: checkpointed loops (each iteration's forward runs "
+             "twice: recompute factor 2)"]
+    for c in done:
+        per = f"{c.iter_bytes} B stored per iteration" if c.iter_bytes is not None else \
+            "per-iteration size unknown: segments of sqrt(trips)"
+        lines.append(f"  line {c.line}: segments chosen at run time ({per}, "
+                     f"{c.carry_bytes} B per checkpoint)")
     return lines
 
 
