@@ -139,3 +139,17 @@ def test_a_loop_that_breaks_keeps_its_stacks():
 def test_memory_budget_must_be_a_positive_int(bad):
     with pytest.raises(ArgumentError, match="memory_budget must be a positive int"):
         srcad.grad(scalar_loop, memory_budget=bad)
+
+
+def noisy(x, n):
+    rs = np.random.RandomState(0)
+    s = x
+    for _ in range(n):
+        s = np.sin(s) * x + 0.1 * rs.normal()
+    return s
+
+
+def test_a_loop_that_draws_random_numbers_is_not_recomputed():
+    g = srcad.grad(noisy, memory_budget=200)
+    assert g(0.5, 30) == pytest.approx(fd_grad_richardson(noisy, (0.5, 30), 0), rel=1e-7)
+    assert "_checkpoints" not in srcad.source(g, 0.5, 30)

@@ -26,6 +26,7 @@ import math
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, For, Function, If, Var, While, iter_ops, max_var_id
 from ..ir.rewrite import renumber, sub_atom, substitute_block, substitute_op
+from ..rules import registry
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +57,8 @@ def _next_pair(fn: Function, budget: int, count: int):
     ops = fn.body.ops
     uses = _use_counts(fn)
     for i, f in enumerate(ops):
-        if not (isinstance(f, For) and not f.exits and not f.reverse and f.body.params[0].hint != "_seg"):
+        if not (isinstance(f, For) and not f.exits and not f.reverse and f.body.params[0].hint != "_seg"
+                and _recomputable(f.body)):
             continue
         for j in range(i + 1, len(ops)):
             b = ops[j]
@@ -88,6 +90,17 @@ def _blocks(block: Block):
         if not isinstance(op, Apply):
             for b in op.blocks():
                 yield from _blocks(b)
+
+
+def _recomputable(block: Block) -> bool:
+    """Does running `block` again give the same values and do nothing else? Not with random
+    draws, prints, calls srcad does not see into, or writes into values from outside."""
+    for op in iter_ops(block):
+        if isinstance(op, Apply):
+            rule = registry.lookup(op.prim)
+            if rule is None or rule.impure or rule.opaque or rule.custom or op.prim == "srcad.call":
+                return False
+    return True
 
 
 def _stack_indices(f: For, b: For, uses: dict) -> list:
