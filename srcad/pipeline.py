@@ -330,10 +330,9 @@ def _checkpoint_lines(spec: Spec, done) -> list[str]:
     lines = [f"memory_budget={spec.memory_budget} B: checkpointed loops (each iteration's forward runs "
              "twice: recompute factor 2)"]
     for c in done:
-        per = f"{c.iter_bytes} B stored per iteration" if c.iter_bytes is not None else \
-            "per-iteration size unknown: segments of sqrt(trips)"
-        lines.append(f"  line {c.line}: segments chosen at run time ({per}, "
-                     f"{c.carry_bytes} B per checkpoint)")
+        per = f"{c.iter_bytes} B stored per iteration, {c.carry_bytes} B per checkpoint" \
+            if c.iter_bytes is not None else "sizes unknown: segments of sqrt(trips) iterations"
+        lines.append(f"  line {c.line}: segments chosen at run time ({per})")
     return lines
 
 
