@@ -338,6 +338,10 @@ def value_and_grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool
 # inside a differentiated function, `srcad.grad(f)(x)` is built while transforming (the
 # frontend calls these with the function known then) and its generated code is inlined
 grad.__srcad_maker__ = value_and_grad.__srcad_maker__ = True
+# srcad.jvp(f, primals, tangents) and srcad.vjp(f, *primals) inside one: their forms (forms.py)
+# (nargs: the arguments after f; jvp's primals come as one tuple, as many as f's parameters)
+jvp.__srcad_value_form__ = lambda f, nargs: forms.jvp_value_form(f, forms.positional_arity(f), grad)
+vjp.__srcad_value_form__ = lambda f, nargs: forms.vjp_value_form(f, nargs, grad)
 
 
 def saved_values(fun, *args, argnums=0, **kwargs) -> list:

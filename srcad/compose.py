@@ -25,7 +25,7 @@ from .api import (
     vjp_of,
 )
 from .errors import ArgumentError, NondeterministicError, NonScalarOutputError, SrcadError
-from .forms import first_result, jacobian_form, positional_arity
+from .forms import first_result, hvp_value_form, jacobian_form, positional_arity
 from .gate import Gate, admit_arguments, admit_tangents, check_output, shaped_like, zero_tangent
 from .pytrees import restore
 from .trees import flatten, unflatten
@@ -382,3 +382,6 @@ def hvp(fun, primals, tangents):
         raise ArgumentError("hvp needs at least one float argument with a tangent")
     g = grad(fun, argnums=positions if len(positions) > 1 else positions[0])
     return _jvp_of(g, "tangent")(primals, tangents)  # (the gradient itself is not computed)
+
+
+hvp.__srcad_value_form__ = lambda f, nargs: hvp_value_form(f, positional_arity(f), grad)  # (see api.jvp)

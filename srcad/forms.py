@@ -140,3 +140,67 @@ def first_result(fun):
     name = identifier(f"{getattr(fun, '__name__', 'f')}_output", "output")
     text = f"def {name}({ps}):\n    return _f({ps})[0]\n"
     return _compile(text, name, {"_f": fun, "__name__": "srcad_forms"})
+
+
+def _unpack(names: list, what: str) -> str:
+    return f"    {', '.join(names)}, = {what}\n"
+
+
+def jvp_value_form(fun, n: int, grad):
+    """srcad.jvp(fun, primals, tangents) called inside a differentiated function (n: the
+    number of primals): `(fun(*primals), J tangents)`, the tangent as the derivative of
+    fun(p + eps t) in eps at 0 (a jacrev form: one gradient per output entry, exact)."""
+    if positional_arity(fun) != n:
+        return None
+    ps, ts = [f"p{i}" for i in range(n)], [f"t{i}" for i in range(n)]
+    moved = ", ".join(f"p{i} + eps * t{i}" for i in range(n))
+    name = identifier(f"jvp_{getattr(fun, '__name__', 'f')}", "jvp_f")
+    text = (f"def _directional(eps, {', '.join(ps + ts)}):\n"
+            f"    return _f({moved})\n\n\n"
+            f"def {name}(primals, tangents):\n" + _unpack(ps, "primals") + _unpack(ts, "tangents") +
+            f"    return _f({', '.join(ps)}), _jac(0.0, {', '.join(ps + ts)})\n")
+    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    form = _compile(text, name, namespace)
+    namespace["_jac"] = jacobian_form(namespace["_directional"], 0, "jacrev", grad)
+    return form
+
+
+def hvp_value_form(fun, n: int, grad):
+    """srcad.hvp(fun, primals, tangents) inside a differentiated function: H t as the
+    gradient of <grad fun(p), t> (reverse over reverse)."""
+    if positional_arity(fun) != n:
+        return None
+    ps, ts = [f"p{i}" for i in range(n)], [f"t{i}" for i in range(n)]
+    pairs = " + ".join(f"np.sum(g[{i}] * t{i})" for i in range(n))
+    name = identifier(f"hvp_{getattr(fun, '__name__', 'f')}", "hvp_f")
+    text = (f"def _pairing({', '.join(ps + ts)}):\n"
+            f"    g = _grad({', '.join(ps)})\n"
+            f"    return {pairs}\n\n\n"
+            f"def {name}(primals, tangents):\n" + _unpack(ps, "primals") + _unpack(ts, "tangents") +
+            f"    h = _pairing_grad({', '.join(ps + ts)})\n"
+            f"    return {'h[0]' if n == 1 else 'h'}\n")
+    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    form = _compile(text, name, namespace)
+    namespace["_grad"] = grad(fun, argnums=tuple(range(n)))
+    namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(range(n)))
+    return form
+
+
+def vjp_value_form(fun, n: int, grad):
+    """srcad.vjp(fun, *primals) inside a differentiated function: `(fun(*primals), vjp_fn)`
+    with vjp_fn(ct) the gradient of <fun(primals), ct>, one cotangent per primal."""
+    if positional_arity(fun) != n:
+        return None
+    ps = ", ".join(f"p{i}" for i in range(n))
+    name = identifier(f"vjp_{getattr(fun, '__name__', 'f')}", "vjp_f")
+    text = (f"def _pairing({ps}, ct):\n"
+            f"    return np.sum(_f({ps}) * ct)\n\n\n"
+            f"def {name}({ps}):\n"
+            f"    def vjp_fn(ct):\n"
+            f"        g = _pairing_grad({ps}, ct)\n"
+            f"        return ({', '.join(f'g[{i}]' for i in range(n))},)\n"
+            f"    return _f({ps}), vjp_fn\n")
+    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    form = _compile(text, name, namespace)
+    namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(range(n)))
+    return form
