@@ -152,9 +152,10 @@ def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None):
 
     jacobian.__name__ = f"{kind}_{getattr(user, '__name__', 'f')}"
     jacobian.__wrapped__ = user  # (its signature: inspect.signature follows __wrapped__)
-    if isinstance(argnums, int):  # transformed again: its form (forms.py)
+    if isinstance(argnums, (int, tuple)):  # transformed again: its form (forms.py)
         jacobian.__srcad_inline__ = functools.cache(
             lambda: jacobian_form(fun, argnums, "hessian" if kind == "hessian" else "jacfwd", grad))
+    if isinstance(argnums, int):
         jacobian.__srcad_code__ = lambda: _latest_source(fun, [("jacfwd", argnums), "jvp"])
     return jacobian
 
@@ -278,8 +279,9 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
 
     jacobian.__name__ = f"jacrev_{getattr(fun, '__name__', 'f')}"
     jacobian.__wrapped__ = fun
-    if isinstance(argnums, int):  # transformed again: its form (forms.py)
+    if isinstance(argnums, (int, tuple)):  # transformed again: its form (forms.py)
         jacobian.__srcad_inline__ = functools.cache(lambda: jacobian_form(fun, argnums, "jacrev", grad))
+    if isinstance(argnums, int):
         jacobian.__srcad_code__ = lambda: _jacrev_source(fun, (argnums % _arity(fun),))
     return jacobian
 

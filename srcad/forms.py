@@ -19,8 +19,9 @@ srcad can inline: the user's function, `srcad.grad` of a helper, NumPy. For exam
 
 with `_f = g` and `_entry_grad = srcad.grad(_entry, argnums=0)`: one gradient per output
 entry, each exact, so the outer transformation differentiates exact derivative code (of
-any order: hessian(hessian(f)) is a fourth derivative). A form exists for an int argnums,
-functions with positional parameters only, and array or float values; for the others the
+any order: hessian(hessian(f)) is a fourth derivative). A form exists for an int argnums
+(jacfwd and jacrev: also a tuple of them, giving a tuple of Jacobians), functions with
+positional parameters only, and array or float values; for the others the
 transformed function is a fast path only and transforming it again is an ArgumentError.
 """
 
@@ -55,25 +56,35 @@ def _compile(text: str, name: str, namespace: dict):
     return namespace[name]
 
 
-def jacobian_form(fun, argnum: int, kind: str, grad):
-    """The form of jacfwd/jacrev (`kind`) of fun in argument `argnum`, or of hessian (fun is
-    then grad(f), whose result has the argument's shape); `grad` is srcad.grad."""
+def jacobian_form(fun, argnum, kind: str, grad):
+    """The form of jacfwd/jacrev (`kind`) of fun in argument `argnum` (an int, or for
+    jacfwd/jacrev a tuple of ints: a tuple of Jacobians), or of hessian (fun is then grad(f),
+    whose result has the argument's shape); `grad` is srcad.grad."""
     n = positional_arity(fun)
-    if n is None or not -n <= argnum < n:
+    nums = argnum if isinstance(argnum, tuple) else (argnum,)
+    if n is None or not nums or not all(type(a) is int and -n <= a < n for a in nums) or (
+            kind == "hessian" and isinstance(argnum, tuple)):
         return None
-    argnum %= n
+    nums = tuple(a % n for a in nums)
     ps = ", ".join(f"p{i}" for i in range(n))
-    out_shape = f"np.shape(p{argnum})" if kind == "hessian" else "np.shape(out)"
+    out_shape = f"np.shape(p{nums[0]})" if kind == "hessian" else "np.shape(out)"
     name = identifier(f"{kind}_{getattr(fun, '__name__', 'f')}", f"{kind}_f")
+    if isinstance(argnum, tuple):
+        blocks = ", ".join(f"np.reshape(np.stack([r[{k}] for r in rows]), {out_shape} + np.shape(p{a}))"
+                           for k, a in enumerate(nums))
+        result = f"({blocks},)"
+    else:
+        result = f"np.reshape(np.stack(rows), {out_shape} + np.shape(p{nums[0]}))"
     text = (f"def _entry({ps}, i):\n"
             f"    return np.ravel(_f({ps}))[i]\n\n\n"
             f"def {name}({ps}):\n"
             f"    out = _f({ps})\n"
             f"    rows = [_entry_grad({ps}, i) for i in range(np.size(out))]\n"
-            f"    return np.reshape(np.stack(rows), {out_shape} + np.shape(p{argnum}))\n")
+            f"    return {result}\n")
     namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
     form = _compile(text, name, namespace)
-    namespace["_entry_grad"] = grad(namespace["_entry"], argnums=argnum)
+    wrt = nums if isinstance(argnum, tuple) else nums[0]
+    namespace["_entry_grad"] = grad(namespace["_entry"], argnums=wrt)
     return form
 
 

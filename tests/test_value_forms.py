@@ -88,3 +88,35 @@ def test_what_has_no_form_is_refused_at_the_line(h):
     with pytest.raises(UnsupportedSyntaxError, match=r"srcad.jvp inside a function srcad") as e:
         srcad.grad(h)(X)
     assert "test_value_forms.py:" in str(e.value)
+
+
+def tuple_jacrev(x):
+    jx, jw = srcad.jacrev(two, argnums=(0, 1))(x, W)
+    return np.sum(jx ** 2) + np.sum(jw * W)
+
+
+def tuple_jacfwd(x):
+    jx, jw = srcad.jacfwd(two, argnums=(0, 1))(x, W)
+    return np.sum(jx * x) + np.sum(jw ** 2)
+
+
+@pytest.mark.parametrize("h", [tuple_jacrev, tuple_jacfwd], ids=lambda h: h.__name__)
+def test_jacobians_in_tuple_argnums_inside_a_differentiated_function(h):
+    assert np.allclose(srcad.grad(h)(X), fd_grad_richardson(h, (X,)), rtol=1e-7, atol=1e-9)
+
+
+def test_jacfwd_of_jacrev_in_tuple_argnums():
+    """The outer jacfwd against finite differences of the inner Jacobians (which are checked
+    against finite differences of `two` first)."""
+    inner = srcad.jacrev(two, argnums=(0, 1))
+    first = [np.stack([fd_grad_richardson(lambda x, w, k=k: two(x, w)[k], (X, W), a) for k in range(3)])
+             for a in (0, 1)]
+    assert all(np.allclose(j, f1, atol=1e-8) for j, f1 in zip(inner(X, W), first))
+    jx, jw = srcad.jacfwd(inner)(X, W)
+    eps = 1e-5
+    for k in range(3):
+        e = np.zeros(3)
+        e[k] = eps
+        plus, minus = (inner(X + s * e, W) for s in (1, -1))
+        assert np.allclose(jx[..., k], (plus[0] - minus[0]) / (2 * eps), atol=1e-6)
+        assert np.allclose(jw[..., k], (plus[1] - minus[1]) / (2 * eps), atol=1e-6)
