@@ -20,6 +20,7 @@ TITLES = {
     "stats": "scipy.stats: a hierarchical model's log density (issue 14)",
     "adjoint": "ODE solutions: a gradient through odeint by the adjoint method (issue 14)",
     "compose": "Composed transformations: vmap(grad) per-example gradients, jacrev (issue 15)",
+    "budget": "A long loop's gradient within a memory budget: checkpointed segments (issue 15)",
     "forward": "Forward mode and second order (issue 4)",
     "startup": "First call in a new process: persistent cache off, cold, warm (issue 6)",
     "fresh": "A lambda, closure or partial made anew on every call (issue 13)",

@@ -3,7 +3,7 @@ a hand-written gradient and the installed peers (autograd, JAX, PyTorch), in one
 
     python benchmarks/run.py [--quick] [--only NAME] [--markdown OUT] [--plot PNG]
 
---only NAME keeps one group (core, loops, stats, adjoint, compose, forward, startup, fresh,
+--only NAME keeps one group (core, loops, stats, adjoint, compose, budget, forward, startup, fresh,
 gallery) or one case
 (rosenbrock, gmm, ...).
 --markdown OUT writes each group's table between <!-- bench:GROUP --> markers in OUT
@@ -29,7 +29,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
-from benchmarks import adjoint, compose, forward, fresh, gallery, peers, plot, report, startup  # noqa: E402
+from benchmarks import adjoint, compose, forward, fresh, gallery, memory, peers, plot, report, startup  # noqa: E402
 from benchmarks.cases import GROUPS  # noqa: E402
 from benchmarks.measure import measure  # noqa: E402
 from benchmarks.timing import FULL, QUICK  # noqa: E402
@@ -86,8 +86,14 @@ def main(argv=None) -> int:
     if missing:
         print("not installed (columns skipped): " + ", ".join(missing))
     sections, gradient_rows = {}, []
-    for group in ("core", "loops", "stats", "adjoint", "compose", "forward", "startup", "fresh", "gallery"):
-        if group == "compose":
+    for group in ("core", "loops", "stats", "adjoint", "compose", "budget", "forward", "startup", "fresh",
+                  "gallery"):
+        if group == "budget":
+            if args.only not in (None, "budget"):
+                continue
+            _progress("budget: a long loop's gradient within a memory budget", start)
+            table = memory.budget_table(memory.budget_rows())
+        elif group == "compose":
             if args.only not in (None, "compose"):
                 continue
             _progress("compose: per-example gradients by vmap, jacrev", start)

@@ -3,6 +3,7 @@ srcad.source. Each is a dispatcher (dispatch.py) that builds code with pipeline.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -97,6 +98,7 @@ class VjpTransformed(Transformed):
         fn, positions = self.fn, tuple(i for i in wrt if i < given)
         vjp_fn.__srcad_inline__ = lambda: forms.vjp_form(fn, primals, positions, grad, _cached(fn))
         vjp_fn.__srcad_code__ = lambda: built.source
+        vjp_fn.__srcad_backward__ = (backward, residuals, wrt, built.structs)  # (jacrev's batched rows)
         if built.structs:
             out, aux = restore(out), restore(aux)
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)
@@ -136,9 +138,9 @@ class BatchedTransformed(Transformed):
 
     first_call = ("srcad.jacfwd(f)(...)", "srcad.jacfwd")
 
-    def __init__(self, fn, argnum: int):
-        super().__init__(fn, Spec("jacfwd", (argnum,), False, False))
-        self.argnum = argnum
+    def __init__(self, fn, argnum: int, kind: str = "jacfwd"):
+        super().__init__(fn, Spec(kind, (argnum,), False, False))
+        self.argnum, self.kind = argnum, kind
         self.unbatchable: set = set()
 
     def __call__(self, primals):
@@ -154,7 +156,7 @@ class BatchedTransformed(Transformed):
             arg_types = tuple(of_value(a) for a in primals)
             try:
                 built = self._build_types(arg_types, self._free_types(),
-                                          Spec("jacfwd", (self.argnum,), False, False, n))
+                                          Spec(self.kind, (self.argnum,), False, False, n))
             except NotBatchable:
                 self.unbatchable.add(key)
                 return None
@@ -275,20 +277,25 @@ def as_python_function(fun):
     return namespace[name]
 
 
-def _transform(kind: str, fun, argnums, has_aux: bool):
+def _transform(kind: str, fun, argnums, has_aux: bool, memory_budget=None):
     if fun is None:
-        return functools.partial(_transform, kind, argnums=argnums, has_aux=has_aux)
+        return functools.partial(_transform, kind, argnums=argnums, has_aux=has_aux,
+                                 memory_budget=memory_budget)
     if not callable(fun):
         raise ArgumentError(f"{kind} expects a function, got {fun!r}")
+    if memory_budget is not None and (type(memory_budget) is not int or memory_budget <= 0):
+        raise ArgumentError(f"{kind}: memory_budget must be a positive int (bytes), got {memory_budget!r}")
     cache = _cached(fun)
     quick = (kind, tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums,
-             isinstance(argnums, (list, tuple)), has_aux)  # (before the costly signature)
+             isinstance(argnums, (list, tuple)), has_aux, memory_budget)  # (before the costly signature)
     if quick not in cache:
         wrapped = as_python_function(fun)
         if wrapped is not fun:  # a primitive: the transform of its one-line wrapper
-            cache[quick] = _transform(kind, wrapped, argnums, has_aux)
+            cache[quick] = _transform(kind, wrapped, argnums, has_aux, memory_budget)
             return cache[quick]
         spec = _spec(kind, argnums, has_aux, len(_signature_of(fun).parameters), fun)
+        if memory_budget is not None:
+            spec = dataclasses.replace(spec, memory_budget=memory_budget)
         if spec not in cache:
             cache[spec] = Transformed(fun, spec)
         cache[quick] = cache[spec]
@@ -306,27 +313,35 @@ def check_options(kind: str, holomorphic: bool = False, allow_int: bool = False)
         raise ArgumentError(f"{kind}: allow_int must be True or False, got {allow_int!r}")
 
 
-def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False):
+def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False,
+         *, memory_budget: int | None = None):
     """The gradient of a scalar function: `grad(f)(x)` is df/dx at x.
 
     Use as `@grad`, `@grad(argnums=1)` or `grad(f, argnums=(0, 1))`. With `has_aux=True`, f
     returns (output, aux) and the gradient comes back as (gradient, aux). `holomorphic=True`
     is an error (real inputs only); `allow_int` is accepted (ints are promoted either way).
+    `memory_budget` (bytes): loops store checkpoints once per segment and recompute each
+    segment in the backward sweep (passes/checkpointing.py), instead of storing every
+    iteration's values.
     """
     check_options("grad", holomorphic, allow_int)
-    return _transform("grad", fun, argnums, has_aux)
+    return _transform("grad", fun, argnums, has_aux, memory_budget)
 
 
 def value_and_grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-                   allow_int: bool = False):
+                   allow_int: bool = False, *, memory_budget: int | None = None):
     """Like grad, but returns (value, gradient) from one call."""
     check_options("value_and_grad", holomorphic, allow_int)
-    return _transform("value_and_grad", fun, argnums, has_aux)
+    return _transform("value_and_grad", fun, argnums, has_aux, memory_budget)
 
 
 # inside a differentiated function, `srcad.grad(f)(x)` is built while transforming (the
 # frontend calls these with the function known then) and its generated code is inlined
 grad.__srcad_maker__ = value_and_grad.__srcad_maker__ = True
+# srcad.jvp(f, primals, tangents) and srcad.vjp(f, *primals) inside one: their forms (forms.py)
+# (nargs: the arguments after f; jvp's primals come as one tuple, as many as f's parameters)
+jvp.__srcad_value_form__ = lambda f, nargs: forms.jvp_value_form(f, forms.positional_arity(f), grad)
+vjp.__srcad_value_form__ = lambda f, nargs: forms.vjp_value_form(f, nargs, grad)
 
 
 def saved_values(fun, *args, argnums=0, **kwargs) -> list:

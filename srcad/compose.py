@@ -13,9 +13,19 @@ import inspect
 
 import numpy as np
 
-from .api import _cached, _jvp_of, as_python_function, batched_jacobian, check_options, grad, jvp, vjp_of
-from .errors import ArgumentError, NondeterministicError, NonScalarOutputError
-from .forms import first_result, jacobian_form, positional_arity
+from .api import (
+    BatchedTransformed,
+    _cached,
+    _jvp_of,
+    as_python_function,
+    batched_jacobian,
+    check_options,
+    grad,
+    jvp,
+    vjp_of,
+)
+from .errors import ArgumentError, NondeterministicError, NonScalarOutputError, SrcadError
+from .forms import first_result, hvp_value_form, jacobian_form, positional_arity
 from .gate import Gate, admit_arguments, admit_tangents, check_output, shaped_like, zero_tangent
 from .pytrees import restore
 from .trees import flatten, unflatten
@@ -142,9 +152,10 @@ def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None):
 
     jacobian.__name__ = f"{kind}_{getattr(user, '__name__', 'f')}"
     jacobian.__wrapped__ = user  # (its signature: inspect.signature follows __wrapped__)
-    if isinstance(argnums, int):  # transformed again: its form (forms.py)
+    if isinstance(argnums, (int, tuple)):  # transformed again: its form (forms.py)
         jacobian.__srcad_inline__ = functools.cache(
             lambda: jacobian_form(fun, argnums, "hessian" if kind == "hessian" else "jacfwd", grad))
+    if isinstance(argnums, int):
         jacobian.__srcad_code__ = lambda: _latest_source(fun, [("jacfwd", argnums), "jvp"])
     return jacobian
 
@@ -246,6 +257,9 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
         vjp_t = vjp_of(fun, only=tuple(nums))
         out, vjp_fn = vjp_t(*args)  # cotangents for argnums alone
         check_output(gate, out, vjp_t._latest.output_loc, none=False)
+        whole = _batched_rows(vjp_fn, out, args, nums, chunk_size)
+        if whole is not None:
+            return _nest(whole, as_tuple)
         out_leaves, out_spec = flatten(out)
         rows = []  # rows[o]: the cotangents of args per entry of output leaf o
         for o, leaf in enumerate(out_leaves):
@@ -265,10 +279,53 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
 
     jacobian.__name__ = f"jacrev_{getattr(fun, '__name__', 'f')}"
     jacobian.__wrapped__ = fun
-    if isinstance(argnums, int):  # transformed again: its form (forms.py)
+    if isinstance(argnums, (int, tuple)):  # transformed again: its form (forms.py)
         jacobian.__srcad_inline__ = functools.cache(lambda: jacobian_form(fun, argnums, "jacrev", grad))
-        jacobian.__srcad_code__ = lambda: _latest_source(fun, [("vjp", False, (argnums % _arity(fun),))])
+    if isinstance(argnums, int):
+        jacobian.__srcad_code__ = lambda: _jacrev_source(fun, (argnums % _arity(fun),))
     return jacobian
+
+
+def _batched_rows(vjp_fn, out, args, nums, chunk_size):
+    """The Jacobian's blocks (one per argnum) from one pass of the vjp's backward function
+    with every output direction at once: the backward sweep is linear in its cotangent, so
+    its batched forward mode in the cotangent (api.BatchedTransformed, kind "rows") gives
+    every row. None where that does not apply (several outputs, containers, objects, a
+    chunk_size smaller than the output, shapes srcad does not know): one sweep per row."""
+    backward, residuals, wrt, structs = getattr(vjp_fn, "__srcad_backward__", (None,) * 4)
+    if backward is None or structs or not _differentiable(out) or any(
+            not _differentiable(args[i]) or i not in wrt for i in nums):
+        return None
+    if chunk_size is not None and chunk_size < np.size(out):
+        return None
+    cache = _cached(backward)
+    rows = cache.get("rows")
+    if rows is None:
+        rows = cache["rows"] = BatchedTransformed(backward, len(residuals), "rows")
+    try:
+        got = rows((*residuals, _zero(out)))
+    except SrcadError:  # (a residual's kind the gate does not pass: one sweep per row)
+        return None
+    if got is None:
+        return None
+    blocks = []
+    for i in nums:
+        ct = got[wrt.index(i)]
+        jac = np.asarray(ct, dtype=float).reshape(np.shape(out) + np.shape(args[i]))
+        blocks.append(float(jac) if jac.ndim == 0 else jac)
+    return blocks
+
+
+def _jacrev_source(fun, only) -> str | None:
+    """The vjp's code, and the batched backward sweep's (jacrev's rows) where it was used."""
+    t = _cached(as_python_function(fun)).get(("vjp", False, only))
+    if t is None or t._latest is None:
+        return None
+    rows = _cached(t.latest().backward).get("rows")
+    text = t.latest().source
+    if rows is not None and rows._latest is not None:
+        text += "\n\n" + rows.latest().source
+    return text
 
 
 def _arity(fun) -> int:
@@ -327,3 +384,6 @@ def hvp(fun, primals, tangents):
         raise ArgumentError("hvp needs at least one float argument with a tangent")
     g = grad(fun, argnums=positions if len(positions) > 1 else positions[0])
     return _jvp_of(g, "tangent")(primals, tangents)  # (the gradient itself is not computed)
+
+
+hvp.__srcad_value_form__ = lambda f, nargs: hvp_value_form(f, positional_arity(f), grad)  # (see api.jvp)

@@ -19,8 +19,9 @@ srcad can inline: the user's function, `srcad.grad` of a helper, NumPy. For exam
 
 with `_f = g` and `_entry_grad = srcad.grad(_entry, argnums=0)`: one gradient per output
 entry, each exact, so the outer transformation differentiates exact derivative code (of
-any order: hessian(hessian(f)) is a fourth derivative). A form exists for an int argnums,
-functions with positional parameters only, and array or float values; for the others the
+any order: hessian(hessian(f)) is a fourth derivative). A form exists for an int argnums
+(jacfwd and jacrev: also a tuple of them, giving a tuple of Jacobians), functions with
+positional parameters only, and array or float values; for the others the
 transformed function is a fast path only and transforming it again is an ArgumentError.
 """
 
@@ -55,25 +56,35 @@ def _compile(text: str, name: str, namespace: dict):
     return namespace[name]
 
 
-def jacobian_form(fun, argnum: int, kind: str, grad):
-    """The form of jacfwd/jacrev (`kind`) of fun in argument `argnum`, or of hessian (fun is
-    then grad(f), whose result has the argument's shape); `grad` is srcad.grad."""
+def jacobian_form(fun, argnum, kind: str, grad):
+    """The form of jacfwd/jacrev (`kind`) of fun in argument `argnum` (an int, or for
+    jacfwd/jacrev a tuple of ints: a tuple of Jacobians), or of hessian (fun is then grad(f),
+    whose result has the argument's shape); `grad` is srcad.grad."""
     n = positional_arity(fun)
-    if n is None or not -n <= argnum < n:
+    nums = argnum if isinstance(argnum, tuple) else (argnum,)
+    if n is None or not nums or not all(type(a) is int and -n <= a < n for a in nums) or (
+            kind == "hessian" and isinstance(argnum, tuple)):
         return None
-    argnum %= n
+    nums = tuple(a % n for a in nums)
     ps = ", ".join(f"p{i}" for i in range(n))
-    out_shape = f"np.shape(p{argnum})" if kind == "hessian" else "np.shape(out)"
+    out_shape = f"np.shape(p{nums[0]})" if kind == "hessian" else "np.shape(out)"
     name = identifier(f"{kind}_{getattr(fun, '__name__', 'f')}", f"{kind}_f")
+    if isinstance(argnum, tuple):
+        blocks = ", ".join(f"np.reshape(np.stack([r[{k}] for r in rows]), {out_shape} + np.shape(p{a}))"
+                           for k, a in enumerate(nums))
+        result = f"({blocks},)"
+    else:
+        result = f"np.reshape(np.stack(rows), {out_shape} + np.shape(p{nums[0]}))"
     text = (f"def _entry({ps}, i):\n"
             f"    return np.ravel(_f({ps}))[i]\n\n\n"
             f"def {name}({ps}):\n"
             f"    out = _f({ps})\n"
             f"    rows = [_entry_grad({ps}, i) for i in range(np.size(out))]\n"
-            f"    return np.reshape(np.stack(rows), {out_shape} + np.shape(p{argnum}))\n")
+            f"    return {result}\n")
     namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
     form = _compile(text, name, namespace)
-    namespace["_entry_grad"] = grad(namespace["_entry"], argnums=argnum)
+    wrt = nums if isinstance(argnum, tuple) else nums[0]
+    namespace["_entry_grad"] = grad(namespace["_entry"], argnums=wrt)
     return form
 
 
@@ -140,3 +151,67 @@ def first_result(fun):
     name = identifier(f"{getattr(fun, '__name__', 'f')}_output", "output")
     text = f"def {name}({ps}):\n    return _f({ps})[0]\n"
     return _compile(text, name, {"_f": fun, "__name__": "srcad_forms"})
+
+
+def _unpack(names: list, what: str) -> str:
+    return f"    {', '.join(names)}, = {what}\n"
+
+
+def jvp_value_form(fun, n: int, grad):
+    """srcad.jvp(fun, primals, tangents) called inside a differentiated function (n: the
+    number of primals): `(fun(*primals), J tangents)`, the tangent as the derivative of
+    fun(p + eps t) in eps at 0 (a jacrev form: one gradient per output entry, exact)."""
+    if positional_arity(fun) != n:
+        return None
+    ps, ts = [f"p{i}" for i in range(n)], [f"t{i}" for i in range(n)]
+    moved = ", ".join(f"p{i} + eps * t{i}" for i in range(n))
+    name = identifier(f"jvp_{getattr(fun, '__name__', 'f')}", "jvp_f")
+    text = (f"def _directional(eps, {', '.join(ps + ts)}):\n"
+            f"    return _f({moved})\n\n\n"
+            f"def {name}(primals, tangents):\n" + _unpack(ps, "primals") + _unpack(ts, "tangents") +
+            f"    return _f({', '.join(ps)}), _jac(0.0, {', '.join(ps + ts)})\n")
+    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    form = _compile(text, name, namespace)
+    namespace["_jac"] = jacobian_form(namespace["_directional"], 0, "jacrev", grad)
+    return form
+
+
+def hvp_value_form(fun, n: int, grad):
+    """srcad.hvp(fun, primals, tangents) inside a differentiated function: H t as the
+    gradient of <grad fun(p), t> (reverse over reverse)."""
+    if positional_arity(fun) != n:
+        return None
+    ps, ts = [f"p{i}" for i in range(n)], [f"t{i}" for i in range(n)]
+    pairs = " + ".join(f"np.sum(g[{i}] * t{i})" for i in range(n))
+    name = identifier(f"hvp_{getattr(fun, '__name__', 'f')}", "hvp_f")
+    text = (f"def _pairing({', '.join(ps + ts)}):\n"
+            f"    g = _grad({', '.join(ps)})\n"
+            f"    return {pairs}\n\n\n"
+            f"def {name}(primals, tangents):\n" + _unpack(ps, "primals") + _unpack(ts, "tangents") +
+            f"    h = _pairing_grad({', '.join(ps + ts)})\n"
+            f"    return {'h[0]' if n == 1 else 'h'}\n")
+    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    form = _compile(text, name, namespace)
+    namespace["_grad"] = grad(fun, argnums=tuple(range(n)))
+    namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(range(n)))
+    return form
+
+
+def vjp_value_form(fun, n: int, grad):
+    """srcad.vjp(fun, *primals) inside a differentiated function: `(fun(*primals), vjp_fn)`
+    with vjp_fn(ct) the gradient of <fun(primals), ct>, one cotangent per primal."""
+    if positional_arity(fun) != n:
+        return None
+    ps = ", ".join(f"p{i}" for i in range(n))
+    name = identifier(f"vjp_{getattr(fun, '__name__', 'f')}", "vjp_f")
+    text = (f"def _pairing({ps}, ct):\n"
+            f"    return np.sum(_f({ps}) * ct)\n\n\n"
+            f"def {name}({ps}):\n"
+            f"    def vjp_fn(ct):\n"
+            f"        g = _pairing_grad({ps}, ct)\n"
+            f"        return ({', '.join(f'g[{i}]' for i in range(n))},)\n"
+            f"    return _f({ps}), vjp_fn\n")
+    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    form = _compile(text, name, namespace)
+    namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(range(n)))
+    return form

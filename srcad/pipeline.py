@@ -26,13 +26,15 @@ from .ir.builder import Builder
 from .ir.nodes import Apply, Const, Ext, Function, Param, Var, iter_ops, max_var_id
 from .ir.values import of_value
 from .ir.verify import verify
+from .passes.checkpointing import checkpoint_loops
+from .passes.dce import dce, forget_kept
 from .passes.defined import define_everywhere
 from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, optimize
 from .settings import config
 from .transforms import naming
 from .transforms.activity import analyze
-from .transforms.batched import batched_forward
+from .transforms.batched import batched_forward, check_linear_use
 from .transforms.emitter import Emitter
 from .transforms.forward import forward
 from .transforms.policy import guard_unknown
@@ -48,11 +50,12 @@ from .version import __version__
 class Spec:
     """What to generate: the transformation and its options."""
 
-    kind: str  # a key of TRANSFORMS: 'grad', 'value_and_grad', 'jvp', 'tangent', 'vjp', 'jacfwd'
+    kind: str  # a key of TRANSFORMS: 'grad', 'value_and_grad', 'jvp', 'tangent', 'vjp', 'jacfwd', 'rows'
     argnums: tuple[int, ...] = (0,)
     argnums_tuple: bool = False
     has_aux: bool = False
     batch: int = 0  # jacfwd: the number of tangent directions pushed through at once; vmap: examples
+    memory_budget: int | None = None  # grad: bytes for what loops store (passes/checkpointing.py)
     in_axes: tuple = ()  # vmap: per argument, the axis its examples are stacked along (None: not mapped)
     out_axes: int = 0  # vmap: the axis the results are stacked along
 
@@ -291,9 +294,14 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     body = em.b.end_function((result,))
     name = f"{spec.kind}_{f.name}"
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, f.qualname))
-    out = _record(trace, "optimized", verify(copy_gradients_of_inputs(optimize(out))))
+    out = verify(copy_gradients_of_inputs(optimize(out)))
+    checkpointed = []
+    if spec.memory_budget is not None:
+        out, checkpointed = checkpoint_loops(out, spec.memory_budget)
+        out = verify(dce(out))
+    out = _record(trace, "optimized", out)
     saved = saved_report(f, plan, out)
-    header = _header(fn, spec, arg_types, f, saved, out)
+    header = _header(fn, spec, arg_types, f, saved, out) + _checkpoint_lines(spec, checkpointed)
     rendered = render(out, name, header)
     return Built(compile_function(rendered, name), rendered.source, saved, name, [(rendered, name)])
 
@@ -314,6 +322,20 @@ def _header(fn, spec: Spec, arg_types, f: Function, saved, final: Function) -> l
     if kept:
         lines.append("calls run as written (no derivative flows through them):")
         lines.extend(f"  {k}" for k in kept)
+    return lines
+
+
+def _checkpoint_lines(spec: Spec, done) -> list[str]:
+    if spec.memory_budget is None:
+        return []
+    if not done:
+        return [f"memory_budget={spec.memory_budget} B: no loop to checkpoint"]
+    lines = [f"memory_budget={spec.memory_budget} B: checkpointed loops (each iteration's forward runs "
+             "twice: recompute factor 2)"]
+    for c in done:
+        per = f"{c.iter_bytes} B stored per iteration, {c.carry_bytes} B per checkpoint" \
+            if c.iter_bytes is not None else "sizes unknown: segments of sqrt(trips) iterations"
+        lines.append(f"  line {c.line}: segments chosen at run time ({per})")
     return lines
 
 
@@ -401,14 +423,19 @@ def _operands_of(body, v) -> list:
 
 def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """`jacfwd_f(*args, T) -> (out, T_out)`: forward mode with spec.batch tangent directions
-    for argument spec.argnums[0] at once (raises NotBatchable when shapes are unknown)."""
+    for argument spec.argnums[0] at once (raises NotBatchable when shapes are unknown).
+    Kind "rows" (jacrev: of a vjp's backward function, linear in its cotangent) gives T_out
+    alone, so the backward sweep at the seed point is not computed."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
     wrt = spec.argnums
     f, act = _analyzed(f, wrt, (f.body.yields[0],))
+    if spec.kind == "rows":  # (what may raise in the seed point's sweep is not computed)
+        f = forget_kept(f)
+        check_linear_use(f, act)
     em, params, tangents, out, out_dot = batched_forward(f, act, wrt, spec.batch)
-    result = em.apply("srcad.tuple", (out, out_dot))
+    result = out_dot if spec.kind == "rows" else em.apply("srcad.tuple", (out, out_dot))
     body = em.b.end_function((result,))
-    name = f"jacfwd_{f.name}"
+    name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname)))
     header = _header(fn, spec, arg_types, f, [], out_fn)
@@ -446,6 +473,7 @@ TRANSFORMS = {
     "tangent": _build_forward,  # (jvp without the value: hvp's jvp of a gradient)
     "vjp": _build_vjp,
     "jacfwd": _build_batched,
+    "rows": _build_batched,  # (jacrev: every row of the Jacobian from one batched backward sweep)
     "vmap": _build_vmap,
 }
 

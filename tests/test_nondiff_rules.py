@@ -59,6 +59,8 @@ PROBES = {
     "numpy.argpartition": lambda rng: (rng.normal(size=5), 2),
     "srcad.partition_order": lambda rng: (lambda a: (a, np.partition(a, 2)))(rng.normal(size=5)),
     "srcad.rolled_axis": lambda rng: (3, 0, 2),
+    "srcad.loop_trips": lambda rng: (0, 9, 2),
+    "srcad.segment_bound": lambda rng: (1, 2, 3, 10, 2),
     "srcad.select_rest": lambda rng: ([rng.normal(size=3) > 0.0, rng.normal(size=3) > 0.5],),
     "srcad.batch_copies": lambda rng: (rng.normal(size=3), 4),
     "srcad.example_of": lambda rng: ([rng.normal(size=(4, 3)), rng.normal(size=4)], 2),

@@ -22,6 +22,7 @@ from ..ir.kinds import partial_reads
 from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..rules import registry
 from .displays import Displays, Star, is_literal
+from .inside import TransformsInside
 from .resolve import LiveCell, LiveGlobal, LocalFunction, Static, library_code, static_attr
 
 Lowered = Var | Const | Static | LiveGlobal | LiveCell
@@ -104,7 +105,7 @@ def _user_call_method(obj):
     return call if isinstance(call, types.FunctionType) and not library_code(call) else None
 
 
-class ExprLowerer(Displays):
+class ExprLowerer(Displays, TransformsInside):
     """Lower expressions into a Builder. Subclasses provide name lookup."""
 
     b: Builder
@@ -396,11 +397,14 @@ class ExprLowerer(Displays):
             return self.call_partial(fn, args, kw, node)
         if isinstance(fn, CustomRule):
             return self.call_custom(fn, args, kw, node)
+        if getattr(fn, "__srcad_value_form__", None) is not None:
+            return self.call_function(self.value_form(fn, args, kw, node), args[1:], kw, node)
         if (getattr(fn, "__module__", "") in ("srcad.api", "srcad.compose")
                 and not getattr(fn, "__srcad_maker__", 0)):
             raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} inside a function srcad "
-                             "differentiates is not supported", "srcad.grad and srcad.value_and_grad can be "
-                             "called inside it; call the other transformations outside")
+                             "differentiates is not supported", "srcad.grad, value_and_grad, jacfwd, jacrev, "
+                             "hessian, vmap, jvp, vjp and hvp can be called inside it; call the others "
+                             "outside")
         if registry.source_helper(fn):  # (a helper of a source implementation: inlined)
             return self.call_function(fn, args, kw, node)
         if library_code(fn):  # a call into a library: a constant, or an error if differentiated
@@ -431,22 +435,6 @@ class ExprLowerer(Displays):
         given = dict(kw)
         fixed = [(k, bound_value(k, v)) for k, v in fn.keywords.items() if k not in given]
         return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
-
-    def make_transform(self, fn, args, kw, node) -> Static:
-        """`srcad.grad(f, ...)` inside the function: build the transform now (f and the
-        options must be known while transforming); calling it inlines its code."""
-        statics = [self.static_of(a) for a in self.no_stars(list(args), node) + [a for _, a in kw]]
-        if any(s is None for s in statics):
-            raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() of a function or option "
-                             "computed at run time", f"use a function defined at module level: "
-                             f"g = srcad.{fn.__name__}(f), then call g inside")
-        objs = [self.python_function(s.obj) if isinstance(s.obj, LocalFunction) else s.obj for s in statics]
-        if any(isinstance(o, LocalFunction) for o in objs):
-            raise self.error(UnsupportedSyntaxError, node, f"srcad.{fn.__name__} of a nested function or "
-                             "lambda inside a function srcad differentiates is not supported",
-                             f"define the function at module level (its free variables as arguments), "
-                             f"then call srcad.{fn.__name__}(f) inside")
-        return Static(fn(*objs[:len(args)], **dict(zip((k for k, _ in kw), objs[len(args):]))))
 
     def call_max_min(self, fn, args, kw, node) -> Atom:
         """max/min of one iterable, or of three or more values (pairwise)."""

@@ -30,6 +30,7 @@ import dataclasses
 from ..analysis.effects import has_effect as _effect
 from ..analysis.effects import must_keep
 from ..ir.nodes import Apply, Block, For, Function, If, Var, While
+from ..rules import registry
 
 
 class _Live:
@@ -139,6 +140,22 @@ def mark_kept(fn: Function) -> Function:
             op, keep=True) if not op.keep and must_keep(op) else op for op in b.ops)
         return dataclasses.replace(b, ops=ops)
     return dataclasses.replace(fn, body=mark(fn.body))
+
+
+def forget_kept(fn: Function) -> Function:
+    """mark_kept undone for operations that are kept only because they may raise: for code
+    derived from srcad's own generated code, specialised on the exact shapes it ran with
+    (jacrev's batched backward sweep), where only the results matter."""
+    def clear(b: Block) -> Block:
+        ops = tuple(op.map(block=clear) if not isinstance(op, Apply) else dataclasses.replace(
+            op, keep=False) if op.keep and _merely_raises(op) else op for op in b.ops)
+        return dataclasses.replace(b, ops=ops)
+    return dataclasses.replace(fn, body=clear(fn.body))
+
+
+def _merely_raises(op: Apply) -> bool:
+    rule = registry.lookup(op.prim)
+    return rule is not None and not (rule.impure or rule.opaque or rule.custom)
 
 
 def needed_values(fn: Function) -> set:

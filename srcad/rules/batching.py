@@ -90,3 +90,47 @@ def reshape(bf, op, rule, p, a, t, bindings):
     """np.reshape, np.ravel, x.flatten(): to the batch axis and the result's shape."""
     shape = (bf.batch,) + bf.shape(op.outs[0])
     return bf.em.apply("numpy.reshape", (t, Const(shape)), (), op.loc)
+
+
+def shifted_axis(param: str = "axis", none: str = "all"):
+    """The ordinary template with the literal axis (or axes) `param` moved past the batch
+    axis. axis=None means, per `none`: "all" (every axis of the argument: np.flip),
+    "flat" (the flattened argument: np.cumsum gives a 1-d result) or "flat_back" (the
+    flattened argument, reshaped back after: np.roll)."""
+    def batch(bf, op, rule, p, a, t, bindings):
+        axis = bindings.get(param)
+        if not isinstance(axis, Const) or not isinstance(axis.value, (int, tuple, type(None))):
+            return None
+        k = len(bf.shape(a))
+        if axis.value is None and none == "all":
+            return _with_axis(bf, op, rule, p, t, bindings, param, tuple(range(1, k + 1)))
+        if axis.value is None:
+            flat = bf.em.apply("numpy.reshape", (t, Const((bf.batch, -1))), (), op.loc)
+            got = _with_axis(bf, op, rule, p, flat, bindings, param, 1)
+            if none == "flat":
+                return got
+            return bf.em.apply("numpy.reshape", (got, Const((bf.batch,) + bf.shape(a))), (), op.loc)
+        axes = axis.value if isinstance(axis.value, tuple) else (axis.value,)
+        if k == 0 or not all(isinstance(x, int) and -k <= x < k for x in axes):
+            return None
+        moved = tuple(x % k + 1 for x in axes)
+        value = moved if isinstance(axis.value, tuple) else moved[0]
+        return _with_axis(bf, op, rule, p, t, bindings, param, value)
+    return batch
+
+
+def _with_axis(bf, op, rule, p, t, bindings, param, value):
+    bindings = {**bindings, "t": t, param: Const(value)}
+    return bf.em.instantiate(rule.jvp[p], bindings, op.loc, bf.hint(op.outs[0]))
+
+
+def broadcast(bf, op, rule, p, a, t, bindings):
+    """np.broadcast_to(v, shape) with a literal shape: the tangent's axes aligned to the
+    result's, then broadcast to the batch and that shape."""
+    shape = op.args[1] if len(op.args) > 1 else dict(op.kw).get("shape")
+    if not isinstance(shape, Const) or not isinstance(shape.value, tuple):
+        return None
+    k, kp = len(shape.value), len(bf.shape(a))
+    if kp < k:
+        t = bf.em.apply("numpy.reshape", (t, Const((bf.batch,) + (1,) * (k - kp) + bf.shape(a))), (), op.loc)
+    return bf.em.apply("numpy.broadcast_to", (t, Const((bf.batch,) + shape.value)), (), op.loc)

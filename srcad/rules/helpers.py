@@ -182,6 +182,11 @@ defrule("srcad.tie_div", "num, d, tol", fn=rt.tie_div, out=ty.floating("num", "d
         vjp={"num": "srcad.tie_div(g, d, tol)", "d": "srcad.tie_div(-(g * ans), d, tol)"})
 nondiff("srcad.write_winners", "x, idx", out=_winners_type, fn=rt.write_winners)
 nondiff("srcad.rolled_axis", "ndim, axis, start=0", out=ty.scalar_int, fn=rt.rolled_axis)
+# checkpointed loops (passes/checkpointing.py): iterations per segment, a segment's first index
+nondiff("srcad.loop_trips", "start, stop, step", out=ty.scalar_int, fn=rt.loop_trips)
+nondiff("srcad.segment_count", "n, k", out=ty.scalar_int, fn=rt.segment_count)
+nondiff("srcad.segment_length", "n, budget, iter_bytes, carry_bytes", out=ty.scalar_int, fn=rt.segment_length)
+nondiff("srcad.segment_bound", "start, step, k, n, s", out=ty.scalar_int, fn=rt.segment_bound)
 nondiff("srcad.svd_rank", "a, full_matrices=True", out=ty.scalar_int, fn=rt.svd_rank)
 defrule("srcad.assigned", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"), fn=rt.assigned,
         fresh=False, linear=("x",), raises="always", complex="keeps", vmap=vmi.checked)

@@ -5,6 +5,7 @@ emits for things it resolves later (globals, attributes, methods of values of un
 from .. import runtime as rt
 from ..ir import types as T
 from ..ir.values import of_value
+from . import batching as bt
 from . import shapes as sh
 from . import typefns as ty
 from . import vmaps as vm
@@ -248,7 +249,8 @@ defrule("srcad.sum_to_shape", "v, shape",
         shape=sh.literal, complex="keeps", vmap=vmi.summed_to)
 defrule("srcad.broadcast_to", "v, shape",
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
-        fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps", vmap=vmi.broadcast_up)
+        fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps", batch=bt.broadcast,
+        vmap=vmi.broadcast_up)
 
 # srcad.vmap's vectorised code (rules/vmaps.py): copies of a value for every example of a batch
 # and one example of a batched value (vmap's code is not differentiated again: srcad reads vmap's

@@ -22,6 +22,7 @@ Non-smooth and singular points (the same choice in both modes):
 
 from .. import runtime as rt
 from ..ir import types as T
+from . import batching as bt
 from . import shapes_numpy as shn
 from . import typefns as ty
 from .registry import defrule, family
@@ -133,7 +134,7 @@ def _cum_type(sig) -> T.Type:
 
 CUM = "a, axis=None, dtype=None, out=None"
 defrule("numpy.cumsum", CUM, jvp={"a": "np.cumsum(t, axis=axis)"}, vjp={"a": _rcs("g")},
-        out=_cum_type, linear=("a",), shape=shn.cumulative)
+        out=_cum_type, linear=("a",), shape=shn.cumulative, batch=bt.shifted_axis(none="flat"))
 defrule("numpy.cumprod", CUM, jvp={"a": "srcad.cumprod_tangent(t, a, axis)"},
         vjp={"a": "srcad.cumprod_adjoint(g, a, axis)"}, out=_cum_type, shape=shn.cumulative)
 # the two zero-safe helpers: linear in their first argument, each other's transpose; their
@@ -189,4 +190,5 @@ defrule("numpy.cumulative_prod", "x, axis=None, dtype=None, out=None",
         out=ty.rank("x", at_least=1))
 
 defrule("numpy.diff", "a, n=1, axis=-1",
-        vjp={"a": "srcad.diff_adjoint(g, n, axis)"}, out=ty.rank("a"), linear=("a",), shape=shn.diff)
+        vjp={"a": "srcad.diff_adjoint(g, n, axis)"}, out=ty.rank("a"), linear=("a",), shape=shn.diff,
+        batch=bt.shifted_axis())

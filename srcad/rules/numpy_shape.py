@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..ir import types as T
+from . import batching as bt
 from . import shapes_numpy as shn
 from . import typefns as ty
 from . import vmaps as vm
@@ -79,12 +80,13 @@ view("numpy.swapaxes", "a, axis1, axis2", "np.swapaxes(g, axis1, axis2)",
      SAME, "a", shape=shn.swapaxes, keeps_kind=True, kind="view", vmap=vm.moved_axes)
 view("numpy.expand_dims", "a, axis", "np.reshape(g, np.shape(a))",
      _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view", complex="keeps",
-     vmap=vm.reshaped)
+     batch=bt.reshape, vmap=vm.reshaped)
 view("numpy.squeeze", "a, axis=None", "np.reshape(g, np.shape(a))",
-     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view", complex="keeps", vmap=vm.reshaped)
+     ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view", complex="keeps",
+     batch=bt.reshape, vmap=vm.reshaped)
 view("numpy.broadcast_to", "array, shape", "srcad.unbroadcast(g, array)",
      ty.from_shape("shape"), "array", shape=shn.broadcast_to, keeps_kind=True, readonly=True, kind="view",
-     complex="keeps", vmap=vmi.broadcast_up)
+     complex="keeps", batch=bt.broadcast, vmap=vmi.broadcast_up)
 view("numpy.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", keeps_kind=True,
      kind="view", jvp="srcad.T(t)", vmap=vm.same)
 view("numpy.linalg.matrix_transpose", "x", "srcad.T(g)", ty.rank("x"), "x", jvp="srcad.T(t)", vmap=vm.same)
@@ -165,13 +167,13 @@ move("numpy.tile", "A, reps", "srcad.untile(g, A, reps)", ty.array(None), "A",
 move("numpy.repeat", "a, repeats, axis=None", "srcad.unrepeat(g, a, repeats, axis)", _repeat_type, "a",
      shape=shn.repeat, keeps_kind=True)
 view("numpy.flip", "m, axis=None", "np.flip(g, axis)", ty.rank("m"), "m",
-     shape=shn.same("m"), keeps_kind=True)
+     shape=shn.same("m"), keeps_kind=True, batch=bt.shifted_axis())
 view("numpy.fliplr", "m", "np.fliplr(g)", ty.rank("m"), "m",
      shape=shn.same("m"), keeps_kind=True)
 view("numpy.flipud", "m", "np.flipud(g)", ty.rank("m"), "m",
      shape=shn.same("m"), keeps_kind=True)
 move("numpy.roll", "a, shift, axis=None", "np.roll(g, np.negative(shift), axis)",
-     SAME, "a", shape=shn.same("a"), keeps_kind=True)
+     SAME, "a", shape=shn.same("a"), keeps_kind=True, batch=bt.shifted_axis(none="flat_back"))
 view("numpy.rot90", "m, k=1, axes=(0, 1)", "np.rot90(g, -k, axes)", ty.rank("m"), "m",
      keeps_kind=True)
 defrule("numpy.pad", "array, pad_width, mode='constant', constant_values=0",

@@ -106,6 +106,7 @@ from .reductions import (
     select_adjoint,
     select_tangent,
 )
+from .segments import loop_trips, segment_bound, segment_count, segment_length
 from .sets import unique_adjoint, unique_tangent
 from .shaping import (
     T,
@@ -122,7 +123,8 @@ from .shaping import (
     untile,
 )
 
-__all__ = ["T", "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
+__all__ = ["T", "loop_trips", "segment_bound", "segment_count", "segment_length",
+           "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
            "array_adjoint", "assigned", "average_weights", "average_weights_adjoint", "band_matvec",
            "band_outer", "band_transpose", "batch_copies", "bound",
            "broadcast_like", "broadcast_to", "c_column", "check_length", "check_unpack", "clip_mask",

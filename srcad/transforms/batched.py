@@ -111,6 +111,25 @@ class BatchedForward(Forward):
         return self.em.apply("srcad.broadcast_to", (total, Const(want)), (), op.loc)
 
 
+def check_linear_use(fn: Function, act: Activity) -> None:
+    """For jacrev's rows (the batched forward mode of a vjp's backward function in its
+    cotangent, pushed from the seed point g = 0): raise NotBatchable where a value of the
+    cotangent decides something other than values, as a guard `if g_x != 0.0` that skips an
+    adjoint whose partial is inf at a point the path did not use. At g = 0 it would skip the
+    tangent of every direction; one backward sweep per row evaluates it per row."""
+    def scan(block) -> None:
+        for op in block.ops:
+            if isinstance(op, Apply):
+                rule = registry.lookup(op.prim)
+                reads = any(isinstance(a, Var) and a in act.varied for a in op.operands())
+                if rule.of_shape is None and reads and any(o not in act.varied for o in op.outs):
+                    raise NotBatchable(f"{op.prim} of the cotangent decides more than values")
+            else:
+                for b in op.blocks():
+                    scan(b)
+    scan(fn.body)
+
+
 def batched_forward(fn: Function, act: Activity, wrt: tuple[int, ...], batch: int):
     """Like transforms.forward.forward, with every tangent batched (leading axis `batch`)."""
     f = BatchedForward(fn, act, batch)

@@ -5,6 +5,7 @@ one that failed)."""
 
 from __future__ import annotations
 
+import warnings
 import zlib
 
 import numpy as np
@@ -14,7 +15,7 @@ import srcad
 from . import fd, trees
 from .outcome import Finding, crash_detail, located, short_traceback
 
-FIRST_ORDER = ["grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev"]
+FIRST_ORDER = ["grad", "value_and_grad", "budget", "jvp", "vjp", "jacfwd", "jacrev"]
 SECOND_ORDER = ["hessian", "hvp"]
 ROUND_TRIPS = ["rank_only", "cache", "codegen"]
 ALL = FIRST_ORDER + SECOND_ORDER + ROUND_TRIPS
@@ -168,6 +169,18 @@ class Checks:
         if g is _FAILED or not self.structure("grad", g):
             return
         self.against_fd("grad", self.argvec(g), self.estimate(), "gradient")
+
+    def check_budget(self):
+        """grad with a memory budget so small that every checkpointable loop runs in
+        recomputed segments of one or a few iterations (warned about, as too small)."""
+        def call():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return srcad.grad(self.f, argnums=self.mod.DIFF, memory_budget=64)(*self.args)
+        g = self.attempt("budget", call)
+        if g is _FAILED or not self.structure("budget", g):
+            return
+        self.against_fd("budget", self.argvec(g), self.estimate(), "gradient with memory_budget")
 
     def check_value_and_grad(self):
         out = self.attempt("value_and_grad",

@@ -21,6 +21,7 @@ from .program import load, tame
 RUNNERS = {
     "grad": lambda r: r.check_grad() if r.scalar else None,
     "value_and_grad": lambda r: r.check_value_and_grad() if r.scalar else None,
+    "budget": lambda r: r.check_budget() if r.scalar else None,
     "jvp": lambda r: r.check_jvp(),
     "vjp": lambda r: r.check_vjp(),
     "jacfwd": lambda r: r.check_jacobians(),
@@ -41,7 +42,7 @@ def sampled_checks(cfg: Config, seed: str) -> list[str]:
     """Which checks a program gets: every first-order one, the costly ones on a sample
     (decided by the seed, so a rerun of the seed runs the same checks)."""
     rng = random.Random(f"checks/{seed}")
-    names = ["grad", "value_and_grad", "jvp", "vjp", "jacfwd"]
+    names = ["grad", "value_and_grad", "budget", "jvp", "vjp", "jacfwd"]
     if rng.random() < cfg.hessian:
         names += ["hessian", "hvp"]
     for name in ("rank_only", "cache", "codegen"):
