@@ -31,6 +31,7 @@ from .codegen.compile import add_source_notes
 from .dispatch import Transformed, _quick_kind, _signature_of
 from .errors import ArgumentError, SrcadError
 from .forms import linearized_form, positional_arity, vmap_form
+from .identifiers import identifier
 from .ir import types as T
 from .ir.values import of_value
 from .pipeline import Spec
@@ -158,8 +159,29 @@ def _check_inner(inner, examples) -> None:
             raise NotVectorizable(f"{inner.__name__} gives its results another structure than its code's")
 
 
+class _Looped:
+    """vmap(f) for a function srcad cannot read (a callable object it has no source for): f is
+    called once per example."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def arguments(self, args):
+        return None
+
+
+def _dispatcher(fun, axes: tuple, out_axes: int):
+    try:
+        return VmapTransformed(as_python_function(fun), axes, out_axes)
+    except (SrcadError, TypeError, ValueError) as e:
+        return _Looped(f"srcad cannot read {getattr(fun, '__name__', fun)!r}: {str(e).splitlines()[0]}")
+
+
 def _loop_source(fun, reason: str) -> str:
-    name = getattr(fun, "__name__", "f")
+    """What runs when f is called once per example, and why (shown by srcad.source)."""
+    raw = getattr(fun, "__name__", None)
+    name = identifier(raw if isinstance(raw, str) else None, "f")
+    reason = " ".join(reason.split())
     return (f"def vmap_{name}(*args):\n"
             f"    # srcad {__version__}: vmap of {name} runs {name} once per example, not vectorised:\n"
             f"    #   {reason}\n"
@@ -182,7 +204,7 @@ def vmap(fun, in_axes=0, out_axes: int = 0):
             raise ArgumentError("vmap over an axis of length 0")
         vt = dispatchers.get(axes)
         if vt is None:
-            vt = dispatchers[axes] = VmapTransformed(as_python_function(fun), axes, out_axes)
+            vt = dispatchers[axes] = _dispatcher(fun, axes, out_axes)
         latest[0] = vt
         full = vt.arguments(args)
         built = vt.vectorised(full) if full is not None else None
@@ -191,7 +213,7 @@ def vmap(fun, in_axes=0, out_axes: int = 0):
             if got is not None:
                 return got
             vt.reason = "the vectorised code raised ZeroDivisionError or OverflowError"
-        elif full is None:
+        elif full is None and isinstance(vt, VmapTransformed):
             vt.reason = f"its parameters are not all positional, or {len(args)} arguments do not bind to them"
         results = [fun(*[a if ax is None else np.take(a, b, axis=ax) for a, ax in zip(args, axes)])
                    for b in range(n)]
