@@ -430,3 +430,19 @@ def test_an_unused_operation_that_raises_raises_in_the_vectorised_code_too():
         srcad.vmap(unused_item, in_axes=(0, None))(np.ones((2, 3)), 5)
     mapped = srcad.vmap(unused_item, in_axes=(0, None))
     assert "not vectorised" not in srcad.source(mapped, np.ones((2, 3)), 1)
+
+
+class Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k * np.sin(x)
+
+
+def test_callable_objects_partials_and_numpy_functions():
+    import functools
+    xs = RS.randn(B, 2)
+    run(Scaled(2.0), (xs,), (0,))
+    run(functools.partial(scale_mix, c=0.5), (xs,), (0,))
+    run(np.tanh, (xs,), (0,))
