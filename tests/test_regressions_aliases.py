@@ -224,3 +224,69 @@ def test_augmented_assignment_to_a_number_of_unknown_rank():
     x = np.array([0.1, 0.7])
     assert srcad.grad(augmented_number_of_unknown_rank)(x) == pytest.approx(
         fd_grad(augmented_number_of_unknown_rank, (x,)), rel=1e-6)
+
+
+class Shifted:
+    """An object built inside f, changed by a method srcad does not inline (fuzz 9811:1152)."""
+
+    def __init__(self, w):
+        self.w = w
+
+    def m(self, a):
+        return np.hypot(self.w, 0.75) + a * self.w
+
+    def upd(self, a):
+        self.w = self.w * 0.5 + a
+        return self.w
+
+
+def update_read_by_dead_code(x):
+    o = Shifted(0.0)
+    v = o.upd(x[1])
+    t = 0.5 * v  # noqa: F841 (dead)
+    return o.m(0.5)
+
+
+def update_printed(x):
+    o = Shifted(0.0)
+    v = o.upd(x[1])
+    print("updated to", v)
+    return o.m(0.5)
+
+
+def update_asserted(x):
+    o = Shifted(0.0)
+    v = o.upd(x[1])
+    assert v < 10.0
+    return o.m(0.5)
+
+
+def updated_by_a_constant(x):
+    o = Shifted(0.0)
+    v = o.upd(0.25)
+    t = 0.5 * v  # noqa: F841 (dead)
+    return x[1] * o.m(0.5)
+
+
+def updated_functionally(x):
+    w = 0.0 * 0.5 + x[1]
+    return np.hypot(w, 0.75) + 0.5 * w
+
+
+@pytest.mark.parametrize("fn", [update_read_by_dead_code, update_printed, update_asserted])
+def test_a_change_by_a_call_whose_result_the_output_does_not_need_is_refused(fn):
+    # its result was read (by dead code, print or assert), so srcad took the call for one whose
+    # result matters; the result did not reach the output, so no rule was asked for, and the
+    # derivative through o.w was silently 0
+    with pytest.raises(srcad.UnsafeMutationError, match=r"\.upd\(\) is given a differentiated value and "
+                       "its result does not reach the output"):
+        srcad.grad(fn)([0.5, 0.5])
+    with pytest.raises(srcad.UnsafeMutationError, match="does not reach the output"):
+        srcad.jvp(fn, ([0.5, 0.5],), ([1.0, 1.0],))
+
+
+def test_the_same_update_written_functionally_or_by_a_constant_is_exact():
+    x = [0.5, 0.5]
+    assert np.allclose(srcad.grad(updated_functionally)(x), fd_grad(updated_functionally, (x,)))
+    # o.upd(0.25) is given no differentiated value: run as written, o.w is 0.25 after it
+    assert np.allclose(srcad.grad(updated_by_a_constant)(x), [0.0, np.hypot(0.25, 0.75) + 0.5 * 0.25])

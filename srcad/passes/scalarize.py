@@ -35,7 +35,11 @@ _MAX_ARITY = 16
 
 
 def _splittable(t: T.Type) -> bool:
-    return isinstance(t, T.Tuple) and 0 < len(t.elts) <= _MAX_ARITY
+    """A plain tuple of a few items. A named tuple or a node (a differentiated object,
+    pytrees.py) stays whole: packed again from its items it would be a plain tuple, and the
+    caller would get a tuple for the object (or, through a gradient transformed again, the
+    constants of a node among its numbers)."""
+    return isinstance(t, T.Tuple) and t.cls is None and 0 < len(t.elts) <= _MAX_ARITY
 
 
 def _undef(a: Atom) -> bool:

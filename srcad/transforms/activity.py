@@ -16,6 +16,7 @@ from ..ir.types import is_integral
 from ..rules import registry
 from .operands import operand_params
 from .policy import check_types
+from .safety import check_unseen_changes
 
 
 def _can_carry(v: Var) -> bool:
@@ -114,4 +115,5 @@ def analyze(body: Block, wrt: tuple[Var, ...], outputs: tuple[Atom, ...]) -> Act
     _useful_block(body, U, V)
     U |= set(wrt) & V
     check_types(body, V)  # the type policy, in every transformation
+    check_unseen_changes(body, V, U)
     return Activity(V, U)

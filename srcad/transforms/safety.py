@@ -43,6 +43,8 @@ def _used(fn: Function) -> set:
 
 
 def _callee_name(a) -> str:
+    if isinstance(a, Const) and isinstance(a.value, str):
+        return f".{a.value}"  # (a method: srcad.method's name)
     ext = a.value if isinstance(a, Const) else None
     name = getattr(ext, "name", "this function")
     owner = getattr(getattr(ext, "obj", None), "__self__", None)  # np.add.at: the ufunc add
@@ -69,26 +71,50 @@ def _hidden_writes(fn: Function) -> list:
     which the transformed code would not see."""
     used, problems = _used(fn), []
     for op in _reachable_ops(fn.body):
-        if not (isinstance(op, Apply) and op.prim in ("srcad.call", "srcad.method")):
-            continue
-        if any(o in used for o in op.outs):
-            continue
-        callee = op.args[0].value.obj if isinstance(op.args[0], Const) and isinstance(op.args[0].value, Ext) \
-            else None
-        if op.prim == "srcad.call" and never_writes_arguments(callee):
-            continue  # (logging.debug(x), plt.plot(x): run as written)
-        recv = atom_type(op.args[1]) if op.prim == "srcad.method" and len(op.args) > 1 else None
-        if isinstance(recv, T.Opaque) and module_never_writes(recv.owner):
-            continue  # (log.info(...) of a logging.Logger, ax.plot(x) of a matplotlib Axes)
-        targets = [a for a in op.args[1:] if isinstance(a, Var) and not a.type.is_scalar]
-        if targets:
-            what = _callee_name(op.args[0])
-            problems.append(diagnostic(
-                op.loc, f"the result of {what}() is not used, so it can only matter by changing "
-                f"{_describe(targets[0])} in place, which srcad cannot follow",
-                "compute the new value and assign it (out = x.copy(); out[idx] += v), or call it "
-                "outside the differentiated function"))
+        if isinstance(op, Apply) and not any(o in used for o in op.outs):
+            problem = _may_write(op, "the result of {what}() is not used")
+            if problem is not None:
+                problems.append(problem)
     return problems
+
+
+def _may_write(op: Apply, why: str):
+    """The diagnostic for `op`, a call srcad has no rule for, if it may change an array, list
+    or object it is given; `why` says why only that can matter ({what}: the callee)."""
+    if op.prim not in ("srcad.call", "srcad.method"):
+        return None
+    callee = op.args[0].value.obj if isinstance(op.args[0], Const) and isinstance(op.args[0].value, Ext) \
+        else None
+    if op.prim == "srcad.call" and never_writes_arguments(callee):
+        return None  # (logging.debug(x), plt.plot(x): run as written)
+    recv = atom_type(op.args[1]) if op.prim == "srcad.method" and len(op.args) > 1 else None
+    if isinstance(recv, T.Opaque) and module_never_writes(recv.owner):
+        return None  # (log.info(...) of a logging.Logger, ax.plot(x) of a matplotlib Axes)
+    targets = [a for a in op.args[1:] if isinstance(a, Var) and not a.type.is_scalar]
+    if not targets:
+        return None
+    return diagnostic(
+        op.loc, f"{why.format(what=_callee_name(op.args[0]))}, so it can only matter by "
+        f"changing {_describe(targets[0])} in place, which srcad cannot follow",
+        "compute the new value and assign it (out = x.copy(); out[idx] += v), or call it "
+        "outside the differentiated function")
+
+
+def check_unseen_changes(body: Block, varied: set, useful: set) -> None:
+    """Refuse a call srcad has no rule for, given a differentiated value, whose result does
+    not reach the output but is read (by dead code, `print`, `assert`: check_mutations
+    refuses it when nothing reads it): it can only matter for the derivative by what it
+    changes in place (`v = o.update(x); print(v)`), which the derivative would not follow.
+    Activity analysis runs it, since only it knows which values are differentiated."""
+    for op in _reachable_ops(body):
+        if not isinstance(op, Apply) or any(o in useful for o in op.outs):
+            continue
+        if any(isinstance(a, Var) and a in varied for a in op.operands()):
+            problem = _may_write(op, "{what}() is given a differentiated value and its result does "
+                                 "not reach the output")
+            if problem is not None:
+                raise UnsafeMutationError("a call srcad cannot see into may change a value in place",
+                                          [problem])
 
 
 def _stale_diagnostic(op, base: Var, stale: list):

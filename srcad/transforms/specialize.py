@@ -98,7 +98,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             then = self.block(op.then, ())
             orelse = self.block(op.orelse, ())
             outs = tuple(
-                self.typed(o, _join(atom_type(a), atom_type(b), op.loc))
+                self.typed(o, self.join_types(atom_type(a), atom_type(b), op.loc))
                 for o, a, b in zip(op.outs, then.yields, orelse.yields)
             )
             return [If(outs, self.atom(op.cond), then, orelse, op.loc)]
@@ -128,7 +128,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         types = tuple(atom_type(a) for a in init)
         for _ in range(_MAX_ROUNDS):
             result, yields = run(types)
-            new = tuple(_join(t, atom_type(y), loc) for t, y in zip(types, yields))
+            new = tuple(self.join_types(t, atom_type(y), loc) for t, y in zip(types, yields))
             if new == types:
                 return result, types
             types = new
@@ -181,6 +181,12 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                                                  tuple((k, self.atom(a)) for k, a in op.kw)))
 
     def join_types(self, a: T.Type, b: T.Type, loc) -> T.Type:
+        """The type of a value that is of type a on one path and b on another. In srcad's own
+        code (trusted) a node on one path and an array on another is a temporary's name reused
+        by codegen for two values that are dead where the paths meet (`_zeros` of an object's
+        gradient, then of one of its fields): never read, so not refused."""
+        if self.trusted:
+            return T.join(a, b)
         return _join(a, b, loc)
 
     def apply_args(self, op: Apply, args, kw) -> list:
