@@ -1,9 +1,16 @@
 import os
 import sys
 
-import pytest
+# One BLAS thread per process, set before NumPy and SciPy load OpenBLAS: the suite runs one
+# pytest-xdist worker per core, and threaded BLAS on the tests' tiny matrices only spins
+# (scipy.linalg.solve_triangular of a 3x3 took over ten times as long with 2 threads on 2 cores).
+# Subprocesses the tests start inherit it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-import srcad.rules
+import pytest  # noqa: E402
+
+import srcad.rules  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 srcad.rules.load_all()  # the lazily registered families (scipy) too, for the rule checks

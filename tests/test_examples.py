@@ -44,6 +44,8 @@ EXPECTED = {
                         "in a fresh interpreter: srcad is not importable", "dE/dk = 0.1"],
 }
 TIMEOUT = 120
+# the examples start together in one worker's `runs` (each worker would start them all)
+pytestmark = pytest.mark.xdist_group("examples")
 
 
 @pytest.fixture(scope="module")

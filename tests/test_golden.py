@@ -3,11 +3,13 @@
 Rewrite them with `python -m pytest tests/test_golden.py --update-golden`.
 """
 
+import builtins
 import os
 
 import numpy as np
 import pytest
 from corpus import branches, calls, family, loops, straight
+from sourcemod import import_source
 
 import srcad
 
@@ -91,3 +93,19 @@ def test_golden(name, update_golden):
 def test_same_input_same_bytes_across_fresh_transforms():
     for name, (transform, fn, args) in CASES.items():
         assert _generate(transform, fn, args) == _generate(transform, fn, args), name
+
+
+_LOOP = "def f(x, n):\n    for _ in range(n):\n        x = x * x + 0.5\n    return x\n"
+
+
+def test_generated_names_do_not_depend_on_the_last_value_the_repl_showed(tmp_path, monkeypatch):
+    """After the REPL or doctest displays a value, builtins._ holds it: the loop variable `_`
+    is still `_` (it was renamed `__1`, so golden files failed after tests/test_doctests.py
+    in the same process)."""
+    def generated(where):
+        (tmp_path / where).mkdir()
+        return srcad.source(srcad.grad(import_source(tmp_path / where, "loop", _LOOP).f), 0.3, 3)
+    monkeypatch.delattr(builtins, "_", raising=False)
+    plain = generated("plain")
+    monkeypatch.setattr(builtins, "_", None, raising=False)  # what doctest leaves behind
+    assert "for _ in range(n):" in plain and generated("after_repl") == plain

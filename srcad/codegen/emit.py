@@ -50,7 +50,8 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
         self.ns = Namespace()
         self.comments = comments
         self.live = liveness(fn)
-        reserved = set(dir(builtins)) | {"np", "math"} | ext_names(fn) | helper_names(fn)
+        # (not `_`: the REPL and doctest bind builtins._ to the last value they displayed)
+        reserved = (set(dir(builtins)) - {"_"}) | {"np", "math"} | ext_names(fn) | helper_names(fn)
         self.naming: Naming = assign_names(fn, self.live, reserved)
         self.uses = use_counts(fn)
         self.defs: dict[Var, Apply] = {}
