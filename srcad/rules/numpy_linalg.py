@@ -20,6 +20,7 @@ Assumptions and choices (the same in both modes):
 from ..ir import types as T
 from . import shapes_numpy as shn
 from . import typefns as ty
+from . import vmaps as vm
 from .registry import conjugated, defrule, family
 
 family("numpy linalg", raises="always")  # LinAlgError: singular, not positive definite, NaN
@@ -43,7 +44,7 @@ EYE = "np.eye(np.shape(a)[-1])"
 # inv and solve of complex matrices: the adjoints with conjugate transposes (registry.conjugated)
 _INV_VJP = f"-({TT}(ans) @ g @ {TT}(ans))"
 defrule("numpy.linalg.inv", "a", jvp="-(ans @ t @ ans)", vjp=_INV_VJP, out=SAME,
-        shape=shn.same("a"), complex="keeps", complex_vjp=conjugated(_INV_VJP))
+        shape=shn.same("a"), complex="keeps", complex_vjp=conjugated(_INV_VJP), vmap=vm.same)  # (stacks too)
 def _solve_type(sig) -> T.Type:
     na, nb = ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b"))
     if na is None or nb is None:
@@ -70,7 +71,7 @@ defrule("numpy.linalg.solve", "a, b",
 _ADJ_T = f"{TT}(srcad.adjugate(a))"
 _GMAT = "({g} if np.ndim({g}) == 0 else np.expand_dims(np.expand_dims({g}, -1), -1))"  # scales matrices
 defrule("numpy.linalg.det", "a", jvp=f"np.sum({_ADJ_T} * t, axis=(-2, -1))",
-        vjp=f"{_GMAT.format(g='g')} * {_ADJ_T}", out=_batch_scalar("a"), raises="never")
+        vjp=f"{_GMAT.format(g='g')} * {_ADJ_T}", out=_batch_scalar("a"), raises="never", vmap=vm.same)
 
 
 def _slogdet_type(sig):
