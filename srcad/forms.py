@@ -153,47 +153,43 @@ def first_result(fun):
     return _compile(text, name, {"_f": fun, "__name__": "srcad_forms"})
 
 
-def _unpack(names: list, what: str) -> str:
-    return f"    {', '.join(names)}, = {what}\n"
+def _primals_and_tangents(kind: str, fun, n: int, helper: str, result: str):
+    """A form `kind_f(primals, tangents)` that unpacks n primals p0.. and tangents t0.. and
+    returns `result`, after the `helper` definitions (None when fun does not take n plain
+    positional parameters); returns (form, namespace) for the caller to fill in."""
+    if positional_arity(fun) != n:
+        return None, None
+    ps, ts = ", ".join(f"p{i}" for i in range(n)), ", ".join(f"t{i}" for i in range(n))
+    name = identifier(f"{kind}_{getattr(fun, '__name__', 'f')}", f"{kind}_f")
+    text = (helper.format(ps=ps, ts=ts) + f"def {name}(primals, tangents):\n"
+            f"    {ps}, = primals\n    {ts}, = tangents\n" + result.format(ps=ps, ts=ts))
+    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    return _compile(text, name, namespace), namespace
 
 
 def jvp_value_form(fun, n: int, grad):
     """srcad.jvp(fun, primals, tangents) called inside a differentiated function (n: the
     number of primals): `(fun(*primals), J tangents)`, the tangent as the derivative of
     fun(p + eps t) in eps at 0 (a jacrev form: one gradient per output entry, exact)."""
-    if positional_arity(fun) != n:
-        return None
-    ps, ts = [f"p{i}" for i in range(n)], [f"t{i}" for i in range(n)]
     moved = ", ".join(f"p{i} + eps * t{i}" for i in range(n))
-    name = identifier(f"jvp_{getattr(fun, '__name__', 'f')}", "jvp_f")
-    text = (f"def _directional(eps, {', '.join(ps + ts)}):\n"
-            f"    return _f({moved})\n\n\n"
-            f"def {name}(primals, tangents):\n" + _unpack(ps, "primals") + _unpack(ts, "tangents") +
-            f"    return _f({', '.join(ps)}), _jac(0.0, {', '.join(ps + ts)})\n")
-    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
-    form = _compile(text, name, namespace)
-    namespace["_jac"] = jacobian_form(namespace["_directional"], 0, "jacrev", grad)
+    form, namespace = _primals_and_tangents(
+        "jvp", fun, n, "def _directional(eps, {ps}, {ts}):\n    return _f(" + moved + ")\n\n\n",
+        "    return _f({ps}), _jac(0.0, {ps}, {ts})\n")
+    if form is not None:
+        namespace["_jac"] = jacobian_form(namespace["_directional"], 0, "jacrev", grad)
     return form
 
 
 def hvp_value_form(fun, n: int, grad):
     """srcad.hvp(fun, primals, tangents) inside a differentiated function: H t as the
     gradient of <grad fun(p), t> (reverse over reverse)."""
-    if positional_arity(fun) != n:
-        return None
-    ps, ts = [f"p{i}" for i in range(n)], [f"t{i}" for i in range(n)]
     pairs = " + ".join(f"np.sum(g[{i}] * t{i})" for i in range(n))
-    name = identifier(f"hvp_{getattr(fun, '__name__', 'f')}", "hvp_f")
-    text = (f"def _pairing({', '.join(ps + ts)}):\n"
-            f"    g = _grad({', '.join(ps)})\n"
-            f"    return {pairs}\n\n\n"
-            f"def {name}(primals, tangents):\n" + _unpack(ps, "primals") + _unpack(ts, "tangents") +
-            f"    h = _pairing_grad({', '.join(ps + ts)})\n"
-            f"    return {'h[0]' if n == 1 else 'h'}\n")
-    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
-    form = _compile(text, name, namespace)
-    namespace["_grad"] = grad(fun, argnums=tuple(range(n)))
-    namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(range(n)))
+    form, namespace = _primals_and_tangents(
+        "hvp", fun, n, "def _pairing({ps}, {ts}):\n    g = _grad({ps})\n    return " + pairs + "\n\n\n",
+        "    h = _pairing_grad({ps}, {ts})\n    return " + ("h[0]" if n == 1 else "h") + "\n")
+    if form is not None:
+        namespace["_grad"] = grad(fun, argnums=tuple(range(n)))
+        namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(range(n)))
     return form
 
 

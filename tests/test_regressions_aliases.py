@@ -268,6 +268,13 @@ def updated_by_a_constant(x):
     return x[1] * o.m(0.5)
 
 
+def updated_and_not_read(x):
+    o = Shifted(0.0)
+    v = o.upd(x[1])
+    print("updated to", v)
+    return 2.0 * x[0] * x[1]
+
+
 def updated_functionally(x):
     w = 0.0 * 0.5 + x[1]
     return np.hypot(w, 0.75) + 0.5 * w
@@ -285,8 +292,10 @@ def test_a_change_by_a_call_whose_result_the_output_does_not_need_is_refused(fn)
         srcad.jvp(fn, ([0.5, 0.5],), ([1.0, 1.0],))
 
 
-def test_the_same_update_written_functionally_or_by_a_constant_is_exact():
+def test_the_same_update_written_functionally_by_a_constant_or_unread_is_exact():
     x = [0.5, 0.5]
     assert np.allclose(srcad.grad(updated_functionally)(x), fd_grad(updated_functionally, (x,)))
     # o.upd(0.25) is given no differentiated value: run as written, o.w is 0.25 after it
     assert np.allclose(srcad.grad(updated_by_a_constant)(x), [0.0, np.hypot(0.25, 0.75) + 0.5 * 0.25])
+    # o changes, but the output does not read it
+    assert np.allclose(srcad.grad(updated_and_not_read)(x), fd_grad(updated_and_not_read, (x,)))

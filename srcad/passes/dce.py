@@ -34,8 +34,12 @@ from ..rules import registry
 
 
 class _Live:
-    def __init__(self):
+    def __init__(self, effects: bool = True):
         self.live: set[Var] = set()
+        self.effects = effects  # (False: what the results alone need)
+
+    def _effect(self, op) -> bool:
+        return self.effects and _effect(op)
 
     def use(self, atoms) -> bool:
         before = len(self.live)
@@ -49,12 +53,12 @@ class _Live:
 
     def op(self, op) -> None:
         if not isinstance(op, (If, For, While)):
-            if _effect(op) or any(o in self.live for o in op.outs):
+            if self._effect(op) or any(o in self.live for o in op.outs):
                 self.use(op.operands())
             return
         if isinstance(op, If):
             needed = [i for i, o in enumerate(op.outs) if o in self.live]
-            if needed or _effect(op):
+            if needed or self._effect(op):
                 self.use(op.then.yields[i] for i in needed)
                 self.use(op.orelse.yields[i] for i in needed)
                 self.block(op.then)
@@ -67,7 +71,7 @@ class _Live:
         offset = 1 if isinstance(op, For) else 0
         params = op.body.params[offset:]
         n = len(op.outs)
-        if not any(o in self.live for o in op.outs) and not _effect(op):
+        if not any(o in self.live for o in op.outs) and not self._effect(op):
             return
         extra = op.body.yields[n:]
         self.use(extra)
@@ -164,6 +168,14 @@ def needed_values(fn: Function) -> set:
     lv = _Live()
     lv.use(fn.body.yields)
     lv.block(mark_kept(fn).body)
+    return lv.live
+
+
+def needed_by(body: Block, outputs) -> set:
+    """The values `outputs` need, effects aside (`print(v)` is no use of v)."""
+    lv = _Live(effects=False)
+    lv.use(outputs)
+    lv.block(body)
     return lv.live
 
 

@@ -115,5 +115,5 @@ def analyze(body: Block, wrt: tuple[Var, ...], outputs: tuple[Atom, ...]) -> Act
     _useful_block(body, U, V)
     U |= set(wrt) & V
     check_types(body, V)  # the type policy, in every transformation
-    check_unseen_changes(body, V, U)
+    check_unseen_changes(body, outputs, V, U)
     return Activity(V, U)

@@ -18,7 +18,7 @@ from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, Ext, For, Function, If, Var, While, atom_type, iter_ops
-from ..passes.dce import matters, needed_values
+from ..passes.dce import matters, needed_by, needed_values
 from ..rules import registry
 from ..rules.library import module_never_writes, never_writes_arguments
 
@@ -78,9 +78,10 @@ def _hidden_writes(fn: Function) -> list:
     return problems
 
 
-def _may_write(op: Apply, why: str):
+def _may_write(op: Apply, why: str, read: set | None = None):
     """The diagnostic for `op`, a call srcad has no rule for, if it may change an array, list
-    or object it is given; `why` says why only that can matter ({what}: the callee)."""
+    or object it is given (one in `read`, if given); `why` says why only that can matter
+    ({what}: the callee)."""
     if op.prim not in ("srcad.call", "srcad.method"):
         return None
     callee = op.args[0].value.obj if isinstance(op.args[0], Const) and isinstance(op.args[0].value, Ext) \
@@ -90,7 +91,8 @@ def _may_write(op: Apply, why: str):
     recv = atom_type(op.args[1]) if op.prim == "srcad.method" and len(op.args) > 1 else None
     if isinstance(recv, T.Opaque) and module_never_writes(recv.owner):
         return None  # (log.info(...) of a logging.Logger, ax.plot(x) of a matplotlib Axes)
-    targets = [a for a in op.args[1:] if isinstance(a, Var) and not a.type.is_scalar]
+    targets = [a for a in op.args[1:] if isinstance(a, Var) and not a.type.is_scalar
+               and (read is None or a in read)]
     if not targets:
         return None
     return diagnostic(
@@ -100,18 +102,20 @@ def _may_write(op: Apply, why: str):
         "outside the differentiated function")
 
 
-def check_unseen_changes(body: Block, varied: set, useful: set) -> None:
+def check_unseen_changes(body: Block, outputs, varied: set, useful: set) -> None:
     """Refuse a call srcad has no rule for, given a differentiated value, whose result does
     not reach the output but is read (by dead code, `print`, `assert`: check_mutations
-    refuses it when nothing reads it): it can only matter for the derivative by what it
-    changes in place (`v = o.update(x); print(v)`), which the derivative would not follow.
-    Activity analysis runs it, since only it knows which values are differentiated."""
+    refuses it when nothing reads it), and that is given an object or array the outputs
+    read: it can only matter for the derivative by what it changes in that object
+    (`v = o.update(x); print(v); return o.predict(y)`), which the derivative would not
+    follow. Activity analysis runs it, since only it knows which values are differentiated."""
+    read = needed_by(body, outputs)
     for op in _reachable_ops(body):
         if not isinstance(op, Apply) or any(o in useful for o in op.outs):
             continue
         if any(isinstance(a, Var) and a in varied for a in op.operands()):
             problem = _may_write(op, "{what}() is given a differentiated value and its result does "
-                                 "not reach the output")
+                                 "not reach the output", read)
             if problem is not None:
                 raise UnsafeMutationError("a call srcad cannot see into may change a value in place",
                                           [problem])
