@@ -341,7 +341,7 @@ grad.__srcad_maker__ = value_and_grad.__srcad_maker__ = True
 # srcad.jvp(f, primals, tangents) and srcad.vjp(f, *primals) inside one: their forms (forms.py)
 # (nargs: the arguments after f; jvp's primals come as one tuple, as many as f's parameters)
 jvp.__srcad_value_form__ = lambda f, nargs: forms.jvp_value_form(f, forms.positional_arity(f), grad)
-vjp.__srcad_value_form__ = lambda f, nargs: forms.vjp_value_form(f, nargs, grad)
+vjp.__srcad_value_form__ = lambda f, nargs: forms.vjp_value_form(f, nargs, grad, _cached(f))
 
 
 def saved_values(fun, *args, argnums=0, **kwargs) -> list:

@@ -93,8 +93,14 @@ def vjp_form(fun, primals: tuple, wrt: tuple, grad, cache: dict):
     for the positions in `wrt`), as the gradient of <fun(primals), ct>: a function of ct,
     a closure over the primals. Closures made by one factory (per fun and wrt, kept in
     `cache`) share their derivative code, as any closures made from the same code do."""
-    n = positional_arity(fun)
-    if n is None or n != len(primals) or not wrt:
+    factory = vjp_factory(fun, len(primals), wrt, grad, cache)
+    return factory(*primals) if factory is not None else None
+
+
+def vjp_factory(fun, n: int, wrt: tuple, grad, cache: dict):
+    """`_make(p0, ...)`: the vjp_fn of fun at the primals it is given (see vjp_form), or None
+    when fun does not take n plain positional parameters."""
+    if positional_arity(fun) != n or not wrt:
         return None
     key = ("vjp_form", n, wrt)
     factory = cache.get(key)
@@ -112,7 +118,7 @@ def vjp_form(fun, primals: tuple, wrt: tuple, grad, cache: dict):
         namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
         factory = cache[key] = _compile(text, "_make", namespace)
         namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(wrt))
-    return factory(*primals)
+    return factory
 
 
 def vmap_form(fun, n: int, in_axes: tuple, name: str):
@@ -193,21 +199,13 @@ def hvp_value_form(fun, n: int, grad):
     return form
 
 
-def vjp_value_form(fun, n: int, grad):
+def vjp_value_form(fun, n: int, grad, cache: dict):
     """srcad.vjp(fun, *primals) inside a differentiated function: `(fun(*primals), vjp_fn)`
-    with vjp_fn(ct) the gradient of <fun(primals), ct>, one cotangent per primal."""
-    if positional_arity(fun) != n:
+    with vjp_fn the one vjp_form makes (the gradient of <fun(primals), ct>)."""
+    factory = vjp_factory(fun, n, tuple(range(n)), grad, cache)
+    if factory is None:
         return None
     ps = ", ".join(f"p{i}" for i in range(n))
     name = identifier(f"vjp_{getattr(fun, '__name__', 'f')}", "vjp_f")
-    text = (f"def _pairing({ps}, ct):\n"
-            f"    return np.sum(_f({ps}) * ct)\n\n\n"
-            f"def {name}({ps}):\n"
-            f"    def vjp_fn(ct):\n"
-            f"        g = _pairing_grad({ps}, ct)\n"
-            f"        return ({', '.join(f'g[{i}]' for i in range(n))},)\n"
-            f"    return _f({ps}), vjp_fn\n")
-    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
-    form = _compile(text, name, namespace)
-    namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(range(n)))
-    return form
+    text = f"def {name}({ps}):\n    return _f({ps}), _make({ps})\n"
+    return _compile(text, name, {"_f": fun, "_make": factory, "__name__": "srcad_forms"})

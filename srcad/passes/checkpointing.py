@@ -46,19 +46,20 @@ def checkpoint_loops(fn: Function, budget: int) -> tuple[Function, list[Checkpoi
     """fn with every loop it can checkpoint split into recomputed segments (see above)."""
     done = []
     while True:
-        pair = _next_pair(fn, budget, len(done))
+        pair = _next_pair(fn, budget)
         if pair is None:
             return fn, done
         fn, report = pair
         done.append(report)
 
 
-def _next_pair(fn: Function, budget: int, count: int):
+def _next_pair(fn: Function, budget: int):
+    """The first forward loop with stacks and the backward loop popping them, rewritten
+    (a rewritten loop carries no stacks, so it never matches again); None when none is left."""
     ops = fn.body.ops
     uses = _use_counts(fn)
     for i, f in enumerate(ops):
-        if not (isinstance(f, For) and not f.exits and not f.reverse and f.body.params[0].hint != "_seg"
-                and _recomputable(f.body)):
+        if not (isinstance(f, For) and not f.exits and not f.reverse and _recomputable(f.body)):
             continue
         for j in range(i + 1, len(ops)):
             b = ops[j]
@@ -154,16 +155,22 @@ def _strip_loop(op, stacks: set, subst: dict):
     return dataclasses.replace(op, body=_strip_pushes(op.body, stacks, subst))
 
 
-def _nbytes(t: T.Type) -> int | None:
-    """Bytes one stored value takes (as the saved-values report counts them)."""
+def stored_bytes(t: T.Type) -> int | None:
+    """Bytes a list holding a value of type t takes per value: its slot and a float, or an
+    array of known shape (None otherwise). The saved-values report counts the same."""
     if t.is_scalar:
-        return 8 + 24
+        return 8 + 24  # a list slot and a Python float object
     if isinstance(t, T.Array) and t.shape is not None:
-        return 8 + 112 + 8 * math.prod(t.shape)
+        return 8 + 112 + 8 * math.prod(t.shape)  # slot, ndarray header, data
+    return None
+
+
+def _nbytes(t: T.Type) -> int | None:
+    """stored_bytes, also of a tuple of such values (a checkpoint)."""
     if isinstance(t, T.Tuple):
         parts = [_nbytes(e) for e in t.elts]
         return None if None in parts else 8 + 56 + sum(parts)
-    return None
+    return stored_bytes(t)
 
 
 class _Rewrite:

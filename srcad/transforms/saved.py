@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..ir import types as T
 from ..ir.nodes import Function, iter_ops
+from ..passes.checkpointing import stored_bytes
 
 
 @dataclass(frozen=True)
@@ -22,14 +23,7 @@ class SavedValue:
     @property
     def nbytes(self) -> int | None:
         """Bytes stored per iteration: the list slot plus the object (None if unknown)."""
-        if self.type.is_scalar:
-            return 8 + 24  # a list slot and a Python float object
-        if isinstance(self.type, T.Array) and self.type.shape is not None:
-            n = 1
-            for d in self.type.shape:
-                n *= d
-            return 8 + 112 + 8 * n  # slot, ndarray header, data
-        return None
+        return stored_bytes(self.type)
 
     @property
     def bytes_per_iteration(self) -> str:
