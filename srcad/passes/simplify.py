@@ -159,6 +159,9 @@ class Simplifier:
                     return x
                 if _is_num(x, 0) and _keeps(y, x) and atom_type(y) == op.out.type:
                     return y
+                spread = self.spread(op)
+                if spread is not None:
+                    return spread
                 for u, v in ((x, y), (y, x)):  # u + -w is u - w (exactly, in IEEE arithmetic)
                     d = self.defs.get(v) if isinstance(v, Var) else None
                     if (d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0])
@@ -228,6 +231,26 @@ class Simplifier:
             self.pending.append(Apply((inner,), op.prim, operands, (), op.loc))
             picks = (inner, Const(0.0)) if sel is a else (Const(0.0), inner)
             return dataclasses.replace(op, prim="numpy.where", args=(m,) + picks)
+        return None
+
+    def spread(self, op: Apply):
+        """In adjoint code `acc + s * mask` (a number spread over a boolean mask's elements, as
+        the adjoint of np.max shares a cotangent among the maxima) is `acc[mask] += s`: one
+        pass that writes only the selected elements, not two full-size temporaries."""
+        if op.loc is None or not op.loc.adjoint:
+            return None
+        want = T.shape_of(op.out.type)
+        for acc, w in (op.args, op.args[::-1]):
+            d = self.defs.get(w) if isinstance(w, Var) else None
+            if d is None or d.prim != "operator.mul" or len(d.args) != 2 or self.uses[w] != 1 or \
+                    want is None or not (isinstance(atom_type(acc), T.Array) and atom_type(acc).kind == "f"
+                                         and T.shape_of(atom_type(acc)) == want):
+                continue
+            for s, m in (d.args, d.args[::-1]):
+                tm = atom_type(m)
+                if isinstance(atom_type(s), T.Float) and isinstance(tm, T.Array) and tm.kind == "b" \
+                        and T.shape_of(tm) == want:
+                    return dataclasses.replace(op, prim="srcad.scatter_add", args=(acc, m, s))
         return None
 
     def restore(self, b1: Atom, key: Atom, g: Atom):
