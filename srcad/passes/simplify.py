@@ -45,6 +45,7 @@ from ..rules import registry
 from ..rules.shapes import broadcast
 from ..rules.shapes_numpy import expand_dims_of
 from .fold import basic_key, fold_apply
+from .uniform import UniformIdentities
 
 
 def _is_num(a: Atom, value: float) -> bool:
@@ -79,7 +80,7 @@ def _uses(fn: Function) -> Counter:
     return counts
 
 
-class Simplifier:
+class Simplifier(UniformIdentities):
     def __init__(self, fn: Function):
         self.subst: dict[Var, Atom] = {}
         self.defs: dict[Var, Apply] = {}
@@ -194,6 +195,8 @@ class Simplifier:
             d = self.defs.get(a[0])  # splitting a cotangent like x twice is splitting it once
             if d and d.prim == "srcad.array_adjoint" and d.args[1:] == a[1:]:
                 return a[0]
+        if p == "numpy.where" and len(a) == 3 and isinstance(a[0], Const):
+            return self.constant_where(op)
         if p == "numpy.where" and len(a) == 3 and isinstance(a[0], Var):
             d = self.defs.get(a[0])  # every write of a basic key wins: np.where(True, g[k], 0) is g[k]
             if d and d.prim == "srcad.write_winners" and basic_key(atom_type(d.args[1])):
@@ -231,26 +234,6 @@ class Simplifier:
             self.pending.append(Apply((inner,), op.prim, operands, (), op.loc))
             picks = (inner, Const(0.0)) if sel is a else (Const(0.0), inner)
             return dataclasses.replace(op, prim="numpy.where", args=(m,) + picks)
-        return None
-
-    def spread(self, op: Apply):
-        """In adjoint code `acc + s * mask` (a number spread over a boolean mask's elements, as
-        the adjoint of np.max shares a cotangent among the maxima) is `acc[mask] += s`: one
-        pass that writes only the selected elements, not two full-size temporaries."""
-        if op.loc is None or not op.loc.adjoint:
-            return None
-        want = T.shape_of(op.out.type)
-        for acc, w in (op.args, op.args[::-1]):
-            d = self.defs.get(w) if isinstance(w, Var) else None
-            if d is None or d.prim != "operator.mul" or len(d.args) != 2 or self.uses[w] != 1 or \
-                    want is None or not (isinstance(atom_type(acc), T.Array) and atom_type(acc).kind == "f"
-                                         and T.shape_of(atom_type(acc)) == want):
-                continue
-            for s, m in (d.args, d.args[::-1]):
-                tm = atom_type(m)
-                if isinstance(atom_type(s), T.Float) and isinstance(tm, T.Array) and tm.kind == "b" \
-                        and T.shape_of(tm) == want:
-                    return dataclasses.replace(op, prim="srcad.scatter_add", args=(acc, m, s))
         return None
 
     def restore(self, b1: Atom, key: Atom, g: Atom):
@@ -333,6 +316,8 @@ class Simplifier:
             return dataclasses.replace(op, prim="srcad.broadcast_to", args=(a[0], Const(shape(a[1]))), kw=())
         if p == "srcad.T" and isinstance(atom_type(a[0]), T.Array) and atom_type(a[0]).ndim == 2:
             return dataclasses.replace(op, prim="numpy.ndarray.T")
+        if p == "numpy.sum":
+            return self.uniform_sum(op)
         if p == "numpy.size" and len(a) == 1 and not op.kw and shape(a[0]) is not None:
             n = 1
             for d in shape(a[0]):
@@ -400,7 +385,7 @@ class Simplifier:
                 folded = fold_apply(op.prim, tuple(args))
                 if folded is not None:
                     return dataclasses.replace(op, prim="srcad.broadcast_to", args=(folded, d.args[1]), kw=())
-        return None
+        return self.uniform_product(op, args)
 
     def if_(self, op: If) -> list:
         cond = self.atom(op.cond)
