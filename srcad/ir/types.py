@@ -169,6 +169,9 @@ class List(Type):
 
     elt: Type
     items: tuple[Type, ...] | None = None
+    # a list of arrays built in the function (a display [a, b]): its items' exact shapes, for
+    # the adjoint of joining them (passes/pieces.py); only srcad.list sets it (result_types.py)
+    shapes: tuple[tuple[int, ...], ...] | None = None
 
     @property
     def differentiable(self) -> bool:
