@@ -3,12 +3,13 @@ from a list of floats, the join of a list of arrays, and the cotangents split li
 Each case checks the gradient against finite differences (tests/oracle.py) and reads the
 generated source for what the known shapes removed."""
 
+import types
+
 import numpy as np
 import pytest
+from oracle import assert_tree_close, fd_grad_richardson
 
 import srcad
-
-from oracle import assert_tree_close, fd_grad_richardson
 
 
 def pair_norm(a, b):
@@ -95,3 +96,72 @@ def test_a_list_appended_to_keeps_no_stale_shapes(n):
     rng = np.random.RandomState(3)
     _check(f, (rng.rand(2), rng.rand(3)))
     _check(f, (rng.rand(2), rng.rand(3)), 1)
+
+
+# -- module-level int constants fold into shapes; rebinding one builds new code ------------
+
+HIDDEN = 3
+
+
+def rnn_global(W, xs):
+    h = np.zeros(HIDDEN)
+    for x in xs:
+        h = np.tanh(W @ h + x[:HIDDEN])
+    return np.sum(h * h)
+
+
+def rnn_global_b(W, xs):  # (the same, with code of its own: transforms of one code share code)
+    h = np.zeros(HIDDEN)
+    for x in xs:
+        h = np.tanh(W @ h + x[:HIDDEN])
+    return np.sum(h * h)
+
+
+def rnn_global_c(W, xs):
+    h = np.zeros(HIDDEN)
+    for x in xs:
+        h = np.tanh(W @ h + x[:HIDDEN])
+    return np.sum(h * h)
+
+
+def _rnn_args(n, rng):
+    return 0.5 * rng.rand(n, n), rng.rand(4, 6)
+
+
+def test_a_global_int_folds_into_shapes():
+    src = _check(rnn_global, _rnn_args(3, np.random.RandomState(4)))
+    assert ".HIDDEN" not in src and "np.zeros(3)" in src
+    assert "_unbroadcast" not in src
+    assert src.count(".append(") == 1  # (only h per step: no temporary kept for its shape)
+
+
+def test_a_rebound_global_never_reuses_stale_code(monkeypatch):
+    g = srcad.grad(rnn_global)
+    rng = np.random.RandomState(5)
+    for n in (3, 5, 3, 2):
+        monkeypatch.setitem(globals(), "HIDDEN", n)
+        args = _rnn_args(n, rng)
+        assert_tree_close(g(*args), fd_grad_richardson(rnn_global, args, 0), rtol=1e-6, atol=1e-8)
+        assert f"np.zeros({n})" in srcad.source(g)
+
+
+def test_a_global_taking_many_values_falls_back_to_reading_it(monkeypatch):
+    monkeypatch.setattr(srcad.config, "shape_variants", 2)
+    g = srcad.grad(rnn_global_b)
+    rng = np.random.RandomState(6)
+    for n in (2, 3, 4, 5, 6):
+        monkeypatch.setitem(globals(), "HIDDEN", n)
+        args = _rnn_args(n, rng)
+        assert_tree_close(g(*args), fd_grad_richardson(rnn_global_b, args, 0), rtol=1e-6, atol=1e-8)
+    assert "HIDDEN" in srcad.source(g)  # (rank-only code: the global read when it runs)
+
+
+def test_a_rebound_global_with_the_persistent_cache(monkeypatch, tmp_path):
+    monkeypatch.setattr(srcad.config, "cache_dir", str(tmp_path))
+    rng = np.random.RandomState(7)
+    for n in (3, 4, 3):
+        monkeypatch.setitem(globals(), "HIDDEN", n)
+        g = srcad.grad(types.FunctionType(rnn_global_c.__code__, globals()))  # (cached code when there)
+        args = _rnn_args(n, rng)
+        assert_tree_close(g(*args), fd_grad_richardson(rnn_global_c, args, 0), rtol=1e-6, atol=1e-8)
+        assert f"np.zeros({n})" in srcad.source(g)

@@ -246,6 +246,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                 return pre
             # (a value of unknown type, maybe a dict: srcad.iter stays, as a run-time check)
         known = _known_result(prim, args, kw) if len(op.outs) == 1 and not rule.impure else None
+        if prim == "srcad.global" and isinstance(types[0], T.Int) and types[0].value is not None:
+            known = Const(types[0].value)  # (the dispatcher keys the code on the global's value)
         if known is not None:  # shapes and arithmetic on them: constants for what follows
             self.env[op.outs[0]] = known
             return pre
