@@ -6,16 +6,13 @@ the list for the backward sweep); and `array_adjoint`, which splits the cotangen
 made from a list like that list, is an item of the cotangent itself when the items are not
 lists.
 
-    >>> from srcad.examples import ir, show
-    >>> import numpy as np
-    >>> from srcad.passes.simplify import simplify
-    >>> from srcad.passes.dce import dce
-    >>> def f(g, a, b):
-    ...     pieces = srcad.split_like(g, [a, b], 0)
-    ...     return pieces[1]
-    ... # (as the reverse transform writes the adjoint of np.concatenate([a, b]))
+The reverse transform writes the adjoint of `np.concatenate([a, b])` as
 
-becomes `g[2:5]` for a of shape (2,), b of shape (3,) (tests/test_shapes_known.py).
+    pieces = srcad.split_like(g, [a, b], 0)      # (a list display: its type has the shapes)
+    a_bar, b_bar = pieces[0], pieces[1]
+
+which becomes `a_bar = g[0:2]; b_bar = g[2:5]` for a of shape (2,) and b of shape (3,)
+(tests/test_shapes_known.py).
 A mixin of Simplifier (simplify.py): needs its `defs`, `fresh` and `pending`.
 """
 
