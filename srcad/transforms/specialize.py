@@ -236,8 +236,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         else:
             read = self.read_of(prim, args, op)
             types = out_types(rule, args, kw, len(op.outs), self.free_types, read, self.item_types)
-            held = _attribute_type(prim, args)
-            types = types if held is None else (held,)
+            types = types if _attribute_type(prim, args) is None else (_attribute_type(prim, args),)
         if prim == "srcad.iter" or (prim == "srcad.method" and args[0] == Const("keys") and len(args) == 2):
             seq = args[-1]  # for k in d (or d.keys()): the keys; any other sequence: itself
             d = atom_type(seq)
@@ -245,9 +244,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                 self.env[op.outs[0]] = Const(tuple(k for k, _ in d.items)) if isinstance(d, T.Dict) else seq
                 return pre
             # (a value of unknown type, maybe a dict: srcad.iter stays, as a run-time check)
-        known = _known_result(prim, args, kw) if len(op.outs) == 1 and not rule.impure else None
-        if prim == "srcad.global" and isinstance(types[0], T.Int) and types[0].value is not None:
-            known = Const(types[0].value)  # (the dispatcher keys the code on the global's value)
+        known = _known_result(prim, args, kw, types) if len(op.outs) == 1 and not rule.impure else None
         if known is not None:  # shapes and arithmetic on them: constants for what follows
             self.env[op.outs[0]] = known
             return pre
@@ -432,9 +429,12 @@ def _custom_result_type(custom, arg_types) -> T.Type:
     return _CUSTOM_TYPES[key]
 
 
-def _known_result(prim: str, args, kw) -> Const | None:
+def _known_result(prim: str, args, kw, types=()) -> Const | None:
     """The value of an operation that code specialised on these types always computes:
-    shape queries of arrays of known shape, and folds of constants (passes/fold.py)."""
+    shape queries of arrays of known shape, a module global int whose value the dispatcher
+    keys the code on (T.Int.value), and folds of constants (passes/fold.py)."""
+    if prim == "srcad.global" and types and isinstance(types[0], T.Int) and types[0].value is not None:
+        return Const(types[0].value)
     rule = registry.lookup(prim)
     if rule is not None and rule.of_shape is not None and len(args) == 1 and not kw:
         t = atom_type(args[0])
