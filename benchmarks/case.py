@@ -32,6 +32,9 @@ class Case:
     argnums: object = 0
     peers: dict = field(default_factory=dict)   # peer name -> forward written for that peer
     memory: bool = False          # also measure tracemalloc peaks (loop cases)
+    # with no hand-written gradient (hand_grad None): a reference gradient the others are
+    # checked against (not timed), e.g. autograd's
+    check: Callable | None = None
 
     @property
     def wrt(self) -> tuple:

@@ -103,14 +103,17 @@ def measure(case, size, budget, skip_peers=()) -> Row:
     """One table row; peers in skip_peers (or in the size's peer_limit) show as "skip"."""
     args = size.build()
     unpack = case.unpack
-    expected = unpack(case.hand_grad(*args))
+    expected = unpack((case.hand_grad or case.check)(*args))
 
     def srcad_run(fn):
         return functools.partial(srcad.grad(fn, argnums=case.argnums), *args)
 
     cells = Cells()
     cells.add("forward", lambda: functools.partial(case.forward, *args))
-    cells.add("hand", lambda: functools.partial(case.hand_grad, *args), unpack, expected)
+    if case.hand_grad is None:
+        cells.skip("hand")
+    else:
+        cells.add("hand", lambda: functools.partial(case.hand_grad, *args), unpack, expected)
     cells.add("srcad", lambda: srcad_run(case.forward), unpack, expected)
     for label, make, peer_unpack in peers.gradients(case, args, tuple(size.peer_limit) + tuple(skip_peers)):
         if make is None:

@@ -18,6 +18,7 @@ TITLES = {
     "core": "Core: gradients of vectorised NumPy functions (issue 2)",
     "loops": "Loops: scalar and array loops (issue 3)",
     "stats": "scipy.stats: a hierarchical model's log density (issue 14)",
+    "gradbench": "GradBench objectives: derivative against primal (issue 16)",
     "adjoint": "ODE solutions: a gradient through odeint by the adjoint method (issue 14)",
     "compose": "Composed transformations: vmap(grad) per-example gradients, jacrev (issue 15)",
     "budget": "A long loop's gradient within a memory budget: checkpointed segments (issue 15)",

@@ -3,7 +3,7 @@ a hand-written gradient and the installed peers (autograd, JAX, PyTorch), in one
 
     python benchmarks/run.py [--quick] [--only NAME] [--markdown OUT] [--plot PNG]
 
---only NAME keeps one group (core, loops, stats, adjoint, compose, budget, forward, startup, fresh,
+--only NAME keeps one group (core, loops, stats, gradbench, adjoint, compose, budget, forward, startup, fresh,
 gallery) or one case
 (rosenbrock, gmm, ...).
 --markdown OUT writes each group's table between <!-- bench:GROUP --> markers in OUT
@@ -86,8 +86,8 @@ def main(argv=None) -> int:
     if missing:
         print("not installed (columns skipped): " + ", ".join(missing))
     sections, gradient_rows = {}, []
-    for group in ("core", "loops", "stats", "adjoint", "compose", "budget", "forward", "startup", "fresh",
-                  "gallery"):
+    for group in ("core", "loops", "stats", "gradbench", "adjoint", "compose", "budget", "forward", "startup",
+                  "fresh", "gallery"):
         if group == "budget":
             if args.only not in (None, "budget"):
                 continue

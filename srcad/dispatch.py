@@ -55,7 +55,24 @@ def _quick_kind(x):
     return kind
 
 
+def _read_kind(entry, value):
+    """The kind of a value the function reads (a global, a closure cell, an attribute), as the
+    key of its code: a module global's int by its value, which the code is specialised on
+    (its shapes, np.zeros(H) for H = 8: _read_type): rebinding the global builds new code."""
+    if type(value) is int and entry[0] == "srcad.global":
+        return ("i", value)
+    return _quick_kind(value)
+
+
+def _read_type(entry, value) -> T.Type:
+    if type(value) is int and entry[0] == "srcad.global":
+        return T.Int(value)
+    return reads.type_of_read(value)
+
+
 def _rank_kind(k):
+    if isinstance(k, tuple) and k and k[0] == "i":
+        return "i"  # (a global's value: counted with the shapes, config.shape_variants)
     if isinstance(k, tuple) and k and k[0] == "a":
         return ("a", len(k[1]), k[2])
     if isinstance(k, T.Type):
@@ -241,7 +258,7 @@ class Transformed:
                                   for entry, _ in self._twin._readers)
         if self._readers is None:
             self._readers = tuple((entry, reads.reader(entry)) for entry in self._free_reads())
-        return tuple([_quick_kind(read()) for _, read in self._readers])
+        return tuple([_read_kind(entry, read()) for entry, read in self._readers])
 
     def _lookup(self, args, extra: tuple = (), argnums=None):
         """The code for these arguments, built on the first call with their kinds (and the
@@ -302,7 +319,7 @@ class Transformed:
         return free_reads(lowered(self.fn))
 
     def _free_types(self) -> dict:
-        return {reads.read_key(entry): reads.type_of_read(read()) for entry, read in self._readers}
+        return {reads.read_key(entry): _read_type(entry, read()) for entry, read in self._readers}
 
     def _build_types(self, arg_types, free_types=None, spec=None):
         if self._twin is not None:

@@ -93,12 +93,16 @@ class Complex(_Number):
 
 @dataclass(frozen=True)
 class Int(Type):
+    # the value of a module global int the code is specialised on (dispatch.py): a constant
+    # folded into shapes (np.zeros(H) for H = 8); None for any int
+    value: int | None = None
+
     @property
     def is_scalar(self) -> bool:
         return True
 
     def __str__(self) -> str:
-        return "int"
+        return "int" if self.value is None else f"int={self.value}"
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,9 @@ class List(Type):
 
     elt: Type
     items: tuple[Type, ...] | None = None
+    # a list of arrays built in the function (a display [a, b]): its items' exact shapes, for
+    # the adjoint of joining them (passes/pieces.py); only srcad.list sets it (result_types.py)
+    shapes: tuple[tuple[int, ...], ...] | None = None
 
     @property
     def differentiable(self) -> bool:
@@ -450,6 +457,8 @@ def without_shapes(t: Type) -> Type:
     """The same type with array shapes forgotten (ranks kept)."""
     if isinstance(t, Array):
         return Array(t.ndim, t.kind)
+    if isinstance(t, Int):
+        return INT  # (a global's value is forgotten with the shapes: rank-only code reads it)
     if isinstance(t, Tuple):
         return Tuple(tuple(without_shapes(e) for e in t.elts), t.fields, t.cls)
     if isinstance(t, List):

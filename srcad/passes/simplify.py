@@ -45,6 +45,7 @@ from ..rules import registry
 from ..rules.shapes import broadcast
 from ..rules.shapes_numpy import expand_dims_of
 from .fold import basic_key, fold_apply
+from .pieces import KnownPieces
 from .uniform import UniformIdentities
 
 
@@ -80,7 +81,7 @@ def _uses(fn: Function) -> Counter:
     return counts
 
 
-class Simplifier(UniformIdentities):
+class Simplifier(KnownPieces, UniformIdentities):
     def __init__(self, fn: Function):
         self.subst: dict[Var, Atom] = {}
         self.defs: dict[Var, Apply] = {}
@@ -191,6 +192,12 @@ class Simplifier(UniformIdentities):
                 if d and d.prim in ("srcad.tuple", "srcad.list") and isinstance(y.value, int) \
                         and -len(d.args) <= y.value < len(d.args):
                     return d.args[y.value]
+                if d and d.prim == "srcad.array_adjoint":
+                    return self.item_of_adjoint(op)
+        if p == "srcad.array_adjoint" and len(a) == 2 and isinstance(atom_type(a[1]), T.Array):
+            return a[0]  # (np.array of an array: its cotangent as it is)
+        if p == "srcad.split_like":
+            return self.split_known(op)
         if p == "srcad.array_adjoint" and len(a) == 2 and isinstance(a[0], Var):
             d = self.defs.get(a[0])  # splitting a cotangent like x twice is splitting it once
             if d and d.prim == "srcad.array_adjoint" and d.args[1:] == a[1:]:

@@ -41,10 +41,11 @@ def linear(name, params, adjoint, out, fresh=True, **flags):
 
 
 linear("split_like", "c, arrays, axis=0, ndmin=1", "srcad.join_like(g, arrays, axis, ndmin)", _pieces,
-       fresh=False, complex="keeps")
+       fresh=False, complex="keeps", list_shapes="arrays")
 linear("join_like", "c, arrays, axis=0, ndmin=1", "srcad.split_like(g, arrays, axis, ndmin)",
        ty.array(None), complex="keeps")
-linear("unstack_like", "c, arrays, axis=0", "np.stack(g, axis=axis)", _pieces, fresh=False, complex="keeps")
+linear("unstack_like", "c, arrays, axis=0", "np.stack(g, axis=axis)", _pieces, fresh=False, complex="keeps",
+       list_shapes="arrays")
 defrule("srcad.sequence_adjoint", "c, x", vjp={"c": "list(g)"},
         out=ty.same("x"), fn=rt.sequence_adjoint, fresh=False, linear=("c",))
 linear("untile", "c, a, reps", "np.tile(g, reps)", ty.array_like("a"))

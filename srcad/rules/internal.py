@@ -29,7 +29,7 @@ def _list_type(sig):
 # containers are handled structurally by the transforms (a tuple's cotangent is a tuple)
 nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", objects="any", holds="all",
         vmap=vmi.tuple_)
-nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True,
+nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True, list_shapes="*",
         objects="any", holds="all", vmap=vmi.batched_items())
 nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True,
         objects="any", holds="all", vmap=vmi.batched_items())
@@ -174,7 +174,7 @@ defrule("srcad.list_unpermute", "xs, order", jvp_all="srcad.list_unpermute(t_xs,
 alias("srcad.setitem", "operator.setitem", fn=rt.setitem, user_write=False, cheap="", foldable=False)
 defrule("srcad.array_adjoint", "v, x",
         vjp={"v": "np.array(g)"}, out=ty.list_cotangent("x"), fn=rt.array_adjoint, fresh=False, linear=("v",),
-        complex="keeps")
+        complex="keeps", list_shapes="v")
 
 # list methods (the receiver is the first parameter)
 alias("list.append", "srcad.list_append", attr=True, fn=None, user_write=True)

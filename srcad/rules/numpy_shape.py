@@ -111,12 +111,15 @@ for _name in ("ascontiguousarray", "asfortranarray", "asanyarray"):
 
 # joining a list or tuple of arrays (its cotangent is a list, one cotangent per array)
 move("numpy.concatenate", "arrays, axis=0", "srcad.split_like(g, arrays, axis)", ty.joined("arrays"),
-     "arrays", jvp="np.concatenate(t, axis=axis)", complex="keeps", vmap=vmi.joined)
+     "arrays", jvp="np.concatenate(t, axis=axis)", complex="keeps", vmap=vmi.joined,
+     shape=shn.joined("arrays", np.concatenate), item_shapes="arrays")
 move("numpy.stack", "arrays, axis=0", "srcad.unstack_like(g, arrays, axis)",
      ty.joined("arrays", delta=1, flat_axis=None), "arrays", jvp="np.stack(t, axis=axis)", complex="keeps",
-     vmap=vmi.joined)
+     vmap=vmi.joined, shape=shn.joined("arrays", np.stack), item_shapes="arrays")
 move("numpy.hstack", "tup", "srcad.split_like(g, tup, 0 if np.ndim(tup[0]) <= 1 else 1)",
-     ty.joined("tup", flat_axis=None), "tup")
+     ty.joined("tup", flat_axis=None), "tup", shape=shn.joined("tup", np.hstack), item_shapes="tup")
+
+
 def _with_dtype(out):
     """The type `out` gives, of the kind dtype= asks for (an int dtype: no derivative)."""
     def typed(sig) -> T.Type:
@@ -132,14 +135,18 @@ def _with_dtype(out):
 _UNKNOWN = object()
 _STACKED = _with_dtype(ty.joined("tup", at_least=2, flat_axis=None))
 move("numpy.vstack", "tup, dtype=None, casting='same_kind'", "srcad.split_like(g, tup, 0, 2)", _STACKED,
-     "tup", jvp="np.vstack(t, dtype=dtype, casting=casting)", positional=1)
+     "tup", jvp="np.vstack(t, dtype=dtype, casting=casting)", positional=1,
+     shape=shn.joined("tup", np.vstack), item_shapes="tup")
 # (deprecated in NumPy 2.0: vstack itself)
 move("numpy.row_stack", "tup, dtype=None, casting='same_kind'", "srcad.split_like(g, tup, 0, 2)", _STACKED,
-     "tup", jvp="np.vstack(t, dtype=dtype, casting=casting)", positional=1)
+     "tup", jvp="np.vstack(t, dtype=dtype, casting=casting)", positional=1,
+     shape=shn.joined("tup", np.vstack), item_shapes="tup")
 move("numpy.dstack", "tup", "srcad.split_like(g, tup, 2, 3)",
-     ty.joined("tup", at_least=3, flat_axis=None), "tup")
+     ty.joined("tup", at_least=3, flat_axis=None), "tup", shape=shn.joined("tup", np.dstack),
+     item_shapes="tup")
 move("numpy.column_stack", "tup", "srcad.split_like(g, tup, 1, -2)",
-     ty.joined("tup", at_least=2, flat_axis=None), "tup")
+     ty.joined("tup", at_least=2, flat_axis=None), "tup", shape=shn.joined("tup", np.column_stack),
+     item_shapes="tup")
 defrule("numpy.append", "arr, values, axis=None", jvp_all="np.append(t_arr, t_values, axis=axis)",
         vjp={"arr": "srcad.split_like(g, [arr, values], axis)[0]",
              "values": "srcad.split_like(g, [arr, values], axis)[1]"},

@@ -85,6 +85,12 @@ class Rule:
     # -- what the other stages know about the primitive (defaults: the family, then the kind) --
     kind: str = "other"  # see KINDS
     shape: Callable | None = None  # exact result shape: (rule, Sig) -> tuple or None (rules/shapes.py)
+    # the parameter (a list or tuple of arrays) whose items' shapes `shape` reads: a list built in
+    # the function is given to it as the tuple of its items' types (transforms/specialize.py)
+    item_shapes: str = ""
+    # its result is a list whose type holds its items' exact shapes (T.List.shapes): "*" the
+    # operands' (a list display), or the name of the list parameter whose shapes it takes
+    list_shapes: str = ""
     keeps_kind: bool = False  # an int or bool first argument gives a result of its dtype kind
     batch: Callable | None = None  # batched tangent (rules/batching.py); None: one pass per direction
     vmap: Callable | None = None  # on operands with a batch axis (srcad.vmap, rules/vmaps.py); None: a loop

@@ -9,6 +9,8 @@ shapes.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir import types as T
 
 NO = object()  # `const` of an argument that is not a literal
@@ -237,6 +239,29 @@ def _broadcast_to(s, c):
 def _sort(s, c):
     axis = c("axis", NO)
     return s("a") if axis is not NO and axis is not None else None
+
+
+def joined(name: str, join):
+    """Joining the items of a tuple (or of a list built in the function: rules' `item_shapes`)
+    with `join` (np.concatenate, np.stack, np.hstack...): NumPy's own shape rules, applied to
+    stand-ins of the items' shapes that hold no data (a dtype of zero bytes), with a literal
+    `axis`."""
+    def shape(rule, sig):
+        t = sig.type(name) if name in sig.types else None
+        if not isinstance(t, T.Tuple) or not t.elts:
+            return None
+        shapes = [T.shape_of(e) if isinstance(e, (T.Array, T.Float, T.Int, T.Bool)) else None for e in t.elts]
+        kw = {}
+        if "axis" in rule.params:
+            kw["axis"] = sig.const("axis", NO)
+        if any(s is None for s in shapes) or kw.get("axis", 0) is NO:
+            return None
+        try:
+            return join([np.empty(s, dtype=[]) for s in shapes], **kw).shape
+        except (ValueError, TypeError, IndexError):
+            return None
+    shape.__name__ = shape.__qualname__ = f"joined_{join.__name__}"
+    return shape
 
 
 def expand_dims_of(shape, axis):

@@ -208,6 +208,9 @@ def getitem(sig) -> T.Type:
             return T.List(x.elt)
         if x.items is not None and isinstance(key, int) and -len(x.items) <= key < len(x.items):
             return x.items[key]
+        if x.shapes is not None and isinstance(key, int) and -len(x.shapes) <= key < len(x.shapes) \
+                and isinstance(x.elt, T.Array):
+            return T.Array(len(x.shapes[key]), x.elt.kind, x.shapes[key])
         return x.elt
     if isinstance(x, T.Dict):
         got = x.get(key) if key is not NotImplemented else None

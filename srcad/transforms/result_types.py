@@ -4,18 +4,22 @@ the types of the globals and attributes a function reads (the dispatcher's `free
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..analysis.reads import read_key
-from ..analysis.shapes import refine
+from ..analysis.shapes import infer, refine
 from ..ir import types as T
 from ..ir.nodes import Atom, Const, Ext, atom_type
 from ..rules import registry
 
 
-def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=None) -> tuple[T.Type, ...]:
+def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=None,
+              items=None) -> tuple[T.Type, ...]:
     """The types of the results of `rule` applied to typed arguments (`read`: what a
-    srcad.getattr reads, analysis/reads.py)."""
+    srcad.getattr reads, analysis/reads.py; `items(a)`: a list built in the function as the
+    tuple of its items' types, or None, for the rules whose shape reads them: `item_shapes`)."""
     if rule.name in ("srcad.global", "srcad.cell"):
         key = (rule.name, id(args[0].value.obj), args[-1].value if rule.name == "srcad.global" else "")
         return ((free_types or {}).get(key, T.UNKNOWN),)
@@ -37,6 +41,12 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
     containers = (T.Tuple, T.List, T.Dict)
     keep = rule.structural or (args and isinstance(atom_type(args[0]), containers))
     out = tuple(refine(rule, sig, t if keep else T.without_shapes(t)) for t in out)
+    if rule.item_shapes and items is not None and len(out) == 1:
+        out = (_joined_shape(rule, args, kw, out[0], items),)
+    if rule.list_shapes and args:
+        out = (_with_item_shapes(out[0], rule, args, kw),)
+    elif rule.name not in ("srcad.tuple", "operator.getitem"):
+        out = tuple(_without_item_shapes(t) for t in out)  # (a list changed or made otherwise)
     if "dtype" in rule.params:
         out = tuple(_with_dtype(t, registry.bind(rule, args, kw).get("dtype")) for t in out)
     if rule.complex == "real":
@@ -45,6 +55,73 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
         out = tuple(_promoted(t, rule.complex == "keeps") for t in out)
     return tuple(out[:nouts]) + (T.UNKNOWN,) * (nouts - len(out))
 
+
+def _joined_shape(rule, args, kw, out: T.Type, items) -> T.Type:
+    """`out` with the exact shape of joining the items of a list built in the function."""
+    if not isinstance(out, T.Array) or out.shape is not None:
+        return out
+    sig = registry.call_types(rule, args, kw, lambda a: items(a) or atom_type(a), const_value)
+    shape = infer(rule, sig)
+    if shape is None or (out.ndim is not None and out.ndim != len(shape)):
+        return out
+    return T.Array(len(shape), out.kind, shape)
+
+
+def _with_item_shapes(t: T.Type, rule, args, kw) -> T.Type:
+    """The list `t` with its items' exact shapes (rule.list_shapes), or without any."""
+    if not isinstance(t, T.List):
+        return t
+    if rule.list_shapes == "*":  # a list display
+        shapes = tuple(T.shape_of(atom_type(a)) if isinstance(atom_type(a), T.Array) else None for a in args)
+    else:  # split_like(c, arrays): shaped like arrays; array_adjoint(v, x): like the list v
+        bound = registry.bind(rule, args, kw)
+        source = atom_type(bound[rule.list_shapes]) if rule.list_shapes in bound else None
+        shapes = source.shapes if isinstance(source, T.List) else None
+        others = [atom_type(a) for k, a in bound.items() if k != rule.list_shapes]
+        if any(_splits_further(o) for o in others):
+            shapes = None  # (array_adjoint(v, x) of an x holding lists splits v further)
+    if not shapes or None in shapes:
+        return dataclasses.replace(t, shapes=None)
+    return dataclasses.replace(t, shapes=shapes)
+
+
+def _splits_further(t: T.Type) -> bool:
+    """Might an operand of this type make items that are not arrays of the list's shapes (a
+    scalar zero cotangent, a list of lists)?"""
+    if isinstance(t, T.List):
+        return not isinstance(t.elt, T.Array)
+    if isinstance(t, T.Tuple):
+        return not all(isinstance(e, T.Array) for e in t.elts)
+    return isinstance(t, (T.Float, T.Num, T.Unknown))
+
+
+def _without_item_shapes(t: T.Type) -> T.Type:
+    if isinstance(t, T.List):
+        return dataclasses.replace(t, elt=_without_item_shapes(t.elt), shapes=None)
+    if isinstance(t, T.Tuple):
+        return dataclasses.replace(t, elts=tuple(_without_item_shapes(e) for e in t.elts))
+    return t
+
+
+def literal_shape(t: T.Type, depth: int) -> tuple | None:
+    """The shape of the array NumPy makes of a value of type t (a nested tuple type of known
+    items: the type of a list built in the function, Specializer.item_types), if its rank is
+    `depth`; None when it cannot be sure."""
+    shape = _nested_shape(t)
+    return shape if shape is not None and len(shape) == depth else None
+
+
+def _nested_shape(t: T.Type) -> tuple | None:
+    if isinstance(t, (T.Float, T.Int, T.Bool)):
+        return ()
+    if isinstance(t, T.Array):
+        return t.shape
+    if not isinstance(t, T.Tuple) or not t.elts:
+        return None
+    inner = {_nested_shape(e) for e in t.elts}
+    if len(inner) != 1 or None in inner:
+        return None
+    return (len(t.elts),) + inner.pop()
 
 
 def _complex_operand(rule, args, kw) -> bool:

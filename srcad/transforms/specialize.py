@@ -30,7 +30,7 @@ from ..passes.fold import fold_apply
 from ..rules import registry
 from . import typed_args
 from .calls import CallOps
-from .result_types import out_types
+from .result_types import literal_shape, out_types
 from .sequences import SequenceOps
 from .shape_checks import with_shape_checks
 from .structs import check_join, check_objects
@@ -63,6 +63,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         self.unrolled = 0  # recursive calls inlined so far
         self.inlined: list = []  # every user function inlined while specialising
         self.trusted = trusted  # srcad's generated code: it indexes differentiated objects' nodes
+        # the items of the lists built here (srcad.list): an SSA value of a list is never read
+        # after an in-place change (transforms/safety.py refuses that), so its items are fixed
+        self.list_items: dict[Var, tuple[Atom, ...]] = {}
 
     # values
 
@@ -232,9 +235,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             types = (_custom_result_type(args[0].value.obj, tuple(atom_type(a) for a in args[1:])), T.UNKNOWN)
         else:
             read = self.read_of(prim, args, op)
-            types = out_types(rule, args, kw, len(op.outs), self.free_types, read)
-            held = _attribute_type(prim, args)
-            types = types if held is None else (held,)
+            types = out_types(rule, args, kw, len(op.outs), self.free_types, read, self.item_types)
+            types = types if _attribute_type(prim, args) is None else (_attribute_type(prim, args),)
         if prim == "srcad.iter" or (prim == "srcad.method" and args[0] == Const("keys") and len(args) == 2):
             seq = args[-1]  # for k in d (or d.keys()): the keys; any other sequence: itself
             d = atom_type(seq)
@@ -242,12 +244,19 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                 self.env[op.outs[0]] = Const(tuple(k for k, _ in d.items)) if isinstance(d, T.Dict) else seq
                 return pre
             # (a value of unknown type, maybe a dict: srcad.iter stays, as a run-time check)
-        known = _known_result(prim, args, kw) if len(op.outs) == 1 and not rule.impure else None
+        known = _known_result(prim, args, kw, types) if len(op.outs) == 1 and not rule.impure else None
         if known is not None:  # shapes and arithmetic on them: constants for what follows
             self.env[op.outs[0]] = known
             return pre
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
+        self.list_items.update({outs[0]: args} if prim == "srcad.list" and len(outs) == 1 else {})
         return pre + [Apply(outs, prim, args, kw, op.loc)]
+
+    def item_types(self, a: Atom) -> T.Type | None:
+        """A list built here as a tuple of its items' types (the exact shape of what NumPy
+        makes of it, for shape functions: rules' `item_shapes`); None for anything else."""
+        items = self.list_items.get(a) if isinstance(a, Var) else None
+        return None if items is None else T.Tuple(tuple(self.item_types(i) or atom_type(i) for i in items))
 
     def star_call(self, op: Apply) -> list:
         """`f(a, *v)` (frontend/expr.py Star): the call with the items of the tuple (*v, ...),
@@ -280,7 +289,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             if depth > 1 and rule.splits_lists:  # (np.split takes its length along any axis)
                 msg = f"{rule.name} of a nested list (NumPy splits it by its length, not its shape)"
                 raise TypeSupportError(msg, [diagnostic(op.loc, msg, "pass np.asarray(...) of the list")])
-            v = self.fresh("", T.Array(depth, "f"))
+            v = self.fresh("", T.Array(depth, "f", literal_shape(self.item_types(a) or atom_type(a), depth)))
             pre.append(Apply((v,), "numpy.asarray", (a,), (), op.loc))
             return v
 
@@ -420,9 +429,12 @@ def _custom_result_type(custom, arg_types) -> T.Type:
     return _CUSTOM_TYPES[key]
 
 
-def _known_result(prim: str, args, kw) -> Const | None:
+def _known_result(prim: str, args, kw, types=()) -> Const | None:
     """The value of an operation that code specialised on these types always computes:
-    shape queries of arrays of known shape, and folds of constants (passes/fold.py)."""
+    shape queries of arrays of known shape, a module global int whose value the dispatcher
+    keys the code on (T.Int.value), and folds of constants (passes/fold.py)."""
+    if prim == "srcad.global" and types and isinstance(types[0], T.Int) and types[0].value is not None:
+        return Const(types[0].value)
     rule = registry.lookup(prim)
     if rule is not None and rule.of_shape is not None and len(args) == 1 and not kw:
         t = atom_type(args[0])
