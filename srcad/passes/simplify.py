@@ -157,18 +157,9 @@ class Simplifier(KnownPieces, UniformIdentities):
         if len(a) == 2:
             x, y = a
             if p == "operator.add":
-                if _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
-                    return x
-                if _is_num(x, 0) and _keeps(y, x) and atom_type(y) == op.out.type:
-                    return y
-                spread = self.spread(op)
-                if spread is not None:
-                    return spread
-                for u, v in ((x, y), (y, x)):  # u + -w is u - w (exactly, in IEEE arithmetic)
-                    d = self.defs.get(v) if isinstance(v, Var) else None
-                    if (d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0])
-                            and _floaty(u)):
-                        return dataclasses.replace(op, prim="operator.sub", args=(u, d.args[0]))
+                added = self.added(op, x, y)
+                if added is not None:
+                    return added
             if p == "operator.sub" and _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
                 return x
             if p in ("operator.mul", "operator.truediv"):
@@ -215,6 +206,21 @@ class Simplifier(KnownPieces, UniformIdentities):
             if d and d.prim == "numpy.where":
                 return self.masked(op)
         return self.shaped(op)
+
+    def added(self, op: Apply, x: Atom, y: Atom):
+        """x + 0 is x; u + -w is u - w (exactly, in IEEE arithmetic); acc + s * mask (uniform.py)."""
+        if _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
+            return x
+        if _is_num(x, 0) and _keeps(y, x) and atom_type(y) == op.out.type:
+            return y
+        spread = self.spread(op)
+        if spread is not None:
+            return spread
+        for u, v in ((x, y), (y, x)):
+            d = self.defs.get(v) if isinstance(v, Var) else None
+            if d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0]) and _floaty(u):
+                return dataclasses.replace(op, prim="operator.sub", args=(u, d.args[0]))
+        return None
 
     def masked(self, op: Apply):
         """In adjoint code `where(m, g, 0) * y` is `where(m, g * y, 0)` (and likewise for /,
