@@ -112,7 +112,9 @@ _MASK = "(a == " + _EXPAND.format(v="ans") + ")"
 # result reduces, so the adjoint multiplies it by the mask (as cheap as it gets).
 _COUNT = _EXPAND.format(v=f"np.sum({_MASK}, axis=axis, keepdims=keepdims)")
 _PICK_T = f"np.where({_MASK}, t, 0.0) / {_COUNT}"
-_SHARE_G = f"{_EXPAND.format(v='g')} * {_MASK} / {_COUNT}"
+# (g divided by the count at the reduced shape, then selected: one full-size pass)
+_SHARE_G = f"np.where({_MASK}, " + _EXPAND.format(
+    v=f"g / np.sum({_MASK}, axis=axis, keepdims=keepdims)") + ", 0.0)"
 # with where= or initial=: the elements kept that equal the result (none when it is initial)
 _WMASK = f"({_MASK} & where)"
 _WCOUNT = "np.maximum(" + _EXPAND.format(v=f"np.sum({_WMASK}, axis=axis, keepdims=keepdims)") + ", 1)"
@@ -121,7 +123,7 @@ for _name in ("max", "min", "amax", "amin"):
             jvp={"a": _plain(f"np.sum({_PICK_T}, axis=axis, keepdims=keepdims)",
                              f"np.sum(np.where({_WMASK}, t, 0.0) / {_WCOUNT}, axis=axis, "
                              "keepdims=keepdims)")},
-            vjp={"a": _plain(_SHARE_G, f"{_EXPAND.format(v='g')} * {_WMASK} / {_WCOUNT}")},
+            vjp={"a": _plain(_SHARE_G, f"np.where({_WMASK}, {_EXPAND.format(v='g')} / {_WCOUNT}, 0.0)")},
             out=ty.reduce_("a"), kind="reduction", keeps_kind=True, method=_name.lstrip("a"),
             refuses=("initial",))
 
