@@ -32,6 +32,7 @@ class Case:
     argnums: object = 0
     peers: dict = field(default_factory=dict)   # peer name -> forward written for that peer
     memory: bool = False          # also measure tracemalloc peaks (loop cases)
+    faults: bool = False          # also count minor page faults per call (vectorised cases)
 
     @property
     def wrt(self) -> tuple:

@@ -31,6 +31,7 @@ from ..analysis.liveness import Liveness
 from ..analysis.unassigned import unassigned_values
 from ..ir import types as T
 from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_ops
+from ..passes.buffers import reuses
 from ..rules import registry
 
 _UPDATES_INPLACE_TYPES = (T.Array, T.List, T.Unknown, T.Num, T.Dict)
@@ -127,6 +128,9 @@ class _Namer:
     def decide_inplace(self, naming: Naming) -> None:
         for op in iter_ops(self.fn.body):
             if not isinstance(op, Apply):
+                continue
+            if reuses(op) is not None:  # (written into a dying operand: one name when it can be)
+                self.merge(reuses(op), op.outs[0], force=False)
                 continue
             k = update_base(op)
             accumulate = k is None

@@ -1,0 +1,55 @@
+"""Minor page faults per call, each implementation in a fresh interpreter.
+
+glibc's malloc adapts to what a process did before (its mmap threshold rises to the size of
+the largest mapped block freed, and the heap is trimmed back to the kernel when more than
+twice that is free at its top), so faults counted after other rows ran say more about those
+rows than about this one. Each (case, size, implementation) therefore runs in a new process
+with the default allocator (no MALLOC_* variables): a few warm-up calls, then
+`getrusage(RUSAGE_SELF).ru_minflt` over N calls, divided by N. The same process also times
+the calls (best of 5), so the ratio of a quiet process without the other rows' heap is shown
+next to it.
+
+    python -m benchmarks.faults CASE SIZE_LABEL hand|srcad     # prints "faults seconds"
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def fresh_faults(case, size, impl: str) -> tuple:
+    """(faults per call, seconds per call) of case's `impl` at `size`, in a new process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-m", "benchmarks.faults", case.name, size.label, impl],
+                         capture_output=True, text=True, env=env, cwd=ROOT, check=True).stdout
+    faults, seconds = out.split()[-2:]
+    return float(faults), float(seconds)
+
+
+def _main(name: str, label: str, impl: str) -> None:
+    from benchmarks.cases import GROUPS
+    from benchmarks.timing import Budget, best_times, faults_per_call
+
+    case = next(c for cases in GROUPS.values() for c in cases if c.name == name)
+    size = next(s for s in case.sizes if s.label == label)
+    args = size.build()
+    if impl == "srcad":
+        import srcad
+        run = functools.partial(srcad.grad(case.forward, argnums=case.argnums), *args)
+    else:
+        run = functools.partial(case.hand_grad, *args)
+    faults = faults_per_call(run)
+    seconds = best_times({impl: run}, Budget(per_repeat=0.05, repeat=5))[impl]
+    print(f"{faults:.2f} {seconds:.9f}")
+
+
+if __name__ == "__main__":
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    _main(*sys.argv[1:4])
