@@ -105,6 +105,7 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
         self._plan_inline(b)
         self.depth += 1
         out: list = []
+        here = {o for op in b.ops if isinstance(op, Apply) for o in op.outs}  # (del only what this block made)
         for i, op in enumerate(b.ops):
             if isinstance(op, Apply) and op.outs and op.outs[0] in self.inline:
                 continue
@@ -112,11 +113,11 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
             self.mark(op.loc, out, op)
             out.extend(self.stmt(op))
             if self.release and id(b) not in self._cond_ids:
-                out.extend(self.releases(op, b is self.fn.body and i == len(b.ops) - 1))
+                out.extend(self.releases(op, b is self.fn.body and i == len(b.ops) - 1, here))
         self.depth -= 1
         return out + (extra or [])
 
-    def releases(self, op, last: bool) -> list:
+    def releases(self, op, last: bool, here: set) -> list:
         """`del t` for large arrays op (or what it nests) reads for the last time: a name
         keeps its array alive until it is assigned again or the function returns, so without
         it every temporary of a gradient would be live at once (passes/buffers.py)."""
@@ -134,8 +135,9 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
                     todo += [x for x in self.defs[a].operands() if isinstance(x, Var)]
                 elif a not in used:
                     used.add(a)
-        dead = sorted((v for v in used if v not in after and v not in self.override and self._owns_buffer(v)),
-                      key=lambda v: v.id)
+        dead = sorted((v for v in used if v in here and v not in after and v not in self.override
+                       and self._owns_buffer(v)), key=lambda v: v.id)
+        here.difference_update(dead)
         names = []
         for v in dead:
             name = self.name(v)

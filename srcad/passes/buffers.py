@@ -14,15 +14,16 @@ when the result and the operand get one name (they are merged when the names all
     >>> def f(x):
     ...     t = x * 2.0
     ...     return np.exp(t) + 1.0
-    >>> show(reuse_buffers(ir(f, np.ones(3))))
-    def f(%x0: float[3]):
-      %t1: float[3] = operator.mul(%x0, 2.0)
-      %2: float[3] = numpy.exp(%t1, out=%t1)
-      %3: float[3] = operator.add(%2, 1.0, out=%2)
+    >>> show(reuse_buffers(ir(f, np.ones(100_000))))
+    def f(%x0: float[100000]):
+      %t1: float[100000] = operator.mul(%x0, 2.0)
+      %2: float[100000] = numpy.exp(%t1, out=%t1)
+      %3: float[100000] = operator.add(%2, 1.0, out=%2)
       return %3
 
 `x * 2.0` does not write into x (an argument is the caller's), but everything after it
-writes into the array it made.
+writes into the array it made. Only large arrays (LARGE elements or more) are planned: small
+ones cost little to allocate and read best as nested expressions.
 
 A result is written into an operand t only when that is invisible and exact:
 
@@ -49,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 
 import numpy as np
 
@@ -67,10 +69,13 @@ OPERATOR_UFUNCS = {"operator.add": "numpy.add", "operator.sub": "numpy.subtract"
 
 _TOP = None  # dtype sources not known
 
-#: Arrays of at least this many elements (256 KiB of float64) are large: codegen deletes the
-#: names of large temporaries after their last use, so that malloc can reuse their memory
-#: for the next temporary rather than take more from the kernel
-LARGE = 1 << 15
+#: Arrays of at least this many elements (128 KiB of float64, where glibc's malloc starts to
+#: map memory from the kernel) are large: only they are written in place, and codegen deletes
+#: the names of large temporaries after their last use, so that malloc can reuse their memory
+#: for the next temporary rather than take more from the kernel. Smaller arrays cost little
+#: to allocate, and stay nested expressions, as they read best. (SRCAD_LARGE_ARRAY sets it,
+#: for fuzz campaigns that exercise the pass on small arrays: SRCAD_LARGE_ARRAY=1.)
+LARGE = int(os.environ.get("SRCAD_LARGE_ARRAY", "") or 1 << 14)
 
 
 def reuses(op) -> Var | None:
@@ -106,7 +111,7 @@ def _is_bool(t) -> bool:
 
 
 def large_array(t) -> bool:
-    """An array known to have at least LARGE elements."""
+    """An array known to have at least LARGE elements (read when called: tests lower it)."""
     return isinstance(t, T.Array) and t.shape is not None and all(type(d) is int for d in t.shape) \
         and math.prod(t.shape) >= LARGE
 
@@ -195,7 +200,8 @@ class _Planner:
         return dataclasses.replace(b, ops=tuple(ops))
 
     def apply(self, op: Apply) -> Apply:
-        if op.kw or len(op.outs) != 1 or not _float_array(op.outs[0].type) or not _ufunc(op):
+        if op.kw or len(op.outs) != 1 or not large_array(op.outs[0].type) or not _ufunc(op) \
+                or op.outs[0].type.kind != "f":
             return op
         for k in self._candidates(op):
             if self._can_write(op, op.args[k]):
