@@ -26,7 +26,7 @@ from ..identifiers import is_identifier
 from ..ir import types as T
 from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While, iter_ops
 from ..ir.values import of_value
-from ..passes.buffers import OPERATOR_UFUNCS, large_array, reuses
+from ..passes.buffers import large_array, reuses, ufunc_rule
 from ..passes.ownership import iter_ops_of
 from ..rules import registry
 from .census import ext_names, helper_names, use_counts
@@ -105,45 +105,56 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
         self._plan_inline(b)
         self.depth += 1
         out: list = []
-        here = {o for op in b.ops if isinstance(op, Apply) for o in op.outs}  # (del only what this block made)
+        dying = self._last_reads(b) if self.release and id(b) not in self._cond_ids else {}
         for i, op in enumerate(b.ops):
             if isinstance(op, Apply) and op.outs and op.outs[0] in self.inline:
                 continue
             self.comment(op.loc, out)
             self.mark(op.loc, out, op)
             out.extend(self.stmt(op))
-            if self.release and id(b) not in self._cond_ids:
-                out.extend(self.releases(op, b is self.fn.body and i == len(b.ops) - 1, here))
+            if i in dying and not (b is self.fn.body and i == len(b.ops) - 1):
+                out.extend(self.releases(op, dying[i]))
         self.depth -= 1
         return out + (extra or [])
 
-    def releases(self, op, last: bool, here: set) -> list:
+    def releases(self, op, dying: list) -> list:
         """`del t` for large arrays op (or what it nests) reads for the last time: a name
         keeps its array alive until it is assigned again or the function returns, so without
         it every temporary of a gradient would be live at once (passes/buffers.py)."""
-        after = self.live.live_after.get(id(op))
-        if after is None or last:
-            return []
-        used = set()
-        for inner in iter_ops_of(op):
-            todo = [a for a in inner.operands() if isinstance(a, Var)]
-            if not isinstance(inner, Apply):
-                todo += [a for blk in inner.blocks() for a in blk.yields if isinstance(a, Var)]
-            while todo:
-                a = todo.pop()
-                if a in self.inline:
-                    todo += [x for x in self.defs[a].operands() if isinstance(x, Var)]
-                elif a not in used:
-                    used.add(a)
-        dead = sorted((v for v in used if v in here and v not in after and v not in self.override
-                       and self._owns_buffer(v)), key=lambda v: v.id)
-        here.difference_update(dead)
+        after = self.live.live_after.get(id(op), frozenset())
         names = []
-        for v in dead:
+        for v in sorted(dying, key=lambda v: v.id):
             name = self.name(v)
-            if name not in names and not any(self.name(w) == name for w in after if w in self.naming.names):
+            if v not in after and v not in self.override and self._owns_buffer(v) and name not in names \
+                    and not any(self.name(w) == name for w in after if w in self.naming.names):
                 names.append(name)
         return [gast.Delete(targets=[_name(n, gast.Del()) for n in names])] if names else []
+
+    def _last_reads(self, b: Block) -> dict:
+        """position of the statement -> the values of this block it reads last (inlined
+        expressions are read where they are written, not where they are defined)."""
+        made = {o for op in b.ops if isinstance(op, Apply) for o in op.outs}
+        last: dict = {}
+        emitted = [(i, op) for i, op in enumerate(b.ops)
+                   if not (isinstance(op, Apply) and op.outs and op.outs[0] in self.inline)]
+        for i, op in emitted + [(len(b.ops), None)]:
+            if op is None:
+                todo = [a for a in b.yields if isinstance(a, Var)]
+            else:
+                todo = [a for inner in iter_ops_of(op) for a in inner.operands() if isinstance(a, Var)]
+                if not isinstance(op, Apply):
+                    todo += [a for inner in iter_ops_of(op) if not isinstance(inner, Apply)
+                             for blk in inner.blocks() for a in blk.yields if isinstance(a, Var)]
+            while todo:
+                a = todo.pop()
+                if a in self.inline and a in self.defs:
+                    todo += [x for x in self.defs[a].operands() if isinstance(x, Var)]
+                elif a in made:
+                    last[a] = i
+        out: dict = {}
+        for v, i in last.items():
+            out.setdefault(i, []).append(v)
+        return out
 
     def _owns_buffer(self, v: Var) -> bool:
         """A large array this function made (not a view: deleting a view frees nothing)."""
@@ -256,14 +267,13 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
         (passes/buffers.py): `t *= s` when the result is named as t, else `np.exp(t, out=t)`."""
         same = self.name(op.out) == self.name(t)
         short = op.prim.split(".", 1)[1]
-        if same and op.prim in OPERATOR_UFUNCS and short in BINOPS:
+        if same and op.prim.startswith("operator.") and short in BINOPS:
             others = [a for a in op.args if not (isinstance(a, Var) and a == t)]
             if op.args[0] == t or registry.lookup(op.prim).commutative:
                 other = others[0] if others else t
                 return [gast.AugAssign(target=_name(self.name(t), gast.Store()), op=BINOPS[short](),
                                        value=self.atom(other))]
-        rule = registry.lookup(OPERATOR_UFUNCS.get(op.prim, op.prim))
-        call = _call(self.callee(rule), [self.atom(a) for a in op.args],
+        call = _call(self.callee(ufunc_rule(op)), [self.atom(a) for a in op.args],
                      [("out", _name(self.name(t)))])
         if same:
             return [gast.Expr(value=call)]

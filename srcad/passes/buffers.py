@@ -61,12 +61,6 @@ from ..ir.nodes import Apply, Block, Const, For, Function, If, Var, While, iter_
 from ..rules import registry
 from .ownership import iter_ops_of
 
-#: Python operators on arrays and the NumPy ufuncs that compute them (codegen writes the
-#: ufunc with `out=` when the result cannot be an augmented assignment)
-OPERATOR_UFUNCS = {"operator.add": "numpy.add", "operator.sub": "numpy.subtract",
-                   "operator.mul": "numpy.multiply", "operator.truediv": "numpy.divide",
-                   "operator.pow": "numpy.power", "operator.neg": "numpy.negative"}
-
 _TOP = None  # dtype sources not known
 
 #: Arrays of at least this many elements (128 KiB of float64, where glibc's malloc starts to
@@ -87,13 +81,21 @@ def reuses(op) -> Var | None:
     return None
 
 
-def _ufunc(op: Apply) -> bool:
-    """An elementwise operation NumPy can compute into a given buffer."""
-    if op.prim in OPERATOR_UFUNCS:
-        return True
+def ufunc_rule(op: Apply):
+    """The rule of the NumPy ufunc that computes op into a given buffer (op's own, or the
+    ufunc an operator names: Rule.ufunc), or None."""
     rule = registry.lookup(op.prim)
-    return rule is not None and rule.kind == "elementwise" and isinstance(rule.fn, np.ufunc) \
+    if rule is None or rule.inplace or rule.updates is not None:
+        return None
+    if rule.ufunc:
+        rule = registry.lookup(rule.ufunc)
+    ok = rule is not None and rule.kind == "elementwise" and isinstance(rule.fn, np.ufunc) \
         and rule.fn.nout == 1 and len(op.args) == rule.fn.nin
+    return rule if ok else None
+
+
+def _ufunc(op: Apply) -> bool:
+    return ufunc_rule(op) is not None
 
 
 def _float_array(t) -> bool:

@@ -9,7 +9,8 @@ share can be gathered (passes/algebra.py):
     >>> from srcad.ir import types as T
     >>> from srcad.ir.nodes import Apply, Block, Function, Var, Const
     >>> from srcad.ir.printer import format_function
-    >>> z, a, b = Var(1, "z", T.Array(1, "f", (4,))), Var(2, "a", T.Array(1, "f", (3,))), Var(3, "b", T.Array(1, "f", (3,)))
+    >>> row, part = T.Array(1, "f", (4,)), T.Array(1, "f", (3,))
+    >>> z, a, b = Var(1, "z", row), Var(2, "a", part), Var(3, "b", part)
     >>> s1, s2 = Var(4, "", z.type), Var(5, "", z.type)
     >>> i = Const(slice(None, -1, None))
     >>> body = Block((z, a, b), (Apply((s1,), "srcad.scatter_add", (z, i, a)),
