@@ -6,8 +6,8 @@ twice that is free at its top), so faults counted after other rows ran say more 
 rows than about this one. Each (case, size, implementation) therefore runs in a new process
 with the default allocator (no MALLOC_* variables): a few warm-up calls, then
 `getrusage(RUSAGE_SELF).ru_minflt` over N calls, divided by N. The same process also times
-the calls (best of 5), so the ratio of a quiet process without the other rows' heap is shown
-next to it.
+the calls (best of 5): the table's "fresh srcad/hand" is the ratio of those times, each in a
+process whose heap no other row has shaped (not interleaved, so noisier than srcad/hand).
 
     python -m benchmarks.faults CASE SIZE_LABEL hand|srcad     # prints "faults seconds"
 """

@@ -16,7 +16,8 @@ import srcad
 
 from . import peers
 from .case import fresh
-from .timing import best_times, faults_per_call, first_call_time, peak_memory
+from .faults import fresh_faults
+from .timing import best_times, first_call_time, peak_memory
 
 
 @dataclass
@@ -33,7 +34,7 @@ class Row:
     cells: dict = field(default_factory=dict)   # "forward", "hand", "srcad", peer labels -> Cell
     first_ms: float | None = None
     memory: tuple | None = None                 # (srcad peak, hand peak) in bytes
-    faults: tuple | None = None                 # (srcad, hand) minor page faults per call
+    faults: tuple | None = None                 # (srcad faults, seconds, hand faults, seconds) per call
 
 
 def mismatch(got: tuple, expected: tuple) -> str:
@@ -123,7 +124,6 @@ def measure(case, size, budget, skip_peers=()) -> Row:
     if row.cells["srcad"].status != "error" and case.memory:
         row.memory = (peak_memory(srcad_run(case.forward)),
                       peak_memory(functools.partial(case.hand_grad, *args)))
-    if row.cells["srcad"].status != "error" and case.faults:
-        row.faults = (faults_per_call(srcad_run(case.forward)),
-                      faults_per_call(functools.partial(case.hand_grad, *args)))
+    if row.cells["srcad"].status != "error" and case.faults:  # (each in a new process: faults.py)
+        row.faults = fresh_faults(case, size, "srcad") + fresh_faults(case, size, "hand")
     return row

@@ -77,7 +77,7 @@ def gradient_table(rows) -> Table:
     headers = ["case", "size", "forward µs", "hand µs", "srcad µs", "srcad/fwd", "srcad/hand",
                "first call ms"]
     if faults:
-        headers += ["hand faults", "srcad faults", "faults srcad/hand"]
+        headers += ["hand faults", "srcad faults", "faults srcad/hand", "fresh srcad/hand"]
     headers += [h for label in labels for h in (f"{label} µs", f"{label}/hand")]
     if memory:
         headers += ["srcad peak KiB", "hand peak KiB", "peak srcad/hand"]
@@ -88,8 +88,9 @@ def gradient_table(rows) -> Table:
                 ratio_text(c["srcad"], c["forward"]), ratio_text(c["srcad"], c["hand"]),
                 "-" if r.first_ms is None else f"{r.first_ms:.1f}"]
         if faults:
-            line += (["-"] * 3 if not r.faults else
-                     [f"{r.faults[1]:,.1f}", f"{r.faults[0]:,.1f}", _fault_ratio(*r.faults)])
+            line += (["-"] * 4 if not r.faults else
+                     [f"{r.faults[2]:,.0f}", f"{r.faults[0]:,.0f}", _fault_ratio(r.faults[0], r.faults[2]),
+                      ratio(r.faults[1] / r.faults[3])])
         for label in labels:
             line += [cell_text(c.get(label)), ratio_text(c.get(label), c["hand"])]
         if memory:
