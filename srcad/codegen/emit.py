@@ -24,7 +24,22 @@ from ..errors import CodegenError, own_source
 from ..frontend.source import source_line
 from ..identifiers import is_identifier
 from ..ir import types as T
-from ..ir.nodes import UNDEF, Apply, Atom, Block, Const, Ext, For, Function, If, Loc, Var, While, iter_ops
+from ..ir.nodes import (
+    UNDEF,
+    Apply,
+    Atom,
+    Block,
+    Const,
+    Ext,
+    For,
+    Function,
+    If,
+    Loc,
+    Var,
+    While,
+    iter_blocks,
+    iter_ops,
+)
 from ..ir.values import of_value
 from ..passes.buffers import large_array, reuses, ufunc_rule
 from ..passes.ownership import iter_ops_of
@@ -133,7 +148,11 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
     def _last_reads(self, b: Block) -> dict:
         """position of the statement -> the values of this block it reads last (inlined
         expressions are read where they are written, not where they are defined)."""
-        made = {o for op in b.ops if isinstance(op, Apply) for o in op.outs}
+        if not hasattr(self, "_name_blocks"):
+            self._name_blocks = _name_blocks(self.fn, self.naming.names)
+        # (only names no other block binds: a del here and one in a nested block would meet)
+        made = {o for op in b.ops if isinstance(op, Apply) for o in op.outs
+                if o in self.naming.names and self._name_blocks[self.naming.names[o]] == {id(b)}}
         last: dict = {}
         emitted = [(i, op) for i, op in enumerate(b.ops)
                    if not (isinstance(op, Apply) and op.outs and op.outs[0] in self.inline)]
@@ -436,6 +455,16 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
                                    kw_defaults=kw_defaults, kwarg=None, defaults=defaults)
         return gast.FunctionDef(name=name, args=arguments, body=body, decorator_list=[], returns=None,
                                 type_comment=None, type_params=[])
+
+
+def _name_blocks(fn: Function, names: dict) -> dict:
+    """name -> the ids of the blocks where values of that name are bound."""
+    out: dict = {}
+    for b in iter_blocks(fn.body):
+        for v in list(b.params) + [o for op in b.ops for o in op.outs]:
+            if v in names:
+                out.setdefault(names[v], set()).add(id(b))
+    return out
 
 
 def render(fn: Function, name: str, header: list[str] = (), comments: bool = True,
