@@ -32,7 +32,7 @@ def optimize(fn: Function) -> Function:
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
     fn = verify(dce(fn))
-    fn = verify(gather_scalars(merge_scatters(fn)))
+    fn = verify(merge_scatters(gather_scalars(fn)))
     fn = verify(dce(simplify(fn)))
     return verify(own_loop_updates(copy_views_read_across_writes(fn)))
 

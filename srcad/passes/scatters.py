@@ -28,7 +28,7 @@ import dataclasses
 from collections import Counter
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Block, Function, Var, iter_ops, max_var_id
+from ..ir.nodes import Apply, Block, Const, Function, Var, iter_ops, max_var_id
 
 
 def _addition(op) -> bool:
@@ -54,13 +54,31 @@ class _Merge:
                 j = at.get(op.args[0])
                 if j is not None and self._mergeable(out[j], op):
                     earlier, out[j] = out[j], None
-                    total = Var(self.next_id, "", earlier.args[2].type)
-                    self.next_id += 1
-                    out.append(Apply((total,), "operator.add", (earlier.args[2], op.args[2]), (), op.loc))
+                    total = self._sum(earlier.args[2], op.args[2], out, op.loc)
                     op = dataclasses.replace(op, args=(earlier.args[0], op.args[1], total))
                 at[op.outs[0]] = len(out)
             out.append(op)
         return dataclasses.replace(b, ops=tuple(op for op in out if op is not None))
+
+    def fresh(self, t) -> Var:
+        self.next_id += 1
+        return Var(self.next_id - 1, "", t)
+
+    def _sum(self, a: Var, b: Var, out: list, loc) -> Var:
+        """a + b appended to out; c * x + c * y as c * (x + y) when both products are used
+        only here (one pass over the arrays fewer)."""
+        pa, pb = _scaled(a, out), _scaled(b, out)
+        if pa and pb and pa[1] == pb[1] and self.uses[a] == self.uses[b] == 1 \
+                and _sum_type(pa[2], pb[2]) is not None:
+            out[pa[0]] = out[pb[0]] = None
+            inner = self.fresh(a.type)
+            out.append(Apply((inner,), "operator.add", (pa[2], pb[2]), (), loc))
+            total = self.fresh(a.type)
+            out.append(Apply((total,), "operator.mul", (pa[1], inner), (), loc))
+            return total
+        total = self.fresh(a.type)
+        out.append(Apply((total,), "operator.add", (a, b), (), loc))
+        return total
 
     def _mergeable(self, earlier: Apply, later: Apply) -> bool:
         """The same index, and the earlier result read by the later addition alone."""
@@ -68,6 +86,19 @@ class _Merge:
         return same and self.uses[earlier.outs[0]] == 1 and isinstance(earlier.args[2], Var) \
             and isinstance(later.args[2], Var) and isinstance(earlier.outs[0].type, T.Array) \
             and _sum_type(earlier.args[2], later.args[2]) is not None
+
+
+def _scaled(v: Var, out: list):
+    """(position, constant, array) when v = constant * array is made in this block."""
+    for k in range(len(out) - 1, -1, -1):
+        op = out[k]
+        if isinstance(op, Apply) and op.outs == (v,):
+            if op.prim == "operator.mul" and not op.kw and len(op.args) == 2:
+                for c, x in (op.args, op.args[::-1]):
+                    if isinstance(c, Const) and type(c.value) in (int, float) and isinstance(x, Var):
+                        return k, c, x
+            return None
+    return None
 
 
 def _sum_type(a, b):
