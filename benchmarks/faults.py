@@ -4,7 +4,8 @@ glibc's malloc adapts to what a process did before (its mmap threshold rises to 
 the largest mapped block freed, and the heap is trimmed back to the kernel when more than
 twice that is free at its top), so faults counted after other rows ran say more about those
 rows than about this one. Each (case, size, implementation) therefore runs in a new process
-with the default allocator (no MALLOC_* variables): a few warm-up calls, then
+with the default allocator (no MALLOC_* variables) and a fixed hash seed, after srcad has
+built and called the gradient once in both (so the heap is the same): a few warm-up calls, then
 `getrusage(RUSAGE_SELF).ru_minflt` over N calls, divided by N. The same process also times
 the calls (best of 5): the table's "fresh srcad/hand" is the ratio of those times, each in a
 process whose heap no other row has shaped (not interleaved, so noisier than srcad/hand).
@@ -25,6 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def fresh_faults(case, size, impl: str) -> tuple:
     """(faults per call, seconds per call) of case's `impl` at `size`, in a new process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    env["PYTHONHASHSEED"] = "0"  # (the heap's layout after imports depends on hash order)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run([sys.executable, "-m", "benchmarks.faults", case.name, size.label, impl],
                          capture_output=True, text=True, env=env, cwd=ROOT, check=True).stdout
@@ -38,12 +40,12 @@ def _main(name: str, label: str, impl: str) -> None:
 
     case = next(c for cases in GROUPS.values() for c in cases if c.name == name)
     size = next(s for s in case.sizes if s.label == label)
+    import srcad
+
     args = size.build()
-    if impl == "srcad":
-        import srcad
-        run = functools.partial(srcad.grad(case.forward, argnums=case.argnums), *args)
-    else:
-        run = functools.partial(case.hand_grad, *args)
+    generated = functools.partial(srcad.grad(case.forward, argnums=case.argnums), *args)
+    generated()  # (both processes transform and call it once: the same heap before measuring)
+    run = generated if impl == "srcad" else functools.partial(case.hand_grad, *args)
     faults = faults_per_call(run)
     seconds = best_times({impl: run}, Budget(per_repeat=0.05, repeat=5))[impl]
     print(f"{faults:.2f} {seconds:.9f}")
