@@ -3,8 +3,9 @@
 glibc's malloc adapts to what a process did before (its mmap threshold rises to the size of
 the largest mapped block freed, and the heap is trimmed back to the kernel when more than
 twice that is free at its top), so faults counted after other rows ran say more about those
-rows than about this one. Each (case, size, implementation) therefore runs in a new process
-with the default allocator (no MALLOC_* variables) and a fixed hash seed, after srcad has
+rows than about this one. Each (case, size, implementation) therefore runs in new processes
+(three: the median is reported, since where the kernel places the heap varies) with the
+default allocator (no MALLOC_* variables) and a fixed hash seed, after srcad has
 built and called the gradient once in both (so the heap is the same): a few warm-up calls, then
 `getrusage(RUSAGE_SELF).ru_minflt` over N calls, divided by N. The same process also times
 the calls (best of 5): the table's "fresh srcad/hand" is the ratio of those times, each in a
@@ -23,8 +24,19 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+RUNS = 3  # fresh processes per implementation: the median is reported
+
+
 def fresh_faults(case, size, impl: str) -> tuple:
-    """(faults per call, seconds per call) of case's `impl` at `size`, in a new process."""
+    """(faults per call, seconds per call) of case's `impl` at `size`: the medians over RUNS
+    new processes (where the kernel places the heap varies between processes, and with it
+    how many of a call's pages are new, by up to one array's worth)."""
+    runs = sorted(_fresh_run(case, size, impl) for _ in range(RUNS))
+    seconds = sorted(s for _, s in runs)
+    return runs[RUNS // 2][0], seconds[RUNS // 2]
+
+
+def _fresh_run(case, size, impl: str) -> tuple:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     env["PYTHONHASHSEED"] = "0"  # (the heap's layout after imports depends on hash order)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
