@@ -101,3 +101,56 @@ def test_cumprod_at_zeros_hand_derived():
     # row [a, b, c] -> a + 2ab + 3abc; row 1 (a=1, b=0, c=2): d/da = 1, d/db = 2a + 3ac = 8, d/dc = 0
     # row 2 (a=0, b=3, c=4): d/da = 1 + 2b + 3bc = 43, d/db = d/dc = 0
     assert np.allclose(srcad.grad(cumprod_rows)(X), [[1.0, 8.0, 0.0], [43.0, 0.0, 0.0]])
+
+
+# np.max's adjoint shares its cotangent among the maxima: in adjoint code `acc + s * mask`
+# becomes `acc[mask] += s` (one write of the selected elements, no full-size temporaries)
+
+def max_plus_squares(x):
+    return 3.0 * np.max(x) + np.sum(x * x)
+
+
+def lse(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))
+
+
+def spread_then_more(x, w):
+    m = np.max(x)
+    y = np.exp(x - m) * w      # x_bar from this path is used again below
+    return np.sum(y) + m * np.sum(x) + np.min(x)
+
+
+def test_max_cotangent_shared_among_ties_in_place():
+    x = np.array([1.0, 4.0, -2.0, 4.0, 4.0, 0.5])
+    g = srcad.grad(max_plus_squares)(x)
+    assert np.allclose(g, 2.0 * x + np.where(x == 4.0, 1.0, 0.0))   # 3 / 3 ties each
+    src = srcad.source(srcad.grad(max_plus_squares), x)
+    assert "x_bar[_t1] += 3.0 / _t1.sum()" in src      # the maxima only, no mask multiplied
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_logsumexp_gradient_is_softmax(n):
+    x = np.random.default_rng(n).normal(0.0, 3.0, n)
+    g = srcad.grad(lse)(x)
+    e = np.exp(x - x.max())
+    assert np.allclose(g, e / e.sum(), rtol=1e-12, atol=1e-15)
+    src = srcad.source(srcad.grad(lse), x)
+    assert "x_bar[" in src and "] += " in src
+
+
+def test_spread_into_a_cotangent_used_again():
+    from tests.oracle import assert_tree_close, fd_grad_richardson
+    rng = np.random.default_rng(5)
+    x, w = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    gx, gw = srcad.grad(spread_then_more, argnums=(0, 1))(x, w)
+    assert_tree_close(gx, fd_grad_richardson(spread_then_more, (x, w), 0), rtol=1e-6)
+    assert_tree_close(gw, fd_grad_richardson(spread_then_more, (x, w), 1), rtol=1e-6)
+    x2 = x.copy()
+    x2[0, 0] = x2[2, 3] = x.max() + 1.0     # two maxima: each gets half of the max's cotangent
+    gx2 = srcad.grad(spread_then_more)(x2, w)
+    m = x2.max()
+    ties = (x2 == m)
+    expect = np.exp(x2 - m) * w + m + (-np.sum(np.exp(x2 - m) * w) + np.sum(x2)) * ties / 2.0
+    expect[x2 == x2.min()] += 1.0
+    assert np.allclose(gx2, expect)

@@ -326,7 +326,8 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
         basic = (isinstance(t_idx, (T.Int, T.Bool))
                  or (isinstance(t_idx, T.Opaque) and t_idx.what == "slice")
                  or (isinstance(t_idx, T.Tuple)
-                     and all(isinstance(e, (T.Int, T.Opaque, T.NoneT)) for e in t_idx.elts)))
+                     and all(isinstance(e, (T.Int, T.Opaque, T.NoneT)) for e in t_idx.elts))
+                 or (isinstance(t_idx, T.Array) and t_idx.kind == "b"))  # a mask selects each element once
         if isinstance(out.type, T.List):
             sub_load = gast.Subscript(value=_name(self.name(out)), slice=self.index(idx), ctx=gast.Load())
             sub = gast.Subscript(value=target, slice=self.index(idx), ctx=gast.Store())

@@ -8,7 +8,7 @@ import math
 import gast
 
 from ..ir import types as T
-from ..ir.nodes import UNDEF, Apply, Atom, Const, Ext, Var
+from ..ir.nodes import UNDEF, Apply, Atom, Const, Ext, Var, atom_type
 from ..rules import registry
 from .syntax import (
     _MODULE_ALIASES,
@@ -22,6 +22,15 @@ from .syntax import (
     _is_default,
     _name,
 )
+
+_LIST_OPS = {"srcad.list_concat": gast.Add, "srcad.list_repeat": gast.Mult}
+
+
+def _picks_number(op: Apply, args) -> bool:
+    """np.where(c, a, b) on a bool and two numbers of the result's type: `a if c else b`."""
+    t = op.out.type
+    return (len(args) == 3 and isinstance(t, (T.Float, T.Int)) and isinstance(atom_type(args[0]), T.Bool)
+            and all(type(atom_type(x)) is type(t) for x in args[1:]))
 
 
 def _same(found, fn) -> bool:
@@ -159,15 +168,15 @@ class ExprEmitter:
             use_fwd = len(op.outs) > 1 and self.uses[op.outs[1]] > 0
             fn = custom.fwd if use_fwd else custom.fun
             return _call(_name(self.ns.ref(fn, fn.__name__)), a[1:], kw)
-        if p == "srcad.list_concat":
-            return gast.BinOp(left=a[0], op=gast.Add(), right=a[1])
-        if p == "srcad.list_repeat":
-            return gast.BinOp(left=a[0], op=gast.Mult(), right=a[1])
+        if p in _LIST_OPS:
+            return gast.BinOp(left=a[0], op=_LIST_OPS[p](), right=a[1])
         if rule.attr:
             member = p.rsplit(".", 1)[1]
             if member in ATTRIBUTES:
                 return _attr(a[0], member)
             return _call(_attr(a[0], member), a[1:], kw)
+        if p == "numpy.where" and not kw and _picks_number(op, args):  # (np.where is ~1 µs on numbers)
+            return gast.IfExp(test=a[0], body=a[1], orelse=a[2])
         if rule.method and args and isinstance(args[0], Var) and isinstance(args[0].type, T.Array) \
                 and args[0].type.ndim:  # (a 0-d value may be a Python float: the tangent of z - 1.0)
             # (Rule.method: reductions as array methods, the same result a few microseconds sooner

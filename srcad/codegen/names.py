@@ -126,11 +126,14 @@ class _Namer:
     # in place
 
     def decide_inplace(self, naming: Naming) -> None:
+        self._decide_updates(naming)
+        for op in iter_ops(self.fn.body):  # then results written into a dying operand (passes/
+            if reuses(op) is not None:  # buffers.py): one name when the names allow (an update
+                self.merge(reuses(op), op.outs[0], force=False)  # in place matters more)
+
+    def _decide_updates(self, naming: Naming) -> None:
         for op in iter_ops(self.fn.body):
-            if not isinstance(op, Apply):
-                continue
-            if reuses(op) is not None:  # (written into a dying operand: one name when it can be)
-                self.merge(reuses(op), op.outs[0], force=False)
+            if not isinstance(op, Apply) or reuses(op) is not None:
                 continue
             k = update_base(op)
             accumulate = k is None

@@ -123,6 +123,8 @@ def _evaluate(prim: str, values: list, kw: dict):
     if prim == "operator.truediv" and values[0] == 1 and isinstance(values[1], (int, float)) and isinstance(
             out, float) and math.isfinite(out) and Fraction(out) * Fraction(values[1]) != 1:
         return NotImplemented  # kept so that `x * (1 / 3)` becomes `x / 3`: exact, and reads better
+    if isinstance(out, np.bool_):  # (np.isinf(4.0): a NumPy bool, as good as a Python one)
+        out = bool(out)
     return out if _literal(out) else NotImplemented
 
 

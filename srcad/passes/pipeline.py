@@ -33,7 +33,7 @@ def optimize(fn: Function) -> Function:
     fn = verify(simplify(fn))
     fn = verify(dce(fn))
     fn = verify(merge_scatters(gather_scalars(fn)))
-    fn = verify(dce(simplify(fn)))
+    fn = verify(dce(simplify(cse(fn))))  # (gathering scalar factors can make products equal)
     return verify(own_loop_updates(copy_views_read_across_writes(fn)))
 
 

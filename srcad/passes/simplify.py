@@ -45,6 +45,7 @@ from ..rules import registry
 from ..rules.shapes import broadcast
 from ..rules.shapes_numpy import expand_dims_of
 from .fold import basic_key, fold_apply
+from .uniform import UniformIdentities
 
 
 def _is_num(a: Atom, value: float) -> bool:
@@ -79,7 +80,7 @@ def _uses(fn: Function) -> Counter:
     return counts
 
 
-class Simplifier:
+class Simplifier(UniformIdentities):
     def __init__(self, fn: Function):
         self.subst: dict[Var, Atom] = {}
         self.defs: dict[Var, Apply] = {}
@@ -159,6 +160,9 @@ class Simplifier:
                     return x
                 if _is_num(x, 0) and _keeps(y, x) and atom_type(y) == op.out.type:
                     return y
+                spread = self.spread(op)
+                if spread is not None:
+                    return spread
                 for u, v in ((x, y), (y, x)):  # u + -w is u - w (exactly, in IEEE arithmetic)
                     d = self.defs.get(v) if isinstance(v, Var) else None
                     if (d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0])
@@ -191,6 +195,8 @@ class Simplifier:
             d = self.defs.get(a[0])  # splitting a cotangent like x twice is splitting it once
             if d and d.prim == "srcad.array_adjoint" and d.args[1:] == a[1:]:
                 return a[0]
+        if p == "numpy.where" and len(a) == 3 and isinstance(a[0], Const):
+            return self.constant_where(op)
         if p == "numpy.where" and len(a) == 3 and isinstance(a[0], Var):
             d = self.defs.get(a[0])  # every write of a basic key wins: np.where(True, g[k], 0) is g[k]
             if d and d.prim == "srcad.write_winners" and basic_key(atom_type(d.args[1])):
@@ -310,6 +316,8 @@ class Simplifier:
             return dataclasses.replace(op, prim="srcad.broadcast_to", args=(a[0], Const(shape(a[1]))), kw=())
         if p == "srcad.T" and isinstance(atom_type(a[0]), T.Array) and atom_type(a[0]).ndim == 2:
             return dataclasses.replace(op, prim="numpy.ndarray.T")
+        if p == "numpy.sum":
+            return self.uniform_sum(op)
         if p == "numpy.size" and len(a) == 1 and not op.kw and shape(a[0]) is not None:
             n = 1
             for d in shape(a[0]):
@@ -377,7 +385,7 @@ class Simplifier:
                 folded = fold_apply(op.prim, tuple(args))
                 if folded is not None:
                     return dataclasses.replace(op, prim="srcad.broadcast_to", args=(folded, d.args[1]), kw=())
-        return None
+        return self.uniform_product(op, args)
 
     def if_(self, op: If) -> list:
         cond = self.atom(op.cond)

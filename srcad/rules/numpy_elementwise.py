@@ -171,7 +171,7 @@ defrule("numpy.float64", "x=0.0", vjp="g", out=ty.floating("x"), linear=("x",))
 for _name in ("sign", "floor", "ceil", "trunc", "rint", "round", "around", "fix"):
     nondiff(f"numpy.{_name}", "x, decimals=0" if "round" in _name else "x", out=ty.same("x"))
 for _name in ("isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "logical_not"):
-    nondiff(f"numpy.{_name}", "x", out=ty.compare("x"))
+    nondiff(f"numpy.{_name}", "x", out=ty.compare("x"), foldable=True)  # (of a number: a bool)
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
               "logical_and", "logical_or", "logical_xor", "isclose"):
     nondiff(f"numpy.{_name}", "x, y", out=ty.compare("x", "y"))

@@ -1,0 +1,94 @@
+"""Identities of the simplifier for arrays that hold one number everywhere, and for masks:
+a broadcast scalar times a scalar stays a broadcast scalar, the sum of a broadcast scalar is
+a product, `np.where` with a constant condition is the operand it picks, and adjoint code's
+`acc + s * mask` adds s to the masked elements only.
+
+    >>> import numpy as np
+    >>> from srcad.examples import ir, show
+    >>> from srcad.passes.dce import dce
+    >>> from srcad.passes.simplify import simplify
+    >>> def f(s):
+    ...     return np.sum(np.broadcast_to(s, (4, 5)))
+    >>> show(dce(simplify(ir(f, 2.0))))
+    def f(%s0: float):
+      %2: float = operator.mul(%s0, 20)
+      return %2
+
+The mixin works on the simplifier's state (`defs`, `uses`, `pending`, `fresh`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..ir import types as T
+from ..ir.nodes import Apply, Const, Var, atom_type
+
+
+def _scalar_float(a) -> bool:
+    return isinstance(atom_type(a), T.Float)
+
+
+class UniformIdentities:
+    def uniform_product(self, op: Apply, args: list):
+        """`broadcast_to(v, S) * s` with v and s numbers is `broadcast_to(v * s, S)`: the
+        product of two numbers, broadcast when (and if) something needs the array. (In adjoint
+        code only: a broadcast is a read-only view, and user code may write into its product.)"""
+        if op.loc is None or not op.loc.adjoint or len(args) != 2 or \
+                op.prim not in ("operator.mul", "operator.truediv"):
+            return None
+        out = op.out.type
+        if not (isinstance(out, T.Array) and out.kind == "f"):
+            return None
+        for i, x in enumerate(args):
+            d = self.defs.get(x) if isinstance(x, Var) else None
+            other = args[1 - i]
+            if d is None or d.prim != "srcad.broadcast_to" or not _scalar_float(d.args[0]) or \
+                    not _scalar_float(other) or isinstance(other, Const):
+                continue
+            inner = self.fresh(T.Float())
+            pair = (d.args[0], other) if i == 0 else (other, d.args[0])
+            self.pending.append(Apply((inner,), op.prim, pair, (), op.loc))
+            return dataclasses.replace(op, prim="srcad.broadcast_to", args=(inner, d.args[1]), kw=())
+        return None
+
+    def uniform_sum(self, op: Apply):
+        """np.sum of a number broadcast to a known shape: the number times the size."""
+        if op.prim != "numpy.sum" or len(op.args) != 1 or op.kw or not isinstance(op.out.type, T.Float):
+            return None
+        d = self.defs.get(op.args[0]) if isinstance(op.args[0], Var) else None
+        if d is None or d.prim not in ("srcad.broadcast_to", "numpy.broadcast_to") or len(d.args) != 2 \
+                or not _scalar_float(d.args[0]) or not isinstance(d.args[1], Const) or d.kw:
+            return None
+        n = 1
+        for k in d.args[1].value:
+            n *= k
+        return dataclasses.replace(op, prim="operator.mul", args=(d.args[0], Const(n)), kw=())
+
+    def constant_where(self, op: Apply):
+        """np.where(True, a, b) is a (and np.where(False, a, b) is b) where that has the
+        result's type."""
+        if op.prim != "numpy.where" or len(op.args) != 3 or op.kw or not isinstance(op.args[0], Const) \
+                or type(op.args[0].value) is not bool:
+            return None
+        picked = op.args[1] if op.args[0].value else op.args[2]
+        return picked if atom_type(picked) == op.out.type else None
+
+    def spread(self, op: Apply):
+        """In adjoint code `acc + s * mask` (a number spread over a boolean mask's elements, as
+        the adjoint of np.max shares a cotangent among the maxima) is `acc[mask] += s`: one
+        pass that writes only the selected elements, not two full-size temporaries."""
+        if op.loc is None or not op.loc.adjoint:
+            return None
+        want = T.shape_of(op.out.type)
+        for acc, w in (op.args, op.args[::-1]):
+            d = self.defs.get(w) if isinstance(w, Var) else None
+            if d is None or d.prim != "operator.mul" or len(d.args) != 2 or self.uses[w] != 1 or \
+                    want is None or not (isinstance(atom_type(acc), T.Array) and atom_type(acc).kind == "f"
+                                         and T.shape_of(atom_type(acc)) == want):
+                continue
+            for s, m in (d.args, d.args[::-1]):
+                tm = atom_type(m)
+                if _scalar_float(s) and isinstance(tm, T.Array) and tm.kind == "b" and T.shape_of(tm) == want:
+                    return dataclasses.replace(op, prim="srcad.scatter_add", args=(acc, m, s))
+        return None
