@@ -35,6 +35,7 @@ class Case:
     # with no hand-written gradient (hand_grad None): a reference gradient the others are
     # checked against (not timed), e.g. autograd's
     check: Callable | None = None
+    faults: bool = False          # also count minor page faults per call (vectorised cases)
 
     @property
     def wrt(self) -> tuple:

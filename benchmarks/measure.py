@@ -16,6 +16,7 @@ import srcad
 
 from . import peers
 from .case import fresh
+from .faults import fresh_faults
 from .timing import best_times, first_call_time, peak_memory
 
 
@@ -33,6 +34,7 @@ class Row:
     cells: dict = field(default_factory=dict)   # "forward", "hand", "srcad", peer labels -> Cell
     first_ms: float | None = None
     memory: tuple | None = None                 # (srcad peak, hand peak) in bytes
+    faults: tuple | None = None                 # (srcad faults, seconds, hand faults, seconds) per call
 
 
 def mismatch(got: tuple, expected: tuple) -> str:
@@ -125,4 +127,6 @@ def measure(case, size, budget, skip_peers=()) -> Row:
     if row.cells["srcad"].status != "error" and case.memory:
         row.memory = (peak_memory(srcad_run(case.forward)),
                       peak_memory(functools.partial(case.hand_grad, *args)))
+    if row.cells["srcad"].status != "error" and case.faults:  # (each in a new process: faults.py)
+        row.faults = fresh_faults(case, size, "srcad") + fresh_faults(case, size, "hand")
     return row

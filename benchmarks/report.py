@@ -74,8 +74,11 @@ def _peer_labels(rows) -> list:
 def gradient_table(rows) -> Table:
     labels = _peer_labels(rows)
     memory = any(r.memory for r in rows)
+    faults = any(r.faults for r in rows)
     headers = ["case", "size", "forward µs", "hand µs", "srcad µs", "srcad/fwd", "srcad/hand",
                "first call ms"]
+    if faults:
+        headers += ["hand faults", "srcad faults", "faults srcad/hand", "fresh srcad/hand"]
     headers += [h for label in labels for h in (f"{label} µs", f"{label}/hand")]
     if memory:
         headers += ["srcad peak KiB", "hand peak KiB", "peak srcad/hand"]
@@ -85,6 +88,10 @@ def gradient_table(rows) -> Table:
         line = [r.case, r.size, cell_text(c["forward"]), cell_text(c["hand"]), cell_text(c["srcad"]),
                 ratio_text(c["srcad"], c["forward"]), ratio_text(c["srcad"], c["hand"]),
                 "-" if r.first_ms is None else f"{r.first_ms:.1f}"]
+        if faults:
+            line += (["-"] * 4 if not r.faults else
+                     [f"{r.faults[2]:,.0f}", f"{r.faults[0]:,.0f}", _fault_ratio(r.faults[0], r.faults[2]),
+                      ratio(r.faults[1] / r.faults[3])])
         for label in labels:
             line += [cell_text(c.get(label)), ratio_text(c.get(label), c["hand"])]
         if memory:
@@ -95,6 +102,11 @@ def gradient_table(rows) -> Table:
         table.notes += _notes(r, f"{r.case} {r.size}")
     table.problems = len(table.notes)
     return table
+
+
+def _fault_ratio(srcad: float, hand: float) -> str:
+    """srcad/hand faults; '-' when both are (nearly) none, since then the ratio is noise."""
+    return "-" if max(srcad, hand) < 1.0 else ratio(srcad / max(hand, 0.1))
 
 
 def forward_table(rows, missing=()) -> Table:

@@ -12,6 +12,7 @@ repeats as fit in `Budget.per_measurement` seconds (at least one).
 from __future__ import annotations
 
 import gc
+import resource
 import time
 import tracemalloc
 from dataclasses import dataclass
@@ -79,3 +80,22 @@ def peak_memory(run) -> int:
         return tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
+
+
+def faults_per_call(run, seconds: float = 0.05, warmup: int = 3) -> float:
+    """Minor page faults per call of `run` (getrusage's ru_minflt over N calls / N, after a
+    few warm-up calls; garbage collector off): how often the allocator hands memory back to
+    the kernel and takes it again, which is what many large temporaries cost."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(warmup):
+            run()
+        number = max(5, int(seconds / max(_loop(run, 1), 1e-9)))
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        _loop(run, number)
+        return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / number
+    finally:
+        if enabled:
+            gc.enable()

@@ -31,6 +31,7 @@ from ..analysis.liveness import Liveness
 from ..analysis.unassigned import unassigned_values
 from ..ir import types as T
 from ..ir.nodes import Apply, For, Function, If, Var, While, iter_blocks, iter_ops
+from ..passes.buffers import reuses
 from ..rules import registry
 
 _UPDATES_INPLACE_TYPES = (T.Array, T.List, T.Unknown, T.Num, T.Dict)
@@ -125,8 +126,14 @@ class _Namer:
     # in place
 
     def decide_inplace(self, naming: Naming) -> None:
+        self._decide_updates(naming)
+        for op in iter_ops(self.fn.body):  # then results written into a dying operand (passes/
+            if reuses(op) is not None:  # buffers.py): one name when the names allow (an update
+                self.merge(reuses(op), op.outs[0], force=False)  # in place matters more)
+
+    def _decide_updates(self, naming: Naming) -> None:
         for op in iter_ops(self.fn.body):
-            if not isinstance(op, Apply):
+            if not isinstance(op, Apply) or reuses(op) is not None:
                 continue
             k = update_base(op)
             accumulate = k is None

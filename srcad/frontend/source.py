@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import gast
 
 from ..errors import Diagnostic, SourceUnavailableError, StaleSourceError, UnsupportedSyntaxError
+from .planned import generated_file, undo_memory_planning
 from .staleness import def_matches, lambda_matches
 
 #: code object -> the source text found to compile to it (checked once per text)
@@ -207,6 +208,8 @@ def parse_function(fn) -> ParsedFunction:
     node = defs[0]
     gast.increment_lineno(node, first - 1)
     node.decorator_list = []
+    if generated_file(file):
+        node = undo_memory_planning(node)
     return ParsedFunction(fn, node, file, indent)
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from ..ir.nodes import Function
 from ..ir.verify import verify
 from .algebra import gather_scalars
+from .buffers import reuse_buffers
 from .cse import cse
 from .dce import dce, mark_kept
 from .licm import licm
 from .ownership import copy_views_read_across_writes, own_loop_updates
 from .scalarize import scalarize
+from .scatters import merge_scatters
 from .simplify import simplify
 
 
@@ -30,6 +32,12 @@ def optimize(fn: Function) -> Function:
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
     fn = verify(dce(fn))
-    fn = verify(gather_scalars(fn))
+    fn = verify(merge_scatters(gather_scalars(fn)))
     fn = verify(dce(simplify(cse(fn))))  # (gathering scalar factors can make products equal)
     return verify(own_loop_updates(copy_views_read_across_writes(fn)))
+
+
+def finish(fn: Function, reuse: bool = True) -> Function:
+    """Just before code generation, after every other pass: write elementwise results into
+    dying operands' buffers (`reuse=False` for a target that cannot write `out=` or `x op= y`)."""
+    return verify(reuse_buffers(fn)) if reuse else fn

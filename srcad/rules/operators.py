@@ -35,15 +35,15 @@ def _add_type(sig) -> T.Type:
 # derivatives of these holomorphic operations; an adjoint multiplies by their conjugates
 # (docs/subset.md, "Complex intermediate values")
 defrule("operator.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=_add_type, linear=BOTH,
-        commutative=True, ring=True, complex="keeps", **ARITH)
+        commutative=True, ring=True, complex="keeps", ufunc="numpy.add", **ARITH)
 defrule("operator.sub", "x, y", jvp=("t", "-t"), vjp=("g", "-g"), out=ty.arith(*BOTH), linear=BOTH,
-        ring=True, complex="keeps", **ARITH)
+        ring=True, complex="keeps", ufunc="numpy.subtract", **ARITH)
 defrule("operator.mul", "x, y", jvp=("t * y", "x * t"), vjp=("g * y", "x * g"),
         out=ty.arith(*BOTH), commutative=True, ring=True, complex="keeps",
-        complex_vjp=("g * np.conj(y)", "np.conj(x) * g"), **ARITH)
+        complex_vjp=("g * np.conj(y)", "np.conj(x) * g"), ufunc="numpy.multiply", **ARITH)
 defrule("operator.truediv", "x, y", jvp=("t / y", "-(t * ans) / y"), vjp=("g / y", "-(g * ans) / y"),
         out=ty.true_div(*BOTH), raises="divide", complex="keeps",
-        complex_vjp=("g / np.conj(y)", "-(g * np.conj(ans)) / np.conj(y)"), **ARITH)
+        complex_vjp=("g / np.conj(y)", "-(g * np.conj(ans)) / np.conj(y)"), ufunc="numpy.divide", **ARITH)
 _CLOG = "np.log(np.where(x == 0.0, 1.0, x))"  # (srcad.log_or_zero for complex x: 0 at x = 0)
 defrule("operator.pow", "x, y",
         jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
@@ -51,11 +51,11 @@ defrule("operator.pow", "x, y",
         out=ty.arith(*BOTH), raises="power", complex="keeps",  # (the principal branch)
         complex_jvp={"y": f"t * (ans * {_CLOG})"},
         complex_vjp=("g * np.conj(y * x ** (y - 1))", f"g * np.conj(ans * {_CLOG})"),
-        **ARITH)  # 0.0 ** -1
+        ufunc="numpy.power", **ARITH)  # 0.0 ** -1
 defrule("operator.mod", "x, y", jvp=("t", "-t * ((x - ans) / y)"), vjp=("g", "-g * ((x - ans) / y)"),
         out=ty.arith(*BOTH), raises="divide", **ARITH)
 defrule("operator.neg", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",), kind="elementwise",
-        ring=True, complex="keeps")
+        ring=True, complex="keeps", ufunc="numpy.negative")
 defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",), kind="elementwise",
         complex="keeps")
 
@@ -93,7 +93,7 @@ nondiff("operator.invert", "x", out=ty.same("x"), kind="elementwise")
 for _op in ("add", "sub", "mul", "truediv", "pow", "mod", "matmul", "floordiv", "and_", "or_",
             "xor", "lshift", "rshift"):
     alias(f"operator.i{_op.rstrip('_')}", f"operator.{_op}", inplace=True, user_write=True, ring=False,
-          commutative=False, batch=None if _op == "matmul" else RULES[f"operator.{_op}"].batch)
+          ufunc="", commutative=False, batch=None if _op == "matmul" else RULES[f"operator.{_op}"].batch)
 
 
 

@@ -106,6 +106,7 @@ class Rule:
     commutative: bool = False  # f(x, y) == f(y, x) bit for bit
     cheap: str = ""  # recompute rather than store (remat): "scalar" results only, or "always" (index keys)
     ring: bool = False  # + - * or negation: cheap array arithmetic, and accumulations `a += b`
+    ufunc: str = ""  # an operator: the NumPy ufunc that computes it on arrays, into a given buffer
     foldable: bool = False  # folded by calling it when all its arguments are constants
     type_errors: str = ""  # which operands raise TypeError: "numbers" (any but numbers), "ordering", "never"
     int_operands: str = ""  # its operands must be ints (a float there raises): what to call them

@@ -24,8 +24,8 @@ def grad_mlp_last_preactivation(params, inputs):
     # adjoint of line 355: return np.sum(outputs)
     outputs_bar = _expand_reduced(1.0, outputs, None, False)
     # adjoint of line 352: for W, b in params:
-    inputs_bar = np.zeros_like(inputs)
     params_bar = _zeros_like(params)
+    inputs_bar = np.zeros_like(inputs)
     for _k in reversed(range(_t0)):
         outputs = _stack_outputs.pop()
         _t3 = _stack_t.pop()

@@ -11,8 +11,8 @@ def grad_rnn_cell(W, h0, xs):
     # adjoint of line 189: return np.sum(h * h)
     h_bar = h + h
     # adjoint of line 187: for t in range(xs.shape[0]):
-    W_bar = np.zeros((3, 3))
     _t0 = W.T
+    W_bar = np.zeros((3, 3))
     for t in reversed(range(4)):
         h_1 = _stack_h.pop()
         # adjoint of line 188: h = np.tanh(W @ h + xs[t])  # the adjoint reads h before and a...
