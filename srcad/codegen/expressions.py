@@ -23,8 +23,6 @@ from .syntax import (
     _name,
 )
 
-_LIST_OPS = {"srcad.list_concat": gast.Add, "srcad.list_repeat": gast.Mult}
-
 
 def _picks_number(op: Apply, args) -> bool:
     """np.where(c, a, b) on a bool and two numbers of the result's type: `a if c else b`."""
@@ -168,8 +166,8 @@ class ExprEmitter:
             use_fwd = len(op.outs) > 1 and self.uses[op.outs[1]] > 0
             fn = custom.fwd if use_fwd else custom.fun
             return _call(_name(self.ns.ref(fn, fn.__name__)), a[1:], kw)
-        if p in _LIST_OPS:
-            return gast.BinOp(left=a[0], op=_LIST_OPS[p](), right=a[1])
+        if p in ("srcad.list_concat", "srcad.list_repeat"):
+            return gast.BinOp(left=a[0], op=gast.Add() if p.endswith("concat") else gast.Mult(), right=a[1])
         if rule.attr:
             member = p.rsplit(".", 1)[1]
             if member in ATTRIBUTES:
