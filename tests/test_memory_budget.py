@@ -153,3 +153,20 @@ def test_a_loop_that_draws_random_numbers_is_not_recomputed():
     g = srcad.grad(noisy, memory_budget=200)
     assert g(0.5, 30) == pytest.approx(fd_grad_richardson(noisy, (0.5, 30), 0), rel=1e-7)
     assert "_checkpoints" not in srcad.source(g, 0.5, 30)
+
+
+def first_assigned_in_inner_loop(x):
+    s = 0.0
+    for i in range(40):
+        for j in range(x.shape[0]):
+            w = x[j] * (j + 1) + 0.01 * i      # w is unassigned when the outer loop starts
+        s = np.sin(s) + w * x[0]
+    return s
+
+
+def test_a_loop_carrying_a_variable_it_assigns_first_inside():
+    """A checkpoint cannot hold a variable the loop has not assigned yet (fuzz 16101:179):
+    that loop keeps its stacks, and the gradient is still exact."""
+    x = np.array([0.3, -0.7, 0.5])
+    g = srcad.grad(first_assigned_in_inner_loop, memory_budget=64)(x)
+    assert np.allclose(g, fd_grad_richardson(first_assigned_in_inner_loop, (x,)), rtol=1e-6, atol=1e-9)

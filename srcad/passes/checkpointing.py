@@ -24,7 +24,7 @@ import dataclasses
 import math
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Block, Const, For, Function, If, Var, While, iter_ops, max_var_id
+from ..ir.nodes import UNDEF, Apply, Block, Const, For, Function, If, Var, While, iter_ops, max_var_id
 from ..ir.rewrite import renumber, sub_atom, substitute_block, substitute_op
 from ..rules import registry
 
@@ -199,6 +199,8 @@ class _Rewrite:
         stacks = _stack_indices(f, b, uses)
         kinds = self.classify(f, b, stacks, uses)
         carried = [k for k in range(len(f.init)) if k not in stacks]
+        if any(f.init[k] == Const(UNDEF) for k in carried):
+            raise _Abort  # (a variable the loop assigns before any checkpoint could hold it)
         pre, ff, seg = self.forward(f, stacks, carried)
         subst = {f.outs[k]: o for k, o in zip(carried, ff.outs)}
         bb = self.backward(f, b, stacks, carried, kinds, seg, ff.outs[-1], subst)
