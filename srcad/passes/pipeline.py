@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ir.nodes import Function
 from ..ir.verify import verify
 from .algebra import gather_scalars
+from .contract import contract_after_loops
 from .cse import cse
 from .dce import dce, mark_kept
 from .licm import licm
@@ -22,14 +23,17 @@ def cleanup(fn: Function) -> Function:
     return verify(dce(fn))
 
 
-def optimize(fn: Function) -> Function:
+def optimize(fn: Function, contract: bool = True) -> Function:
     """After a transform: simplify, hoist loop invariants, share common subexpressions, gather
-    scalar factors of array products, drop dead code; copy arrays that loops update in place
-    once, up front."""
+    scalar factors of array products, drop dead code; sum products accumulated over a loop's
+    iterations in one contraction after it (unless `contract` is False: a memory budget
+    stores nothing more per iteration); copy arrays that loops update in place once, up front."""
     fn = verify(simplify(fn))
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
     fn = verify(dce(fn))
     fn = verify(gather_scalars(fn))
+    if contract:
+        fn = verify(contract_after_loops(fn))
     fn = verify(dce(simplify(fn)))
     return verify(own_loop_updates(copy_views_read_across_writes(fn)))
