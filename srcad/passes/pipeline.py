@@ -10,6 +10,7 @@ from .cse import cse
 from .dce import dce, mark_kept
 from .licm import licm
 from .ownership import copy_views_read_across_writes, own_loop_updates
+from .reductions import push_sums
 from .scalarize import scalarize
 from .simplify import simplify
 
@@ -24,11 +25,12 @@ def cleanup(fn: Function) -> Function:
 
 
 def optimize(fn: Function, contract: bool = True) -> Function:
-    """After a transform: simplify, hoist loop invariants, share common subexpressions, gather
+    """After a transform: simplify, take sums before the products that feed them, hoist loop
+    invariants, share common subexpressions, gather
     scalar factors of array products, drop dead code; sum products accumulated over a loop's
     iterations in one contraction after it (unless `contract` is False: a memory budget
     stores nothing more per iteration); copy arrays that loops update in place once, up front."""
-    fn = verify(simplify(fn))
+    fn = verify(push_sums(dce(simplify(fn))))
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
     fn = verify(dce(fn))

@@ -164,6 +164,9 @@ class Simplifier:
                     if (d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0])
                             and _floaty(u)):
                         return dataclasses.replace(op, prim="operator.sub", args=(u, d.args[0]))
+            if p == "operator.add" and x == y and isinstance(x, Var) and atom_type(x) == op.out.type and (
+                    isinstance(x.type, T.Float) or (isinstance(x.type, T.Array) and x.type.kind == "f")):
+                return dataclasses.replace(op, prim="operator.mul", args=(Const(2.0), x))  # (exact)
             if p == "operator.sub" and _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
                 return x
             if p in ("operator.mul", "operator.truediv"):
