@@ -294,7 +294,7 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     body = em.b.end_function((result,))
     name = f"{spec.kind}_{f.name}"
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, f.qualname))
-    out = verify(copy_gradients_of_inputs(optimize(out)))
+    out = verify(copy_gradients_of_inputs(optimize(out, contract=spec.memory_budget is None)))
     checkpointed = []
     if spec.memory_budget is not None:
         out, checkpointed = checkpoint_loops(out, spec.memory_budget)

@@ -38,6 +38,8 @@ CASES = {
     "grad_carried_tuple": (srcad.grad, loops.carried_tuple, (0.7,)),
     "grad_rnn_cell": (lambda f: srcad.grad(f, argnums=(0, 1)), loops.rnn_cell,
                       (np.ones((3, 3)), np.ones((3, 2)), np.ones((4, 3, 2)))),
+    "grad_rnn_cell_batch1": (lambda f: srcad.grad(f, argnums=(0, 1)), loops.rnn_cell,
+                             (np.ones((3, 3)), np.ones((3, 1)), np.ones((4, 3, 1)))),
     "grad_rows": (lambda f: srcad.grad(f, argnums=(0, 1)), loops.rows, (np.ones((3, 2)), np.ones(2))),
     "grad_comprehension_each_step": (srcad.grad, loops.comprehension_each_step, (0.7,)),
     "grad_mlp_last_preactivation": (srcad.grad, loops.mlp_last_preactivation,

@@ -22,6 +22,7 @@ result has the same shape; only rounding may differ, by an ulp or so.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 
 from ..ir import types as T
@@ -35,6 +36,14 @@ def _is_scalar(a: Atom) -> bool:
     if isinstance(a, Const):
         return type(a.value) in (int, float)
     return isinstance(a.type, (T.Float, T.Int))
+
+
+def _size(a: Atom) -> int | None:
+    """The number of elements of an array of known shape."""
+    t = atom_type(a)
+    if isinstance(t, T.Array) and t.shape is not None and None not in t.shape:
+        return math.prod(t.shape)
+    return None
 
 
 def _is_array(a: Atom) -> bool:
@@ -75,6 +84,7 @@ class _Gatherer:
             out.append((a, power))
             return 1
         self.array_ops += _is_array(op.out)
+        self.cost = None if self.cost is None or _size(op.out) is None else self.cost + _size(op.out)
         if op.prim == _NEG:
             return -self.factors(op.args[0], power, defs, out)
         sign = self.factors(op.args[0], power, defs, out)
@@ -83,7 +93,7 @@ class _Gatherer:
     def rewrite(self, op: Apply, defs: dict):
         if not _is_array(op.out):
             return None
-        self.array_ops = 0
+        self.array_ops, self.cost = 0, 0
         leaves: list = []
         sign = self.factors(op.out, 1, defs, leaves, root=True)
         scalars = [(a, p) for a, p in leaves if _is_scalar(a)]
@@ -91,13 +101,24 @@ class _Gatherer:
         if not arrays or not all(_is_array(a) for a, _ in arrays):
             return None
         needed = len(arrays) - 1 + (arrays[0][1] < 0) + bool(scalars or sign < 0)
-        if needed >= self.array_ops:
+        smallest = min(arrays, key=lambda f: (f[1] < 0, _size(f[0]) or 0))
+        into = (self.cost is not None and bool(scalars or sign < 0) and smallest[1] > 0
+                and all(_size(a) is not None for a, _ in arrays) and _size(smallest[0]) < _size(op.out))
+        if into:  # the scalar multiplies the smallest array factor: the cost in elements
+            cost = _size(smallest[0]) + (len(arrays) - 1 + (arrays[0][1] < 0)) * _size(op.out)
+            if cost >= self.cost:
+                return None
+        elif needed >= self.array_ops:
             return None
         new: list = []
         try:
             scale = self.product(scalars, sign, new, op.loc)
         except ZeroDivisionError:
             return None
+        if into and scale is not None:
+            scaled = self.emit(_MUL, (scale, smallest[0]), smallest[0].type, new, op.loc)
+            arrays[arrays.index(smallest)] = (scaled, 1)
+            scale = None
         arrays.sort(key=lambda f: f[1] < 0)  # numerators first
         acc = arrays[0][0] if arrays[0][1] > 0 else None
         for a, p in arrays[1 if acc is not None else 0:]:

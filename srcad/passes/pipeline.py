@@ -6,10 +6,12 @@ from ..ir.nodes import Function
 from ..ir.verify import verify
 from .algebra import gather_scalars
 from .buffers import reuse_buffers
+from .contract import contract_after_loops
 from .cse import cse
 from .dce import dce, mark_kept
 from .licm import licm
 from .ownership import copy_views_read_across_writes, own_loop_updates
+from .reductions import push_sums
 from .scalarize import scalarize
 from .scatters import merge_scatters
 from .simplify import simplify
@@ -24,15 +26,19 @@ def cleanup(fn: Function) -> Function:
     return verify(dce(fn))
 
 
-def optimize(fn: Function) -> Function:
-    """After a transform: simplify, hoist loop invariants, share common subexpressions, gather
-    scalar factors of array products, drop dead code; copy arrays that loops update in place
-    once, up front."""
-    fn = verify(simplify(fn))
+def optimize(fn: Function, contract: bool = True) -> Function:
+    """After a transform: simplify, take sums before the products that feed them, hoist loop
+    invariants, share common subexpressions, gather
+    scalar factors of array products, drop dead code; sum products accumulated over a loop's
+    iterations in one contraction after it (unless `contract` is False: a memory budget
+    stores nothing more per iteration); copy arrays that loops update in place once, up front."""
+    fn = verify(push_sums(dce(simplify(fn))))
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
     fn = verify(dce(fn))
     fn = verify(merge_scatters(gather_scalars(fn)))
+    if contract:
+        fn = verify(contract_after_loops(fn))
     fn = verify(dce(simplify(cse(fn))))  # (gathering scalar factors can make products equal)
     return verify(own_loop_updates(copy_views_read_across_writes(fn)))
 

@@ -208,7 +208,8 @@ class Simplifier(KnownPieces, UniformIdentities):
         return self.shaped(op)
 
     def added(self, op: Apply, x: Atom, y: Atom):
-        """x + 0 is x; u + -w is u - w (exactly, in IEEE arithmetic); acc + s * mask (uniform.py)."""
+        """x + 0 is x; u + -w is u - w (exactly, in IEEE arithmetic); acc + s * mask (uniform.py);
+        t + t is 2.0 * t."""
         if _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
             return x
         if _is_num(x, 0) and _keeps(y, x) and atom_type(y) == op.out.type:
@@ -220,6 +221,9 @@ class Simplifier(KnownPieces, UniformIdentities):
             d = self.defs.get(v) if isinstance(v, Var) else None
             if d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0]) and _floaty(u):
                 return dataclasses.replace(op, prim="operator.sub", args=(u, d.args[0]))
+        if x == y and isinstance(x, Var) and atom_type(x) == op.out.type and (
+                isinstance(x.type, T.Float) or (isinstance(x.type, T.Array) and x.type.kind == "f")):
+            return dataclasses.replace(op, prim="operator.mul", args=(Const(2.0), x))  # t + t is 2 t (exact)
         return None
 
     def masked(self, op: Apply):

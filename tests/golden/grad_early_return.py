@@ -7,7 +7,7 @@ def grad_early_return(x):
     # adjoint of line 36: if x > 1.0:
     if _t0:
         # adjoint of line 37: return x * x
-        x_bar = x + x
+        x_bar = 2.0 * x
     else:
         # adjoint of line 38: z = math.exp(x)
         x_bar = 1.0 + z

@@ -20,8 +20,7 @@ def grad_local_lists(x):
         v = xs[_k]
         if v > 0.0:
             _t11 = _list_bar.pop()
-            _t12 = _t11 * v
-            v_bar = _t12 + _t12
+            v_bar = 2.0 * (_t11 * v)
         else:
             v_bar = 0.0
         xs_bar[_k] = xs_bar[_k] + v_bar

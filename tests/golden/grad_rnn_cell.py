@@ -9,7 +9,7 @@ def grad_rnn_cell(W, h0, xs):
         _stack_h.append(h)
         h = np.tanh(W @ h + xs[t])
     # adjoint of line 189: return np.sum(h * h)
-    h_bar = h + h
+    h_bar = 2.0 * h
     # adjoint of line 187: for t in range(xs.shape[0]):
     _t0 = W.T
     W_bar = np.zeros((3, 3))

@@ -8,7 +8,7 @@ def grad_slice_updates(x):
     _t5 = z[-1]
     z[-1] = _t5 * _t4
     # adjoint of line 118: return np.sum(z * z)
-    z_bar = z + z
+    z_bar = 2.0 * z
     # adjoint of line 117: z[-1] *= z[0]
     _t7 = z_bar[-1]
     z_bar[-1] = 0.0

@@ -1,0 +1,112 @@
+"""passes/reductions.py (sums taken before the products that feed them) and the scalar
+folds of passes/simplify.py and passes/algebra.py (`t + t` is `2.0 * t`; a scalar multiplies
+the smallest array of a product). Gradients are checked against finite differences, with the
+rewrite shown in the generated source, and the cases it must leave alone are shown left alone."""
+
+import re
+
+import numpy as np
+import pytest
+from oracle import assert_tree_close, fd_grad_richardson
+
+import srcad
+from srcad.ir.nodes import iter_ops
+from srcad.ir.values import of_value
+from srcad.passes.dce import dce
+from srcad.passes.reductions import push_sums
+from srcad.pipeline import lowered
+from srcad.transforms.specialize import specialize
+
+rng = np.random.default_rng(162)
+
+
+def centred(x, mean, q, L):
+    xc = x - mean
+    z = xc * q + xc @ L.T
+    return np.sum(np.sum(z * z, axis=1) * np.cos(x[:, 0]))
+
+
+def per_component(x, means, q, Ls):
+    total = 0.0
+    for j in range(means.shape[0]):
+        xc = x - means[j]
+        z = xc * q[j] + xc @ Ls[j].T
+        total = total - 0.5 * np.sum(np.exp(-np.sum(z * z, axis=1)))
+    return total
+
+
+def _gradients(fn, args, argnums):
+    g = srcad.grad(fn, argnums=argnums)
+    got = g(*args)
+    for i, a in zip(argnums, got):
+        assert_tree_close(a, fd_grad_richardson(fn, args, i), rtol=1e-6, atol=1e-8, what=f"argument {i}")
+    return srcad.source(g, *args)
+
+
+@pytest.mark.parametrize("n, d", [(1, 1), (5, 2), (7, 3)])
+def test_the_sum_over_points_comes_first(n, d):
+    args = (rng.normal(size=(n, d)), rng.normal(size=d), rng.normal(size=d), rng.normal(size=(d, d)))
+    src = _gradients(centred, args, (1, 2, 3))
+    assert "xc_bar" not in src  # (the cotangent of xc, n x d, is never built: only its sum)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_in_a_loop(k):
+    n, d = 6, 2
+    args = (rng.normal(size=(n, d)), rng.normal(size=(k, d)), rng.normal(size=(k, d)),
+            rng.normal(size=(k, d, d)) * 0.5)
+    src = _gradients(per_component, args, (1, 2, 3))
+    assert "xc_bar" not in src and ".sum(axis=0)" in src
+
+
+def _sums_of(fn, *args):
+    out = dce(push_sums(specialize(lowered(fn).function, tuple(of_value(a) for a in args))))
+    return [op for op in iter_ops(out.body) if getattr(op, "prim", "") == "numpy.sum"]
+
+
+def both_used(a, m):
+    b = a @ m
+    return np.sum(b, axis=0) + b[0]
+
+
+def varies_along_axis(a, v):
+    return np.sum(a * v, axis=0)
+
+
+def test_left_alone():
+    a, m = np.ones((4, 3)), np.ones((3, 2))
+    # the product is used elsewhere too: summing first would compute it twice
+    assert _sums_of(both_used, a, m)[0].args[0].hint == "b"
+    # v changes along the summed axis: sum(a * v) is not sum(a) * v
+    assert _sums_of(varies_along_axis, a, np.ones((4, 1)))[0].args[0].hint == ""
+
+
+def test_a_row_broadcast_along_the_axis():
+    a, v = rng.normal(size=(4, 3)), rng.normal(size=3)
+    assert _sums_of(varies_along_axis, a, v)[0].args[0].hint == "a"  # sum(a, axis=0) * v
+
+    def f(a, v):
+        return np.sum(np.sin(varies_along_axis(a, v)))
+    for i in (0, 1):
+        assert_tree_close(srcad.grad(f, argnums=i)(a, v), fd_grad_richardson(f, (a, v), i), rtol=1e-6)
+
+
+def twice(x):
+    t = np.sin(x)
+    return np.sum((t + t) * x)
+
+
+def scaled_column(q, z):
+    return np.sum(np.cos(-0.5 * q[:, None] * z + -0.5 * q[:, None] * z))
+
+
+def test_t_plus_t_is_two_t():
+    x = rng.normal(size=5)
+    assert_tree_close(srcad.grad(twice)(x), fd_grad_richardson(twice, (x,)), rtol=1e-6)
+    src = srcad.source(srcad.grad(scaled_column, argnums=(0, 1)), rng.normal(size=6), rng.normal(size=(6, 3)))
+    # the scalar 2 (of t + t) multiplies the (6, 1) column, not the (6, 3) product
+    column = re.search(r"(_t\d+) = 2\.0 \* \(-0\.5 \* q\[:, None\]\)", src)
+    assert re.search(r"np.sin\(2.0 \* _t\d+ \* z\)", src) or (
+        column and f"np.sin({column.group(1)} * z)" in src), src
+    args = (rng.normal(size=6), rng.normal(size=(6, 3)))
+    _gradients(scaled_column, args, (0, 1))
