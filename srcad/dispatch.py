@@ -310,7 +310,8 @@ class Transformed:
         inner = getattr(self.fn, "__srcad_transform__", None)
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
         spec, free_types = spec or self.spec, free_types or {}
-        key = cache.entry_key(target, spec, arg_types, free_types) if config.cache_dir else None
+        key = cache.entry_key(target, spec, arg_types, free_types) if config.cache_dir and \
+            spec.target == "python" else None  # (numba caches the numba target's machine code)
         hit = cache.load(key, target) if key else None
         if hit is not None:
             return _from_cache(*hit)

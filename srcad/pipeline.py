@@ -58,6 +58,7 @@ class Spec:
     memory_budget: int | None = None  # grad: bytes for what loops store (passes/checkpointing.py)
     in_axes: tuple = ()  # vmap: per argument, the axis its examples are stacked along (None: not mapped)
     out_axes: int = 0  # vmap: the axis the results are stacked along
+    target: str = "python"  # the code's target: "python" (CPython) or "numba" (docs/numba.md)
 
 
 @dataclass
@@ -302,7 +303,7 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     out = _record(trace, "optimized", out)
     saved = saved_report(f, plan, out)
     header = _header(fn, spec, arg_types, f, saved, out) + _checkpoint_lines(spec, checkpointed)
-    rendered = render(out, name, header)
+    rendered = render(out, name, header, target=spec.target)
     return Built(compile_function(rendered, name), rendered.source, saved, name, [(rendered, name)])
 
 
@@ -381,7 +382,7 @@ def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, f.qualname))
     out_fn = _record(trace, "optimized", optimize(out_fn))
     header = _header(fn, spec, arg_types, f, [], out_fn)
-    rendered = render(out_fn, name, header)
+    rendered = render(out_fn, name, header, target=spec.target)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc
     return built
@@ -404,8 +405,8 @@ def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None,
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
     bwd_fn = optimize(Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, f.qualname))
     header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn), fwd_fn)
-    r1 = render(fwd_fn, fwd_name, header)
-    r2 = render(bwd_fn, bwd_name, header)
+    r1 = render(fwd_fn, fwd_name, header, target=spec.target)
+    r2 = render(bwd_fn, bwd_name, header, target=spec.target)
     built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source,
                   saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)],
                   backward=compile_function(r2, bwd_name))
@@ -439,7 +440,7 @@ def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname)))
     header = _header(fn, spec, arg_types, f, [], out_fn)
-    rendered = render(out_fn, name, header)
+    rendered = render(out_fn, name, header, target=spec.target)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc
     return built
@@ -461,7 +462,7 @@ def _build_vmap(fn, spec: Spec, arg_types, free_types, trace: dict | None = None
         header.append("run once per example (no vectorised form): " + ", ".join(
             f"{prim} (line {loc.line})" if loc is not None else prim for prim, loc in looped))
     name = f"vmap_{f.name}"
-    rendered = render(out, name, header)
+    rendered = render(out, name, header, target=spec.target)
     return Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
 
 

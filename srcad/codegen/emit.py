@@ -42,6 +42,7 @@ class Rendered:
     source: str
     namespace: dict
     line_map: dict = field(default_factory=dict)  # generated line -> (file, line, other lines)
+    python: Rendered | None = None  # target="numba": the CPython target's code (the fallback)
 
 
 class CodeEmitter(ExprEmitter, InlinePlanner):
@@ -365,9 +366,19 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
                                 type_comment=None, type_params=[])
 
 
-def render(fn: Function, name: str, header: list[str] = (), comments: bool = True) -> Rendered:
-    """Emit `fn` as the source of a Python function called `name`."""
-    em = CodeEmitter(fn, comments)
+def render(fn: Function, name: str, header: list[str] = (), comments: bool = True,
+           target: str = "python") -> Rendered:
+    """Emit `fn` as the source of a Python function called `name`; for target="numba", the
+    numba printer's source, holding the CPython target's as `.python` (numba_emit.py)."""
+    if target == "numba":
+        from .numba_emit import NumbaEmitter
+        rendered = _render(NumbaEmitter(fn, comments), name, header)
+        rendered.python = _render(CodeEmitter(fn, comments), name, header)
+        return rendered
+    return _render(CodeEmitter(fn, comments), name, header)
+
+
+def _render(em: CodeEmitter, name: str, header) -> Rendered:
     node = em.function(name, list(header))
     module = gast.Module(body=[node], type_ignores=[])
     _check_names(module)

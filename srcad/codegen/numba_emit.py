@@ -1,0 +1,257 @@
+"""The numba target's printer: the same optimised IR, printed with the constructs
+`numba.njit` compiles (docs/numba.md).
+
+Two things differ from the CPython printer (emit.py):
+
+- reversed loops count down with `range` itself (numba has no `reversed` of a range):
+
+      for i in reversed(range(n)):          for i in range(n - 1, -1, -1):
+
+- the per-iteration stacks of reverse mode become arrays with a fill count, grown by
+  doubling, when every element has one scalar type or one known array shape (numba's lists
+  of arrays are slow, and lists of floats twice as slow as an array):
+
+      _stack_y = []                         _stack_y = np.empty(16)
+                                            _stack_y_n = 0
+      _stack_y.append(y)                    if _stack_y_n == _stack_y.shape[0]:
+                                                _stack_y = _grow(_stack_y)
+                                            _stack_y[_stack_y_n] = y
+                                            _stack_y_n += 1
+      y = _stack_y.pop()                    _stack_y_n -= 1
+                                            y = _stack_y[_stack_y_n]
+
+  A stack is a list made by `srcad.list()` whose every use, through the loops and branches
+  that carry it, is an append or a pop (lists the user's code reads stay lists).
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from ..ir import types as T
+from ..ir.nodes import Apply, Const, For, If, While, iter_ops
+from .emit import CodeEmitter
+from .syntax import _assign, _attr, _call, _name
+
+#: The first capacity of a stack array (doubled when full).
+FIRST_CAPACITY = 16
+
+_PUSH, _POP = ("srcad.list_append", "list.append"), ("srcad.list_pop", "list.pop")
+
+
+def grow(s):
+    """A stack array twice as long, holding s's elements first (the numba target's stacks)."""
+    out = np.empty((2 * s.shape[0],) + s.shape[1:], s.dtype)
+    out[:s.shape[0]] = s
+    return out
+
+
+def reserve_stack(s, need):
+    """s, or a longer array holding s's elements first, with room for `need` elements."""
+    if need <= s.shape[0]:
+        return s
+    out = np.empty((max(need, 2 * s.shape[0]),) + s.shape[1:], s.dtype)
+    out[:s.shape[0]] = s
+    return out
+
+
+class _Families:
+    """Union-find over the values that are one list as it flows through appends, pops, loops
+    and branches."""
+
+    def __init__(self):
+        self.parent: dict = {}
+
+    def find(self, v):
+        while self.parent.get(v, v) is not v:
+            v = self.parent[v]
+        return v
+
+    def join(self, a, b) -> None:
+        if hasattr(a, "id") and hasattr(b, "id"):
+            ra, rb = self.find(a), self.find(b)
+            if ra is not rb:
+                self.parent[ra] = rb
+
+
+def _element(t) -> tuple | None:
+    """(shape, dtype name) of a stack element type numba stores in an array, or None."""
+    if isinstance(t, T.Float):
+        return (), "np.float64"
+    if isinstance(t, T.Bool):
+        return (), "np.bool_"
+    if isinstance(t, T.Int):
+        return (), "np.int64"
+    if isinstance(t, T.Array) and t.shape is not None and all(type(d) is int for d in t.shape) \
+            and t.kind in ("f", "i", "b"):
+        return tuple(t.shape), {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[t.kind]
+    return None
+
+
+def _links(fn, fam: _Families) -> None:
+    """Join every list value with the values it becomes (appends, pops, loop and branch
+    parameters and results)."""
+    for op in iter_ops(fn.body):
+        if isinstance(op, Apply) and op.prim in _PUSH + _POP and op.args:
+            fam.join(op.args[0], op.outs[0])
+        elif isinstance(op, (For, While)):
+            params = op.body.params[1:] if isinstance(op, For) else op.body.params
+            n = len(op.outs)
+            for p, i, y, o in zip(params, op.init, op.body.yields[:n], op.outs):
+                fam.join(p, i), fam.join(p, y), fam.join(p, o)
+            if isinstance(op, While):
+                for p, q in zip(op.cond.params, params):
+                    fam.join(p, q)
+        elif isinstance(op, If):
+            for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields):
+                fam.join(o, a), fam.join(o, b)
+
+
+def stack_families(fn) -> dict:
+    """{root value: (shape, dtype)} of the lists that are only appended to and popped from,
+    each made by one `srcad.list()` with elements of one array-storable type."""
+    fam = _Families()
+    _links(fn, fam)
+    roots, elements, bad = {}, {}, set()
+    for op in iter_ops(fn.body):
+        if not isinstance(op, Apply):
+            continue
+        if op.prim == "srcad.list" and not op.args:
+            r = fam.find(op.outs[0])
+            bad.add(r) if r in roots else roots.setdefault(r, op.outs[0])
+        for k, a in enumerate(op.operands()):
+            if not hasattr(a, "id"):
+                continue
+            r = fam.find(a)
+            if k == 0 and op.prim in _PUSH:
+                elt = _element(op.args[1].type if hasattr(op.args[1], "type") else None)
+                if elt is None or elements.setdefault(r, elt) != elt:
+                    bad.add(r)
+            elif k == 0 and op.prim in _POP:
+                if len(op.outs) < 2 or _element(op.outs[1].type) != elements.get(r, _element(op.outs[1].type)):
+                    bad.add(r)
+                elif _element(op.outs[1].type) is not None:
+                    elements.setdefault(r, _element(op.outs[1].type))
+                else:
+                    bad.add(r)
+            else:
+                bad.add(r)  # read otherwise: len(), indexing, returned, passed on
+    for y in fn.body.yields:
+        if hasattr(y, "id"):
+            bad.add(fam.find(y))
+    return {r: elements[r] for r in roots if r not in bad and r in elements}, fam
+
+
+class NumbaEmitter(CodeEmitter):
+    """CodeEmitter with the numba target's loops and stacks."""
+
+    def __init__(self, fn, comments: bool = True):
+        super().__init__(fn, comments)
+        families, self._fam = stack_families(fn)
+        self.stacks = {}  # root -> (shape, dtype), for families whose values share one name
+        taken = set(self.naming.names.values())
+        updates = {op.outs[0]: op for op in iter_ops(fn.body) if isinstance(op, Apply)
+                   and op.prim in _PUSH + _POP}
+        for root, elt in families.items():
+            members = self._members(root)
+            names = {self.name(v) for v in members}
+            # (one name throughout, a free name for its count, and every append and pop in place)
+            if len(names) == 1 and next(iter(names)) + "_n" not in taken and all(
+                    id(updates[v]) in self.naming.inplace for v in members if v in updates):
+                self.stacks[root] = elt
+
+    def _members(self, root):
+        return [v for v in self.naming.names if self._fam.find(v) is root]
+
+    def _stack_of(self, v):
+        if not hasattr(v, "id") or v not in self.naming.names:
+            return None
+        r = self._fam.find(v)
+        return r if r in self.stacks else None
+
+    def _movable(self, op) -> bool:
+        if isinstance(op, Apply) and op.prim == "srcad.list" and self._stack_of(op.outs[0]) is not None:
+            return False
+        return super()._movable(op)
+
+    def apply_stmt(self, op: Apply) -> list:
+        root = self._stack_of(op.outs[0]) if op.outs else None
+        if root is None:
+            return super().apply_stmt(op)
+        name = self.name(op.outs[0])
+        count = name + "_n"
+        if op.prim == "srcad.list":
+            shape, dtype = self.stacks[root]
+            dims = gast.Tuple(elts=[gast.Constant(value=d, kind=None) for d in (FIRST_CAPACITY,) + shape],
+                              ctx=gast.Load()) if shape else gast.Constant(value=FIRST_CAPACITY, kind=None)
+            dtype_node = _attr(_name("np"), dtype.split(".", 1)[1])
+            return [_assign(_name(name, gast.Store()), _call(_attr(_name("np"), "empty"), [dims, dtype_node])),
+                    _assign(_name(count, gast.Store()), gast.Constant(value=0, kind=None))]
+        if op.prim in _PUSH:
+            grow_ref = _name(self.ns.ref(grow, "_grow"))
+            full = gast.Compare(left=_name(count), ops=[gast.Eq()], comparators=[
+                gast.Subscript(value=_attr(_name(name), "shape"), slice=gast.Constant(value=0, kind=None),
+                               ctx=gast.Load())])
+            return [gast.If(test=full, body=[_assign(_name(name, gast.Store()), _call(grow_ref, [_name(name)]))],
+                            orelse=[]),
+                    _assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
+                            self.atom(op.args[1])),
+                    gast.AugAssign(target=_name(count, gast.Store()), op=gast.Add(),
+                                   value=gast.Constant(value=1, kind=None))]
+        if op.prim in _POP:
+            out = [gast.AugAssign(target=_name(count, gast.Store()), op=gast.Sub(),
+                                  value=gast.Constant(value=1, kind=None))]
+            if self.uses[op.outs[1]]:
+                out.append(_assign(_name(self.name(op.outs[1]), gast.Store()),
+                                   gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Load())))
+            return out
+        return super().apply_stmt(op)
+
+    def for_stmt(self, op: For) -> list:
+        """The loop, after room for its trips in each stack its body pushes onto once per
+        iteration (so a stack is allocated once, not grown by doubling)."""
+        stmts = super().for_stmt(op)
+        pushed = [o.args[0] for o in op.body.ops if isinstance(o, Apply) and o.prim in _PUSH
+                  and self._stack_of(o.outs[0]) is not None]
+        if not pushed:
+            return stmts
+        trips = self._trips(op)
+        reserve = _name(self.ns.ref(reserve_stack, "_reserve"))
+        pre = []
+        for stack in dict.fromkeys(self.name(v) for v in pushed):
+            pre.append(_assign(_name(stack, gast.Store()), _call(reserve, [
+                _name(stack), gast.BinOp(left=_name(stack + "_n"), op=gast.Add(), right=trips)])))
+        return stmts[:-1] + pre + stmts[-1:]
+
+    def _trips(self, op: For):
+        start, stop, step = op.start, op.stop, op.step
+        if isinstance(start, Const) and start.value == 0 and isinstance(step, Const) and step.value == 1:
+            return self.atom(stop)
+        return _call(_name("len"), [_call(_name("range"), [self.atom(start), self.atom(stop), self.atom(step)])])
+
+    def range_expr(self, op: For):
+        if not op.reverse:
+            return super().range_expr(op)
+        start, stop, step = op.start, op.stop, op.step
+        a, b, s = self.atom(start), self.atom(stop), self.atom(step)
+        k = step.value if isinstance(step, Const) and type(step.value) is int else None
+        if k == 1:  # reversed(range(a, b)) is range(b - 1, a - 1, -1)
+            first, last = _minus(b, 1, stop), _minus(a, 1, start)
+            return _call(_name("range"), [first, last, gast.Constant(value=-1, kind=None)])
+        # reversed(range(a, b, s)): from a + (len(range(a, b, s)) - 1) * s down to a, by -s
+        count = _call(_name("len"), [_call(_name("range"), [a, b, s])])
+        first = gast.BinOp(left=self.atom(start), op=gast.Add(), right=gast.BinOp(
+            left=gast.BinOp(left=count, op=gast.Sub(), right=gast.Constant(value=1, kind=None)),
+            op=gast.Mult(), right=self.atom(step)))
+        neg = gast.Constant(value=-k, kind=None) if k is not None else gast.UnaryOp(op=gast.USub(),
+                                                                                    operand=self.atom(step))
+        return _call(_name("range"), [first, gast.BinOp(left=self.atom(start), op=gast.Sub(),
+                                                         right=self.atom(step)), neg])
+
+
+def _minus(node, k: int, atom):
+    """node - k, folded when the atom is an int literal."""
+    if isinstance(atom, Const) and type(atom.value) is int:
+        return gast.Constant(value=atom.value - k, kind=None)
+    return gast.BinOp(left=node, op=gast.Sub(), right=gast.Constant(value=k, kind=None))
