@@ -129,11 +129,8 @@ def stack_families(fn) -> dict:
                 if elt is None or elements.setdefault(r, elt) != elt:
                     bad.add(r)
             elif k == 0 and op.prim in _POP:
-                if len(op.outs) < 2 or _element(op.outs[1].type) != elements.get(r, _element(op.outs[1].type)):
-                    bad.add(r)
-                elif _element(op.outs[1].type) is not None:
-                    elements.setdefault(r, _element(op.outs[1].type))
-                else:
+                elt = _element(op.outs[1].type) if len(op.outs) > 1 else None
+                if elt is None or elements.setdefault(r, elt) != elt:
                     bad.add(r)
             else:
                 bad.add(r)  # read otherwise: len(), indexing, returned, passed on
@@ -186,15 +183,16 @@ class NumbaEmitter(CodeEmitter):
             dims = gast.Tuple(elts=[gast.Constant(value=d, kind=None) for d in (FIRST_CAPACITY,) + shape],
                               ctx=gast.Load()) if shape else gast.Constant(value=FIRST_CAPACITY, kind=None)
             dtype_node = _attr(_name("np"), dtype.split(".", 1)[1])
-            return [_assign(_name(name, gast.Store()), _call(_attr(_name("np"), "empty"), [dims, dtype_node])),
+            empty = _call(_attr(_name("np"), "empty"), [dims, dtype_node])
+            return [_assign(_name(name, gast.Store()), empty),
                     _assign(_name(count, gast.Store()), gast.Constant(value=0, kind=None))]
         if op.prim in _PUSH:
             grow_ref = _name(self.ns.ref(grow, "_grow"))
             full = gast.Compare(left=_name(count), ops=[gast.Eq()], comparators=[
                 gast.Subscript(value=_attr(_name(name), "shape"), slice=gast.Constant(value=0, kind=None),
                                ctx=gast.Load())])
-            return [gast.If(test=full, body=[_assign(_name(name, gast.Store()), _call(grow_ref, [_name(name)]))],
-                            orelse=[]),
+            regrow = _assign(_name(name, gast.Store()), _call(grow_ref, [_name(name)]))
+            return [gast.If(test=full, body=[regrow], orelse=[]),
                     _assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
                             self.atom(op.args[1])),
                     gast.AugAssign(target=_name(count, gast.Store()), op=gast.Add(),
@@ -228,7 +226,8 @@ class NumbaEmitter(CodeEmitter):
         start, stop, step = op.start, op.stop, op.step
         if isinstance(start, Const) and start.value == 0 and isinstance(step, Const) and step.value == 1:
             return self.atom(stop)
-        return _call(_name("len"), [_call(_name("range"), [self.atom(start), self.atom(stop), self.atom(step)])])
+        bounds = [self.atom(start), self.atom(stop), self.atom(step)]
+        return _call(_name("len"), [_call(_name("range"), bounds)])
 
     def range_expr(self, op: For):
         if not op.reverse:
