@@ -278,3 +278,26 @@ def compile_numba(rendered, python_fn, name: str, what: str):
     jitted, path = load(text, name)
     fn = NumbaFunction(jitted, python_fn, extras, what, path, offset, rendered.line_map, rendered.source)
     return fn
+
+
+def standalone_units(units, namespace: dict) -> tuple[set, list[str]]:
+    """For a standalone numba module: (the numba target's own helpers the units call, each
+    unit's text jitted; one reading user globals becomes a jitted `_nb_NAME` taking them as
+    extra arguments, and a plain `NAME` that reads them when called)."""
+    own = {obj.__name__ for obj in namespace.values()
+           if obj is numba_emit.grow or obj is numba_emit.reserve_stack}
+    texts = []
+    for rendered, name in units:
+        source, extras = _outside(rendered.source, rendered.namespace)
+        if not extras:
+            texts.append(_decorator() + "\n" + source.rstrip())
+            continue
+        source = source.replace(f"def {name}(", f"def _nb_{name}(", 1)
+        reads = ", ".join(_module_name(rendered.namespace, mod) + "." + a for _, mod, a in extras)
+        texts.append(_decorator() + "\n" + source.rstrip() + f"\n\n\ndef {name}(*args):\n"
+                     f"    return _nb_{name}(*args, {reads})")
+    return own, texts
+
+
+def _module_name(namespace: dict, mod) -> str:
+    return next(k for k, v in namespace.items() if v is mod)
