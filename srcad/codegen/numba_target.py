@@ -195,8 +195,12 @@ class NumbaFunction:
     def __call__(self, *args):
         if self.failed is None:
             try:
-                out = self.jitted(*args, *[getattr(m, a) for _, m, a in self.extras]) if self.extras \
-                    else self.jitted(*args)
+                if not self.jitted.signatures:  # (compiling: numba's notes on reflected lists are its own)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", _numba_warning())
+                        out = self._run(args)
+                else:
+                    out = self._run(args)
             except Exception as e:
                 if _compile_error(e):
                     self._give_up(e)
@@ -204,6 +208,11 @@ class NumbaFunction:
             if _finite(out):
                 return out
         return self.python(*args)
+
+    def _run(self, args):
+        if self.extras:
+            return self.jitted(*args, *[getattr(m, a) for _, m, a in self.extras])
+        return self.jitted(*args)
 
     def compiled(self) -> bool:
         """Has numba compiled the code (for the signatures called so far)?"""
@@ -218,6 +227,11 @@ class NumbaFunction:
             raise TargetError(msg.replace("; running the CPython target's code instead", "")
                               .split(" (srcad.config")[0]) from None
         warnings.warn(msg, TargetFallbackWarning, stacklevel=4)
+
+
+def _numba_warning():
+    from numba.core.errors import NumbaPendingDeprecationWarning
+    return NumbaPendingDeprecationWarning
 
 
 def _compile_error(e: Exception) -> bool:
