@@ -42,7 +42,8 @@ def _cases():
                 positions = [i for i, a in enumerate(args) if isinstance(a, float) or (
                     isinstance(a, np.ndarray) and a.dtype.kind == "f") or isinstance(a, (tuple, list, dict))]
                 if positions:
-                    yield pytest.param(fn, args, positions[0], id=f"{mod.__name__.split('.')[-1]}-{fn.__name__}-{k}")
+                    name = f"{mod.__name__.split('.')[-1]}-{fn.__name__}-{k}"
+                    yield pytest.param(fn, args, positions[0], id=name)
 
 
 COUNTS = {"compiled": 0, "fell back": 0}
@@ -101,18 +102,18 @@ def test_every_transformation_takes_the_target():
             s = s + np.sin(x[i]) * y
         return s * y
 
-    x, y = np.linspace(0.1, 0.9, 4), 0.7
+    x, y, t = np.linspace(0.1, 0.9, 4), 0.7, (np.ones(4), 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", srcad.TargetFallbackWarning)
         for py, nb in [
             (srcad.grad(f, argnums=(0, 1))(x, y), srcad.grad(f, argnums=(0, 1), target="numba")(x, y)),
             (srcad.value_and_grad(f)(x, y), srcad.value_and_grad(f, target="numba")(x, y)),
-            (srcad.jvp(f, (x, y), (np.ones(4), 1.0)), srcad.jvp(f, (x, y), (np.ones(4), 1.0), target="numba")),
+            (srcad.jvp(f, (x, y), t), srcad.jvp(f, (x, y), t, target="numba")),
             (srcad.vjp(f, x, y)[1](1.0), srcad.vjp(f, x, y, target="numba")[1](1.0)),
             (srcad.jacfwd(np.tanh)(x), srcad.jacfwd(np.tanh, target="numba")(x)),
             (srcad.jacrev(np.tanh)(x), srcad.jacrev(np.tanh, target="numba")(x)),
             (srcad.hessian(f)(x, y), srcad.hessian(f, target="numba")(x, y)),
-            (srcad.hvp(f, (x, y), (np.ones(4), 0.0)), srcad.hvp(f, (x, y), (np.ones(4), 0.0), target="numba")),
+            (srcad.hvp(f, (x, y), t), srcad.hvp(f, (x, y), t, target="numba")),
         ]:
             assert_tree_close(nb, py, rtol=1e-12, atol=1e-14)
     assert_tree_close(srcad.grad(f)(x, y), fd_grad(f, (x, y), 0), rtol=1e-6, atol=1e-8)
