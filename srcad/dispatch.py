@@ -93,7 +93,8 @@ class Transformed:
         self.__qualname__ = self.__name__
         _check_argnums(spec.argnums, self._nparams, fn)
         # a transform of a function made from the same code as an earlier one borrows its code
-        self._twin, self._cells = sharing.twin_of(self, fn, self._config())
+        self._twin, self._cells = sharing.twin_of(self, fn, self._config()) if spec.target == "python" \
+            else (None, None)  # (the numba target's functions are not rebound to other cells)
 
     def _config(self) -> tuple:
         """Everything besides the function that decides the code (subclasses add theirs)."""

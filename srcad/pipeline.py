@@ -13,8 +13,7 @@ import weakref
 from dataclasses import dataclass
 
 from .analysis import reads
-from .codegen.compile import compile_function
-from .codegen.emit import render
+from .codegen.targets import compile_function, render
 from .custom import CustomRule
 from .errors import NonScalarOutputError, TypeSupportError, diagnostic
 from .frontend.closures import check_no_local_functions, erase_local_functions

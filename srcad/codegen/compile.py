@@ -34,11 +34,7 @@ def register_source_map(filename: str, line_map: dict, offset: int = 0) -> None:
 
 
 def compile_function(rendered: Rendered, name: str):
-    """Execute the generated `def` in its namespace and return the function (for the numba
-    target, the jitted function, falling back to the CPython target's: numba_target.py)."""
-    if rendered.python is not None:
-        from .numba_target import compile_numba
-        return compile_numba(rendered, compile_function(rendered.python, name), name, name)
+    """Execute the generated `def` in its namespace and return the function."""
     filename = generated_filename(rendered.source, name)
     register_source(filename, rendered.source)
     SOURCE_MAPS[filename] = rendered.line_map

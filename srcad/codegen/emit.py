@@ -366,15 +366,9 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
                                 type_comment=None, type_params=[])
 
 
-def render(fn: Function, name: str, header: list[str] = (), comments: bool = True,
-           target: str = "python") -> Rendered:
-    """Emit `fn` as the source of a Python function called `name`; for target="numba", the
-    numba printer's source, holding the CPython target's as `.python` (numba_emit.py)."""
-    if target == "numba":
-        from .numba_emit import NumbaEmitter
-        rendered = _render(NumbaEmitter(fn, comments), name, header)
-        rendered.python = _render(CodeEmitter(fn, comments), name, header)
-        return rendered
+def render(fn: Function, name: str, header: list[str] = (), comments: bool = True) -> Rendered:
+    """Emit `fn` as the source of a Python function called `name` (the CPython target;
+    targets.py chooses the printer per target)."""
     return _render(CodeEmitter(fn, comments), name, header)
 
 

@@ -11,20 +11,25 @@ Two things differ from the CPython printer (emit.py):
   doubling, when every element has one scalar type or one known array shape (numba's lists
   of arrays are slow, and lists of floats twice as slow as an array):
 
-      _stack_y = []                         _stack_y = np.empty(16)
+      _stack_y = []                         _stack_y = np.empty(0, np.float64)
                                             _stack_y_n = 0
+      (before the loop)                     _stack_y = _reserve(_stack_y, _stack_y_n + n)
       _stack_y.append(y)                    if _stack_y_n == _stack_y.shape[0]:
-                                                _stack_y = _grow(_stack_y)
+                                                _stack_y = _reserve(_stack_y, _stack_y_n + 1)
                                             _stack_y[_stack_y_n] = y
                                             _stack_y_n += 1
       y = _stack_y.pop()                    _stack_y_n -= 1
                                             y = _stack_y[_stack_y_n]
 
+  (room for a loop's trips is made before it, where the trip count is known then).
   A stack is a list made by `srcad.list()` whose every use, through the loops and branches
   that carry it, is an append or a pop (lists the user's code reads stay lists).
 """
 
 from __future__ import annotations
+
+import re
+import types
 
 import gast
 import numpy as np
@@ -34,26 +39,19 @@ from ..ir.nodes import Apply, Const, For, If, While, iter_ops
 from .emit import CodeEmitter
 from .syntax import _assign, _attr, _call, _name
 
-#: The first capacity of a stack array (doubled when full).
-FIRST_CAPACITY = 16
+#: The first capacity of a stack array (made room for before a loop, doubled when full).
+FIRST_CAPACITY = 0
 
 _PUSH, _POP = ("srcad.list_append", "list.append"), ("srcad.list_pop", "list.pop")
 
 
-def grow(s):
-    """A stack array twice as long, holding s's elements first (the numba target's stacks)."""
-    out = np.empty((2 * s.shape[0],) + s.shape[1:], s.dtype)
-    out[:s.shape[0]] = s
-    return out
-
-
 def reserve_stack(s, need):
-    """s, or a longer array holding s's elements first, with room for `need` elements."""
+    """s, or s with more rows after its own, at least `need` in all (twice as many when that
+    is more): the numba target's stacks grow by doubling."""
     if need <= s.shape[0]:
         return s
-    out = np.empty((max(need, 2 * s.shape[0]),) + s.shape[1:], s.dtype)
-    out[:s.shape[0]] = s
-    return out
+    extra = max(need, 2 * s.shape[0]) - s.shape[0]
+    return np.concatenate((s, np.empty((extra,) + s.shape[1:], s.dtype)))
 
 
 class _Families:
@@ -187,11 +185,12 @@ class NumbaEmitter(CodeEmitter):
             return [_assign(_name(name, gast.Store()), empty),
                     _assign(_name(count, gast.Store()), gast.Constant(value=0, kind=None))]
         if op.prim in _PUSH:
-            grow_ref = _name(self.ns.ref(grow, "_grow"))
+            reserve = _name(self.ns.ref(reserve_stack, "_reserve"))
             full = gast.Compare(left=_name(count), ops=[gast.Eq()], comparators=[
                 gast.Subscript(value=_attr(_name(name), "shape"), slice=gast.Constant(value=0, kind=None),
                                ctx=gast.Load())])
-            regrow = _assign(_name(name, gast.Store()), _call(grow_ref, [_name(name)]))
+            regrow = _assign(_name(name, gast.Store()), _call(reserve, [_name(name), gast.BinOp(
+                left=_name(count), op=gast.Add(), right=gast.Constant(value=1, kind=None))]))
             return [gast.If(test=full, body=[regrow], orelse=[]),
                     _assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
                             self.atom(op.args[1])),
@@ -254,3 +253,36 @@ def _minus(node, k: int, atom):
     if isinstance(atom, Const) and type(atom.value) is int:
         return gast.Constant(value=atom.value - k, kind=None)
     return gast.BinOp(left=node, op=gast.Sub(), right=gast.Constant(value=k, kind=None))
+
+
+# -- the module around the function (numba_target.py, standalone.py) --------------------
+
+#: the library modules whose attributes generated numba code may keep as globals
+#: (the names of module attributes the generated numba code may keep as globals)
+_LIBRARY_MODULES = ("numpy", "math", "cmath")
+
+
+def outside(source: str, namespace: dict):
+    """The source with each attribute of a user module it reads (`_m_model.W`) replaced by a
+    parameter `_m_model_W`: (source, [(parameter, module, attribute)])."""
+    extras: dict = {}
+    for key, obj in sorted(namespace.items()):
+        if user_module(obj):
+            for attr in sorted(set(re.findall(rf"\b{re.escape(key)}\.(\w+)\b", source))):
+                extras[f"{key}_{attr}"] = (obj, attr)
+                source = re.sub(rf"\b{re.escape(key)}\.{attr}\b", f"{key}_{attr}", source)
+    if extras:
+        head, sep, rest = source.partition("):\n")
+        joiner = ", " if not head.endswith("(") else ""
+        source = head + joiner + ", ".join(extras) + sep + rest
+    return source, [(p, m, a) for p, (m, a) in extras.items()]
+
+
+def user_module(obj) -> bool:
+    return isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] not in _LIBRARY_MODULES
+
+
+def decorator(nogil: bool = True) -> str:
+    return f"@numba.njit(cache=True{', nogil=True' if nogil else ''})"
+
+

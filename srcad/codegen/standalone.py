@@ -29,6 +29,7 @@ from ..errors import CodegenError
 from ..frontend.resolve import GlobalsProxy
 from ..identifiers import is_identifier
 from ..version import __version__
+from .numba_emit import decorator, outside, reserve_stack
 
 
 def helper_functions() -> dict:
@@ -145,7 +146,6 @@ def module_text(units, sources: list[tuple[str, str]], command: str, options: st
         lines += ["", ""] + jit + [inspect.getsource(_RUNTIME_FUNCS[dep]).rstrip()]
     aliases = [f"{name} = {orig}" for name, orig in sorted(helpers) if name != orig]
     if target == "numba":
-        from .numba_target import standalone_units
         own, texts = standalone_units(units, namespace)
         lines += own_helpers(own, jit)
     else:
@@ -164,9 +164,8 @@ def _own(obj) -> bool:
 
 def own_helpers(names, jit) -> list[str]:
     """The numba target's own helpers (stack arrays) among `names`, jitted."""
-    from . import numba_emit
     out = []
-    for fn in (numba_emit.grow, numba_emit.reserve_stack):
+    for fn in (reserve_stack,):
         if fn.__name__ in names:
             out += ["", ""] + jit + [inspect.getsource(fn).rstrip()]
     return out
@@ -225,3 +224,26 @@ def _changed(sources, base: str) -> list[str]:
         if not os.path.exists(full) or file_hash(full) != digest:
             out.append(src)
     return out
+
+
+def standalone_units(units, namespace: dict) -> tuple[set, list[str]]:
+    """For a standalone numba module: (the numba target's own helpers the units call, each
+    unit's text jitted; one reading user globals becomes a jitted `_nb_NAME` taking them as
+    extra arguments, and a plain `NAME` that reads them when called)."""
+    own = {obj.__name__ for obj in namespace.values()
+           if obj is reserve_stack}
+    texts = []
+    for rendered, name in units:
+        source, extras = outside(rendered.source, rendered.namespace)
+        if not extras:
+            texts.append(decorator() + "\n" + source.rstrip())
+            continue
+        source = source.replace(f"def {name}(", f"def _nb_{name}(", 1)
+        reads = ", ".join(_module_name(rendered.namespace, mod) + "." + a for _, mod, a in extras)
+        texts.append(decorator() + "\n" + source.rstrip() + f"\n\n\ndef {name}(*args):\n"
+                     f"    return _nb_{name}(*args, {reads})")
+    return own, texts
+
+
+def _module_name(namespace: dict, mod) -> str:
+    return next(k for k, v in namespace.items() if v is mod)
