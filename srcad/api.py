@@ -108,7 +108,7 @@ class VjpTransformed(Transformed):
 def vjp(fun, *primals, has_aux: bool = False, target: str = "python"):
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
     cotangent per primal (None for arguments that are not differentiated, like ints).
-    `target`: "python" (default) or "numba" (docs/numba.md), for both generated functions."""
+    `target`: "python" (default) or "numba" (docs/numba_target.md), for both generated functions."""
     return vjp_of(fun, has_aux, target=check_target(target, "vjp"))(*primals)
 
 
@@ -210,7 +210,7 @@ def jvp(fun, primals, tangents, has_aux: bool = False, *, target: str = "python"
 
     Int and bool arguments are not differentiated: their tangents may be 0, 0.0 or None and
     are ignored. A tangent of None means zero. `target`: "python" (default) or "numba"
-    (docs/numba.md).
+    (docs/numba_target.md).
     """
     check_target(target, "jvp")
     for what, v in (("primals", primals), ("tangents", tangents)):
@@ -332,7 +332,7 @@ def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, 
     `memory_budget` (bytes): loops store checkpoints once per segment and recompute each
     segment in the backward sweep (passes/checkpointing.py), instead of storing every
     iteration's values. `target`: "python" (default: CPython code) or "numba" (the code
-    compiled by numba.njit; docs/numba.md).
+    compiled by numba.njit; docs/numba_target.md).
     """
     check_options("grad", holomorphic, allow_int)
     return _transform("grad", fun, argnums, has_aux, memory_budget, check_target(target, "grad"))

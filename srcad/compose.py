@@ -115,7 +115,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, 
     axis) when srcad knows every shape; otherwise, with batched=False, or with a chunk_size
     smaller than the argument's size (memory: one column at a time), one jvp per direction.
     has_aux: f returns (output, aux), the result is (Jacobian, aux). `target`: "python"
-    (default) or "numba" (docs/numba.md)."""
+    (default) or "numba" (docs/numba_target.md)."""
     check_options("jacfwd", holomorphic, allow_int)
     check_target(target, "jacfwd")
     if has_aux:
@@ -250,7 +250,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
            chunk_size: int | None = None, allow_int: bool = False, target: str = "python"):
     """The Jacobian by reverse mode: one forward sweep, one backward sweep per output entry
     (one row at a time: chunk_size, a memory bound, is accepted). has_aux: (Jacobian, aux).
-    `target`: "python" (default) or "numba" (docs/numba.md)."""
+    `target`: "python" (default) or "numba" (docs/numba_target.md)."""
     check_options("jacrev", holomorphic, allow_int)
     check_target(target, "jacrev")
     if has_aux:
@@ -353,7 +353,7 @@ def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
             target: str = "python"):
     """The Hessian of a scalar function: forward mode over reverse mode. Of a function with
     an array result, jacfwd(jacrev(f)): shape out.shape + arg.shape + arg.shape.
-    has_aux: (Hessian, aux). `target`: "python" (default) or "numba" (docs/numba.md)."""
+    has_aux: (Hessian, aux). `target`: "python" (default) or "numba" (docs/numba_target.md)."""
     check_options("hessian", holomorphic, allow_int)
     check_target(target, "hessian")
     if has_aux:
@@ -383,7 +383,7 @@ jacfwd.__srcad_maker__ = jacrev.__srcad_maker__ = hessian.__srcad_maker__ = True
 def hvp(fun, primals, tangents, *, target: str = "python"):
     """Hessian-vector product H v of a scalar function, as jvp(grad(f)). Returns one array
     per differentiated argument (a tuple when there are several). `target`: "python"
-    (default) or "numba" (docs/numba.md)."""
+    (default) or "numba" (docs/numba_target.md)."""
     check_target(target, "hvp")
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):

@@ -57,7 +57,7 @@ class Spec:
     memory_budget: int | None = None  # grad: bytes for what loops store (passes/checkpointing.py)
     in_axes: tuple = ()  # vmap: per argument, the axis its examples are stacked along (None: not mapped)
     out_axes: int = 0  # vmap: the axis the results are stacked along
-    target: str = "python"  # the code's target: "python" (CPython) or "numba" (docs/numba.md)
+    target: str = "python"  # the code's target: "python" (CPython) or "numba" (docs/numba_target.md)
 
 
 @dataclass

@@ -1,9 +1,9 @@
-"""The numba target (docs/numba.md): over the corpus, against the CPython target and finite
+"""The numba target (docs/numba_target.md): over the corpus, against the CPython target and finite
 differences; the fallback warning, strict mode, the CLI module, and numba's disk cache.
 
 numba compiles each function in 0.2-2 s, so the suite runs a sample of the corpus (loops,
 branches, arrays, and cases known to fall back); SRCAD_NUMBA_CORPUS=all runs every case
-(docs/numba.md records the counts)."""
+(docs/numba_target.md records the counts)."""
 
 import math
 import os

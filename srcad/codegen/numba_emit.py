@@ -1,5 +1,5 @@
 """The numba target's printer: the same optimised IR, printed with the constructs
-`numba.njit` compiles (docs/numba.md).
+`numba.njit` compiles (docs/numba_target.md).
 
 Two things differ from the CPython printer (emit.py):
 
@@ -205,6 +205,13 @@ class NumbaEmitter(CodeEmitter):
             return out
         return super().apply_stmt(op)
 
+    def expr(self, op: Apply, index: bool = False):
+        """srcad's broadcasting helpers, where the types say what they do, as the NumPy call
+        numba compiles (the helpers test types at run time, which numba cannot type)."""
+        special = _SPECIAL.get(op.prim)
+        got = special(self, op) if special is not None else None
+        return got if got is not None else super().expr(op, index)
+
     def for_stmt(self, op: For) -> list:
         """The loop, after room for its trips in each stack its body pushes onto once per
         iteration (so a stack is allocated once, not grown by doubling)."""
@@ -246,6 +253,80 @@ class NumbaEmitter(CodeEmitter):
                                                                                     operand=self.atom(step))
         return _call(_name("range"), [first, gast.BinOp(left=self.atom(start), op=gast.Sub(),
                                                          right=self.atom(step)), neg])
+
+
+def _scalar(a) -> bool:
+    t = a.type if hasattr(a, "type") else None
+    return isinstance(t, (T.Float, T.Int)) or (isinstance(a, Const) and type(a.value) in (int, float))
+
+
+def _array(a, ndim_positive: bool = True) -> bool:
+    t = getattr(a, "type", None)
+    return isinstance(t, T.Array) and t.ndim is not None and (t.ndim > 0 or not ndim_positive) \
+        and t.kind == "f"
+
+
+def _full(em, shape_node, v):
+    return _call(_attr(_name("np"), "full"), [shape_node, em.atom(v)])
+
+
+def _broadcast_to(em, op):
+    """srcad.broadcast_to(v, shape) of a number to a known non-empty shape: np.full."""
+    v, shape = op.args[0], op.args[1]
+    if _scalar(v) and isinstance(shape, Const) and isinstance(shape.value, tuple) and shape.value:
+        return _full(em, em.atom(shape), v)
+    return None
+
+
+def _expand_reduced(em, op):
+    """srcad.expand_reduced(v, x) of a full reduction (axis None) of an array x: np.full."""
+    v, x = op.args[0], op.args[1]
+    rest = op.args[2:] + tuple(a for _, a in op.kw)
+    if not (_scalar(v) and all(isinstance(a, Const) and a.value in (None, False) for a in rest)):
+        return None
+    if _array(x):
+        return _full(em, _attr(em.atom(x), "shape"), v)
+    return em.atom(v) if isinstance(getattr(x, "type", None), (T.Float, T.Int)) else None
+
+
+def _zeros_like(em, op):
+    x = op.args[0]
+    if _array(x, ndim_positive=False):
+        return _call(_attr(_name("np"), "zeros"), [_attr(em.atom(x), "shape")])
+    return None
+
+
+def _unbroadcast(em, op):
+    """srcad.unbroadcast(g, x) where g already has x's shape: g."""
+    g, x = op.args
+    tg, tx = getattr(g, "type", None), getattr(x, "type", None)
+    if isinstance(tg, T.Float) and isinstance(tx, T.Float):
+        return em.atom(g)
+    if _array(g) and isinstance(tx, T.Float):
+        return _call(_attr(em.atom(g), "sum"), [])
+    if not (_array(g) and _array(x) and _known(tg.shape) and _known(tx.shape)):
+        return None
+    if tg.shape == tx.shape:
+        return em.atom(g)
+    lead = len(tg.shape) - len(tx.shape)
+    if lead < 0:
+        return None
+    node = em.atom(g)
+    for _ in range(lead):  # (numba's sum takes one axis, and no keepdims)
+        node = _call(_attr(node, "sum"), [], [("axis", gast.Constant(value=0, kind=None))])
+    for i in reversed(range(len(tx.shape))):
+        if tx.shape[i] == 1 and tg.shape[lead + i] != 1:
+            node = _call(_attr(node, "sum"), [], [("axis", gast.Constant(value=i, kind=None))])
+    shape = gast.Tuple(elts=[gast.Constant(value=d, kind=None) for d in tx.shape], ctx=gast.Load())
+    return _call(_attr(node, "reshape"), [shape])
+
+
+def _known(shape) -> bool:
+    return shape is not None and all(type(d) is int for d in shape)
+
+
+_SPECIAL = {"srcad.broadcast_to": _broadcast_to, "srcad.expand_reduced": _expand_reduced,
+            "srcad.zeros_like": _zeros_like, "srcad.unbroadcast": _unbroadcast}
 
 
 def _minus(node, k: int, atom):

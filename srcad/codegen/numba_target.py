@@ -14,7 +14,7 @@ jitted function:
   `TargetFallbackWarning` naming the construct and the user's line (a `TargetError` under
   `srcad.config.strict_target`); a call that raises in compiled code, or whose result is
   not finite, runs again in CPython, so errors and infinities are exactly the CPython
-  target's (docs/numba.md).
+  target's (docs/numba_target.md).
 """
 
 from __future__ import annotations
