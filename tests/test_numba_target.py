@@ -58,7 +58,8 @@ def test_corpus_numba_matches_cpython_and_finite_differences(fn, args, argnum):
     fallbacks = [w for w in caught if issubclass(w.category, srcad.TargetFallbackWarning)]
     assert len(fallbacks) <= 1, [str(w.message) for w in fallbacks]
     compiled = g.latest().function.compiled()
-    assert compiled == (not fallbacks), "compiled code and a fallback warning exclude each other"
+    assert not (compiled and fallbacks), "compiled code and a fallback warning exclude each other"
+    assert compiled or g.latest().function.failed, "code that runs in CPython has a reason, warned once"
     COUNTS["compiled" if compiled else "fell back"] += 1
     expected = srcad.grad(fn, argnums=argnum)(*args)
     assert_tree_close(got, expected, rtol=1e-10, atol=1e-12, what=f"{fn.__name__}: numba vs CPython")

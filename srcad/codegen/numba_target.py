@@ -185,7 +185,7 @@ class NumbaFunction:
                     warnings.simplefilter("ignore", _numba_warning())
                     out = self.jitted(*args, *[getattr(m, a) for _, m, a in self.extras])
             except Exception as e:
-                if _compile_error(e):
+                if _compile_error(e) or not self.jitted.signatures:  # (numba's own errors in compiling, too)
                     self._give_up(e)
                 return self.python(*args)
             self.ready = True
@@ -198,7 +198,8 @@ class NumbaFunction:
         return self.failed is None and bool(self.jitted.signatures)
 
     def _give_up(self, e: Exception) -> None:
-        construct, where = describe_failure(str(e), self.path, self.offset, self.line_map)
+        text = str(e) if _compile_error(e) else f"{type(e).__name__} in numba: {e}"
+        construct, where = describe_failure(text, self.path, self.offset, self.line_map)
         self.failed = f"{construct}{where}"
         msg = (f"srcad: numba cannot compile the {self.what}: {construct}{where}; running the CPython "
                "target's code instead (srcad.config.strict_target = True makes this an error)")
@@ -223,7 +224,7 @@ def _compile_error(e: Exception) -> bool:
 
 def describe_failure(message: str, path: str, offset: int, line_map: dict) -> tuple[str, str]:
     """(the construct numba refused, ' at FILE:LINE' of the user's line) from numba's message."""
-    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()] or ["numba failed without a message"]
     reason = next((ln for ln in lines if not ln.startswith(("Failed in", "During:", "File ", "<source"))),
                   lines[0] if lines else "unknown error")
     reason = re.sub(r"\x1b\[[0-9;]*m", "", reason)[:200]
