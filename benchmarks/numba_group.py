@@ -177,7 +177,8 @@ def _fresh(f):
 def numba_table(rows) -> Table:
     table = Table(["case", "hand (NumPy) µs", "srcad µs", "hand numba µs", "srcad numba µs",
                    "srcad numba / hand numba", "jax.jit scan µs", "jax.jit scan + compile/100 µs",
-                   "srcad numba / jit scan+compile", "srcad numba first call s", "jit scan first call s"])
+                   "srcad numba / jit scan+compile", "srcad numba first call s", "jit scan first call s",
+                   "srcad numba + compile/100 µs"])
     for r in rows:
         b = r["best"]
         jit = b.get("jax.jit scan")
@@ -188,7 +189,8 @@ def numba_table(rows) -> Table:
             ratio(b["srcad numba"] / b["hand numba"]),
             "-" if jit is None else us(jit), "-" if amortised is None else us(amortised),
             "-" if amortised is None else ratio(b["srcad numba"] / amortised),
-            f"{r['first_srcad']:.2f}", "-" if r["first_jax"] is None else f"{r['first_jax']:.2f}"])
+            f"{r['first_srcad']:.2f}", "-" if r["first_jax"] is None else f"{r['first_jax']:.2f}",
+            us(b["srcad numba"] + r["first_srcad"] / AMORTISED)])
         for k, p in r["problems"].items():
             if p:
                 table.notes.append(f"! {r['label']} {k}: WRONG: {p}")
