@@ -17,6 +17,7 @@ from . import peers
 TITLES = {
     "core": "Core: gradients of vectorised NumPy functions (issue 2)",
     "loops": "Loops: scalar and array loops (issue 3)",
+    "numba": "The numba target on the loop problems: hand-written numba, jax.jit of lax.scan (issue 16)",
     "stats": "scipy.stats: a hierarchical model's log density (issue 14)",
     "gradbench": "GradBench objectives: derivative against primal (issue 16)",
     "adjoint": "ODE solutions: a gradient through odeint by the adjoint method (issue 14)",

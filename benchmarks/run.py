@@ -3,8 +3,8 @@ a hand-written gradient and the installed peers (autograd, JAX, PyTorch), in one
 
     python benchmarks/run.py [--quick] [--only NAME] [--markdown OUT] [--plot PNG]
 
---only NAME keeps one group (core, loops, stats, gradbench, adjoint, compose, budget, forward, startup, fresh,
-gallery) or one case
+--only NAME keeps one group (core, loops, numba, stats, gradbench, adjoint, compose, budget, forward,
+startup, fresh, gallery) or one case
 (rosenbrock, gmm, ...).
 --markdown OUT writes each group's table between <!-- bench:GROUP --> markers in OUT
 (docs/performance.md keeps the latest full run). Timings are best of 5 repeats of ~0.1 s
@@ -29,7 +29,19 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
-from benchmarks import adjoint, compose, forward, fresh, gallery, memory, peers, plot, report, startup  # noqa: E402
+from benchmarks import (  # noqa: E402
+    adjoint,
+    compose,
+    forward,
+    fresh,
+    gallery,
+    memory,
+    numba_group,
+    peers,
+    plot,
+    report,
+    startup,
+)
 from benchmarks.cases import GROUPS  # noqa: E402
 from benchmarks.measure import measure  # noqa: E402
 from benchmarks.timing import FULL, QUICK  # noqa: E402
@@ -71,6 +83,15 @@ def forward_group(only, budget, quick: bool, start: float) -> list:
     return rows
 
 
+def _numba_installed() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        print("numba is not installed: the numba group is skipped (pip install '.[numba]')")
+        return False
+    return True
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, short timings (~30 s)")
@@ -86,9 +107,14 @@ def main(argv=None) -> int:
     if missing:
         print("not installed (columns skipped): " + ", ".join(missing))
     sections, gradient_rows = {}, []
-    for group in ("core", "loops", "stats", "gradbench", "adjoint", "compose", "budget", "forward", "startup",
-                  "fresh", "gallery"):
-        if group == "budget":
+    for group in ("core", "loops", "numba", "stats", "gradbench", "adjoint", "compose", "budget", "forward",
+                  "startup", "fresh", "gallery"):
+        if group == "numba":
+            if args.only not in (None, "numba") or not _numba_installed():
+                continue
+            _progress("numba: the numba target, hand-written numba, jax.jit of lax.scan", start)
+            table = numba_group.numba_table(numba_group.numba_rows(budget))
+        elif group == "budget":
             if args.only not in (None, "budget"):
                 continue
             _progress("budget: a long loop's gradient within a memory budget", start)

@@ -14,6 +14,7 @@ from . import rules  # (importing registers the rule tables)
 from .api import grad, jvp, saved_values, source, stop_gradient, value_and_grad, vjp
 from .cache_files import CacheWarning
 from .checkpoint import checkpoint
+from .codegen.numba_target import TargetError, TargetFallbackWarning
 from .compose import hessian, hvp, jacfwd, jacrev
 from .custom import custom_jvp, custom_vjp
 from .errors import (
@@ -43,7 +44,7 @@ __all__ = [
     "checkpoint",
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
     "register_pytree", "fixed_point", "custom_root",
-    "CacheWarning",
+    "CacheWarning", "TargetFallbackWarning", "TargetError",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError", "NondeterministicError",
     "RecursionNotSupportedError", "ShapeError", "SourceUnavailableError", "StaleSourceError",
     "TypeSupportError", "UnsafeMutationError",

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import forms, runtime, sharing
 from .codegen.compile import register_source
+from .codegen.numba_target import check_target
 from .custom import CustomRule
 from .dispatch import Transformed, _numpy_floats, _quick_kind, _signature_of, _spec
 from .errors import ArgumentError
@@ -33,8 +34,8 @@ class JvpTransformed(Transformed):
 
     first_call = ("srcad.jvp(f, ...)", "srcad.jvp")
 
-    def __init__(self, fn, kind: str = "jvp"):
-        super().__init__(fn, Spec(kind, (), True, False))
+    def __init__(self, fn, kind: str = "jvp", target: str = "python"):
+        super().__init__(fn, Spec(kind, (), True, False, target=target))
         self._gate.reason = "it has a tangent"
 
     def __call__(self, primals, tangents):
@@ -60,9 +61,9 @@ class VjpTransformed(Transformed):
 
     first_call = ("srcad.vjp(f, ...)", "srcad.vjp")
 
-    def __init__(self, fn, has_aux: bool, only: tuple | None = None):
+    def __init__(self, fn, has_aux: bool, only: tuple | None = None, target: str = "python"):
         self.only = only  # cotangents for these positions alone (jacrev's argnums)
-        super().__init__(fn, Spec("vjp", (), True, has_aux))
+        super().__init__(fn, Spec("vjp", (), True, has_aux, target=target))
 
     def _config(self) -> tuple:
         return super()._config() + (self.only,)
@@ -104,19 +105,20 @@ class VjpTransformed(Transformed):
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)
 
 
-def vjp(fun, *primals, has_aux: bool = False):
+def vjp(fun, *primals, has_aux: bool = False, target: str = "python"):
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
-    cotangent per primal (None for arguments that are not differentiated, like ints)."""
-    return vjp_of(fun, has_aux)(*primals)
+    cotangent per primal (None for arguments that are not differentiated, like ints).
+    `target`: "python" (default) or "numba" (docs/numba_target.md), for both generated functions."""
+    return vjp_of(fun, has_aux, target=check_target(target, "vjp"))(*primals)
 
 
-def vjp_of(fun, has_aux: bool = False, only: tuple | None = None) -> VjpTransformed:
+def vjp_of(fun, has_aux: bool = False, only: tuple | None = None, target: str = "python") -> VjpTransformed:
     """The vjp transform of `fun` (cotangents for the positions in `only`, or for all)."""
-    key = ("vjp", has_aux, only)
+    key = ("vjp", has_aux, only) + ((target,) if target != "python" else ())
     fun = as_python_function(fun)
     cache = _cached(fun)
     if key not in cache:
-        cache[key] = VjpTransformed(fun, has_aux, only)
+        cache[key] = VjpTransformed(fun, has_aux, only, target)
     return cache[key]
 
 
@@ -138,8 +140,8 @@ class BatchedTransformed(Transformed):
 
     first_call = ("srcad.jacfwd(f)(...)", "srcad.jacfwd")
 
-    def __init__(self, fn, argnum: int, kind: str = "jacfwd"):
-        super().__init__(fn, Spec(kind, (argnum,), False, False))
+    def __init__(self, fn, argnum: int, kind: str = "jacfwd", target: str = "python"):
+        super().__init__(fn, Spec(kind, (argnum,), False, False, target=target))
         self.argnum, self.kind = argnum, kind
         self.unbatchable: set = set()
 
@@ -156,7 +158,8 @@ class BatchedTransformed(Transformed):
             arg_types = tuple(of_value(a) for a in primals)
             try:
                 built = self._build_types(arg_types, self._free_types(),
-                                          Spec(self.kind, (self.argnum,), False, False, n))
+                                          Spec(self.kind, (self.argnum,), False, False, n,
+                                               target=self.spec.target))
             except NotBatchable:
                 self.unbatchable.add(key)
                 return None
@@ -166,16 +169,16 @@ class BatchedTransformed(Transformed):
         return self.run(built.function, (*primals, seeds), primals)
 
 
-def batched_jacobian(fun, args, argnum: int):
+def batched_jacobian(fun, args, argnum: int, target: str = "python"):
     """d fun / d args[argnum] with all directions at once, or None when not batchable."""
     x = args[argnum]
     if not (isinstance(x, (float, np.floating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "f")):
         return None
     fun = as_python_function(fun)
     cache = _cached(fun)
-    key = ("jacfwd", argnum)
+    key = ("jacfwd", argnum) + ((target,) if target != "python" else ())
     if key not in cache:
-        cache[key] = BatchedTransformed(fun, argnum)
+        cache[key] = BatchedTransformed(fun, argnum, target=target)
     got = cache[key](args)
     if got is None:
         return None
@@ -190,30 +193,34 @@ def batched_jacobian(fun, args, argnum: int):
     return float(jac) if jac.ndim == 0 else jac
 
 
-def _jvp_of(fun, kind: str = "jvp") -> JvpTransformed:
+def _jvp_of(fun, kind: str = "jvp", target: str = "python") -> JvpTransformed:
     cache = _cached(fun)
-    got = cache.get(kind)
+    key = kind if target == "python" else (kind, target)
+    got = cache.get(key)
     if got is None:
         wrapped = as_python_function(fun)
-        got = cache[kind] = JvpTransformed(fun, kind) if wrapped is fun else _jvp_of(wrapped, kind)
+        got = cache[key] = JvpTransformed(fun, kind, target) if wrapped is fun else _jvp_of(wrapped, kind,
+                                                                                            target)
     return got
 
 
-def jvp(fun, primals, tangents, has_aux: bool = False):
+def jvp(fun, primals, tangents, has_aux: bool = False, *, target: str = "python"):
     """Forward mode: `(f(*primals), J @ tangents)` from one pass of generated code; with
     `has_aux=True`, f returns (output, aux) and jvp returns (output, tangent, aux).
 
     Int and bool arguments are not differentiated: their tangents may be 0, 0.0 or None and
-    are ignored. A tangent of None means zero.
+    are ignored. A tangent of None means zero. `target`: "python" (default) or "numba"
+    (docs/numba_target.md).
     """
+    check_target(target, "jvp")
     for what, v in (("primals", primals), ("tangents", tangents)):
         if not isinstance(v, (tuple, list)):
             raise ArgumentError(f"jvp: {what} must be a tuple or list with one entry per argument of "
                                 f"{getattr(fun, '__name__', 'f')}, got {type(v).__name__} "
                                 "(for one argument: (x,))")
     if not has_aux:
-        return _jvp_of(fun)(primals, tangents)
-    out, tangent = _jvp_of(fun)(primals, tangents)
+        return _jvp_of(fun, target=target)(primals, tangents)
+    out, tangent = _jvp_of(fun, target=target)(primals, tangents)
     if not (isinstance(out, tuple) and len(out) == 2):
         raise ArgumentError(f"jvp(..., has_aux=True): {getattr(fun, '__name__', 'f')} must return a pair "
                             f"(output, aux), got {type(out).__name__}")
@@ -277,25 +284,27 @@ def as_python_function(fun):
     return namespace[name]
 
 
-def _transform(kind: str, fun, argnums, has_aux: bool, memory_budget=None):
+def _transform(kind: str, fun, argnums, has_aux: bool, memory_budget=None, target: str = "python"):
     if fun is None:
         return functools.partial(_transform, kind, argnums=argnums, has_aux=has_aux,
-                                 memory_budget=memory_budget)
+                                 memory_budget=memory_budget, target=target)
     if not callable(fun):
         raise ArgumentError(f"{kind} expects a function, got {fun!r}")
     if memory_budget is not None and (type(memory_budget) is not int or memory_budget <= 0):
         raise ArgumentError(f"{kind}: memory_budget must be a positive int (bytes), got {memory_budget!r}")
     cache = _cached(fun)
     quick = (kind, tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums,
-             isinstance(argnums, (list, tuple)), has_aux, memory_budget)  # (before the costly signature)
+             isinstance(argnums, (list, tuple)), has_aux, memory_budget, target)  # (before the signature)
     if quick not in cache:
         wrapped = as_python_function(fun)
         if wrapped is not fun:  # a primitive: the transform of its one-line wrapper
-            cache[quick] = _transform(kind, wrapped, argnums, has_aux, memory_budget)
+            cache[quick] = _transform(kind, wrapped, argnums, has_aux, memory_budget, target)
             return cache[quick]
         spec = _spec(kind, argnums, has_aux, len(_signature_of(fun).parameters), fun)
         if memory_budget is not None:
             spec = dataclasses.replace(spec, memory_budget=memory_budget)
+        if target != "python":
+            spec = dataclasses.replace(spec, target=target)
         if spec not in cache:
             cache[spec] = Transformed(fun, spec)
         cache[quick] = cache[spec]
@@ -314,7 +323,7 @@ def check_options(kind: str, holomorphic: bool = False, allow_int: bool = False)
 
 
 def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False,
-         *, memory_budget: int | None = None):
+         *, memory_budget: int | None = None, target: str = "python"):
     """The gradient of a scalar function: `grad(f)(x)` is df/dx at x.
 
     Use as `@grad`, `@grad(argnums=1)` or `grad(f, argnums=(0, 1))`. With `has_aux=True`, f
@@ -322,17 +331,19 @@ def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, 
     is an error (real inputs only); `allow_int` is accepted (ints are promoted either way).
     `memory_budget` (bytes): loops store checkpoints once per segment and recompute each
     segment in the backward sweep (passes/checkpointing.py), instead of storing every
-    iteration's values.
+    iteration's values. `target`: "python" (default: CPython code) or "numba" (the code
+    compiled by numba.njit; docs/numba_target.md).
     """
     check_options("grad", holomorphic, allow_int)
-    return _transform("grad", fun, argnums, has_aux, memory_budget)
+    return _transform("grad", fun, argnums, has_aux, memory_budget, check_target(target, "grad"))
 
 
 def value_and_grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-                   allow_int: bool = False, *, memory_budget: int | None = None):
-    """Like grad, but returns (value, gradient) from one call."""
+                   allow_int: bool = False, *, memory_budget: int | None = None, target: str = "python"):
+    """Like grad, but returns (value, gradient) from one call (`target` as for grad)."""
     check_options("value_and_grad", holomorphic, allow_int)
-    return _transform("value_and_grad", fun, argnums, has_aux, memory_budget)
+    return _transform("value_and_grad", fun, argnums, has_aux, memory_budget,
+                      check_target(target, "value_and_grad"))
 
 
 # inside a differentiated function, `srcad.grad(f)(x)` is built while transforming (the

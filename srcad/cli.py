@@ -2,6 +2,7 @@
 
     srcad demo                                   differentiate a built-in example and check it
     srcad codegen FILE.py:FUNC [...] -o OUT.py   write a standalone derivative module
+                  [--target python|numba]     (numba: jitted, imports numba)
     srcad check OUT.py                           is OUT.py stale against its source?
     srcad show FILE.py:FUNC --stage ssa          the function after a pipeline stage
     srcad rules [--markdown]                     every primitive with a rule, and its modes
@@ -37,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--argnums", help="comma-separated argument positions (default: 0 in reverse mode, "
                      "every float/array argument in forward mode)")
     gen.add_argument("--mode", choices=("reverse", "forward"), default="reverse")
+    gen.add_argument("--target", choices=("python", "numba"), default="python",
+                     help="python (default: plain NumPy code) or numba (every function jitted with "
+                     "numba.njit(cache=True, nogil=True); the module imports numba)")
     gen.add_argument("--types", help="argument types, e.g. float,array1,int (default: annotations)")
     gen.add_argument("-o", "--output", help="the module to write (default: print it)")
     gen.add_argument("--with-test", action="store_true", help="also write test_OUT.py checking it")
@@ -65,7 +69,7 @@ def _codegen(args) -> int:
     names = [n for t in targets for n in offline.parse_target(t)[1]]
     command = "srcad codegen " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["codegen"] else "srcad codegen"
     text = offline.codegen(f"{path}:{','.join(names)}", args.mode, _argnums(args.argnums), args.output,
-                           args.types, args.with_test, command, args.sample)
+                           args.types, args.with_test, command, args.sample, args.target)
     if not args.output:
         sys.stdout.write(text)
     else:

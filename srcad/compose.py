@@ -24,6 +24,7 @@ from .api import (
     jvp,
     vjp_of,
 )
+from .codegen.numba_target import check_target
 from .errors import ArgumentError, NondeterministicError, NonScalarOutputError, SrcadError
 from .forms import first_result, hvp_value_form, jacobian_form, positional_arity
 from .gate import Gate, admit_arguments, admit_tangents, check_output, shaped_like, zero_tangent
@@ -106,21 +107,23 @@ def _nest(parts, as_tuple: bool):
 
 
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, batched: bool = True,
-           chunk_size: int | None = None, allow_int: bool = False):
+           chunk_size: int | None = None, allow_int: bool = False, target: str = "python"):
     """The Jacobian by forward mode: shape out.shape + arg.shape (a tuple for tuple argnums;
     for nested tuples, lists and dicts, the output's structure of the argument's structure).
 
     All directions go through the generated code at once (tangents with a leading batch
     axis) when srcad knows every shape; otherwise, with batched=False, or with a chunk_size
     smaller than the argument's size (memory: one column at a time), one jvp per direction.
-    has_aux: f returns (output, aux), the result is (Jacobian, aux)."""
+    has_aux: f returns (output, aux), the result is (Jacobian, aux). `target`: "python"
+    (default) or "numba" (docs/numba_target.md)."""
     check_options("jacfwd", holomorphic, allow_int)
+    check_target(target, "jacfwd")
     if has_aux:
-        return _with_aux(lambda main: jacfwd(main, argnums, batched=batched, chunk_size=chunk_size), fun,
-                         "jacfwd")
+        return _with_aux(lambda main: jacfwd(main, argnums, batched=batched, chunk_size=chunk_size,
+                                             target=target), fun, "jacfwd")
     if chunk_size is not None and (type(chunk_size) is not int or chunk_size < 1):
         raise ArgumentError(f"jacfwd: chunk_size must be a positive int, got {chunk_size!r}")
-    return _jacfwd(fun, argnums, batched, "jacfwd", fun, chunk_size)
+    return _jacfwd(fun, argnums, batched, "jacfwd", fun, chunk_size, target)
 
 
 def _with_aux(transform, fun, kind: str):
@@ -138,16 +141,16 @@ def _with_aux(transform, fun, kind: str):
     return with_aux
 
 
-def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None):
+def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None, target: str = "python"):
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
         args, gate = _admitted(kind, user, args, nums)
         parts = []
         for i in nums:
             whole = chunk_size is None or chunk_size >= np.size(args[i])
-            got = batched_jacobian(fun, args, i) if batched and whole else None
+            got = batched_jacobian(fun, args, i, target) if batched and whole else None
             like = _gradient_like(fun, args)
-            parts.append(got if got is not None else _columns(fun, args, i, kind, user, nums, like))
+            parts.append(got if got is not None else _columns(fun, args, i, kind, user, nums, like, target))
         return _nest(parts, as_tuple)
 
     jacobian.__name__ = f"{kind}_{getattr(user, '__name__', 'f')}"
@@ -179,7 +182,7 @@ def _gradient_like(fun, args):
     return tuple(args[j] for j in spec.argnums) if spec.argnums_tuple else args[spec.argnums[0]]
 
 
-def _columns(fun, args, i, kind: str = "jacfwd", user=None, nums=(), out_like=None):
+def _columns(fun, args, i, kind: str = "jacfwd", user=None, nums=(), out_like=None, target="python"):
     """One jvp per entry of each differentiable leaf of args[i] (and the first one again at
     the end: the evaluations must agree, see _check_repeatable); the other arguments in
     `nums` get zero tangents (not None: an object among them then stays a node, gate.py)."""
@@ -193,7 +196,7 @@ def _columns(fun, args, i, kind: str = "jacfwd", user=None, nums=(), out_like=No
             t[k] = e
             tangents = [zero_tangent(a) if j in nums else None for j, a in enumerate(args)]
             tangents[i] = unflatten(spec, t)
-            out, col = jvp(fun, args, tangents)
+            out, col = jvp(fun, args, tangents, target=target)
             cols.append(flatten(col)[0])
             if first is None:
                 first = (tangents, out, cols[-1])
@@ -201,12 +204,12 @@ def _columns(fun, args, i, kind: str = "jacfwd", user=None, nums=(), out_like=No
                 _check_repeatable(user or fun, kind, first[1], out)
         columns.append(cols)
     if first is not None and sum(len(c) for c in columns) > 1:
-        again, col = jvp(fun, args, first[0])
+        again, col = jvp(fun, args, first[0], target=target)
         _check_repeatable(user or fun, kind, first[1], again, first[2], flatten(col)[0])
     out = fun(*args) if out is None else out
     if out_like is not None:  # (objects in it as themselves, also where jvp's code gives tuples)
         out = restore(shaped_like(out, out_like))
-    latest = _jvp_of(fun)._latest
+    latest = _jvp_of(fun, target=target)._latest
     check_output(Gate(f"jacfwd of {getattr(fun, '__qualname__', 'f')}", as_python_function(fun)), out,
                  latest.output_loc if latest is not None else None, none=False)
     out_leaves, out_spec = flatten(out)
@@ -244,20 +247,22 @@ def _where(fun, msg: str, hint: str) -> list:
 
 
 def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
-           chunk_size: int | None = None, allow_int: bool = False):
+           chunk_size: int | None = None, allow_int: bool = False, target: str = "python"):
     """The Jacobian by reverse mode: one forward sweep, one backward sweep per output entry
-    (one row at a time: chunk_size, a memory bound, is accepted). has_aux: (Jacobian, aux)."""
+    (one row at a time: chunk_size, a memory bound, is accepted). has_aux: (Jacobian, aux).
+    `target`: "python" (default) or "numba" (docs/numba_target.md)."""
     check_options("jacrev", holomorphic, allow_int)
+    check_target(target, "jacrev")
     if has_aux:
-        return _with_aux(lambda main: jacrev(main, argnums), fun, "jacrev")
+        return _with_aux(lambda main: jacrev(main, argnums, target=target), fun, "jacrev")
 
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
         args, gate = _admitted("jacrev", fun, args, nums)
-        vjp_t = vjp_of(fun, only=tuple(nums))
+        vjp_t = vjp_of(fun, only=tuple(nums), target=target)
         out, vjp_fn = vjp_t(*args)  # cotangents for argnums alone
         check_output(gate, out, vjp_t._latest.output_loc, none=False)
-        whole = _batched_rows(vjp_fn, out, args, nums, chunk_size)
+        whole = _batched_rows(vjp_fn, out, args, nums, chunk_size, target)
         if whole is not None:
             return _nest(whole, as_tuple)
         out_leaves, out_spec = flatten(out)
@@ -286,7 +291,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
     return jacobian
 
 
-def _batched_rows(vjp_fn, out, args, nums, chunk_size):
+def _batched_rows(vjp_fn, out, args, nums, chunk_size, target: str = "python"):
     """The Jacobian's blocks (one per argnum) from one pass of the vjp's backward function
     with every output direction at once: the backward sweep is linear in its cotangent, so
     its batched forward mode in the cotangent (api.BatchedTransformed, kind "rows") gives
@@ -299,9 +304,11 @@ def _batched_rows(vjp_fn, out, args, nums, chunk_size):
     if chunk_size is not None and chunk_size < np.size(out):
         return None
     cache = _cached(backward)
-    rows = cache.get("rows")
+    key = "rows" if target == "python" else ("rows", target)
+    rows = cache.get(key)
     if rows is None:
-        rows = cache["rows"] = BatchedTransformed(backward, len(residuals), "rows")
+        rows = cache[key] = BatchedTransformed(getattr(backward, "__wrapped__", backward), len(residuals),
+                                               "rows", target)
     try:
         got = rows((*residuals, _zero(out)))
     except SrcadError:  # (a residual's kind the gate does not pass: one sweep per row)
@@ -342,15 +349,17 @@ def _leaves_of(cotangent, n):
     return [None] * n if cotangent is None else flatten(cotangent)[0]
 
 
-def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, allow_int: bool = False):
+def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, allow_int: bool = False,
+            target: str = "python"):
     """The Hessian of a scalar function: forward mode over reverse mode. Of a function with
     an array result, jacfwd(jacrev(f)): shape out.shape + arg.shape + arg.shape.
-    has_aux: (Hessian, aux)."""
+    has_aux: (Hessian, aux). `target`: "python" (default) or "numba" (docs/numba_target.md)."""
     check_options("hessian", holomorphic, allow_int)
+    check_target(target, "hessian")
     if has_aux:
-        return _with_aux(lambda main: hessian(main, argnums), fun, "hessian")
-    scalar = _jacfwd(grad(fun, argnums=argnums), argnums, True, "hessian", fun)
-    nonscalar = jacfwd(jacrev(fun, argnums), argnums)
+        return _with_aux(lambda main: hessian(main, argnums, target=target), fun, "hessian")
+    scalar = _jacfwd(grad(fun, argnums=argnums), argnums, True, "hessian", fun, None, target)
+    nonscalar = jacfwd(jacrev(fun, argnums), argnums, target=target)
 
     def hessian_of(*args):
         try:
@@ -371,9 +380,11 @@ def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
 jacfwd.__srcad_maker__ = jacrev.__srcad_maker__ = hessian.__srcad_maker__ = True  # (see api.grad)
 
 
-def hvp(fun, primals, tangents):
+def hvp(fun, primals, tangents, *, target: str = "python"):
     """Hessian-vector product H v of a scalar function, as jvp(grad(f)). Returns one array
-    per differentiated argument (a tuple when there are several)."""
+    per differentiated argument (a tuple when there are several). `target`: "python"
+    (default) or "numba" (docs/numba_target.md)."""
+    check_target(target, "hvp")
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError(f"hvp: {len(primals)} primals but {len(tangents)} tangents")
@@ -383,7 +394,7 @@ def hvp(fun, primals, tangents):
     if not positions:
         raise ArgumentError("hvp needs at least one float argument with a tangent")
     g = grad(fun, argnums=positions if len(positions) > 1 else positions[0])
-    return _jvp_of(g, "tangent")(primals, tangents)  # (the gradient itself is not computed)
+    return _jvp_of(g, "tangent", target)(primals, tangents)  # (the gradient itself is not computed)
 
 
 hvp.__srcad_value_form__ = lambda f, nargs: hvp_value_form(f, positional_arity(f), grad)  # (see api.jvp)

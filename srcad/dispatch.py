@@ -110,7 +110,8 @@ class Transformed:
         self.__qualname__ = self.__name__
         _check_argnums(spec.argnums, self._nparams, fn)
         # a transform of a function made from the same code as an earlier one borrows its code
-        self._twin, self._cells = sharing.twin_of(self, fn, self._config())
+        self._twin, self._cells = sharing.twin_of(self, fn, self._config()) if spec.target == "python" \
+            else (None, None)  # (the numba target's functions are not rebound to other cells)
 
     def _config(self) -> tuple:
         """Everything besides the function that decides the code (subclasses add theirs)."""
@@ -327,7 +328,8 @@ class Transformed:
         inner = getattr(self.fn, "__srcad_transform__", None)
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
         spec, free_types = spec or self.spec, free_types or {}
-        key = cache.entry_key(target, spec, arg_types, free_types) if config.cache_dir else None
+        key = cache.entry_key(target, spec, arg_types, free_types) if config.cache_dir and \
+            spec.target == "python" else None  # (numba caches the numba target's machine code)
         hit = cache.load(key, target) if key else None
         if hit is not None:
             return _from_cache(*hit)

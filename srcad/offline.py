@@ -140,7 +140,7 @@ def _from_annotation(ann) -> T.Type:
     return T.UNKNOWN
 
 
-def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None):
+def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None, target: str = "python"):
     """Generated code for one function: Built (see pipeline)."""
     for i in argnums or ():
         if not -len(arg_types) <= i < len(arg_types):
@@ -149,10 +149,10 @@ def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None)
     argnums = None if argnums is None else tuple(i % len(arg_types) for i in argnums)
     if mode == "reverse":
         nums = argnums if argnums is not None else (0,)
-        spec = Spec("grad", nums, len(nums) > 1, False)
+        spec = Spec("grad", nums, len(nums) > 1, False, target=target)
     elif mode == "forward":
         nums = argnums if argnums is not None else differentiable_positions(arg_types)
-        spec = Spec("jvp", tuple(nums), True, False)
+        spec = Spec("jvp", tuple(nums), True, False, target=target)
     else:
         raise CodegenError(f"unknown mode {mode!r} (use reverse or forward)")
     return pipeline.build(fn, spec, arg_types, {}, trace)
@@ -178,15 +178,16 @@ def write_atomically(path: str, text: str) -> None:
 
 def codegen(target: str, mode: str = "reverse", argnums=None, out: str | None = None,
             types: str | None = None, with_test: bool = False, command: str = "",
-            samples: list[str] | None = None) -> str:
-    """Generate a standalone derivative module for FILE.py:FUNC[,FUNC2]; returns its text."""
+            samples: list[str] | None = None, code_target: str = "python") -> str:
+    """Generate a standalone derivative module for FILE.py:FUNC[,FUNC2]; returns its text
+    (code_target "numba": every function jitted with numba.njit(cache=True, nogil=True))."""
     path, names = parse_target(target)
     module = load_module(path)
     units, files = [], []
     for name in names:
         fn = get_function(module, name)
         arg_types = parse_types(types, fn)
-        built = build(fn, mode, argnums, arg_types)
+        built = build(fn, mode, argnums, arg_types, target=code_target)
         units.extend(built.rendered)
         for f in lowered(fn).functions:
             src = inspect.getsourcefile(f)
@@ -195,8 +196,8 @@ def codegen(target: str, mode: str = "reverse", argnums=None, out: str | None = 
     where = os.path.dirname(os.path.abspath(out)) if out else os.getcwd()
     rel = [(os.path.relpath(f, where), f) for f in files]
     options = (f"mode={mode} argnums={','.join(map(str, argnums)) if argnums else 'default'} "
-               f"types={types or 'auto'}")
-    text = module_text(units, rel, command or f"srcad codegen {target}", options)
+               f"types={types or 'auto'}" + (f" target={code_target}" if code_target != "python" else ""))
+    text = module_text(units, rel, command or f"srcad codegen {target}", options, code_target)
     if out:
         compile(text, out, "exec")  # never write a module that does not even parse
         write_atomically(out, text)

@@ -13,8 +13,7 @@ import weakref
 from dataclasses import dataclass
 
 from .analysis import reads
-from .codegen.compile import compile_function
-from .codegen.emit import render
+from .codegen.targets import compile_function, render
 from .custom import CustomRule
 from .errors import NonScalarOutputError, TypeSupportError, diagnostic
 from .frontend.closures import check_no_local_functions, erase_local_functions
@@ -58,6 +57,7 @@ class Spec:
     memory_budget: int | None = None  # grad: bytes for what loops store (passes/checkpointing.py)
     in_axes: tuple = ()  # vmap: per argument, the axis its examples are stacked along (None: not mapped)
     out_axes: int = 0  # vmap: the axis the results are stacked along
+    target: str = "python"  # the code's target: "python" (CPython) or "numba" (docs/numba_target.md)
 
 
 @dataclass
@@ -276,6 +276,12 @@ def _describe(arg_types, fn: Function) -> str:
     return ", ".join(f"{p.name}: {t}" for p, t in zip(fn.signature, arg_types))
 
 
+def _emit(fn: Function, name: str, header, spec: Spec):
+    """fn's source for the spec's target: the CPython printer reads fn with its buffers
+    planned (passes/pipeline.finish), the numba printer fn as it is."""
+    return render(fn, name, header, target=spec.target, planned=finish(fn))
+
+
 def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """`grad_f(*args)` (or `value_and_grad_f`): the gradients for the arguments in spec.argnums."""
     f = _check_scalar(_split_aux(typed(fn, arg_types, free_types, inlined), spec), spec)
@@ -302,7 +308,7 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     out = _record(trace, "optimized", out)
     saved = saved_report(f, plan, out)
     header = _header(fn, spec, arg_types, f, saved, out) + _checkpoint_lines(spec, checkpointed)
-    rendered = render(finish(out), name, header)
+    rendered = _emit(out, name, header, spec)
     return Built(compile_function(rendered, name), rendered.source, saved, name, [(rendered, name)])
 
 
@@ -381,7 +387,7 @@ def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, f.qualname))
     out_fn = _record(trace, "optimized", optimize(out_fn))
     header = _header(fn, spec, arg_types, f, [], out_fn)
-    rendered = render(finish(out_fn), name, header)
+    rendered = _emit(out_fn, name, header, spec)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc
     return built
@@ -404,8 +410,8 @@ def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None,
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
     bwd_fn = optimize(Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, f.qualname))
     header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn), fwd_fn)
-    r1 = render(finish(fwd_fn), fwd_name, header)
-    r2 = render(finish(bwd_fn), bwd_name, header)
+    r1 = _emit(fwd_fn, fwd_name, header, spec)
+    r2 = _emit(bwd_fn, bwd_name, header, spec)
     built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source,
                   saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)],
                   backward=compile_function(r2, bwd_name))
@@ -439,7 +445,7 @@ def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname)))
     header = _header(fn, spec, arg_types, f, [], out_fn)
-    rendered = render(finish(out_fn), name, header)
+    rendered = _emit(out_fn, name, header, spec)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
     built.output_loc = _return_loc(f) or f.loc
     return built
@@ -461,7 +467,7 @@ def _build_vmap(fn, spec: Spec, arg_types, free_types, trace: dict | None = None
         header.append("run once per example (no vectorised form): " + ", ".join(
             f"{prim} (line {loc.line})" if loc is not None else prim for prim, loc in looped))
     name = f"vmap_{f.name}"
-    rendered = render(finish(out), name, header)
+    rendered = _emit(out, name, header, spec)
     return Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
 
 

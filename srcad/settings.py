@@ -12,12 +12,17 @@ class Config:
       environment variable SRCAD_CACHE_DIR sets it too);
     - `shape_variants`: how many distinct argument shapes (per rank signature) get code
       specialised on their exact shapes before srcad builds one rank-only version that
-      serves every shape (default 8; 0: rank-only code from the first call).
+      serves every shape (default 8; 0: rank-only code from the first call);
+    - `strict_target`: when code generated for target="numba" does not compile, raise
+      `srcad.TargetError` instead of running the CPython target's code with a
+      `srcad.TargetFallbackWarning` (default False; the environment variable
+      SRCAD_STRICT_TARGET=1 sets it too).
     """
 
     def __init__(self):
         self.cache_dir = os.environ.get("SRCAD_CACHE_DIR") or None
         self.shape_variants = 8
+        self.strict_target = os.environ.get("SRCAD_STRICT_TARGET", "") not in ("", "0")
 
 
 config = Config()

@@ -37,18 +37,17 @@ from ..ir.nodes import (
     Loc,
     Var,
     While,
-    iter_blocks,
     iter_ops,
 )
 from ..ir.values import of_value
-from ..passes.buffers import large_array, reuses, ufunc_rule
-from ..passes.ownership import iter_ops_of
+from ..passes.buffers import reuses
 from ..rules import registry
 from .census import ext_names, helper_names, use_counts
 from .expressions import ExprEmitter
 from .inline import InlinePlanner
 from .markers import apply_markers, marker, real
 from .names import Naming, assign_names
+from .release import BufferStatements
 from .syntax import BINOPS, INPLACE, Namespace, _assign, _attr, _call, _name
 
 
@@ -59,9 +58,10 @@ class Rendered:
     source: str
     namespace: dict
     line_map: dict = field(default_factory=dict)  # generated line -> (file, line, other lines)
+    python: Rendered | None = None  # target="numba": the CPython target's code (the fallback)
 
 
-class CodeEmitter(ExprEmitter, InlinePlanner):
+class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
     def __init__(self, fn: Function, comments: bool = True, release: bool = True):
         self.fn = fn
         self.release = release  # `del` large temporaries after their last use
@@ -131,57 +131,6 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
                 out.extend(self.releases(op, dying[i]))
         self.depth -= 1
         return out + (extra or [])
-
-    def releases(self, op, dying: list) -> list:
-        """`del t` for large arrays op (or what it nests) reads for the last time: a name
-        keeps its array alive until it is assigned again or the function returns, so without
-        it every temporary of a gradient would be live at once (passes/buffers.py)."""
-        after = self.live.live_after.get(id(op), frozenset())
-        names = []
-        for v in sorted(dying, key=lambda v: v.id):
-            name = self.name(v)
-            if v not in after and v not in self.override and self._owns_buffer(v) and name not in names \
-                    and not any(self.name(w) == name for w in after if w in self.naming.names):
-                names.append(name)
-        return [gast.Delete(targets=[_name(n, gast.Del()) for n in names])] if names else []
-
-    def _last_reads(self, b: Block) -> dict:
-        """position of the statement -> the values of this block it reads last (inlined
-        expressions are read where they are written, not where they are defined)."""
-        if not hasattr(self, "_name_blocks"):
-            self._name_blocks = _name_blocks(self.fn, self.naming.names)
-        # (only names no other block binds: a del here and one in a nested block would meet)
-        made = {o for op in b.ops if isinstance(op, Apply) for o in op.outs
-                if o in self.naming.names and self._name_blocks[self.naming.names[o]] == {id(b)}}
-        last: dict = {}
-        emitted = [(i, op) for i, op in enumerate(b.ops)
-                   if not (isinstance(op, Apply) and op.outs and op.outs[0] in self.inline)]
-        for i, op in emitted + [(len(b.ops), None)]:
-            if op is None:
-                todo = [a for a in b.yields if isinstance(a, Var)]
-            else:
-                todo = [a for inner in iter_ops_of(op) for a in inner.operands() if isinstance(a, Var)]
-                if not isinstance(op, Apply):
-                    todo += [a for inner in iter_ops_of(op) if not isinstance(inner, Apply)
-                             for blk in inner.blocks() for a in blk.yields if isinstance(a, Var)]
-            while todo:
-                a = todo.pop()
-                if a in self.inline and a in self.defs:
-                    todo += [x for x in self.defs[a].operands() if isinstance(x, Var)]
-                elif a in made:
-                    last[a] = i
-        out: dict = {}
-        for v, i in last.items():
-            out.setdefault(i, []).append(v)
-        return out
-
-    def _owns_buffer(self, v: Var) -> bool:
-        """A large array this function made (not a view: deleting a view frees nothing)."""
-        made = self.defs.get(v)
-        if made is None or not large_array(v.type):
-            return False
-        rule = registry.lookup(made.prim)
-        return rule is not None and rule.fresh and rule.kind != "view"
 
     def stmt(self, op) -> list:
         if isinstance(op, If):
@@ -280,23 +229,6 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
             return pre + [gast.AugAssign(target=_name(self.name(out), gast.Store()), op=BINOPS[short](),
                                          value=self.atom(op.args[1]))]
         raise AssertionError(f"cannot emit update {p}")
-
-    def reuse_stmt(self, op: Apply, t: Var) -> list:
-        """An elementwise operation written into the buffer of its dying operand t
-        (passes/buffers.py): `t *= s` when the result is named as t, else `np.exp(t, out=t)`."""
-        same = self.name(op.out) == self.name(t)
-        short = op.prim.split(".", 1)[1]
-        if same and op.prim.startswith("operator.") and short in BINOPS:
-            others = [a for a in op.args if not (isinstance(a, Var) and a == t)]
-            if op.args[0] == t or registry.lookup(op.prim).commutative:
-                other = others[0] if others else t
-                return [gast.AugAssign(target=_name(self.name(t), gast.Store()), op=BINOPS[short](),
-                                       value=self.atom(other))]
-        call = _call(self.callee(ufunc_rule(op)), [self.atom(a) for a in op.args],
-                     [("out", _name(self.name(t)))])
-        if same:
-            return [gast.Expr(value=call)]
-        return [_assign(_name(self.name(op.out), gast.Store()), call)]
 
     def hoist_readers(self, atoms, name: str) -> list:
         """Evaluate operands that read `name` into temporaries first (the copy that starts a
@@ -458,20 +390,14 @@ class CodeEmitter(ExprEmitter, InlinePlanner):
                                 type_comment=None, type_params=[])
 
 
-def _name_blocks(fn: Function, names: dict) -> dict:
-    """name -> the ids of the blocks where values of that name are bound."""
-    out: dict = {}
-    for b in iter_blocks(fn.body):
-        for v in list(b.params) + [o for op in b.ops for o in op.outs]:
-            if v in names:
-                out.setdefault(names[v], set()).add(id(b))
-    return out
-
-
 def render(fn: Function, name: str, header: list[str] = (), comments: bool = True,
            release: bool = True) -> Rendered:
-    """Emit `fn` as the source of a Python function called `name`."""
-    em = CodeEmitter(fn, comments, release)
+    """Emit `fn` as the source of a Python function called `name` (the CPython target;
+    targets.py chooses the printer per target)."""
+    return _render(CodeEmitter(fn, comments, release), name, header)
+
+
+def _render(em: CodeEmitter, name: str, header) -> Rendered:
     node = em.function(name, list(header))
     module = gast.Module(body=[node], type_ignores=[])
     _check_names(module)

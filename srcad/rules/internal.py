@@ -79,7 +79,7 @@ nondiff("srcad.shape_error", "where, message", out=ty.none, fn=rt.shape_error, i
 # grad's output, checked when its type is not known while transforming
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
         fn=rt.scalar_output, fresh=False, linear=("x",), impure=True, vmap=vmi.scalar_checked)
-nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like,
+nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like, numba="zeros_like",
         shape=sh.first, allocates=True, blank=True, vmap=vm.first_example)
 nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask,
         vmap=vm.broadcasting("x", "lo", "hi"))
@@ -96,7 +96,7 @@ def _unbroadcast_type(sig) -> T.Type:
     return ty.same_array("x")(sig)
 
 
-defrule("srcad.unbroadcast", "c, x",
+defrule("srcad.unbroadcast", "c, x", numba="unbroadcast",
         vjp={"c": "srcad.broadcast_like(g, c)"}, out=_unbroadcast_type, fn=rt.unbroadcast,
         fresh=False, linear=("c",), shape=sh.second, complex="keeps", vmap=vmi.summed_to)
 defrule("srcad.broadcast_like", "v, like",
@@ -117,7 +117,7 @@ defrule("srcad.T", "x", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
 defrule("srcad.sum_adjoint", "v, x", vjp={"v": "sum(g)"},
         out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True,
         complex="keeps", vmap=vmi.broadcast_up)
-defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False",
+defrule("srcad.expand_reduced", "v, x, axis=None, keepdims=False", numba="expand_reduced",
         vjp={"v": "np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)"},
         out=ty.same_array("x"), fn=rt.expand_reduced, fresh=False, linear=("v",),
         shape=sh.second, readonly=True, complex="keeps", vmap=vmi.broadcast_up)
@@ -130,7 +130,8 @@ def _appended(sig):
 
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
-        updates=0, stores=1, objects="store", holds="all", complex="keeps", vmap=vmi.batched_items("xs", "v"))
+        updates=0, stores=1, objects="store", holds="all", complex="keeps", vmap=vmi.batched_items("xs", "v"),
+        numba="push")
 
 
 def _extended(sig):
@@ -153,7 +154,7 @@ defrule("srcad.list_pop", "xs", jvp_all="srcad.list_pop(t_xs)",
         vjp_all="(srcad.list_append(g0, g1),)", diff=("xs",), nouts=2,
         out=lambda sig: (sig.type("xs"), getattr(sig.type("xs"), "elt", T.UNKNOWN)),
         fn=rt.list_pop, updates=0, raises="always", objects="items", complex="keeps",
-        vmap=vmi.batched_items("xs"))  # an empty list
+        vmap=vmi.batched_items("xs"), numba="pop")  # an empty list
 # xs.insert(i, v) and xs.pop(i): each is the other's adjoint
 defrule("srcad.list_insert", "xs, i, v", jvp_all="srcad.list_insert(t_xs, i, t_v)",
         vjp_all="srcad.list_pop_at(g, i)", diff=("xs", "v"), out=_appended, fn=rt.list_insert, updates=0,
@@ -247,7 +248,7 @@ defrule("srcad.custom_cotangents", "cts, args",
 defrule("srcad.sum_to_shape", "v, shape",
         vjp={"v": "srcad.broadcast_like(g, v)"}, out=ty.unknown, fn=rt.sum_to_shape, linear=("v",),
         shape=sh.literal, complex="keeps", vmap=vmi.summed_to)
-defrule("srcad.broadcast_to", "v, shape",
+defrule("srcad.broadcast_to", "v, shape", numba="broadcast_to",
         vjp={"v": "srcad.sum_to_shape(g, np.shape(v))"}, out=ty.from_shape(), fn=rt.broadcast_to,
         fresh=False, linear=("v",), shape=sh.literal, readonly=True, complex="keeps", batch=bt.broadcast,
         vmap=vmi.broadcast_up)

@@ -117,6 +117,8 @@ class Rule:
     # "any": any argument may be or hold one (it builds containers, asks isinstance or is);
     # "items": arguments may hold them (it moves items of containers around); "store": and the
     # argument it `stores` may be one. Anything else would see a tuple where Python sees an object
+    numba: str = ""  # how the numba target prints it: "push"/"pop" (a stack of the backward sweep,
+    # an array with a fill count), or the name of a helper numba_emit.py writes in NumPy calls
     objects: str = ""
     holds: str = ""  # what it does with values it does not examine (a nested function, srcad's
     # own while transforming): "all" its result holds its operands (a container made, extended),

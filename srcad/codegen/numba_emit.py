@@ -1,0 +1,375 @@
+"""The numba target's printer: the same optimised IR, printed with the constructs
+`numba.njit` compiles (docs/numba_target.md).
+
+Two things differ from the CPython printer (emit.py):
+
+- reversed loops count down with `range` itself (numba has no `reversed` of a range):
+
+      for i in reversed(range(n)):          for i in range(n - 1, -1, -1):
+
+- the per-iteration stacks of reverse mode become arrays with a fill count, grown by
+  doubling, when every element has one scalar type or one known array shape (numba's lists
+  of arrays are slow, and lists of floats twice as slow as an array):
+
+      _stack_y = []                         _stack_y = np.empty(0, np.float64)
+                                            _stack_y_n = 0
+      (before the loop)                     _stack_y = _reserve(_stack_y, _stack_y_n + n)
+      _stack_y.append(y)                    if _stack_y_n == _stack_y.shape[0]:
+                                                _stack_y = _reserve(_stack_y, _stack_y_n + 1)
+                                            _stack_y[_stack_y_n] = y
+                                            _stack_y_n += 1
+      y = _stack_y.pop()                    _stack_y_n -= 1
+                                            y = _stack_y[_stack_y_n]
+
+  (room for a loop's trips is made before it, where the trip count is known then).
+  A stack is a list made by `srcad.list()` whose every use, through the loops and branches
+  that carry it, is an append or a pop (lists the user's code reads stay lists).
+"""
+
+from __future__ import annotations
+
+import re
+import types
+
+import gast
+import numpy as np
+
+from ..ir import types as T
+from ..ir.nodes import Apply, Const, For, If, While, iter_ops
+from ..rules import registry
+from .emit import CodeEmitter
+from .syntax import _assign, _attr, _call, _name
+
+#: The first capacity of a stack array (made room for before a loop, doubled when full).
+FIRST_CAPACITY = 0
+
+
+
+def _stack_op(op, kind: str = "") -> bool:
+    """Is op a push or pop of a stack (Rule.numba "push" / "pop"; kind "" either)?"""
+    rule = registry.lookup(op.prim)
+    return rule is not None and rule.numba in ((kind,) if kind else ("push", "pop"))
+
+
+def reserve_stack(s, need):
+    """s, or s with more rows after its own, at least `need` in all (twice as many when that
+    is more): the numba target's stacks grow by doubling."""
+    if need <= s.shape[0]:
+        return s
+    extra = max(need, 2 * s.shape[0]) - s.shape[0]
+    return np.concatenate((s, np.empty((extra,) + s.shape[1:], s.dtype)))
+
+
+class _Families:
+    """Union-find over the values that are one list as it flows through appends, pops, loops
+    and branches."""
+
+    def __init__(self):
+        self.parent: dict = {}
+
+    def find(self, v):
+        while self.parent.get(v, v) is not v:
+            v = self.parent[v]
+        return v
+
+    def join(self, a, b) -> None:
+        if hasattr(a, "id") and hasattr(b, "id"):
+            ra, rb = self.find(a), self.find(b)
+            if ra is not rb:
+                self.parent[ra] = rb
+
+
+def _element(t) -> tuple | None:
+    """(shape, dtype name) of a stack element type numba stores in an array, or None."""
+    if isinstance(t, T.Float):
+        return (), "np.float64"
+    if isinstance(t, T.Bool):
+        return (), "np.bool_"
+    if isinstance(t, T.Int):
+        return (), "np.int64"
+    if isinstance(t, T.Array) and t.shape is not None and all(type(d) is int for d in t.shape) \
+            and t.kind in ("f", "i", "b"):
+        return tuple(t.shape), {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[t.kind]
+    return None
+
+
+def _links(fn, fam: _Families) -> None:
+    """Join every list value with the values it becomes (appends, pops, loop and branch
+    parameters and results)."""
+    for op in iter_ops(fn.body):
+        if isinstance(op, Apply) and _stack_op(op) and op.args:
+            fam.join(op.args[0], op.outs[0])
+        elif isinstance(op, (For, While)):
+            params = op.body.params[1:] if isinstance(op, For) else op.body.params
+            n = len(op.outs)
+            for p, i, y, o in zip(params, op.init, op.body.yields[:n], op.outs):
+                fam.join(p, i), fam.join(p, y), fam.join(p, o)
+            if isinstance(op, While):
+                for p, q in zip(op.cond.params, params):
+                    fam.join(p, q)
+        elif isinstance(op, If):
+            for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields):
+                fam.join(o, a), fam.join(o, b)
+
+
+def stack_families(fn) -> dict:
+    """{root value: (shape, dtype)} of the lists that are only appended to and popped from,
+    each made by one `srcad.list()` with elements of one array-storable type."""
+    fam = _Families()
+    _links(fn, fam)
+    roots, elements, bad = {}, {}, set()
+    for op in iter_ops(fn.body):
+        if not isinstance(op, Apply):
+            continue
+        if op.prim == "srcad.list" and not op.args:
+            r = fam.find(op.outs[0])
+            bad.add(r) if r in roots else roots.setdefault(r, op.outs[0])
+        for k, a in enumerate(op.operands()):
+            if not hasattr(a, "id"):
+                continue
+            r = fam.find(a)
+            if k == 0 and _stack_op(op, "push"):
+                elt = _element(op.args[1].type if hasattr(op.args[1], "type") else None)
+                if elt is None or elements.setdefault(r, elt) != elt:
+                    bad.add(r)
+            elif k == 0 and _stack_op(op, "pop"):
+                elt = _element(op.outs[1].type) if len(op.outs) > 1 else None
+                if elt is None or elements.setdefault(r, elt) != elt:
+                    bad.add(r)
+            else:
+                bad.add(r)  # read otherwise: len(), indexing, returned, passed on
+    for y in fn.body.yields:
+        if hasattr(y, "id"):
+            bad.add(fam.find(y))
+    return {r: elements[r] for r in roots if r not in bad and r in elements}, fam
+
+
+class NumbaEmitter(CodeEmitter):
+    """CodeEmitter with the numba target's loops and stacks."""
+
+    def __init__(self, fn, comments: bool = True):
+        super().__init__(fn, comments, release=False)  # (no `del`: numba types each name once)
+        families, self._fam = stack_families(fn)
+        self.stacks = {}  # root -> (shape, dtype), for families whose values share one name
+        taken = set(self.naming.names.values())
+        updates = {op.outs[0]: op for op in iter_ops(fn.body) if isinstance(op, Apply)
+                   and _stack_op(op)}
+        for root, elt in families.items():
+            members = self._members(root)
+            names = {self.name(v) for v in members}
+            # (one name throughout, a free name for its count, and every append and pop in place)
+            if len(names) == 1 and next(iter(names)) + "_n" not in taken and all(
+                    id(updates[v]) in self.naming.inplace for v in members if v in updates):
+                self.stacks[root] = elt
+
+    def _members(self, root):
+        return [v for v in self.naming.names if self._fam.find(v) is root]
+
+    def _stack_of(self, v):
+        if not hasattr(v, "id") or v not in self.naming.names:
+            return None
+        r = self._fam.find(v)
+        return r if r in self.stacks else None
+
+    def _movable(self, op) -> bool:
+        if isinstance(op, Apply) and op.prim == "srcad.list" and self._stack_of(op.outs[0]) is not None:
+            return False
+        return super()._movable(op)
+
+    def apply_stmt(self, op: Apply) -> list:
+        root = self._stack_of(op.outs[0]) if op.outs else None
+        if root is None:
+            return super().apply_stmt(op)
+        name = self.name(op.outs[0])
+        count = name + "_n"
+        if op.prim == "srcad.list":
+            shape, dtype = self.stacks[root]
+            dims = gast.Tuple(elts=[gast.Constant(value=d, kind=None) for d in (FIRST_CAPACITY,) + shape],
+                              ctx=gast.Load()) if shape else gast.Constant(value=FIRST_CAPACITY, kind=None)
+            dtype_node = _attr(_name("np"), dtype.split(".", 1)[1])
+            empty = _call(_attr(_name("np"), "empty"), [dims, dtype_node])
+            return [_assign(_name(name, gast.Store()), empty),
+                    _assign(_name(count, gast.Store()), gast.Constant(value=0, kind=None))]
+        if _stack_op(op, "push"):
+            reserve = _name(self.ns.ref(reserve_stack, "_reserve"))
+            full = gast.Compare(left=_name(count), ops=[gast.Eq()], comparators=[
+                gast.Subscript(value=_attr(_name(name), "shape"), slice=gast.Constant(value=0, kind=None),
+                               ctx=gast.Load())])
+            regrow = _assign(_name(name, gast.Store()), _call(reserve, [_name(name), gast.BinOp(
+                left=_name(count), op=gast.Add(), right=gast.Constant(value=1, kind=None))]))
+            return [gast.If(test=full, body=[regrow], orelse=[]),
+                    _assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
+                            self.atom(op.args[1])),
+                    gast.AugAssign(target=_name(count, gast.Store()), op=gast.Add(),
+                                   value=gast.Constant(value=1, kind=None))]
+        if _stack_op(op, "pop"):
+            out = [gast.AugAssign(target=_name(count, gast.Store()), op=gast.Sub(),
+                                  value=gast.Constant(value=1, kind=None))]
+            if self.uses[op.outs[1]]:
+                out.append(_assign(_name(self.name(op.outs[1]), gast.Store()),
+                                   gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Load())))
+            return out
+        return super().apply_stmt(op)
+
+    def expr(self, op: Apply, index: bool = False):
+        """srcad's broadcasting helpers, where the types say what they do, as the NumPy call
+        numba compiles (the helpers test types at run time, which numba cannot type)."""
+        special = _SPECIAL.get(getattr(registry.lookup(op.prim), "numba", ""))
+        got = special(self, op) if special is not None else None
+        return got if got is not None else super().expr(op, index)
+
+    def for_stmt(self, op: For) -> list:
+        """The loop, after room for its trips in each stack its body pushes onto once per
+        iteration (so a stack is allocated once, not grown by doubling)."""
+        stmts = super().for_stmt(op)
+        pushed = [o.args[0] for o in op.body.ops if isinstance(o, Apply) and _stack_op(o, "push")
+                  and self._stack_of(o.outs[0]) is not None]
+        if not pushed:
+            return stmts
+        trips = self._trips(op)
+        reserve = _name(self.ns.ref(reserve_stack, "_reserve"))
+        pre = []
+        for stack in dict.fromkeys(self.name(v) for v in pushed):
+            pre.append(_assign(_name(stack, gast.Store()), _call(reserve, [
+                _name(stack), gast.BinOp(left=_name(stack + "_n"), op=gast.Add(), right=trips)])))
+        return stmts[:-1] + pre + stmts[-1:]
+
+    def _trips(self, op: For):
+        start, stop, step = op.start, op.stop, op.step
+        if isinstance(start, Const) and start.value == 0 and isinstance(step, Const) and step.value == 1:
+            return self.atom(stop)
+        bounds = [self.atom(start), self.atom(stop), self.atom(step)]
+        return _call(_name("len"), [_call(_name("range"), bounds)])
+
+    def range_expr(self, op: For):
+        if not op.reverse:
+            return super().range_expr(op)
+        start, stop, step = op.start, op.stop, op.step
+        a, b, s = self.atom(start), self.atom(stop), self.atom(step)
+        k = step.value if isinstance(step, Const) and type(step.value) is int else None
+        if k == 1:  # reversed(range(a, b)) is range(b - 1, a - 1, -1)
+            first, last = _minus(b, 1, stop), _minus(a, 1, start)
+            return _call(_name("range"), [first, last, gast.Constant(value=-1, kind=None)])
+        # reversed(range(a, b, s)): from a + (len(range(a, b, s)) - 1) * s down to a, by -s
+        count = _call(_name("len"), [_call(_name("range"), [a, b, s])])
+        first = gast.BinOp(left=self.atom(start), op=gast.Add(), right=gast.BinOp(
+            left=gast.BinOp(left=count, op=gast.Sub(), right=gast.Constant(value=1, kind=None)),
+            op=gast.Mult(), right=self.atom(step)))
+        neg = gast.Constant(value=-k, kind=None) if k is not None else gast.UnaryOp(op=gast.USub(),
+                                                                                    operand=self.atom(step))
+        return _call(_name("range"), [first, gast.BinOp(left=self.atom(start), op=gast.Sub(),
+                                                         right=self.atom(step)), neg])
+
+
+def _scalar(a) -> bool:
+    t = a.type if hasattr(a, "type") else None
+    return isinstance(t, (T.Float, T.Int)) or (isinstance(a, Const) and type(a.value) in (int, float))
+
+
+def _array(a, ndim_positive: bool = True) -> bool:
+    t = getattr(a, "type", None)
+    return isinstance(t, T.Array) and t.ndim is not None and (t.ndim > 0 or not ndim_positive) \
+        and t.kind == "f"
+
+
+def _full(em, shape_node, v):
+    return _call(_attr(_name("np"), "full"), [shape_node, em.atom(v)])
+
+
+def _broadcast_to(em, op):
+    """srcad.broadcast_to(v, shape) of a number to a known non-empty shape: np.full."""
+    v, shape = op.args[0], op.args[1]
+    if _scalar(v) and isinstance(shape, Const) and isinstance(shape.value, tuple) and shape.value:
+        return _full(em, em.atom(shape), v)
+    return None
+
+
+def _expand_reduced(em, op):
+    """srcad.expand_reduced(v, x) of a full reduction (axis None) of an array x: np.full."""
+    v, x = op.args[0], op.args[1]
+    rest = op.args[2:] + tuple(a for _, a in op.kw)
+    if not (_scalar(v) and all(isinstance(a, Const) and a.value in (None, False) for a in rest)):
+        return None
+    if _array(x):
+        return _full(em, _attr(em.atom(x), "shape"), v)
+    return em.atom(v) if isinstance(getattr(x, "type", None), (T.Float, T.Int)) else None
+
+
+def _zeros_like(em, op):
+    x = op.args[0]
+    if _array(x, ndim_positive=False):
+        return _call(_attr(_name("np"), "zeros"), [_attr(em.atom(x), "shape")])
+    return None
+
+
+def _unbroadcast(em, op):
+    """srcad.unbroadcast(g, x) where g already has x's shape: g."""
+    g, x = op.args
+    tg, tx = getattr(g, "type", None), getattr(x, "type", None)
+    if isinstance(tg, T.Float) and isinstance(tx, T.Float):
+        return em.atom(g)
+    if _array(g) and isinstance(tx, T.Float):
+        return _call(_attr(em.atom(g), "sum"), [])
+    if not (_array(g) and _array(x) and _known(tg.shape) and _known(tx.shape)):
+        return None
+    if tg.shape == tx.shape:
+        return em.atom(g)
+    lead = len(tg.shape) - len(tx.shape)
+    if lead < 0:
+        return None
+    node = em.atom(g)
+    for _ in range(lead):  # (numba's sum takes one axis, and no keepdims)
+        node = _call(_attr(node, "sum"), [], [("axis", gast.Constant(value=0, kind=None))])
+    for i in reversed(range(len(tx.shape))):
+        if tx.shape[i] == 1 and tg.shape[lead + i] != 1:
+            node = _call(_attr(node, "sum"), [], [("axis", gast.Constant(value=i, kind=None))])
+    shape = gast.Tuple(elts=[gast.Constant(value=d, kind=None) for d in tx.shape], ctx=gast.Load())
+    return _call(_attr(node, "reshape"), [shape])
+
+
+def _known(shape) -> bool:
+    return shape is not None and all(type(d) is int for d in shape)
+
+
+_SPECIAL = {"broadcast_to": _broadcast_to, "expand_reduced": _expand_reduced, "zeros_like": _zeros_like,
+            "unbroadcast": _unbroadcast}  # (by Rule.numba)
+
+
+def _minus(node, k: int, atom):
+    """node - k, folded when the atom is an int literal."""
+    if isinstance(atom, Const) and type(atom.value) is int:
+        return gast.Constant(value=atom.value - k, kind=None)
+    return gast.BinOp(left=node, op=gast.Sub(), right=gast.Constant(value=k, kind=None))
+
+
+# -- the module around the function (numba_target.py, standalone.py) --------------------
+
+#: the library modules whose attributes generated numba code may keep as globals
+#: (the names of module attributes the generated numba code may keep as globals)
+_LIBRARY_MODULES = ("numpy", "math", "cmath")
+
+
+def outside(source: str, namespace: dict):
+    """The source with each attribute of a user module it reads (`_m_model.W`) replaced by a
+    parameter `_m_model_W`: (source, [(parameter, module, attribute)])."""
+    extras: dict = {}
+    for key, obj in sorted(namespace.items()):
+        if user_module(obj):
+            for attr in sorted(set(re.findall(rf"\b{re.escape(key)}\.(\w+)\b", source))):
+                extras[f"{key}_{attr}"] = (obj, attr)
+                source = re.sub(rf"\b{re.escape(key)}\.{attr}\b", f"{key}_{attr}", source)
+    if extras:
+        head, sep, rest = source.partition("):\n")
+        joiner = ", " if not head.endswith("(") else ""
+        source = head + joiner + ", ".join(extras) + sep + rest
+    return source, [(p, m, a) for p, (m, a) in extras.items()]
+
+
+def user_module(obj) -> bool:
+    return isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] not in _LIBRARY_MODULES
+
+
+def decorator(nogil: bool = True) -> str:
+    return f"@numba.njit(cache=True{', nogil=True' if nogil else ''})"
+
+

@@ -1,0 +1,247 @@
+"""The numba target (docs/numba_target.md): over the corpus, against the CPython target and finite
+differences; the fallback warning, strict mode, the CLI module, and numba's disk cache.
+
+numba compiles each function in 0.2-2 s, so the suite runs a sample of the corpus (loops,
+branches, arrays, and cases known to fall back); SRCAD_NUMBA_CORPUS=all runs every case
+(docs/numba_target.md records the counts)."""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+from corpus import branches, calls, closures, generators, loops, straight, unpacking
+from oracle import assert_tree_close, fd_grad
+
+import srcad
+
+numba = pytest.importorskip("numba")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAMILIES = [straight, branches, calls, loops, closures, unpacking, generators]
+SAMPLE = {"ode_euler", "nested", "while_counter", "break_continue", "rnn_cell", "reversed_ranges",
+          "overwritten_in_branches", "math_more", "carried_array", "stencil_in_place"}
+
+
+@pytest.fixture(autouse=True)
+def _numba_dir(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("SRCAD_NUMBA_DIR", str(tmp_path_factory.getbasetemp() / "numba_modules"))
+
+
+def _cases():
+    every = os.environ.get("SRCAD_NUMBA_CORPUS") == "all"
+    seen = set()
+    for mod in FAMILIES:
+        for k, (fn, args) in enumerate(mod.CASES):
+            if (every or fn.__name__ in SAMPLE) and (every or fn.__name__ not in seen):
+                seen.add(fn.__name__)
+                positions = [i for i, a in enumerate(args) if isinstance(a, float) or (
+                    isinstance(a, np.ndarray) and a.dtype.kind == "f") or isinstance(a, (tuple, list, dict))]
+                if positions:
+                    name = f"{mod.__name__.split('.')[-1]}-{fn.__name__}-{k}"
+                    yield pytest.param(fn, args, positions[0], id=name)
+
+
+COUNTS = {"compiled": 0, "fell back": 0}
+
+
+@pytest.mark.parametrize("fn,args,argnum", list(_cases()))
+def test_corpus_numba_matches_cpython_and_finite_differences(fn, args, argnum):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g = srcad.grad(fn, argnums=argnum, target="numba")
+        got = g(*args)
+    fallbacks = [w for w in caught if issubclass(w.category, srcad.TargetFallbackWarning)]
+    assert len(fallbacks) <= 1, [str(w.message) for w in fallbacks]
+    compiled = g.latest().function.compiled()
+    assert not (compiled and fallbacks), "compiled code and a fallback warning exclude each other"
+    assert compiled or g.latest().function.failed, "code that runs in CPython has a reason, warned once"
+    COUNTS["compiled" if compiled else "fell back"] += 1
+    expected = srcad.grad(fn, argnums=argnum)(*args)
+    assert_tree_close(got, expected, rtol=1e-10, atol=1e-12, what=f"{fn.__name__}: numba vs CPython")
+    assert_tree_close(got, fd_grad(fn, args, argnum), rtol=1e-5, atol=1e-6, what=f"{fn.__name__}: vs fd")
+    if compiled:
+        assert g(*args) is not None and g.latest().function.compiled()  # (a second call runs compiled code)
+
+
+def test_corpus_report(capsys):
+    """Prints the counts of the cases run in this process (pytest -s shows them)."""
+    with capsys.disabled():
+        print(f"\nnumba target over the corpus sample: {COUNTS}")
+
+
+def ode(k, y0, n):
+    dt = 1.0 / n
+    y = y0
+    for i in range(n):
+        y = y + dt * (-k * y + math.sin(i * dt))
+    return y * y
+
+
+def test_scalar_loop_compiles_with_numba_constructs():
+    g = srcad.grad(ode, argnums=(0, 1), target="numba")
+    got = g(0.7, 1.5, 50)
+    assert g.latest().function.compiled()
+    text = srcad.source(g)
+    assert "reversed(" not in text and "range(n - 1, -1, -1)" in text
+    assert "np.empty(0, np.float64)" in text and ".pop()" not in text  # (the stack is an array)
+    assert_tree_close(got, srcad.grad(ode, argnums=(0, 1))(0.7, 1.5, 50), rtol=1e-12, atol=0)
+    assert_tree_close(got[0], fd_grad(ode, (0.7, 1.5, 50), 0), rtol=1e-6, atol=1e-8)
+    with open(g.latest().function.path) as f:
+        module = f.read()
+    assert "@numba.njit(cache=True, nogil=True)\ndef grad_ode(" in module
+
+
+def test_every_transformation_takes_the_target():
+    def f(x, y):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s = s + np.sin(x[i]) * y
+        return s * y
+
+    x, y, t = np.linspace(0.1, 0.9, 4), 0.7, (np.ones(4), 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", srcad.TargetFallbackWarning)
+        for py, nb in [
+            (srcad.grad(f, argnums=(0, 1))(x, y), srcad.grad(f, argnums=(0, 1), target="numba")(x, y)),
+            (srcad.value_and_grad(f)(x, y), srcad.value_and_grad(f, target="numba")(x, y)),
+            (srcad.jvp(f, (x, y), t), srcad.jvp(f, (x, y), t, target="numba")),
+            (srcad.vjp(f, x, y)[1](1.0), srcad.vjp(f, x, y, target="numba")[1](1.0)),
+            (srcad.jacfwd(np.tanh)(x), srcad.jacfwd(np.tanh, target="numba")(x)),
+            (srcad.jacrev(np.tanh)(x), srcad.jacrev(np.tanh, target="numba")(x)),
+            (srcad.hessian(f)(x, y), srcad.hessian(f, target="numba")(x, y)),
+            (srcad.hvp(f, (x, y), t), srcad.hvp(f, (x, y), t, target="numba")),
+        ]:
+            assert_tree_close(nb, py, rtol=1e-12, atol=1e-14)
+    assert_tree_close(srcad.grad(f)(x, y), fd_grad(f, (x, y), 0), rtol=1e-6, atol=1e-8)
+
+
+def test_unknown_target_is_an_argument_error():
+    with pytest.raises(srcad.ArgumentError, match="'python' or 'numba'"):
+        srcad.grad(ode, target="cuda")
+
+
+def log3(x):
+    return math.log(x, 3.0) * x  # (numba has no two-argument math.log)
+
+
+def test_fallback_warns_once_naming_the_construct_and_line():
+    g = srcad.grad(log3, target="numba")
+    with pytest.warns(srcad.TargetFallbackWarning) as caught:
+        got = g(2.0)
+    msg = str(caught[0].message)
+    assert "math.log(" in msg and f"{__file__}:{log3.__code__.co_firstlineno + 1}" in msg
+    assert got == srcad.grad(log3)(2.0)
+    assert got == pytest.approx(math.log(2.0, 3.0) + 1.0 / math.log(3.0), rel=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert g(3.0) == srcad.grad(log3)(3.0)  # (no second warning)
+
+
+def test_strict_target_raises(monkeypatch):
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    with pytest.raises(srcad.TargetError, match="math.log"):
+        srcad.grad(lambda x: log3(x) + 0.0, target="numba")(2.0)
+
+
+def root(x):
+    return x ** 0.5 + math.sqrt(x) * 0.0 + x
+
+
+def _outcome(g, *args):
+    try:
+        with np.errstate(divide="ignore"):
+            return g(*args)
+    except Exception as e:  # noqa: BLE001 (the test compares what each target raises)
+        return type(e)
+
+
+@pytest.mark.parametrize("x", [0.0, -1.0, 4.0])
+def test_errors_and_infinities_are_the_cpython_targets(x):
+    """At x = 0 the derivative of sqrt is infinite (Python floats raise ZeroDivisionError,
+    the CPython target answers NumPy's inf); at x < 0 the function raises, so its gradient
+    does: compiled code defers to the CPython target's in both cases."""
+    got, expected = _outcome(srcad.grad(root, target="numba"), x), _outcome(srcad.grad(root), x)
+    assert got == expected or (isinstance(got, float) and got == pytest.approx(expected, rel=1e-14))
+    if x == 4.0:
+        assert got == pytest.approx(1.25, rel=1e-14)
+    if x == -1.0:
+        assert isinstance(got, type) and issubclass(got, Exception)
+
+
+def test_globals_are_arguments_not_frozen_constants(tmp_path):
+    mod = tmp_path / "numba_globals_mod.py"
+    mod.write_text("K = 2.0\n\ndef f(x):\n    s = 0.0\n    for i in range(3):\n        s = s + K * x * i\n"
+                   "    return s\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import numba_globals_mod as m
+        g = srcad.grad(m.f, target="numba")
+        assert g(1.0) == 6.0 and g.latest().function.compiled()
+        m.K = 3.0
+        assert g(1.0) == 9.0
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("numba_globals_mod", None)
+
+
+def _run(code: str, cwd, env_extra: dict) -> str:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, str(cwd)]), **env_extra)
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_a_second_process_loads_the_machine_code_from_the_cache(tmp_path):
+    (tmp_path / "cached_mod.py").write_text(textwrap.dedent("""
+        import math
+        def f(k, n):
+            y = 1.0
+            for i in range(n):
+                y = y + 0.01 * (-k * y + math.cos(i * 0.01))
+            return y
+    """))
+    code = """
+        import srcad, cached_mod
+        g = srcad.grad(cached_mod.f, target="numba")
+        print(repr(g(0.5, 20)), sum(g.latest().function.jitted.stats.cache_hits.values()))
+    """
+    env = {"SRCAD_NUMBA_DIR": str(tmp_path / "modules")}
+    first = _run(code, tmp_path, env).split()
+    second = _run(code, tmp_path, env).split()
+    assert first[0] == second[0] and first[1] == "0" and int(second[1]) >= 1
+
+
+def test_cli_writes_a_module_that_imports_numba_and_runs(tmp_path):
+    (tmp_path / "model.py").write_text(textwrap.dedent("""
+        import math
+        def ode(k, y0, n):
+            dt = 1.0 / n
+            y = y0
+            for i in range(n):
+                y = y + dt * (-k * y + math.sin(i * dt))
+            return y * y
+    """))
+    out = tmp_path / "model_grad.py"
+    _run(f"""
+        import sys
+        from srcad.cli import main
+        sys.exit(main(["codegen", "model.py:ode", "--argnums", "0,1", "--types", "float,float,int",
+                       "--target", "numba", "-o", {str(out)!r}]))
+    """, tmp_path, {})
+    text = out.read_text()
+    assert "import numba" in text and "import srcad" not in text and "from srcad" not in text
+    assert "@numba.njit(cache=True, nogil=True)\ndef grad_ode(" in text
+    got = _run("""
+        import model_grad, numba
+        r = model_grad.grad_ode(0.7, 1.5, 50)
+        assert isinstance(model_grad.grad_ode, numba.core.registry.CPUDispatcher)
+        print(repr(r[0]), repr(r[1]))
+    """, tmp_path, {}).split()
+    expected = srcad.grad(ode, argnums=(0, 1))(0.7, 1.5, 50)
+    assert [float(v) for v in got] == pytest.approx(list(expected), rel=1e-12)
