@@ -84,3 +84,24 @@ def test_sum_of_a_broadcast_number(shape):
     size = x.size          # hand-derived: d/dx = s * size + s, d/ds = size * sum(x) + sum(x)
     assert_tree_close(gx, np.full(shape, 1.5 * size + 1.5), rtol=1e-12)
     assert gs == pytest.approx((size + 1) * np.sum(x), rel=1e-12)
+
+
+def softmax_dot(x, w):
+    e = np.exp(x - np.max(x))
+    return np.dot(e / np.sum(e), w)
+
+
+def weighted(x, w):
+    return np.sum(np.sin(x)) * np.sum(x * w)
+
+
+@pytest.mark.parametrize("n", [2, 50])
+def test_scalar_factors_leave_sums(n):
+    rng = np.random.default_rng(n)
+    x, w = rng.normal(size=n), rng.normal(size=n)
+    for f in (softmax_dot, weighted):
+        gx, gw = srcad.grad(f, argnums=(0, 1))(x, w)
+        assert_tree_close(gx, fd_grad_richardson(f, (x, w), 0), rtol=1e-6)
+        assert_tree_close(gw, fd_grad_richardson(f, (x, w), 1), rtol=1e-6)
+    src = _code(srcad.source(srcad.grad(softmax_dot), x, w))
+    assert "* (w * e)).sum()" not in src and "(w * e).sum()" in src   # c * sum(X), not sum(c * X)

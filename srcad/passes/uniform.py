@@ -53,10 +53,23 @@ class UniformIdentities:
         return None
 
     def uniform_sum(self, op: Apply):
-        """np.sum of a number broadcast to a known shape: the number times the size."""
+        """np.sum of a number broadcast to a known shape: the number times the size; in
+        adjoint code, np.sum(c * X) is c * np.sum(X), and np.sum(a * b) of two vectors of one
+        shape is np.dot(a, b) (no temporary)."""
         if op.prim != "numpy.sum" or len(op.args) != 1 or op.kw or not isinstance(op.out.type, T.Float):
             return None
         d = self.defs.get(op.args[0]) if isinstance(op.args[0], Var) else None
+        if d is not None and d.prim == "operator.mul" and len(d.args) == 2 and not d.kw \
+                and self.uses[op.args[0]] == 1 and op.loc is not None and op.loc.adjoint:
+            ta, tb = (atom_type(x) for x in d.args)
+            if all(isinstance(t, T.Array) and t.kind == "f" and t.ndim == 1 for t in (ta, tb)) \
+                    and T.shape_of(ta) == T.shape_of(tb) is not None:
+                return dataclasses.replace(op, prim="numpy.dot", args=d.args)
+            for c, x in (d.args, d.args[::-1]):  # sum(c * X) is c * sum(X): one full-size pass less
+                if _scalar_float(c) and isinstance(atom_type(x), T.Array) and atom_type(x).kind == "f":
+                    inner = self.fresh(T.Float())
+                    self.pending.append(Apply((inner,), "numpy.sum", (x,), (), op.loc))
+                    return dataclasses.replace(op, prim="operator.mul", args=(c, inner))
         if d is None or d.prim not in ("srcad.broadcast_to", "numpy.broadcast_to") or len(d.args) != 2 \
                 or not _scalar_float(d.args[0]) or not isinstance(d.args[1], Const) or d.kw:
             return None
