@@ -48,8 +48,10 @@ class Case:
 
 
 def fresh(f):
-    """A new function object with f's code: srcad transforms it again from scratch."""
-    return types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+    """A new function object with f's code and a copy of its globals: srcad transforms it
+    again from scratch (function objects with the same code and the same globals dict share
+    generated code, srcad/sharing.py, which would make a first call a cache hit)."""
+    return types.FunctionType(f.__code__, dict(f.__globals__), f.__name__, f.__defaults__, f.__closure__)
 
 
 def rebind(f, **names):
