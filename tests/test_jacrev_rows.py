@@ -159,3 +159,18 @@ def test_jacfwd_batches_flip_roll_cumsum_diff_without_a_loop_per_direction(f, x)
     jac = srcad.jacfwd(f)
     assert np.allclose(jac(x), _fd_jacobian(f, (x,), 0), atol=1e-6)
     assert "_cols" not in srcad.source(jac, x)
+
+
+def sums_a_number_over_axis_0(x):
+    s = np.sum(x * x)
+    return np.stack([np.sum(s, axis=0), np.sum(np.sin(s), axis=-1) * x[1], x[0]])
+
+
+@pytest.mark.parametrize("jac", [srcad.jacfwd, srcad.jacrev])
+def test_a_number_reduced_over_axis_0(jac):
+    """np.sum(s, axis=0) of a 0-d value (np.sum allows axis 0 or -1) in batched forward mode
+    (fuzz 16200:77: ZeroDivisionError while transforming)."""
+    x = np.array([0.3, -1.2, 0.8])
+    s = np.sum(x * x)
+    expect = np.array([2 * x, np.cos(s) * 2 * x * x[1] + np.sin(s) * np.eye(3)[1], np.eye(3)[0]])
+    assert np.allclose(jac(sums_a_number_over_axis_0)(x), expect)

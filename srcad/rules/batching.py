@@ -51,7 +51,7 @@ def reduction(bf, op, rule, p, a, t, bindings):
         new_axis = tuple(range(1, k + 1))
     else:
         axes = axis.value if isinstance(axis.value, tuple) else (axis.value,)
-        new_axis = tuple(a % k + 1 for a in axes)
+        new_axis = tuple(a % k + 1 for a in axes) if k else ()  # (a 0-d value: NumPy takes axis 0 or -1)
     keep = kw.get("keepdims", Const(False))
     name = "numpy.mean" if op.prim.endswith("mean") else "numpy.sum"
     return bf.em.apply(name, (t,), (("axis", Const(new_axis)), ("keepdims", keep)), op.loc)
