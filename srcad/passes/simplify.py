@@ -208,15 +208,11 @@ class Simplifier(KnownPieces, UniformIdentities):
         return self.shaped(op)
 
     def added(self, op: Apply, x: Atom, y: Atom):
-        """x + 0 is x; u + -w is u - w (exactly, in IEEE arithmetic); acc + s * mask (uniform.py);
-        t + t is 2.0 * t."""
+        """x + 0 is x; u + -w is u - w (exactly, in IEEE arithmetic); t + t is 2.0 * t."""
         if _is_num(y, 0) and _keeps(x, y) and atom_type(x) == op.out.type:
             return x
         if _is_num(x, 0) and _keeps(y, x) and atom_type(y) == op.out.type:
             return y
-        spread = self.spread(op)
-        if spread is not None:
-            return spread
         for u, v in ((x, y), (y, x)):
             d = self.defs.get(v) if isinstance(v, Var) else None
             if d and d.prim == "operator.neg" and len(d.args) == 1 and _floaty(d.args[0]) and _floaty(u):
@@ -356,7 +352,9 @@ class Simplifier(KnownPieces, UniformIdentities):
         d = self.defs.get(v) if isinstance(v, Var) else None
         if d is not None and d.prim == "srcad.broadcast_to" and T.shape_of(atom_type(d.args[0])) == ():
             return dataclasses.replace(op, prim="srcad.broadcast_to", args=(d.args[0], Const(want)), kw=())
-        inner = self.fresh(T.Array(len(dims), "f", dims))
+        tv = atom_type(v)  # (the kind of v: a complex cotangent stays complex)
+        inner = self.fresh(T.Array(len(dims), tv.kind if isinstance(tv, T.Array) else
+                                   "c" if T.is_complex(tv) else "f", dims))
         self.pending.append(Apply((inner,), "numpy.expand_dims", (v, axis), (), op.loc))
         return dataclasses.replace(op, prim="srcad.broadcast_to", args=(inner, Const(want)), kw=())
 

@@ -1,7 +1,7 @@
-"""Identities of the simplifier for arrays that hold one number everywhere, and for masks:
+"""Identities of the simplifier for arrays that hold one number everywhere:
 a broadcast scalar times a scalar stays a broadcast scalar, the sum of a broadcast scalar is
-a product, `np.where` with a constant condition is the operand it picks, and adjoint code's
-`acc + s * mask` adds s to the masked elements only.
+a product, `np.where` with a constant condition is the operand it picks, and in adjoint code
+a scalar factor leaves a sum.
 
     >>> import numpy as np
     >>> from srcad.examples import ir, show
@@ -86,29 +86,3 @@ class UniformIdentities:
             return None
         picked = op.args[1] if op.args[0].value else op.args[2]
         return picked if atom_type(picked) == op.out.type else None
-
-    def spread(self, op: Apply):
-        """In adjoint code `acc + s * mask` or `acc + where(mask, s, 0.0)` (a number spread
-        over a boolean mask's elements, as the adjoint of np.max shares a cotangent among the
-        maxima) is `acc[mask] += s`: one pass that writes only the selected elements, not two
-        full-size temporaries."""
-        if op.loc is None or not op.loc.adjoint:
-            return None
-        want = T.shape_of(op.out.type)
-        for acc, w in (op.args, op.args[::-1]):
-            d = self.defs.get(w) if isinstance(w, Var) else None
-            if d is None or self.uses[w] != 1 or want is None or d.kw or \
-                    not (isinstance(atom_type(acc), T.Array) and atom_type(acc).kind == "f"
-                         and T.shape_of(atom_type(acc)) == want):
-                continue
-            if d.prim == "numpy.where" and len(d.args) == 3 and d.args[2] == Const(0.0):
-                pairs = [(d.args[1], d.args[0])]  # where(mask, s, 0.0)
-            elif d.prim == "operator.mul" and len(d.args) == 2:
-                pairs = [d.args, d.args[::-1]]
-            else:
-                continue
-            for s, m in pairs:
-                tm = atom_type(m)
-                if _scalar_float(s) and isinstance(tm, T.Array) and tm.kind == "b" and T.shape_of(tm) == want:
-                    return dataclasses.replace(op, prim="srcad.scatter_add", args=(acc, m, s))
-        return None

@@ -43,7 +43,7 @@ class BatchedForward(Forward):
     def shape(self, a: Atom) -> tuple:
         s = T.shape_of(a.type) if isinstance(a, Var) else T.shape_of(of_value(a.value))
         if s is None:
-            raise NotBatchable(f"unknown shape of {a!r}")
+            raise NotBatchable(f"unknown shape of {a!r}: {getattr(a, 'type', None)}")
         return s
 
     @staticmethod

@@ -12,7 +12,7 @@ def grad_reductions(x):
     _t16 = x == np.expand_dims(x.min(axis=1), 1)
     x_bar += np.where(_t16, np.expand_dims(1.0 / _t16.sum(axis=1), 1), 0.0)
     _t21 = x == _t4
-    x_bar[_t21] += 1.0 / _t21.sum()
+    x_bar += np.where(_t21, 1.0 / _t21.sum(), 0.0)
     x_bar[0] += _prod_partials(_t3, None)
     # adjoint of line 71: return (np.sum(x, axis=1).dot(np.mean(x, axis=1, keepdims=True).rav...
     x_bar += _broadcast_to(np.reshape(_t0, (2, 1)), (2, 3)) * 0.3333333333333333
