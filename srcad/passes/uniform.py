@@ -20,6 +20,7 @@ The mixin works on the simplifier's state (`defs`, `uses`, `pending`, `fresh`).
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Const, Var, atom_type
@@ -73,10 +74,8 @@ class UniformIdentities:
         if d is None or d.prim not in ("srcad.broadcast_to", "numpy.broadcast_to") or len(d.args) != 2 \
                 or not _scalar_float(d.args[0]) or not isinstance(d.args[1], Const) or d.kw:
             return None
-        n = 1
-        for k in d.args[1].value:
-            n *= k
-        return dataclasses.replace(op, prim="operator.mul", args=(d.args[0], Const(n)), kw=())
+        size = Const(math.prod(d.args[1].value))
+        return dataclasses.replace(op, prim="operator.mul", args=(d.args[0], size), kw=())
 
     def constant_where(self, op: Apply):
         """np.where(True, a, b) is a (and np.where(False, a, b) is b) where that has the
