@@ -15,16 +15,14 @@ from dataclasses import dataclass
 from .analysis import reads
 from .codegen.targets import compile_function, render
 from .custom import CustomRule
-from .errors import NonScalarOutputError, TypeSupportError, diagnostic
 from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
 from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
 from .ir import types as T
-from .ir.builder import Builder
-from .ir.nodes import Apply, Const, Ext, Function, Param, Var, iter_ops, max_var_id
-from .ir.values import of_value
+from .ir.nodes import Apply, Const, Ext, Function, Param, Var, iter_ops
 from .ir.verify import verify
+from .outputs import analyzed, check_scalar, return_loc, split_aux
 from .passes.checkpointing import checkpoint_loops
 from .passes.dce import dce, forget_kept
 from .passes.defined import define_everywhere
@@ -32,11 +30,9 @@ from .passes.ownership import copy_gradients_of_inputs
 from .passes.pipeline import cleanup, finish, optimize
 from .settings import config
 from .transforms import naming
-from .transforms.activity import analyze
 from .transforms.batched import batched_forward, check_linear_use
 from .transforms.emitter import Emitter
 from .transforms.forward import forward
-from .transforms.policy import guard_unknown
 from .transforms.reverse import reverse, reverse_split
 from .transforms.safety import check_mutations
 from .transforms.saved import saved_report
@@ -191,89 +187,14 @@ def _record(trace: dict | None, stage: str, fn: Function) -> Function:
     return fn
 
 
-def _split_aux(fn: Function, spec: Spec) -> Function:
-    """With has_aux the function returns (output, aux): make those two separate results."""
-    out = fn.body.yields[0]
-    if not spec.has_aux:
-        return fn
-    b = Builder(first_id=_max_id(fn) + 1)
-    t = out.type if not isinstance(out, Const) else of_value(out.value)
-    if not isinstance(t, (T.Tuple, T.Unknown)) or (isinstance(t, T.Tuple) and len(t.elts) != 2):
-        msg = f"with has_aux=True, {fn.name} must return a pair (output, aux); it returns {t}"
-        raise NonScalarOutputError(msg, [diagnostic(fn.loc, msg, "return (value, aux), e.g. "
-                                                    "return loss, {'accuracy': acc}")])
-    elts = t.elts if isinstance(t, T.Tuple) else (T.UNKNOWN, T.UNKNOWN)
-    v0 = b.fresh("value", elts[0])
-    v1 = b.fresh("aux", elts[1])
-    ops = fn.body.ops + (Apply((v0,), "operator.getitem", (out, Const(0)), (), fn.loc),
-                         Apply((v1,), "operator.getitem", (out, Const(1)), (), fn.loc))
-    body = dataclasses.replace(fn.body, ops=ops, yields=(v0, v1))
-    return cleanup(dataclasses.replace(fn, body=body))
-
-
-def _max_id(fn: Function) -> int:
-    return max_var_id(fn)
-
-
-def _check_scalar(fn: Function, spec: Spec) -> Function:
-    """grad's output must be a real scalar: refused when its type says otherwise, checked
-    when the generated code runs when its type leaves it open (srcad.scalar_output)."""
-    out = fn.body.yields[0]
-    t = out.type if not isinstance(out, Const) else of_value(out.value)
-    if isinstance(t, (T.Float, T.Int, T.Bool)) or (
-            isinstance(t, T.Array) and t.ndim == 0 and t.kind in "fiub"):
-        return fn
-    if isinstance(t, (T.Array, T.Num, T.Unknown)) and (not isinstance(t, T.Array) or t.ndim is None) and (
-            not isinstance(t, T.Array) or t.kind in ("f", "i", "u", "b", None)):
-        where = _return_loc(fn)
-        text = f"{where.file}:{where.line}:{where.col}" if where else fn.name
-        v = T.FLOAT if isinstance(t, T.Num) else t
-        checked = Var(_max_id(fn) + 1, "", v)
-        op = Apply((checked,), "srcad.scalar_output",
-                   (out, Const(f"{spec.kind} of {fn.qualname or fn.name} ({text})")), (), where)
-        body = dataclasses.replace(fn.body, ops=fn.body.ops + (op,), yields=(checked,) + fn.body.yields[1:])
-        return dataclasses.replace(fn, body=body)
-    if isinstance(t, T.Array) and t.ndim not in (0, None):
-        what = f"an array of rank {t.ndim}" + (f" (shape {t.shape})" if t.shape is not None else "")
-    elif T.is_complex(t) or isinstance(t, T.Opaque) and t.kind == "complex":
-        _analyzed(fn, spec.argnums, (out,))  # (a function that cannot take complex values, first)
-        where, what = _return_loc(fn), "a complex value"
-        raise TypeSupportError(f"{spec.kind} of a function whose output is {what}", [diagnostic(
-            where or fn.loc, f"{fn.name} returns {what}", "a differentiated output is real: return "
-            "np.real(...), np.imag(...) or np.abs(...) of it (docs/subset.md, complex intermediate values)")])
-    else:
-        what = {T.NoneT: "None", T.Str: "a string"}.get(type(t), f"a {t}")
-    hint = ("grad needs a real scalar output (a float, or an array of shape ()); use srcad.jacrev or "
-            "srcad.vjp for other outputs, has_aux=True to return extra values, or index/sum the result")
-    where = _return_loc(fn)
-    raise NonScalarOutputError(f"{spec.kind} of a function whose output is {what}",
-                               [diagnostic(where or fn.loc, f"{fn.name} returns {what}", hint)])
-
-
-def _return_loc(fn: Function):
-    """The user's return statement (the last one, when there are several), or None."""
-    return fn.returns[-1] if fn.returns else None
-
-
-def _analyzed(f: Function, positions, outputs):
-    """Activity of f's values for derivatives with respect to the parameters at `positions`
-    (the type policy checked on the way), and f with run-time checks of values whose type
-    is unknown where they meet differentiated ones."""
-    for i in positions:  # (a pytree object differentiated is a node here: gate.py)
-        t = f.body.params[i].type
-        if isinstance(t, T.Object) and not t.nodes:
-            name = f.signature[i].name
-            raise TypeSupportError(f"argument {name} is a {t.what} object", [diagnostic(
-                f.loc, f"{f.name} is differentiated with respect to {name}, given as a {t.what} object "
-                "itself (a transformation of srcad.grad(f, argnums=...) passes an argument it does not "
-                "differentiate on as is), which srcad cannot differentiate through",
-                f"give {name} a tangent too, or pass its arrays as arguments")])
-    act = analyze(f.body, tuple(f.body.params[i] for i in positions), outputs)
-    return guard_unknown(f, act.varied), act
-
-
 def _describe(arg_types, fn: Function) -> str:
     return ", ".join(f"{p.name}: {t}" for p, t in zip(fn.signature, arg_types))
+
+
+def _contracts(spec: Spec) -> bool:
+    """Loop accumulations contracted after the loop (passes/contract.py)? Not under a memory
+    budget (more stored per iteration), nor for numba (no np.tensordot; loops are fast there)."""
+    return spec.memory_budget is None and spec.target != "numba"
 
 
 def _emit(fn: Function, name: str, header, spec: Spec):
@@ -284,10 +205,10 @@ def _emit(fn: Function, name: str, header, spec: Spec):
 
 def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """`grad_f(*args)` (or `value_and_grad_f`): the gradients for the arguments in spec.argnums."""
-    f = _check_scalar(_split_aux(typed(fn, arg_types, free_types, inlined), spec), spec)
+    f = check_scalar(split_aux(typed(fn, arg_types, free_types, inlined), spec), spec)
     _record(trace, "typed", f)
     outputs = (f.body.yields[0],)
-    f, act = _analyzed(f, spec.argnums, outputs)
+    f, act = analyzed(f, spec.argnums, outputs)
     em, new_params, value, aux, grads, plan = reverse(f, act, spec.argnums)
     g = grads[0] if not spec.argnums_tuple else em.apply("srcad.tuple", grads)
     if spec.kind == "value_and_grad":
@@ -300,7 +221,7 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     body = em.b.end_function((result,))
     name = f"{spec.kind}_{f.name}"
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, f.qualname))
-    out = verify(copy_gradients_of_inputs(optimize(out, contract=spec.memory_budget is None)))
+    out = verify(copy_gradients_of_inputs(optimize(out, contract=_contracts(spec))))
     checkpointed = []
     if spec.memory_budget is not None:
         out, checkpointed = checkpoint_loops(out, spec.memory_budget)
@@ -377,7 +298,7 @@ def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     """`jvp_f(*args, *tangents) -> (out, out_dot)` for the differentiable arguments in spec.argnums."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
     wrt = spec.argnums
-    f, act = _analyzed(f, wrt, (f.body.yields[0],))
+    f, act = analyzed(f, wrt, (f.body.yields[0],))
     em, params, tangents, out, out_dot = forward(f, act, wrt)
     # kind "tangent" (hvp's jvp of a gradient): the tangent alone, so the primal is not computed
     result = out_dot if spec.kind == "tangent" else em.apply("srcad.tuple", (out, out_dot))
@@ -385,37 +306,38 @@ def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangent(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, f.qualname))
-    out_fn = _record(trace, "optimized", optimize(out_fn))
+    out_fn = _record(trace, "optimized", optimize(out_fn, contract=_contracts(spec)))
     header = _header(fn, spec, arg_types, f, [], out_fn)
     rendered = _emit(out_fn, name, header, spec)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
-    built.output_loc = _return_loc(f) or f.loc
+    built.output_loc = return_loc(f) or f.loc
     return built
 
 
 def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None, inlined=None) -> Built:
     """Two generated functions: `vjp_fwd_f(*args) -> (out, aux, residuals)` and
     `vjp_bwd_f(*residuals, g) -> cotangents` (one per differentiable argument in argnums)."""
-    f = _record(trace, "typed", _split_aux(typed(fn, arg_types, free_types, inlined), spec))
-    f, act = _analyzed(f, spec.argnums, (f.body.yields[0],))
+    f = _record(trace, "typed", split_aux(typed(fn, arg_types, free_types, inlined), spec))
+    f, act = analyzed(f, spec.argnums, (f.body.yields[0],))
     (fwd_b, (out, aux, res), bwd_b, bwd_params, grads, names), plan = reverse_split(f, act, spec.argnums)
     fwd_em = fwd_b
     em = Emitter(fwd_em)
     result = em.apply("srcad.tuple", (out, aux if aux is not None else Const(None), res))
     fwd_name, bwd_name = f"vjp_fwd_{f.name}", f"vjp_bwd_{f.name}"
     fwd_fn = Function(fwd_name, f.signature, fwd_b.end_function((result,)), f.loc, f.qualname)
-    fwd_fn = optimize(define_everywhere(fwd_fn, _operands_of(fwd_fn.body, res)))
+    fwd_fn = optimize(define_everywhere(fwd_fn, _operands_of(fwd_fn.body, res)), contract=_contracts(spec))
     bem = Emitter(bwd_b)
     g_out = bem.apply("srcad.tuple", grads)
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
-    bwd_fn = optimize(Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, f.qualname))
+    bwd_fn = Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, f.qualname)
+    bwd_fn = optimize(bwd_fn, _contracts(spec))
     header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn), fwd_fn)
     r1 = _emit(fwd_fn, fwd_name, header, spec)
     r2 = _emit(bwd_fn, bwd_name, header, spec)
     built = Built(compile_function(r1, fwd_name), r1.source + "\n\n" + r2.source,
                   saved_report(f, plan, fwd_fn), fwd_name, [(r1, fwd_name), (r2, bwd_name)],
                   backward=compile_function(r2, bwd_name))
-    built.output_loc = _return_loc(f) or f.loc
+    built.output_loc = return_loc(f) or f.loc
     return built
 
 
@@ -434,7 +356,7 @@ def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     alone, so the backward sweep at the seed point is not computed."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
     wrt = spec.argnums
-    f, act = _analyzed(f, wrt, (f.body.yields[0],))
+    f, act = analyzed(f, wrt, (f.body.yields[0],))
     if spec.kind == "rows":  # (what may raise in the seed point's sweep is not computed)
         f = forget_kept(f)
         check_linear_use(f, act)
@@ -443,11 +365,12 @@ def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     body = em.b.end_function((result,))
     name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
-    out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname)))
+    out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname),
+                                                  _contracts(spec)))
     header = _header(fn, spec, arg_types, f, [], out_fn)
     rendered = _emit(out_fn, name, header, spec)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
-    built.output_loc = _return_loc(f) or f.loc
+    built.output_loc = return_loc(f) or f.loc
     return built
 
 
@@ -456,7 +379,8 @@ def _build_vmap(fn, spec: Spec, arg_types, free_types, trace: dict | None = None
     example (raises NotVectorizable when the function cannot run on the whole batch)."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
     out, looped = vectorise(f, spec.in_axes, spec.out_axes, spec.batch)
-    out = _record(trace, "optimized", verify(optimize(_record(trace, "transformed", verify(out)))))
+    out = verify(optimize(_record(trace, "transformed", verify(out)), _contracts(spec)))
+    out = _record(trace, "optimized", out)
     code = fn.__code__
     where = "" if code.co_filename.startswith("<") else \
         f" ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"  # (not srcad's own code's)

@@ -165,6 +165,7 @@ INTERNAL = {
     "srcad.clip_mask": "clip rows",
     "srcad.inverse_axes": "transpose rows",
     "srcad.stop_gradient": "test_api.test_stop_gradient_hand_derived",
+    "srcad.shift_invariant": "test_shifts (against finite differences and hand-derived Jacobians)",
     "srcad.select_adjoint": "the adjoint of max/min of an iterable: srcad.max_of rows, second order",
     "srcad.select_tangent": "the tangent of max/min of an iterable: srcad.max_of rows, second order",
     "srcad.list_concat": "corpus containers",

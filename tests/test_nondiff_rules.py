@@ -86,6 +86,7 @@ EXEMPT = {
     "numpy.random.seed": _NO_FLOAT, "numpy.random.default_rng": _NO_FLOAT,
     "srcad.inverse_axes": "a permutation of ints",
     "srcad.stop_gradient": "its purpose: x with no derivative, as the user asks",
+    "srcad.shift_invariant": "marks a max no output depends on (passes/shifts.py): its derivative is 0",
     "srcad.global": "reads a global variable (the value comes from outside, not from an argument)",
     "srcad.cell": "reads a closure variable (the value comes from outside, not from an argument)",
     "srcad.arg_cell": "reads a value a function argument captured (f.__closure__[k]), not a float",

@@ -245,3 +245,33 @@ def test_cli_writes_a_module_that_imports_numba_and_runs(tmp_path):
     """, tmp_path, {}).split()
     expected = srcad.grad(ode, argnums=(0, 1))(0.7, 1.5, 50)
     assert [float(v) for v in got] == pytest.approx(list(expected), rel=1e-12)
+
+
+def rnn_two_inputs(W, U, h0, xs):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h * h)
+
+
+def test_loop_accumulations_compile_for_numba(monkeypatch):
+    """The CPython target contracts `W_bar += a @ h.T` over the loop with np.tensordot
+    (passes/contract.py), which numba cannot compile: the numba target keeps the per-step
+    products, and compiles (strict: no fallback). Against a hand-derived backward sweep."""
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    rng = np.random.default_rng(5)
+    W, U = rng.normal(0.0, 0.4, (4, 4)), rng.normal(0.0, 0.4, (4, 3))
+    h0, xs = rng.normal(0.0, 0.5, (4, 1)), rng.normal(0.0, 1.0, (5, 3, 1))
+    g = srcad.grad(rnn_two_inputs, argnums=(0, 1), target="numba")
+    got = g(W, U, h0, xs)
+    assert g.latest().function.compiled()
+    hs = [h0]
+    for t in range(5):
+        hs.append(np.tanh(W @ hs[-1] + U @ xs[t]))
+    h_bar, W_bar, U_bar = 2.0 * hs[-1], np.zeros_like(W), np.zeros_like(U)
+    for t in range(4, -1, -1):
+        a = h_bar * (1.0 - hs[t + 1] ** 2)
+        W_bar += a @ hs[t].T
+        U_bar += a @ xs[t].T
+        h_bar = W.T @ a
+    assert_tree_close(got, (W_bar, U_bar), rtol=1e-10, atol=1e-12)

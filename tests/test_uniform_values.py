@@ -104,4 +104,5 @@ def test_scalar_factors_leave_sums(n):
         assert_tree_close(gx, fd_grad_richardson(f, (x, w), 0), rtol=1e-6)
         assert_tree_close(gw, fd_grad_richardson(f, (x, w), 1), rtol=1e-6)
     src = _code(srcad.source(srcad.grad(softmax_dot), x, w))
-    assert "* (w * e)).sum()" not in src and "(w * e).sum()" in src   # c * sum(X), not sum(c * X)
+    # c * sum(w * e), not sum(c * (w * e)); and the sum of a product of two vectors is their dot
+    assert "(w * e)).sum()" not in src and "np.dot(w, e)" in src

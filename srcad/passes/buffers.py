@@ -147,10 +147,11 @@ class _Sources:
             return _TOP
         if op.prim.startswith("math."):
             return frozenset()  # a Python float
-        if not (rule.kind in ("elementwise", "reduction", "view") or op.prim == "operator.getitem") \
-                or op.prim == "numpy.float64":
+        if not (rule.kind in ("elementwise", "reduction", "view") or op.prim == "operator.getitem"
+                or rule.multilinear) or op.prim == "numpy.float64":
             return _TOP
-        whole = rule.kind == "elementwise" and op.prim != "operator.getitem"
+        # (products: np.dot, matmul... promote all their operands, as elementwise operations do)
+        whole = (rule.kind == "elementwise" and op.prim != "operator.getitem") or bool(rule.multilinear)
         found, weak = frozenset(), True
         for a in op.args if whole else op.args[:1]:
             if isinstance(a, Const) and type(a.value) in (bool, int, float):

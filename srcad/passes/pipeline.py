@@ -14,6 +14,7 @@ from .ownership import copy_views_read_across_writes, own_loop_updates
 from .reductions import push_sums
 from .scalarize import scalarize
 from .scatters import merge_scatters
+from .shifts import drop_marks
 from .simplify import simplify
 
 
@@ -27,19 +28,21 @@ def cleanup(fn: Function) -> Function:
 
 
 def optimize(fn: Function, contract: bool = True) -> Function:
-    """After a transform: simplify, take sums before the products that feed them, hoist loop
+    """After a transform: drop the marks of shift-invariant maxima (passes/shifts.py), simplify, take
+    sums before the products that feed them, hoist loop
     invariants, share common subexpressions, gather
     scalar factors of array products, drop dead code; sum products accumulated over a loop's
     iterations in one contraction after it (unless `contract` is False: a memory budget
     stores nothing more per iteration); copy arrays that loops update in place once, up front."""
-    fn = verify(push_sums(dce(simplify(fn))))
+    fn = verify(push_sums(dce(simplify(drop_marks(fn)))))
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
     fn = verify(dce(fn))
     fn = verify(merge_scatters(gather_scalars(fn)))
     if contract:
         fn = verify(contract_after_loops(fn))
-    fn = verify(dce(simplify(cse(fn))))  # (gathering scalar factors can make products equal)
+    fn = verify(dce(simplify(dce(cse(fn)))))  # (gathering scalar factors can make products equal)
+    fn = verify(dce(gather_scalars(fn)))  # (and equal products summed are 2.0 * t: gathered again)
     return verify(own_loop_updates(copy_views_read_across_writes(fn)))
 
 

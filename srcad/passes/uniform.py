@@ -30,6 +30,13 @@ def _scalar_float(a) -> bool:
     return isinstance(atom_type(a), T.Float)
 
 
+def _vectors(args) -> bool:
+    """Two float vectors of one known shape."""
+    ta, tb = (atom_type(x) for x in args)
+    return all(isinstance(t, T.Array) and t.kind == "f" and t.ndim == 1 for t in (ta, tb)) \
+        and T.shape_of(ta) == T.shape_of(tb) is not None
+
+
 class UniformIdentities:
     def uniform_product(self, op: Apply, args: list):
         """`broadcast_to(v, S) * s` with v and s numbers is `broadcast_to(v * s, S)`: the
@@ -57,25 +64,35 @@ class UniformIdentities:
         """np.sum of a number broadcast to a known shape: the number times the size; in
         adjoint code, np.sum(c * X) is c * np.sum(X), and np.sum(a * b) of two vectors of one
         shape is np.dot(a, b) (no temporary)."""
-        if op.prim != "numpy.sum" or len(op.args) != 1 or op.kw or not isinstance(op.out.type, T.Float):
+        if op.prim not in ("numpy.sum", "numpy.ndarray.sum") or len(op.args) != 1 or op.kw \
+                or not isinstance(op.out.type, T.Float):
             return None
-        d = self.defs.get(op.args[0]) if isinstance(op.args[0], Var) else None
-        if d is not None and d.prim == "operator.mul" and len(d.args) == 2 and not d.kw \
-                and self.uses[op.args[0]] == 1 and op.loc is not None and op.loc.adjoint:
-            ta, tb = (atom_type(x) for x in d.args)
-            if all(isinstance(t, T.Array) and t.kind == "f" and t.ndim == 1 for t in (ta, tb)) \
-                    and T.shape_of(ta) == T.shape_of(tb) is not None:
+        d = self._product(op.args[0], op)
+        if d is not None:
+            if _vectors(d.args):
                 return dataclasses.replace(op, prim="numpy.dot", args=d.args)
             for c, x in (d.args, d.args[::-1]):  # sum(c * X) is c * sum(X): one full-size pass less
                 if _scalar_float(c) and isinstance(atom_type(x), T.Array) and atom_type(x).kind == "f":
                     inner = self.fresh(T.Float())
-                    self.pending.append(Apply((inner,), "numpy.sum", (x,), (), op.loc))
+                    e = self._product(x, op)  # (and sum(c * (a * b)) is c * np.dot(a, b))
+                    dot = e is not None and _vectors(e.args)
+                    self.pending.append(Apply((inner,), "numpy.dot" if dot else "numpy.sum",
+                                              e.args if dot else (x,), (), op.loc))
                     return dataclasses.replace(op, prim="operator.mul", args=(c, inner))
+        d = self.defs.get(op.args[0]) if isinstance(op.args[0], Var) else None
         if d is None or d.prim not in ("srcad.broadcast_to", "numpy.broadcast_to") or len(d.args) != 2 \
                 or not _scalar_float(d.args[0]) or not isinstance(d.args[1], Const) or d.kw:
             return None
         size = Const(math.prod(d.args[1].value))
         return dataclasses.replace(op, prim="operator.mul", args=(d.args[0], size), kw=())
+
+    def _product(self, x, op: Apply):
+        """x's definition when it is a product `a * b` that only `op` (adjoint code) reads."""
+        d = self.defs.get(x) if isinstance(x, Var) else None
+        if d is None or d.prim != "operator.mul" or len(d.args) != 2 or d.kw or self.uses[x] != 1 \
+                or op.loc is None or not op.loc.adjoint:
+            return None
+        return d
 
     def constant_where(self, op: Apply):
         """np.where(True, a, b) is a (and np.where(False, a, b) is b) where that has the

@@ -73,12 +73,15 @@ nondiff("srcad.raise", "exc", out=ty.none, impure=True, nouts=0)
 
 nondiff("srcad.stop_gradient", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh=False,
         shape=sh.first, kind="elementwise")
+# a max subtracted for stability that no output depends on (passes/shifts.py), until transformed
+nondiff("srcad.shift_invariant", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh=False,
+        shape=sh.first, kind="elementwise")
 # a value of a type unknown while transforming, checked where it meets a differentiated one
-nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=0)
+nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=0, shift="check")
 nondiff("srcad.shape_error", "where, message", out=ty.none, fn=rt.shape_error, impure=True, nouts=0)
 # grad's output, checked when its type is not known while transforming
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
-        fn=rt.scalar_output, fresh=False, linear=("x",), impure=True, vmap=vmi.scalar_checked)
+        fn=rt.scalar_output, fresh=False, linear=("x",), impure=True, vmap=vmi.scalar_checked, shift="same")
 nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like, numba="zeros_like",
         shape=sh.first, allocates=True, blank=True, vmap=vm.first_example)
 nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask,

@@ -39,14 +39,14 @@ for _name, _d in {
     "radians": "0.017453292519943295",
 }.items():
     elementwise(f"math.{_name}", _d, out=F, raises="always" if _name in _DOMAIN else "never",
-                vmap=vm.math_function(_name, _name in _DOMAIN))
+                vmap=vm.math_function(_name, _name in _DOMAIN), shift="exp" if _name == "exp" else "")
 
 defrule("math.log", "x, base=None",
         jvp={"x": "t / x if base is None else t / (x * math.log(base))",
              "base": "-t * ans / (base * math.log(base))"},
         vjp={"x": "g / x if base is None else g / (x * math.log(base))",
              "base": "-g * ans / (base * math.log(base))"},
-        out=F, raises="always", vmap=vm.math_function("log", True))
+        out=F, raises="always", vmap=vm.math_function("log", True), shift="log")
 elementwise2("math.pow", "y * x ** (y - 1.0)", "ans * srcad.log_or_zero(x)", out=F, raises="always",
              vmap=vm.math_function("pow", True, 2))
 elementwise2("math.atan2", "x / (x * x + y * y)", "-y / (x * x + y * y)", params="y, x", out=F,

@@ -42,7 +42,8 @@ defrule("numpy.sum", RED + ", initial=None, where=True",
         jvp={"a": _plain("np.sum(t, axis=axis, keepdims=keepdims)",
                          "np.sum(t, axis=axis, keepdims=keepdims, where=where)", False)},
         vjp={"a": _plain(_EG, _KEPT.format(v=_EG), False)}, out=ty.reduce_("a"), linear=("a",),
-        kind="reduction", batch=bt.reduction, method="sum", refuses=("initial",), complex="keeps")
+        kind="reduction", batch=bt.reduction, method="sum", refuses=("initial",), complex="keeps",
+        shift="sum")
 _N = "np.sum(np.broadcast_to(where, np.shape(a)), axis=axis, keepdims=keepdims)"
 defrule("numpy.mean", RED + ", where=True",
         jvp={"a": _plain("np.mean(t, axis=axis, keepdims=keepdims)",
@@ -50,7 +51,7 @@ defrule("numpy.mean", RED + ", where=True",
         vjp={"a": _plain(_EG + " * (np.size(ans) / np.size(a))",
                          _KEPT.format(v=_EXPAND.format(v=f"g / {_N}")), False)},
         out=ty.reduce_("a"), linear=("a",), kind="reduction", batch=bt.reduction, method="mean",
-        complex="keeps")
+        complex="keeps", shift="mean")
 _PARTIALS = ("srcad.prod_partials(np.where(where, a, 1.0), axis) * (1.0 if initial is None else initial)")
 defrule("numpy.prod", RED + ", initial=None, where=True",
         jvp={"a": _plain("np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)",
@@ -125,7 +126,7 @@ for _name in ("max", "min", "amax", "amin"):
                              "keepdims=keepdims)")},
             vjp={"a": _plain(_SHARE_G, f"np.where({_WMASK}, {_EXPAND.format(v='g')} / {_WCOUNT}, 0.0)")},
             out=ty.reduce_("a"), kind="reduction", keeps_kind=True, method=_name.lstrip("a"),
-            refuses=("initial",))
+            refuses=("initial",), shift="extremum")
 
 # dot of >2-d operands contracts the last axis of a with the second-to-last of b
 _DOT_ND = "srcad.tensordot_adjoint(g, {o}, np.shape({s}), (-1, 0 if np.ndim(b) == 1 else -2), {w})"

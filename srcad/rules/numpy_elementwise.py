@@ -86,7 +86,8 @@ _COMPLEX["absolute"] = {"complex": "real",
                         "complex_jvp": f"np.where(ans == 0.0, 0.0, np.real(np.conj(x) * t) / {_NZ})",
                         "complex_vjp": f"np.where(ans == 0.0, 0.0j, g * x / {_NZ})"}
 for _name, _d in _UNARY.items():
-    elementwise(f"numpy.{_name}", _d, out=FLOATING, **_COMPLEX.get(_name, {}))
+    elementwise(f"numpy.{_name}", _d, out=FLOATING, **_COMPLEX.get(_name, {}),
+                shift=_name if _name in ("exp", "log") else "")
 alias("numpy.abs", "numpy.absolute")
 alias("numpy.degrees", "numpy.rad2deg")
 alias("numpy.radians", "numpy.deg2rad")

@@ -35,15 +35,16 @@ def _add_type(sig) -> T.Type:
 # derivatives of these holomorphic operations; an adjoint multiplies by their conjugates
 # (docs/subset.md, "Complex intermediate values")
 defrule("operator.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=_add_type, linear=BOTH,
-        commutative=True, ring=True, complex="keeps", ufunc="numpy.add", **ARITH)
+        commutative=True, ring=True, complex="keeps", ufunc="numpy.add", shift="add", **ARITH)
 defrule("operator.sub", "x, y", jvp=("t", "-t"), vjp=("g", "-g"), out=ty.arith(*BOTH), linear=BOTH,
-        ring=True, complex="keeps", ufunc="numpy.subtract", **ARITH)
+        ring=True, complex="keeps", ufunc="numpy.subtract", shift="sub", **ARITH)
 defrule("operator.mul", "x, y", jvp=("t * y", "x * t"), vjp=("g * y", "x * g"),
         out=ty.arith(*BOTH), commutative=True, ring=True, complex="keeps",
-        complex_vjp=("g * np.conj(y)", "np.conj(x) * g"), ufunc="numpy.multiply", **ARITH)
+        complex_vjp=("g * np.conj(y)", "np.conj(x) * g"), ufunc="numpy.multiply", shift="mul", **ARITH)
 defrule("operator.truediv", "x, y", jvp=("t / y", "-(t * ans) / y"), vjp=("g / y", "-(g * ans) / y"),
         out=ty.true_div(*BOTH), raises="divide", complex="keeps",
-        complex_vjp=("g / np.conj(y)", "-(g * np.conj(ans)) / np.conj(y)"), ufunc="numpy.divide", **ARITH)
+        complex_vjp=("g / np.conj(y)", "-(g * np.conj(ans)) / np.conj(y)"), ufunc="numpy.divide", shift="div",
+        **ARITH)
 _CLOG = "np.log(np.where(x == 0.0, 1.0, x))"  # (srcad.log_or_zero for complex x: 0 at x = 0)
 defrule("operator.pow", "x, y",
         jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
@@ -55,7 +56,7 @@ defrule("operator.pow", "x, y",
 defrule("operator.mod", "x, y", jvp=("t", "-t * ((x - ans) / y)"), vjp=("g", "-g * ((x - ans) / y)"),
         out=ty.arith(*BOTH), raises="divide", **ARITH)
 defrule("operator.neg", "x", jvp="-t", vjp="-g", out=ty.same("x"), linear=("x",), kind="elementwise",
-        ring=True, complex="keeps", ufunc="numpy.negative")
+        ring=True, complex="keeps", ufunc="numpy.negative", shift="neg")
 defrule("operator.pos", "x", jvp="t", vjp="g", out=ty.same("x"), linear=("x",), kind="elementwise",
         complex="keeps")
 

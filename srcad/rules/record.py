@@ -117,6 +117,10 @@ class Rule:
     # "any": any argument may be or hold one (it builds containers, asks isinstance or is);
     # "items": arguments may hold them (it moves items of containers around); "store": and the
     # argument it `stores` may be one. Anything else would see a tuple where Python sees an object
+    # what it does to a value shifted by a max subtracted for stability (passes/shifts.py): "add",
+    # "sub", "mul", "div", "neg", "exp", "log" (elementwise), "sum", "mean" (reductions),
+    # "extremum" (max/min: a candidate, and a reduction), "same" (the value itself), "check" (no result)
+    shift: str = ""
     numba: str = ""  # how the numba target prints it: "push"/"pop" (a stack of the backward sweep,
     # an array with a fill count), or the name of a helper numba_emit.py writes in NumPy calls
     objects: str = ""

@@ -17,6 +17,7 @@ takes sign(0) = 0 (the mean of the one-sided slopes, as abs does). zeta(x, q) is
 differentiable in q (-x zeta(x + 1, q)), not in x. gammasgn is piecewise constant.
 """
 
+from . import shapes as sh
 from . import typefns as ty
 from .registry import defrule, elementwise, elementwise2, family, nondiff
 
@@ -34,13 +35,13 @@ INV_SQRT_2PI = "0.3989422804014327"
 
 
 def unary(name: str, d: str, params: str = "x") -> None:
-    elementwise(f"scipy.special.{name}", d, params=params, out=F1, namespace=NS)
+    elementwise(f"scipy.special.{name}", d, params=params, out=F1, namespace=NS, shape=sh.elementwise)
 
 
 def binary(name: str, dx: str | None, dy: str | None, params: str = "x, y", **flags) -> None:
     names = [p.split("=")[0].strip() for p in params.split(",")]
     elementwise2(f"scipy.special.{name}", dx, dy, params=params, out=ty.floating(*names), namespace=NS,
-                 **flags)
+                 shape=sh.elementwise, **flags)
 
 
 if special is not None:
