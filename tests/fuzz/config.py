@@ -32,6 +32,7 @@ FEATURES = {
     "nonsmooth": 0.7,       # abs, max, min, np.maximum, np.clip (kinks)
     "cond_expr": 0.5,       # a if c else b
     "cumsum": 0.3,
+    "shift": 0.5,           # m + log(sum(exp(x - m))) with m = np.max(x), softmax... (fuzz/shifted.py)
     "chained_cmp": 0.3,     # -0.3 < e < 0.5
     # statements
     "aug_assign": 1.0,      # s += e, y *= e on owned arrays

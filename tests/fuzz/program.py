@@ -25,6 +25,7 @@ from .expr import Exprs
 from .funcs import Funcs
 from .mixed import MLIST, Mixed
 from .objects import Objects, ObjValue
+from .shifted import Shifted
 from .stmt import Ctx, Stmts
 from .vartypes import FLOAT, INT, LIST, TUPLE, A, Ty, Var, is_float_like, size
 
@@ -47,7 +48,7 @@ class Program:
     attempts: int = 1
 
 
-class Generator(Exprs, Stmts, Funcs, Objects, Mixed):
+class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted):
     def __init__(self, rng: random.Random, cfg: Config):
         self.rng, self.cfg = rng, cfg
         self.scope: dict = {}

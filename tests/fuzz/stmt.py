@@ -69,6 +69,7 @@ class Stmts:
             ("lambda", 1.0, lambda: self.s_function(ind, "lambda")),
             ("method", 0.25, lambda: self.s_object(ind)),  # (srcad refuses K0(e) built in f)
             ("mixed_list", 1.5, lambda: self.s_mixed(ind, ctx)),
+            ("shift", 1.0, lambda: self.s_shift(ind)),
         ])
         return out or self.s_new_float(ind)
 
