@@ -6,6 +6,7 @@ where that saves a pass over the big array:
     sum(A @ M, axis=0)  ->  sum(A, axis=0) @ M        (and sum(M @ A, axis=1) -> M @ sum(A, axis=1))
     sum(A * v, axis=0)  ->  sum(A, axis=0) * v        (v constant along the axis: a row, a scalar)
     sum(-A, axis)       ->  -sum(A, axis)
+    sum(A * B, axis=0)  ->  diagonal(A.T @ B)         (when A.T @ B is computed before: no product)
     sum(A + B, axis)    ->  sum(A, axis) + sum(B, axis)   (when A or B is pushed further)
 
 A backward sweep often builds such a value: the cotangent of `xc` in `z = xc * q + xc @ L.T`
@@ -55,6 +56,7 @@ class _Push:
         self.next = max_var_id(fn) + 1
         self.uses: Counter = Counter()
         self.defs: dict = {}
+        self.available: list = []  # matrix products computed before the op being rewritten
         for b in iter_blocks(fn.body):
             for op in b.ops:
                 self.uses.update(a for a in op.operands() if isinstance(a, Var))
@@ -93,6 +95,9 @@ class _Push:
             parts = [p if p is not None else self.summed(a, axis, new, loc) for a, p in zip(args, pushed)]
             return self.emit(new, op.prim, tuple(parts), out, loc)
         if op.prim == "operator.mul":
+            diagonal = self.diagonal_of(args, shape, axis)
+            if diagonal is not None:  # (sum(a * b, axis=0) is the diagonal of a.T @ b, if computed)
+                return self.emit(new, "numpy.diagonal", (diagonal,), out, loc)
             for big, small in (args, args[::-1]):
                 if _shape(big) == shape and self.constant_along(small, shape, axis):
                     part = self.part(big, shape, axis, new, loc)
@@ -103,6 +108,26 @@ class _Push:
             if axis == 0:
                 return self.emit(new, "operator.matmul", (self.summed(a, 0, new, loc), b), out, loc)
             return self.emit(new, "operator.matmul", (a, self.summed(b, 1, new, loc)), out, loc)
+        return None
+
+    def diagonal_of(self, args, shape: tuple, axis: int) -> Var | None:
+        """A matrix product `a.T @ b` (or `b.T @ a`) computed before this point, when the
+        product `a * b` of two (n, d) matrices is summed over axis 0: its diagonal is that sum."""
+        if axis != 0 or len(shape) != 2 or not all(_shape(a) == shape for a in args):
+            return None
+        for a, b in (args, args[::-1]):
+            for v in self.available:
+                d = self.defs.get(v)
+                if d is not None and d.prim == "operator.matmul" and not d.kw and d.args[1] == b \
+                        and self.transposed(d.args[0]) == a and _shape(v) == (shape[1], shape[1]):
+                    return v
+        return None
+
+    def transposed(self, v):
+        d = self.defs.get(v) if isinstance(v, Var) else None
+        if d is not None and not d.kw and len(d.args) == 1 and d.prim in ("numpy.ndarray.T", "srcad.T",
+                                                                         "numpy.transpose"):
+            return d.args[0]
         return None
 
     def part(self, a, shape, axis, new, loc):
@@ -119,11 +144,14 @@ class _Push:
 
     def block(self, b: Block) -> Block:
         ops: list = []
+        outer = len(self.available)  # (values defined before this point, here or around it)
         for op in b.ops:
             if isinstance(op, Apply):
                 ops.extend(self.rewrite(op))
+                self.available.extend(op.outs)
             else:
                 ops.append(op.map(block=self.block))
+        del self.available[outer:]
         return Block(b.params, tuple(ops), b.yields)
 
     def rewrite(self, op: Apply) -> list:
