@@ -15,6 +15,7 @@ import os
 import platform
 import sys
 
+from . import offline
 from .errors import CodegenError, SrcadError
 from .settings import config
 from .version import __version__
@@ -47,8 +48,6 @@ def environment_lines() -> list[str]:
 
 def load_function(target: str):
     """The function `file.py:name` or `package.module:name` names."""
-    from . import offline
-
     where, sep, name = target.rpartition(":")
     if not sep or not where or not name:
         raise CodegenError(f"expected FILE.py:FUNC or MODULE:FUNC, got {target!r}")
@@ -66,8 +65,6 @@ def load_function(target: str):
 
 def generated_lines(target: str, mode: str = "reverse", argnums=None, types: str | None = None) -> list[str]:
     """The code srcad generates for `target`, or the error srcad raises for it."""
-    from . import offline
-
     fn = load_function(target)
     lines = [f"--- {mode} mode code for {target} ({fn.__code__.co_filename}:{fn.__code__.co_firstlineno})"]
     try:
