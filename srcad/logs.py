@@ -48,10 +48,13 @@ def describe(spec, fn, arg_types) -> str:
     inner = getattr(fn, "__srcad_transform__", None)
     code = getattr(inner._base() if inner is not None else fn, "__code__", None)
     where = f" ({os.path.basename(code.co_filename)}:{code.co_firstlineno})" if code is not None else ""
-    try:
-        params = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        params = []
+    if inner is not None:  # (never inspect.signature: it follows __wrapped__, which builds code)
+        params = list(inner._names)
+    else:
+        try:
+            params = list(inspect.signature(fn, follow_wrapped=False).parameters)
+        except (TypeError, ValueError):
+            params = []
     params += [f"arg{k}" for k in range(len(params), len(arg_types))]
     types = ", ".join(f"{p}: {t}" for p, t in zip(params, arg_types))
     target = "" if spec.target == "python" else f" [target {spec.target}]"

@@ -33,6 +33,15 @@ def _fails_in_generated_code(x):
     return y * z[3]
 
 
+class _Layer:
+    def __init__(self, act):
+        self.act = act
+
+
+def _layer_loss(w, layer, x):
+    return np.sum(layer.act(x * w) ** 2)  # (which function layer.act is, is known from the argument)
+
+
 def _messages(caplog):
     return [r.getMessage() for r in caplog.records if r.name == "srcad"]
 
@@ -157,3 +166,19 @@ def test_notes_without_add_note(monkeypatch):
     assert "model.py:3\nsrcad: and model.py:4" in text
     assert text.index("while handling") < text.index("model.py:3") < text.index("KeyError: 'b'")
     assert key.__cause__.__context__ is context
+
+
+def test_describing_a_transformation_of_a_transformation_builds_nothing(caplog, monkeypatch):
+    """The log line of hvp (a jvp of a grad) names its parameters without reading the inner
+    grad's __wrapped__ (which builds code for unknown types: a NoRuleError for a function
+    calling a function value, examples/layer_objects.py)."""
+    monkeypatch.setattr(srcad.config, "slow_call_seconds", 0.0)
+    caplog.set_level(logging.INFO, logger="srcad")
+
+    w, x, v = np.array([0.5, -1.0]), np.array([1.0, 2.0]), np.array([1.0, 0.0])
+    with pytest.warns(srcad.SlowFirstCallWarning):
+        hv = srcad.hvp(_layer_loss, (w, _Layer(np.tanh), x), (v, None, None))
+    t = np.tanh(w * x)  # hand-derived: d2/dw0^2 of tanh(w0 x0)^2 = 2 x0^2 (1 - t^2)(1 - 3 t^2)
+    assert hv == pytest.approx([2 * x[0] ** 2 * (1 - t[0] ** 2) * (1 - 3 * t[0] ** 2), 0.0])
+    logged = _messages(caplog)
+    assert any(m.startswith("tangent of grad__layer_loss (test_diagnostics.py:") for m in logged), logged

@@ -18,17 +18,22 @@ from srcad import report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # what is on disk in a clone or an unpacked sdist but is not a source file of the project
-JUNK_DIRS = {"__pycache__", ".git", ".pytest_cache", ".hypothesis", "build", "dist", ".ci", "site"}
-JUNK_FILES = {".gitignore", "PKG-INFO", "setup.cfg"}
+# (besides hidden files and folders: .git, .ci, caches of ruff, pytest and hypothesis)
+JUNK_DIRS = {"__pycache__", "build", "dist", "site", "plots", "venv"}
+JUNK_FILES = {"PKG-INFO", "setup.cfg"}
+
+
+def _junk(name):
+    return name.startswith(".") or name in JUNK_DIRS or name.endswith((".egg-info", ".pyc", ".tmp"))
 
 
 def _project_files(root):
     found = set()
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in JUNK_DIRS and not d.endswith(".egg-info")]
+        dirs[:] = [d for d in dirs if not _junk(d)]
         for name in files:
             rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
-            if name in JUNK_FILES or name.endswith((".pyc", ".tmp")):
+            if name in JUNK_FILES or _junk(name):
                 continue
             found.add(rel)
     return found
@@ -45,8 +50,7 @@ def dists(tmp_path_factory):
     with the test extras) from a copy of the tree, so no build/ or egg-info lands in it."""
     work = tmp_path_factory.mktemp("packaging")
     tree = work / "tree"
-    shutil.copytree(ROOT, tree, ignore=lambda folder, names: [
-        n for n in names if n in JUNK_DIRS or n.endswith((".egg-info", ".pyc"))])
+    shutil.copytree(ROOT, tree, ignore=lambda folder, names: [n for n in names if _junk(n)])
     command = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(work / "dist"), "."]
     run = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
