@@ -21,7 +21,8 @@ class Config:
       pass to the `srcad` logger at DEBUG level (the environment variable SRCAD_DEBUG=ir
       sets it too; see srcad/logs.py);
     - `slow_call_seconds`: building a transformation's code for a first call that takes
-      longer warns with `srcad.SlowFirstCallWarning` (default 1.0; None: never);
+      longer warns with `srcad.SlowFirstCallWarning` (default 1.0; None: never; the
+      environment variable SRCAD_SLOW_CALL_SECONDS sets it too, "none" for never);
     - `traceback`: "filtered" (default) hides srcad's own frames from the tracebacks of
       errors that pass through srcad, "full" shows them (the environment variable
       SRCAD_TRACEBACK=full sets it too).
@@ -32,8 +33,18 @@ class Config:
         self.shape_variants = 8
         self.strict_target = os.environ.get("SRCAD_STRICT_TARGET", "") not in ("", "0")
         self.debug = os.environ.get("SRCAD_DEBUG", "")
-        self.slow_call_seconds = 1.0
+        self.slow_call_seconds = _seconds(os.environ.get("SRCAD_SLOW_CALL_SECONDS", ""))
         self.traceback = os.environ.get("SRCAD_TRACEBACK", "") or "filtered"
+
+
+def _seconds(text: str) -> float | None:
+    text = text.strip().lower()
+    if text in ("none", "off", "never"):
+        return None
+    try:
+        return float(text) if text else 1.0
+    except ValueError:
+        return 1.0
 
 
 config = Config()
