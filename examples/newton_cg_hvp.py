@@ -1,5 +1,9 @@
 """Newton-CG with Hessian-vector products from srcad.hvp, against plain gradient descent.
 
+The Hessian-vector product drives SciPy's own Newton-CG,
+`scipy.optimize.minimize(loss, w0, method="Newton-CG", jac=srcad.grad(loss), hessp=...)`,
+and a ten-line Newton-CG written out below, which shows what SciPy does with it.
+
 L2-regularised logistic regression on synthetic data (fixed seed), its features on
 scales from 0.3 to 3, which makes the problem ill-conditioned. Newton-CG solves
 H p = -g at each step by conjugate gradients, which only needs products H v: srcad.hvp
@@ -12,6 +16,7 @@ forms and against finite differences.
 """
 
 import numpy as np
+import scipy.optimize
 
 import srcad
 
@@ -60,6 +65,23 @@ def newton_cg(w, X, y, tol=1e-8):
     return w, it
 
 
+def scipy_newton_cg(w, X, y):
+    """scipy.optimize.minimize's Newton-CG, given the gradient and H p from srcad."""
+    products = 0
+
+    def hessp(w, p, X, y):  # scipy's signature: hessp(x, p, *args)
+        nonlocal products
+        products += 1
+        return srcad.hvp(loss, (w, X, y), (p, None, None))
+
+    result = scipy.optimize.minimize(loss, w, args=(X, y), method="Newton-CG", jac=srcad.grad(loss),
+                                     hessp=hessp, options={"xtol": 1e-12})
+    print(f" scipy.optimize.minimize(method='Newton-CG', hessp=srcad.hvp): {result.message}")
+    print(f"             {result.nit} iterations, {products} H p products, loss {result.fun:.15f}, "
+          f"|gradient| {np.linalg.norm(result.jac):.2e}")
+    return result
+
+
 def gradient_descent(w, X, y, tol=1e-8, max_iter=20000):
     dloss = srcad.grad(loss)
     lipschitz = 0.25 * np.linalg.norm(X, 2) ** 2 / len(y) + LAM
@@ -105,10 +127,15 @@ def main():
 
     w_newton, it_newton = newton_cg(np.zeros(d), X, y)
     print()
+    result = scipy_newton_cg(np.zeros(d), X, y)
+    print()
     w_gd, it_gd = gradient_descent(np.zeros(d), X, y)
     print(f"\nNewton-CG: {it_newton} iterations; gradient descent: {it_gd} iterations; "
           f"max |w_newton - w_gd| = {np.max(np.abs(w_newton - w_gd)):.1e}")
-    ok = err < 1e-6 and np.allclose(w_newton, w_gd, atol=1e-5) and it_newton < 10 < it_gd
+    print(f"scipy Newton-CG: {result.nit} iterations; "
+          f"max |w_scipy - w_gd| = {np.max(np.abs(result.x - w_gd)):.1e}")
+    ok = (err < 1e-6 and np.allclose(w_newton, w_gd, atol=1e-5) and it_newton < 10 < it_gd
+          and result.success and np.allclose(result.x, w_gd, atol=1e-5) and result.nit < 20)
     print("check:", "OK" if ok else "FAILED")
     return 0 if ok else 1
 

@@ -10,12 +10,15 @@ the gradient shrinks by at most that factor per step. A small random W (spectral
 about 0.7) makes the gradient vanish; an orthogonal W (every singular value 1) keeps it alive
 far longer.
 
-Saves rnn_gradient_norms.png (or the path given as the first argument) if matplotlib is
-installed (`pip install -e '.[plot]'`).
+With matplotlib installed (`pip install -e '.[plot]'`), saves the plot as
+rnn_gradient_norms.png in the folder plots/rnn_vanishing_gradients/ next to this script
+(the environment variable SRCAD_EXAMPLE_PLOTS names another folder), whatever the current
+directory, and prints where.
 
-    python examples/rnn_vanishing_gradients.py [PLOT.png]
+    python examples/rnn_vanishing_gradients.py
 """
 
+import os
 import sys
 
 import numpy as np
@@ -87,6 +90,15 @@ def finite_difference_check(W, U, xs, v, eps=1e-6):
     return worst
 
 
+def plot_folder(example):
+    """plots/EXAMPLE/ next to the examples (or under $SRCAD_EXAMPLE_PLOTS), created if needed."""
+    root = os.environ.get("SRCAD_EXAMPLE_PLOTS") or os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                 "plots")
+    folder = os.path.join(root, example)
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
 def save_plot(path, curves):
     try:
         import matplotlib
@@ -123,7 +135,7 @@ def main(argv):
     print(f"\n|dloss/dh_1| / |dloss/dh_T|: small random W {small[0] / small[-1]:.1e}, "
           f"orthogonal W {orth[0] / orth[-1]:.2f}")
     print(f"max |grad . d - finite difference| along random directions: {fd_err:.1e}")
-    save_plot(argv[1] if len(argv) > 1 else "rnn_gradient_norms.png",
+    save_plot(os.path.join(plot_folder("rnn_vanishing_gradients"), "rnn_gradient_norms.png"),
               {"small random W": small, "orthogonal W": orth})
 
     ok = max(err_small, err_orth) < 1e-10 and fd_err < 1e-7 and small[0] < 1e-6 * small[-1] < orth[0]

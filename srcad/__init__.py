@@ -32,6 +32,7 @@ from .errors import (
     UnsupportedSyntaxError,
 )
 from .implicit import custom_root, fixed_point
+from .logs import SlowFirstCallWarning
 from .maps import linearize, vmap
 from .pytrees import register_pytree
 from .rules.registry import public_defrule as defrule
@@ -44,7 +45,7 @@ __all__ = [
     "checkpoint",
     "stop_gradient", "source", "saved_values", "custom_vjp", "custom_jvp", "defrule", "config",
     "register_pytree", "fixed_point", "custom_root",
-    "CacheWarning", "TargetFallbackWarning", "TargetError",
+    "CacheWarning", "TargetFallbackWarning", "TargetError", "SlowFirstCallWarning",
     "SrcadError", "ArgumentError", "NoRuleError", "NonScalarOutputError", "NondeterministicError",
     "RecursionNotSupportedError", "ShapeError", "SourceUnavailableError", "StaleSourceError",
     "TypeSupportError", "UnsafeMutationError",

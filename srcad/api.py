@@ -8,6 +8,8 @@ import functools
 import inspect
 import types
 import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from .ir.values import of_value
 from .pipeline import Spec, differentiable_positions
 from .pytrees import restore
 from .rules.registry import rule_for_object
+from .tracebacks import api_boundary
 from .transforms.batched import NotBatchable
 
 stop_gradient = runtime.stop_gradient
@@ -38,6 +41,7 @@ class JvpTransformed(Transformed):
         super().__init__(fn, Spec(kind, (), True, False, target=target))
         self._gate.reason = "it has a tangent"
 
+    @api_boundary
     def __call__(self, primals, tangents):
         self._refresh()
         primals, tangents = tuple(primals), tuple(tangents)
@@ -68,6 +72,7 @@ class VjpTransformed(Transformed):
     def _config(self) -> tuple:
         return super()._config() + (self.only,)
 
+    @api_boundary
     def __call__(self, *primals):
         self._refresh()
         given = len(primals)  # vjp_fn returns one cotangent per primal given (not per default)
@@ -83,6 +88,7 @@ class VjpTransformed(Transformed):
         check_output(self._gate, out, built.output_loc)
         backward, wrt, gate, node_out = built.backward, built.wrt, self._gate, out
 
+        @api_boundary
         def vjp_fn(cotangent):
             ct = admit_cotangent(gate, node_out, cotangent)
             try:
@@ -105,7 +111,9 @@ class VjpTransformed(Transformed):
         return (out, vjp_fn, aux) if self.spec.has_aux else (out, vjp_fn)
 
 
-def vjp(fun, *primals, has_aux: bool = False, target: str = "python"):
+@api_boundary
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
+        target: str = "python") -> tuple:
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
     cotangent per primal (None for arguments that are not differentiated, like ints).
     `target`: "python" (default) or "numba" (docs/numba_target.md), for both generated functions."""
@@ -145,6 +153,7 @@ class BatchedTransformed(Transformed):
         self.argnum, self.kind = argnum, kind
         self.unbatchable: set = set()
 
+    @api_boundary
     def __call__(self, primals):
         self._refresh()
         primals = self._prepare(tuple(primals), {}) if len(primals) != self._nparams else tuple(primals)
@@ -204,7 +213,9 @@ def _jvp_of(fun, kind: str = "jvp", target: str = "python") -> JvpTransformed:
     return got
 
 
-def jvp(fun, primals, tangents, has_aux: bool = False, *, target: str = "python"):
+@api_boundary
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False, *,
+        target: str = "python") -> tuple:
     """Forward mode: `(f(*primals), J @ tangents)` from one pass of generated code; with
     `has_aux=True`, f returns (output, aux) and jvp returns (output, tangent, aux).
 
@@ -322,8 +333,9 @@ def check_options(kind: str, holomorphic: bool = False, allow_int: bool = False)
         raise ArgumentError(f"{kind}: allow_int must be True or False, got {allow_int!r}")
 
 
-def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False,
-         *, memory_budget: int | None = None, target: str = "python"):
+def grad(fun: Callable[..., Any] | None = None, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, *, memory_budget: int | None = None,
+         target: str = "python") -> Callable[..., Any]:
     """The gradient of a scalar function: `grad(f)(x)` is df/dx at x.
 
     Use as `@grad`, `@grad(argnums=1)` or `grad(f, argnums=(0, 1))`. With `has_aux=True`, f
@@ -338,8 +350,9 @@ def grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False, 
     return _transform("grad", fun, argnums, has_aux, memory_budget, check_target(target, "grad"))
 
 
-def value_and_grad(fun=None, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-                   allow_int: bool = False, *, memory_budget: int | None = None, target: str = "python"):
+def value_and_grad(fun: Callable[..., Any] | None = None, argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False, *,
+                   memory_budget: int | None = None, target: str = "python") -> Callable[..., Any]:
     """Like grad, but returns (value, gradient) from one call (`target` as for grad)."""
     check_options("value_and_grad", holomorphic, allow_int)
     return _transform("value_and_grad", fun, argnums, has_aux, memory_budget,
@@ -355,7 +368,8 @@ jvp.__srcad_value_form__ = lambda f, nargs: forms.jvp_value_form(f, forms.positi
 vjp.__srcad_value_form__ = lambda f, nargs: forms.vjp_value_form(f, nargs, grad, _cached(f))
 
 
-def saved_values(fun, *args, argnums=0, **kwargs) -> list:
+def saved_values(fun: Callable[..., Any], *args: Any, argnums: int | Sequence[int] = 0,
+                 **kwargs: Any) -> list:
     """What reverse mode stores per loop iteration for these arguments: a list of records
     with `name`, `type`, `line` (where the value is computed), `loop_line`, `nbytes` (per
     iteration, None if unknown) and `bytes_per_iteration` (text). Also in the header of
@@ -364,7 +378,7 @@ def saved_values(fun, *args, argnums=0, **kwargs) -> list:
     return list(g._lookup(g._prepare(args, kwargs)).saved)
 
 
-def source(g, *args, **kwargs) -> str:
+def source(g: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     """The generated source of a transformed function (for example arguments, if given).
 
     For the transformations that return values rather than functions, name them and the

@@ -16,6 +16,9 @@ positional parameters only and return an array or a float.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .api import grad, jvp
@@ -25,7 +28,7 @@ from .forms import _compile, positional_arity
 from .identifiers import identifier
 
 
-def checkpoint(fun):
+def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
     """fun, with reverse mode recomputing its intermediate values (see the module docstring)."""
     if not callable(fun):
         raise ArgumentError(f"checkpoint expects a function, got {fun!r}")

@@ -6,6 +6,8 @@
     srcad check OUT.py                           is OUT.py stale against its source?
     srcad show FILE.py:FUNC --stage ssa          the function after a pipeline stage
     srcad rules [--markdown]                     every primitive with a rule, and its modes
+    srcad report [FILE.py:FUNC | MODULE:FUNC]    versions, platform and generated code for a bug report
+    srcad --version
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import demo, offline
+from . import demo, offline, report
 from .errors import CodegenError, SrcadError
 from .rules import listing
+from .version import __version__
 
 
 def _argnums(text: str | None):
@@ -30,6 +33,7 @@ def _argnums(text: str | None):
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="srcad",
                                      description="Source-transformation AD for Python and NumPy")
+    parser.add_argument("--version", action="version", version=f"srcad {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="differentiate a built-in example, print its gradient source, check it")
     gen = sub.add_parser("codegen", help="write a standalone derivative module (imports numpy, not srcad)")
@@ -57,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--types")
     rules = sub.add_parser("rules", help="list every primitive with a rule and its modes")
     rules.add_argument("--markdown", action="store_true", help="print docs/primitives.md instead")
+    rep = sub.add_parser("report", help="print versions, platform and settings (and a function's generated "
+                         "code) for a bug report")
+    rep.add_argument("target", nargs="?", metavar="FILE.py:FUNC or MODULE:FUNC")
+    rep.add_argument("--mode", choices=("reverse", "forward"), default="reverse")
+    rep.add_argument("--argnums")
+    rep.add_argument("--types")
     return parser
 
 
@@ -99,6 +109,8 @@ def _dispatch(args) -> int:
                 return 1
             print(f"{args.module} is up to date")
             return 0
+        if args.command == "report":
+            return report.main(args.target, args.mode, _argnums(args.argnums), args.types)
         if args.command == "rules":
             print(listing.markdown() if args.markdown else "\n".join(listing.lines()))
             return 0

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +31,7 @@ from .errors import ArgumentError, NondeterministicError, NonScalarOutputError, 
 from .forms import first_result, hvp_value_form, jacobian_form, positional_arity
 from .gate import Gate, admit_arguments, admit_tangents, check_output, shaped_like, zero_tangent
 from .pytrees import restore
+from .tracebacks import api_boundary
 from .trees import flatten, unflatten
 
 
@@ -106,8 +109,9 @@ def _nest(parts, as_tuple: bool):
     return unflatten(out_spec, rows)
 
 
-def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, batched: bool = True,
-           chunk_size: int | None = None, allow_int: bool = False, target: str = "python"):
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, *, batched: bool = True, chunk_size: int | None = None,
+           allow_int: bool = False, target: str = "python") -> Callable[..., Any]:
     """The Jacobian by forward mode: shape out.shape + arg.shape (a tuple for tuple argnums;
     for nested tuples, lists and dicts, the output's structure of the argument's structure).
 
@@ -134,6 +138,7 @@ def _with_aux(transform, fun, kind: str):
         raise ArgumentError(f"{kind}(..., has_aux=True) needs a function with positional parameters only")
     inner = transform(main)
 
+    @api_boundary
     def with_aux(*args):
         return inner(*args), fun(*args)[1]
 
@@ -142,6 +147,7 @@ def _with_aux(transform, fun, kind: str):
 
 
 def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None, target: str = "python"):
+    @api_boundary
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
         args, gate = _admitted(kind, user, args, nums)
@@ -246,8 +252,9 @@ def _where(fun, msg: str, hint: str) -> list:
     return [Gate(msg, as_python_function(fun)).where(msg, hint)]
 
 
-def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
-           chunk_size: int | None = None, allow_int: bool = False, target: str = "python"):
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, *, chunk_size: int | None = None, allow_int: bool = False,
+           target: str = "python") -> Callable[..., Any]:
     """The Jacobian by reverse mode: one forward sweep, one backward sweep per output entry
     (one row at a time: chunk_size, a memory bound, is accepted). has_aux: (Jacobian, aux).
     `target`: "python" (default) or "numba" (docs/numba_target.md)."""
@@ -256,6 +263,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
     if has_aux:
         return _with_aux(lambda main: jacrev(main, argnums, target=target), fun, "jacrev")
 
+    @api_boundary
     def jacobian(*args):
         nums, as_tuple = _argnums(argnums, len(args))
         args, gate = _admitted("jacrev", fun, args, nums)
@@ -349,8 +357,9 @@ def _leaves_of(cotangent, n):
     return [None] * n if cotangent is None else flatten(cotangent)[0]
 
 
-def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, allow_int: bool = False,
-            target: str = "python"):
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False, *, allow_int: bool = False,
+            target: str = "python") -> Callable[..., Any]:
     """The Hessian of a scalar function: forward mode over reverse mode. Of a function with
     an array result, jacfwd(jacrev(f)): shape out.shape + arg.shape + arg.shape.
     has_aux: (Hessian, aux). `target`: "python" (default) or "numba" (docs/numba_target.md)."""
@@ -361,6 +370,7 @@ def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
     scalar = _jacfwd(grad(fun, argnums=argnums), argnums, True, "hessian", fun, None, target)
     nonscalar = jacfwd(jacrev(fun, argnums), argnums, target=target)
 
+    @api_boundary
     def hessian_of(*args):
         try:
             return scalar(*args)
@@ -380,7 +390,9 @@ def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
 jacfwd.__srcad_maker__ = jacrev.__srcad_maker__ = hessian.__srcad_maker__ = True  # (see api.grad)
 
 
-def hvp(fun, primals, tangents, *, target: str = "python"):
+@api_boundary
+def hvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *,
+        target: str = "python") -> Any:
     """Hessian-vector product H v of a scalar function, as jvp(grad(f)). Returns one array
     per differentiated argument (a tuple when there are several). `target`: "python"
     (default) or "numba" (docs/numba_target.md)."""

@@ -30,6 +30,8 @@ A function can have both; forward mode needs a jvp rule and reverse mode a vjp r
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 #: what a validate function sees for an argument that is not a literal
 RUNTIME = type("RunTime", (), {"__repr__": lambda self: "a value computed at run time"})()
@@ -68,11 +70,11 @@ class CustomRule:
         return f"<srcad custom rule for {getattr(self.fun, '__qualname__', self.fun)!r}>"
 
 
-def custom_vjp(fun):
+def custom_vjp(fun: Callable[..., Any]) -> CustomRule:
     """Decorate a function whose reverse-mode derivative you give with `.defvjp(fwd, bwd)`."""
     return CustomRule(fun)
 
 
-def custom_jvp(fun):
+def custom_jvp(fun: Callable[..., Any]) -> CustomRule:
     """Decorate a function whose forward-mode derivative you give with `.defjvp(jvp)`."""
     return CustomRule(fun)

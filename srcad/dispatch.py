@@ -11,10 +11,11 @@ same ranks, one rank-only version serves them all. `inspect.getsource(g)` and
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 
-from . import cache, sharing
+from . import cache, logs, sharing
 from .analysis import reads
 from .codegen.compile import add_source_notes
 from .errors import ArgumentError
@@ -36,6 +37,7 @@ from .pipeline import (
 )
 from .pytrees import restore
 from .settings import config
+from .tracebacks import hide_internal_frames
 from .transforms.saved import saved_from_json
 
 
@@ -197,19 +199,25 @@ class Transformed:
         return inner._base() if inner is not None else self.fn
 
     def __call__(self, *args, **kwargs):
-        self._refresh()
-        built = None
-        if not kwargs and len(args) == self._nparams:
-            built = self._fast.get(tuple([_quick_kind(a) for a in args]))
-        if built is None:
-            prepared = self._prepare(args, kwargs)
-            built = self._lookup(prepared)
-            if prepared is args and not self._readers:  # (no global whose value is in the key)
-                self._fast[tuple([_quick_kind(a) for a in args])] = built
-            args = prepared
-        self._latest = built
-        result = self.run(built.function, args, args)
-        return self._restructure(result, args) if built.sequences or built.structs else result
+        try:  # (the API boundary: srcad's frames leave the traceback, srcad/tracebacks.py)
+            self._refresh()
+            built = None
+            if not kwargs and len(args) == self._nparams:
+                built = self._fast.get(tuple([_quick_kind(a) for a in args]))
+            if built is None:
+                prepared = self._prepare(args, kwargs)
+                built = self._lookup(prepared)
+                if prepared is args and not self._readers:  # (no global whose value is in the key)
+                    self._fast[tuple([_quick_kind(a) for a in args])] = built
+                args = prepared
+            self._latest = built
+            result = self.run(built.function, args, args)
+            return self._restructure(result, args) if built.sequences or built.structs else result
+        except Exception as e:
+            hide_internal_frames(e)
+            if sys.version_info >= (3, 11):
+                raise
+            raise e  # noqa: B904  (3.10: a bare raise restores the unfiltered traceback)
 
     def run(self, fn, args, primals):
         """fn(*args), generated code for the primal arguments `primals`. Python floats raise
@@ -295,11 +303,14 @@ class Transformed:
             variants = self._variants.get(rank_key, 0) + 1
             self._variants[rank_key] = variants
             if variants > config.shape_variants:
+                logs.rank_only(self.spec, self.fn, variants)
                 arg_types = tuple(T.without_shapes(t) for t in arg_types)
                 free = {k: T.without_shapes(t) for k, t in free.items()}
                 built = self._cache[rank_key] = self._build_types(arg_types, free, spec)
             else:
                 built = self._build_types(arg_types, free, spec)
+        else:
+            logs.reused(self.spec, self.fn, arg_types, "rank-only code")
         built.sequences = any(isinstance(arg_types[i], (T.List, T.Tuple)) for i in self.spec.argnums)
         built.structs = any(T.holds_nodes(t) for t in arg_types)  # (objects cross as nodes: pytrees.py)
         self._cache[key] = built
@@ -328,12 +339,17 @@ class Transformed:
         inner = getattr(self.fn, "__srcad_transform__", None)
         target = inner._function_for_types(arg_types) if inner is not None else self.fn
         spec, free_types = spec or self.spec, free_types or {}
+        start = logs.clock()
         key = cache.entry_key(target, spec, arg_types, free_types) if config.cache_dir and \
             spec.target == "python" else None  # (numba caches the numba target's machine code)
         hit = cache.load(key, target) if key else None
         if hit is not None:
+            logs.built(spec, self.fn, arg_types, logs.clock() - start, "persistent cache hit")
             return _from_cache(*hit)
-        built = build(target, spec, arg_types, free_types)
+        with logs.transformation(spec, self.fn, arg_types):
+            built = build(target, spec, arg_types, free_types)
+        logs.built(spec, self.fn, arg_types, logs.clock() - start,
+                   "built" + (" (persistent cache miss)" if key else ""))
         new = [g for g in built.inlined if g not in self._inlined]
         if new:  # (the globals through which they reach helpers count for _refresh, as now)
             self._inlined.update(dict.fromkeys(new))

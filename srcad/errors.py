@@ -139,6 +139,44 @@ class CodegenError(SrcadError):
     """Offline code generation failed (bad FILE:FUNC, unwritable output, ...)."""
 
 
+#: BaseException.add_note exists (Python 3.11+); tests set it False to check the fallback
+HAS_ADD_NOTE = hasattr(BaseException, "add_note")
+
+
+class SourceNote(Exception):
+    """Notes srcad attaches to an exception that cannot carry them in its message (Python 3.10,
+    which has no add_note, and an exception type with its own __str__): set as the exception's
+    cause, so the traceback prints them just above it."""
+
+
+def add_note(exc: BaseException, text: str) -> None:
+    """exc.add_note(text), also on Python 3.10: there the note is appended to the message of an
+    exception that prints its one string argument, or else carried by a `SourceNote` chained
+    as the exception's cause (the exception's own context, if any, stays above it)."""
+    if HAS_ADD_NOTE:
+        exc.add_note(text)
+        return
+    exc.__dict__.setdefault("__srcad_notes__", []).append(text)
+    if len(exc.args) == 1 and isinstance(exc.args[0], str) and type(exc).__str__ is BaseException.__str__:
+        exc.args = (f"{exc.args[0]}\n{text}",)
+        return
+    carrier = exc.__cause__
+    if isinstance(carrier, SourceNote):
+        carrier.args = (f"{carrier.args[0]}\n{text}",)
+        return
+    carrier = SourceNote(text)
+    if exc.__cause__ is not None:
+        carrier.__cause__ = exc.__cause__
+    if not exc.__suppress_context__:
+        carrier.__context__ = exc.__context__
+    exc.__cause__ = carrier
+
+
+def notes_of(exc: BaseException) -> list[str]:
+    """The notes srcad attached to `exc` (by add_note or the fallback)."""
+    return list(getattr(exc, "__notes__", None) or exc.__dict__.get("__srcad_notes__", []))
+
+
 def where_text(loc, fallback: str) -> str:
     """'file:line:col' of an IR `Loc` (the user's call, for a line of a source implementation
     srcad inlined: Diagnostic), for run-time checks that raise there; `fallback` without one."""

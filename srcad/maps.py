@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +37,7 @@ from .identifiers import identifier
 from .ir import types as T
 from .ir.values import of_value
 from .pipeline import Spec
+from .tracebacks import api_boundary
 from .transforms.vmapping import NotVectorizable
 from .trees import flatten, unflatten
 from .version import __version__
@@ -188,7 +191,8 @@ def _loop_source(fun, reason: str) -> str:
             f"    return stack([{name}(*example_b) for example_b in examples(args, in_axes)], out_axes)\n")
 
 
-def vmap(fun, in_axes=0, out_axes: int = 0):
+def vmap(fun: Callable[..., Any], in_axes: int | None | Sequence[int | None] = 0,
+         out_axes: int = 0) -> Callable[..., Any]:
     """fun mapped over an axis of its arguments (see the module docstring)."""
     if not callable(fun):
         raise ArgumentError(f"vmap expects a function, got {fun!r}")
@@ -197,6 +201,7 @@ def vmap(fun, in_axes=0, out_axes: int = 0):
     dispatchers: dict = {}
     latest: list = [None]
 
+    @api_boundary
     def mapped(*args):
         axes = _axes(in_axes, len(args))
         n = _batch_size(args, axes)
@@ -237,7 +242,7 @@ def vmap(fun, in_axes=0, out_axes: int = 0):
     return mapped
 
 
-def linearize(fun, *primals):
+def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
     """`(fun(*primals), f_jvp)` with `f_jvp(*tangents)` the Jacobian-vector product at primals
     (one tangent per primal; None for a zero or an int argument)."""
     if not callable(fun):
@@ -247,6 +252,7 @@ def linearize(fun, *primals):
     zero = tuple(None for _ in primals)
     out, _ = jvp(fun, primals, zero)
 
+    @api_boundary
     def f_jvp(*tangents):
         if len(tangents) != len(primals):
             raise ArgumentError(f"f_jvp takes {len(primals)} tangent(s), one per primal, got {len(tangents)}")

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 from .errors import ArgumentError
 from .ir import types as T
@@ -36,7 +38,7 @@ from .ir import types as T
 _REGISTRY: dict = {}  # class -> (flatten, unflatten)
 
 
-def register_pytree(cls, flatten, unflatten):
+def register_pytree(cls: type, flatten: Callable[[Any], tuple], unflatten: Callable[..., Any]) -> None:
     """Let srcad differentiate instances of `cls` as containers: `flatten(obj)` returns
     `(children, aux)` (children: a sequence of floats, arrays or other pytrees; aux: hashable
     data that is not differentiated), and `unflatten(aux, children)` builds an object.

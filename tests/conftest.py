@@ -7,6 +7,10 @@ import sys
 # Subprocesses the tests start inherit it.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+# No srcad.SlowFirstCallWarning: on a loaded machine a transformation may take more than a
+# second, and tests that turn warnings into errors would fail by the clock (the warning's own
+# tests set srcad.config.slow_call_seconds). Subprocesses inherit it.
+os.environ.setdefault("SRCAD_SLOW_CALL_SECONDS", "none")
 
 import pytest  # noqa: E402
 

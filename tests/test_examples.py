@@ -24,7 +24,9 @@ EXPECTED = {
                            "def jvp_g(x, y, x_dot, y_dot):", "def grad_g(x, y):"],
     "rnn_vanishing_gradients": ["small random W: |W|_2", "orthogonal W: |W|_2 = 1.000"],
     "kinematic_constraint": ["before:", "after 300 steps of gradient descent:"],
-    "newton_cg_hvp": ["Newton-CG: ", "iterations; gradient descent: "],
+    "newton_cg_hvp": ["Newton-CG: ", "iterations; gradient descent: ",
+                      "scipy.optimize.minimize(method='Newton-CG', hessp=srcad.hvp): Optimization terminated",
+                      "scipy Newton-CG: "],
     "layer_objects": ["step 200  loss", "def value_and_grad_lambda_(p, m, x, y):",
                       "gradient of the dataclass parameters: ['Layer', 'Layer', 'Layer'] "
                       "['tanh', 'tanh', 'linear']"],
@@ -53,16 +55,17 @@ def runs(request, tmp_path_factory):
     """The selected examples, started at once; each in its own working directory."""
     selected = [item.callspec.params["name"] for item in request.session.items
                 if item.module is request.module and hasattr(item, "callspec")]
-    env = dict(os.environ, PYTHONPATH=ROOT, MPLBACKEND="Agg")
+    plots = tmp_path_factory.mktemp("plots")
+    env = dict(os.environ, PYTHONPATH=ROOT, MPLBACKEND="Agg", SRCAD_EXAMPLE_PLOTS=str(plots))
     started = {}
     for name in selected:
         cwd = tmp_path_factory.mktemp(name)
         script = os.path.join(ROOT, "examples", name + ".py")
         proc = subprocess.Popen([sys.executable, script], cwd=cwd, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        started[name] = (proc, cwd)
+        started[name] = (proc, cwd, plots / name)
     yield started
-    for proc, _ in started.values():
+    for proc, _, _ in started.values():
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
@@ -74,7 +77,7 @@ def test_every_example_has_expectations():
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_example_runs_and_checks_itself(runs, name):
-    proc, cwd = runs[name]
+    proc, cwd, plots = runs[name]
     try:
         out, err = proc.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -86,5 +89,7 @@ def test_example_runs_and_checks_itself(runs, name):
     assert "check: OK" in out.splitlines(), report
     for expected in EXPECTED.get(name, []):
         assert expected in out, f"missing {expected!r}\n{report}"
+    assert not list(cwd.iterdir()), f"examples/{name}.py wrote into the current directory\n{report}"
     if name == "rnn_vanishing_gradients" and importlib.util.find_spec("matplotlib") is not None:
-        assert (cwd / "rnn_gradient_norms.png").stat().st_size > 0, report
+        assert (plots / "rnn_gradient_norms.png").stat().st_size > 0, report
+        assert f"saved {plots / 'rnn_gradient_norms.png'}" in out, report

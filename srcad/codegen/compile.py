@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import linecache
 
+from ..errors import add_note
 from .emit import Rendered
 
 #: generated file name -> {generated line: (user file, user line)}
@@ -59,8 +60,9 @@ def _also(filename: str, line: int) -> list:
 
 
 def add_source_notes(exc: BaseException) -> None:
-    """Name the user's lines behind the generated lines in an exception's traceback."""
-    if not hasattr(exc, "add_note") or getattr(exc, "__srcad_noted__", False):
+    """Name the user's lines behind the generated lines in an exception's traceback (as notes;
+    on Python 3.10 in the message or a chained `SourceNote`: errors.add_note)."""
+    if getattr(exc, "__srcad_noted__", False):
         return
     tb = exc.__traceback__
     notes = []
@@ -76,7 +78,7 @@ def add_source_notes(exc: BaseException) -> None:
                 notes.append(f"       and evaluates {file}:{other}: {linecache.getline(file, other).strip()}")
         tb = tb.tb_next
     for note in notes:
-        exc.add_note(note)
+        add_note(exc, note)
     try:
         exc.__srcad_noted__ = True
     except AttributeError:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from .nodes import Apply, Atom, Block, For, Function, If, Var, While
 
+#: called with each function verified (srcad/logs.py sets it to dump the IR after each pass)
+after_pass = None
+
 
 class IRError(AssertionError):
     """An internal invariant is broken: a bug in srcad, not in the user's code."""
@@ -18,6 +21,8 @@ class IRError(AssertionError):
 def verify(fn: Function) -> Function:
     """Raise IRError if `fn` is malformed; return it unchanged for chaining."""
     _Verifier().block(fn.body, frozenset())
+    if after_pass is not None:
+        after_pass(fn)
     return fn
 
 
