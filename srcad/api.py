@@ -20,6 +20,7 @@ from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
 from .ir.values import of_value
+from .pickling import Made, carry, vjp_function
 from .pipeline import Spec, differentiable_positions
 from .pytrees import restore
 from .rules.registry import rule_for_object
@@ -109,7 +110,9 @@ def vjp(fun, *primals, has_aux: bool = False, target: str = "python"):
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
     cotangent per primal (None for arguments that are not differentiated, like ints).
     `target`: "python" (default) or "numba" (docs/numba_target.md), for both generated functions."""
-    return vjp_of(fun, has_aux, target=check_target(target, "vjp"))(*primals)
+    got = vjp_of(fun, has_aux, target=check_target(target, "vjp"))(*primals)
+    what = f"the vjp_fn of {getattr(fun, '__qualname__', 'a function')}"  # (pickles as this vjp call)
+    return (got[0], Made(got[1], what, vjp_function, carry(fun), primals, has_aux, target), *got[2:])
 
 
 def vjp_of(fun, has_aux: bool = False, only: tuple | None = None, target: str = "python") -> VjpTransformed:
@@ -233,6 +236,7 @@ _WRAPPERS: dict = {}
 def as_python_function(fun):
     """`fun` itself if srcad can read its source; for a primitive (np.sin, math.exp) or a
     custom-rule function, a one-line Python function that calls it."""
+    fun = getattr(fun, "__srcad_made__", fun)  # (jacfwd(f), vmap(f)...: the function itself)
     if hasattr(fun, "__srcad_transform__"):
         return fun
     inline = getattr(fun, "__srcad_inline__", None)

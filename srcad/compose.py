@@ -28,6 +28,7 @@ from .codegen.numba_target import check_target
 from .errors import ArgumentError, NondeterministicError, NonScalarOutputError, SrcadError
 from .forms import first_result, hvp_value_form, jacobian_form, positional_arity
 from .gate import Gate, admit_arguments, admit_tangents, check_output, shaped_like, zero_tangent
+from .pickling import pickles_as_call
 from .pytrees import restore
 from .trees import flatten, unflatten
 
@@ -106,6 +107,7 @@ def _nest(parts, as_tuple: bool):
     return unflatten(out_spec, rows)
 
 
+@pickles_as_call
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, batched: bool = True,
            chunk_size: int | None = None, allow_int: bool = False, target: str = "python"):
     """The Jacobian by forward mode: shape out.shape + arg.shape (a tuple for tuple argnums;
@@ -246,6 +248,7 @@ def _where(fun, msg: str, hint: str) -> list:
     return [Gate(msg, as_python_function(fun)).where(msg, hint)]
 
 
+@pickles_as_call
 def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *,
            chunk_size: int | None = None, allow_int: bool = False, target: str = "python"):
     """The Jacobian by reverse mode: one forward sweep, one backward sweep per output entry
@@ -349,6 +352,7 @@ def _leaves_of(cotangent, n):
     return [None] * n if cotangent is None else flatten(cotangent)[0]
 
 
+@pickles_as_call
 def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False, *, allow_int: bool = False,
             target: str = "python"):
     """The Hessian of a scalar function: forward mode over reverse mode. Of a function with

@@ -117,6 +117,11 @@ class Transformed:
         """Everything besides the function that decides the code (subclasses add theirs)."""
         return (type(self), self.spec)
 
+    def __reduce__(self):  # (pickled as the call that made it: srcad/pickling.py)
+        from .pickling import reduce_transform
+
+        return reduce_transform(self)
+
     # what nested transforms and inlining see
 
     @property

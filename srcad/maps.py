@@ -34,6 +34,7 @@ from .forms import linearized_form, positional_arity, vmap_form
 from .identifiers import identifier
 from .ir import types as T
 from .ir.values import of_value
+from .pickling import pickles_as_call
 from .pipeline import Spec
 from .transforms.vmapping import NotVectorizable
 from .trees import flatten, unflatten
@@ -188,6 +189,7 @@ def _loop_source(fun, reason: str) -> str:
             f"    return stack([{name}(*example_b) for example_b in examples(args, in_axes)], out_axes)\n")
 
 
+@pickles_as_call
 def vmap(fun, in_axes=0, out_axes: int = 0):
     """fun mapped over an axis of its arguments (see the module docstring)."""
     if not callable(fun):

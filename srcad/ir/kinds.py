@@ -237,5 +237,6 @@ def is_function_value(x: object) -> bool:
     if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
                       functools.partial)):
         return True
-    return t.__name__ == "_ArrayFunctionDispatcher" or hasattr(t, "__srcad_transform__") or (
+    return t.__name__ == "_ArrayFunctionDispatcher" or hasattr(t, "__srcad_transform__") or hasattr(
+        x, "__srcad_made__") or (
         t.__module__ == "srcad.custom")
