@@ -37,7 +37,8 @@ _LOADER = (
 
 def reduce_recipe(what: str, maker, *args, **kwargs):
     """The __reduce__ value of a transformation made by `maker(*args, **kwargs)`; `what` names
-    it in the error a receiver without srcad raises."""
+    it in the error a receiver without srcad raises. `maker`: a function, or the (module, name)
+    of one (for modules that cannot import it)."""
     payload = pickle.dumps((maker, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
     message = (f"{what} was pickled by srcad {__version__} and needs srcad where it is unpickled: "
                f"install it there (pip install srcad=={__version__})")
@@ -47,6 +48,8 @@ def reduce_recipe(what: str, maker, *args, **kwargs):
 def load(payload: bytes):
     """The transformation a pickle's recipe makes."""
     maker, args, kwargs = pickle.loads(payload)
+    if isinstance(maker, tuple):
+        maker = getattr(importlib.import_module(maker[0]), maker[1])
     return maker(*args, **kwargs)
 
 
@@ -178,41 +181,3 @@ def pickles_as_call(maker):
         return Made(maker(fun, *args, **kwargs), what, make, fun, *args, **kwargs)
 
     return make
-
-
-def reduce_transform(t):
-    """The __reduce__ value of a dispatcher (dispatch.Transformed): grad, value_and_grad and the
-    jvp and vjp transforms pickle as their maker's call; the internal ones are not pickled."""
-    from . import api
-
-    spec, fn = t.spec, _original(t.fn)
-    target = {"target": spec.target} if spec.target != "python" else {}
-    what = f"srcad.{spec.kind} of {getattr(fn, '__qualname__', 'a function')}"
-    if type(t) is api.Transformed and spec.kind in ("grad", "value_and_grad"):
-        maker = api.grad if spec.kind == "grad" else api.value_and_grad
-        argnums = spec.argnums if spec.argnums_tuple else spec.argnums[0]
-        return reduce_recipe(what, maker, carry(fn), argnums=argnums, has_aux=spec.has_aux,
-                             memory_budget=spec.memory_budget, **target)
-    if type(t) is api.JvpTransformed:
-        return reduce_recipe(what, api._jvp_of, carry(fn), spec.kind, spec.target)
-    if type(t) is api.VjpTransformed:
-        return reduce_recipe(what, api.vjp_of, carry(fn), spec.has_aux, t.only, spec.target)
-    raise pickle.PicklingError(f"srcad: {type(t).__name__} ({what}) is internal and is not pickled: pickle "
-                               "the public transformation (srcad.grad, jacfwd, vmap, ...) instead")
-
-
-def _original(fn):
-    """The callable a user gave (np.sin), for srcad's one-line wrapper of it (api.as_python_function)."""
-    from .api import _WRAPPERS
-
-    for original, wrapper in _WRAPPERS.values():
-        if wrapper is fn:
-            return original
-    return fn
-
-
-def vjp_function(fun, primals: tuple, has_aux: bool, target: str):
-    """The vjp_fn of srcad.vjp(fun, *primals) (a pickled vjp_fn is made again where it is unpickled)."""
-    from .api import vjp
-
-    return vjp(fun, *primals, has_aux=has_aux, target=target)[1]
