@@ -13,12 +13,16 @@ differences. `python examples/scaling_dask.py` runs a small problem (seconds);
 `--full` the size docs/scaling.md measures (2 workers, timings and memory per worker).
 """
 
+import os
 import sys
 import time
 
-import numpy as np
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one BLAS thread here, as in each dask worker:
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one process against two, one core each
 
-import srcad
+import numpy as np  # noqa: E402
+
+import srcad  # noqa: E402
 
 
 def loss(w, X, y):
@@ -80,7 +84,7 @@ def descend(gradient_of_shards, w, steps: int, n: int, rate: float):
 
 def main(argv) -> int:
     full = "--full" in argv
-    n, d, n_shards, steps = (2_000_000, 50, 8, 10) if full else (20_000, 10, 4, 5)
+    n, d, n_shards, steps = (1_000_000, 40, 8, 10) if full else (20_000, 10, 4, 5)
     X, y = make_data(n, d)
     w0 = np.zeros(d)
     shards = [(X[i::n_shards].copy(), y[i::n_shards].copy()) for i in range(n_shards)]

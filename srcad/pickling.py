@@ -46,11 +46,22 @@ def reduce_recipe(what: str, maker, *args, **kwargs):
 
 
 def load(payload: bytes):
-    """The transformation a pickle's recipe makes."""
-    maker, args, kwargs = pickle.loads(payload)
-    if isinstance(maker, tuple):
-        maker = getattr(importlib.import_module(maker[0]), maker[1])
-    return maker(*args, **kwargs)
+    """The transformation a pickle's recipe makes: the same object for the same pickle, so that a
+    worker receiving it with every task builds its code once (a function travelling by value
+    would otherwise be a new function, and get new code, each time)."""
+    got = _LOADED.get(payload)
+    if got is None:
+        maker, args, kwargs = pickle.loads(payload)
+        if isinstance(maker, tuple):
+            maker = getattr(importlib.import_module(maker[0]), maker[1])
+        got = maker(*args, **kwargs)
+        if len(_LOADED) >= 256:  # (a bound: the oldest goes first)
+            del _LOADED[next(iter(_LOADED))]
+        _LOADED[payload] = got
+    return got
+
+
+_LOADED: dict = {}  # pickle payload -> the transformation it made (in this process)
 
 
 # -- the user's functions ----------------------------------------------------------------------
