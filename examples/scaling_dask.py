@@ -98,10 +98,14 @@ def main(argv) -> int:
     one = time.perf_counter() - t
     print(f"one process: {steps} steps over {n_shards} shards of {n // n_shards} x {d} in {one:.2f} s")
 
+    import dask
     from dask.distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=50) as cluster, Client(cluster) as client:
+    # (the small run forks its workers, which start in a second; --full spawns them, dask's default)
+    with dask.config.set({"distributed.worker.multiprocessing-method": "spawn" if full else "fork"}):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=50)
+    with cluster, Client(cluster) as client:
         remote = client.scatter(shards)  # (each shard lives on one worker)
         client.map(shard_gradient, [grad_loss] * n_shards, [w0] * n_shards, remote).pop().result()  # warm up
         t = time.perf_counter()
