@@ -19,8 +19,10 @@ calls apart (the key of its fast path names the library) and runs their code und
 a dask array the code would compute (float(x), a NumPy array assigned into, np.asarray, a
 branch on a traced value) raises a TypeSupportError at the user's line instead of computing
 behind the user's back. Only grad and value_and_grad take them (the type gate refuses them
-elsewhere). Runtime helpers make their zeros with np.zeros_like of the array they stand for,
-never a full-size NumPy array, and refuse np.add.at on them (runtime/namespaced.py).
+elsewhere); any other error the code raises on them (NumPy refusing a dask array where it
+writes into its own: np.add.at, item assignment) is a TypeSupportError at the user's line too.
+Runtime helpers make their zeros with np.zeros_like of the array they stand for, never a
+full-size NumPy array (runtime/broadcasting.py, runtime/cotangents.py).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import contextlib
 import sys
 
 from .codegen.compile import user_location
-from .errors import Diagnostic, TypeSupportError
+from .errors import Diagnostic, SrcadError, TypeSupportError
 from .ir.kinds import array_library as library
 
 
@@ -50,8 +52,10 @@ def libraries(args) -> tuple:
     return tuple(sorted(found))
 
 
-class _Computes(Exception):
-    """Raised by the scheduler `guard` installs (turned into a TypeSupportError)."""
+class _Computes(BaseException):
+    """Raised by the scheduler `guard` installs (turned into a TypeSupportError); a BaseException,
+    so that no `except Exception` on the way (NumPy falling back to iterating an array whose
+    __array__ raised) swallows it."""
 
 
 def _refuse(*args, **kwargs):
@@ -73,6 +77,10 @@ def guard(names: tuple, what: str):
             yield
     except _Computes:
         raise _computes_error(what, sys.exc_info()[2]) from None
+    except SrcadError:
+        raise
+    except Exception as e:  # (NumPy refusing a dask array where it wants its own: np.add.at, a write)
+        raise _computes_error(what, e.__traceback__, f"{type(e).__name__}: {e}") from e
 
 
 def _register_dask() -> None:
@@ -119,7 +127,7 @@ def guarded(built, args, what: str):
     return cache[names]
 
 
-def _computes_error(what: str, tb):
+def _computes_error(what: str, tb, raised: str = ""):
     where = None
     while tb is not None:
         code = tb.tb_frame.f_code
@@ -128,9 +136,12 @@ def _computes_error(what: str, tb):
     msg = (f"{what}: the derivative code for dask arrays would compute a dask array here (a NumPy "
            "function dask does not implement lazily, a Python number or branch made from an array, "
            "or a NumPy array written into), so srcad does not run it on dask arrays")
+    if raised:
+        msg = (f"{what}: the derivative code for dask arrays is outside srcad's dask subset here (it "
+               f"raised {raised[:200]})")
     hint = ("the dask subset is elementwise arithmetic and ufuncs, reductions, matrix products, "
-            "reshapes, slicing and concatenation (docs/scaling.md); compute the value first "
-            "(x.compute()) or use NumPy arrays")
+            "reshapes and concatenation (docs/scaling.md); compute the value first (x.compute()) "
+            "or use NumPy arrays")
     diagnostics = [Diagnostic(where[0], where[1], 0, msg, hint)] if where else []
     return TypeSupportError(msg if diagnostics else f"{msg}; {hint}", diagnostics)
 

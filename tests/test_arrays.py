@@ -1,7 +1,8 @@
 """Arrays of other libraries as differentiated values (srcad/namespaces.py): dask arrays through
 grad and value_and_grad stay lazy and equal the NumPy gradient (checked against hand-derived
-gradients and finite differences); what would compute them is a TypeSupportError at the user's
-line; array-API-only arrays (array_api_strict) and JAX arrays are refused, never converted;
+gradients and finite differences); what would compute them, or is outside the dask subset
+(indexing whose adjoint writes into NumPy arrays), is a TypeSupportError at the user's line;
+array-API-only arrays (array_api_strict) and JAX arrays are refused, never converted;
 CuPy runs where a GPU is (skipped otherwise)."""
 
 import numpy as np
@@ -31,6 +32,14 @@ def pieces(x):
 def computes(x):
     s = float(np.sum(x))  # (a Python number made from the array: dask would compute it)
     return np.sum(x) * s
+
+
+def picks(x):
+    return np.sum(x[[0, 2, 2]] ** 2)  # (its adjoint adds into a NumPy array: np.add.at)
+
+
+def items(x):
+    return x[0] * x[-1]  # (its adjoint writes into a NumPy array)
 
 
 def branches(x):
@@ -82,11 +91,13 @@ def test_a_large_dask_array_builds_its_gradient_graph_without_numpy_constants(mo
 
 def test_code_that_would_compute_a_dask_array_is_refused_at_its_line():
     xd = da.from_array(np.linspace(0.1, 1.0, 6), chunks=3)
-    for fn, line in ((computes, 1), (branches, 1)):
+    outside = "outside srcad's dask subset"
+    for fn, line, why in ((computes, 1, "would compute a dask array"), (branches, 1, "would compute"),
+                          (picks, 1, outside), (items, 1, outside)):
         with pytest.raises(srcad.TypeSupportError) as err:
             srcad.grad(fn)(xd)
         assert err.value.lineno == fn.__code__.co_firstlineno + line, fn.__name__
-        assert "would compute a dask array" in str(err.value)
+        assert why in str(err.value), fn.__name__
     assert_tree_close(srcad.grad(branches)(np.linspace(0.1, 1.0, 6)), 2 * np.linspace(0.1, 1.0, 6))
 
 
