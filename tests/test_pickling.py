@@ -82,14 +82,15 @@ def _run(code: str, cwd, env_extra=None, flags=()):
 
 def test_every_transform_runs_in_a_fresh_process(tmp_path):
     path = tmp_path / "transforms.pkl"
-    path.write_bytes(pickle.dumps({k: (t, a) for k, (t, a, _) in TRANSFORMS.items()}))
+    fresh = {k: v for k, v in TRANSFORMS.items() if k != "numba"}  # (numba's compile: round trip above)
+    path.write_bytes(pickle.dumps({k: (t, a) for k, (t, a, _) in fresh.items()}))
     code = ("import pickle\n"
             f"got = {{k: t(*a) for k, (t, a) in pickle.loads(open({str(path)!r}, 'rb').read()).items()}}\n"
             f"open({str(path)!r}, 'wb').write(pickle.dumps(got))")
     done = _run(code, tmp_path)
     assert done.returncode == 0, done.stderr
     got = pickle.loads(path.read_bytes())
-    for name, (_, _, oracle) in TRANSFORMS.items():
+    for name, (_, _, oracle) in fresh.items():
         assert_tree_close(got[name], oracle(), what=name)
 
 
