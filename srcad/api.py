@@ -22,6 +22,7 @@ from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
 from .ir.values import of_value
+from .pickling import Made, carry
 from .pipeline import Spec, differentiable_positions
 from .pytrees import restore
 from .rules.registry import rule_for_object
@@ -40,6 +41,10 @@ class JvpTransformed(Transformed):
     def __init__(self, fn, kind: str = "jvp", target: str = "python"):
         super().__init__(fn, Spec(kind, (), True, False, target=target))
         self._gate.reason = "it has a tangent"
+
+    def _recipe(self) -> tuple:
+        what = f"srcad.jvp of {getattr(self.fn, '__qualname__', 'a function')}"
+        return what, ("srcad.api", "_jvp_of"), carry(self.fn), self.spec.kind, self.spec.target, {}
 
     @api_boundary
     def __call__(self, primals, tangents):
@@ -71,6 +76,11 @@ class VjpTransformed(Transformed):
 
     def _config(self) -> tuple:
         return super()._config() + (self.only,)
+
+    def _recipe(self) -> tuple:
+        what = f"srcad.vjp of {getattr(self.fn, '__qualname__', 'a function')}"
+        spec = self.spec
+        return what, ("srcad.api", "vjp_of"), carry(self.fn), spec.has_aux, self.only, spec.target, {}
 
     @api_boundary
     def __call__(self, *primals):
@@ -117,7 +127,14 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
     cotangent per primal (None for arguments that are not differentiated, like ints).
     `target`: "python" (default) or "numba" (docs/numba_target.md), for both generated functions."""
-    return vjp_of(fun, has_aux, target=check_target(target, "vjp"))(*primals)
+    got = vjp_of(fun, has_aux, target=check_target(target, "vjp"))(*primals)
+    what = f"the vjp_fn of {getattr(fun, '__qualname__', 'a function')}"  # (pickles as this vjp call)
+    return (got[0], Made(got[1], what, vjp_function, carry(fun), primals, has_aux, target), *got[2:])
+
+
+def vjp_function(fun, primals: tuple, has_aux: bool, target: str):
+    """The vjp_fn of vjp(fun, *primals) (a pickled vjp_fn is made again where it is unpickled)."""
+    return vjp(fun, *primals, has_aux=has_aux, target=target)[1]
 
 
 def vjp_of(fun, has_aux: bool = False, only: tuple | None = None, target: str = "python") -> VjpTransformed:
@@ -244,6 +261,7 @@ _WRAPPERS: dict = {}
 def as_python_function(fun):
     """`fun` itself if srcad can read its source; for a primitive (np.sin, math.exp) or a
     custom-rule function, a one-line Python function that calls it."""
+    fun = getattr(fun, "__srcad_made__", fun)  # (jacfwd(f), vmap(f)...: the function itself)
     if hasattr(fun, "__srcad_transform__"):
         return fun
     inline = getattr(fun, "__srcad_inline__", None)
@@ -291,6 +309,7 @@ def as_python_function(fun):
     filename = f"<srcad wrapper of {name}>"
     register_source(filename, source)
     exec(compile(source, filename, "exec"), namespace)
+    namespace[name].__srcad_original__ = fun  # (what its transforms pickle: dispatch.Transformed._recipe)
     _WRAPPERS[id(fun)] = (fun, namespace[name])
     return namespace[name]
 

@@ -30,6 +30,7 @@ from .codegen.numba_target import check_target
 from .errors import ArgumentError, NondeterministicError, NonScalarOutputError, SrcadError
 from .forms import first_result, hvp_value_form, jacobian_form, positional_arity
 from .gate import Gate, admit_arguments, admit_tangents, check_output, shaped_like, zero_tangent
+from .pickling import pickles_as_call
 from .pytrees import restore
 from .tracebacks import api_boundary
 from .trees import flatten, unflatten
@@ -109,6 +110,7 @@ def _nest(parts, as_tuple: bool):
     return unflatten(out_spec, rows)
 
 
+@pickles_as_call
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False, *, batched: bool = True, chunk_size: int | None = None,
            allow_int: bool = False, target: str = "python") -> Callable[..., Any]:
@@ -252,6 +254,7 @@ def _where(fun, msg: str, hint: str) -> list:
     return [Gate(msg, as_python_function(fun)).where(msg, hint)]
 
 
+@pickles_as_call
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False, *, chunk_size: int | None = None, allow_int: bool = False,
            target: str = "python") -> Callable[..., Any]:
@@ -357,6 +360,7 @@ def _leaves_of(cotangent, n):
     return [None] * n if cotangent is None else flatten(cotangent)[0]
 
 
+@pickles_as_call
 def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
             holomorphic: bool = False, *, allow_int: bool = False,
             target: str = "python") -> Callable[..., Any]:

@@ -11,6 +11,7 @@ same ranks, one rank-only version serves them all. `inspect.getsource(g)` and
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import sys
 
 import numpy as np
@@ -22,7 +23,10 @@ from .errors import ArgumentError
 from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
+from .ir.kinds import array_library
 from .ir.values import of_value
+from .namespaces import guarded
+from .pickling import carry, reduce_recipe
 from .pipeline import (
     MISSING,
     Built,
@@ -51,10 +55,20 @@ def _quick_kind(x):
         return "i"
     if t is bool:
         return "b"
+    library = array_library(x)
+    if library is not None:  # (its calls apart from NumPy's: they run under namespaces.guard)
+        return ("a", tuple(x.shape), x.dtype.kind, library)
     kind = of_value(x)
     if isinstance(kind, T.Fn):  # (a function given as an argument: see T.Fn)
         return T.Fn(x, shared=True)
     return kind
+
+
+def _code_kind(x):
+    """_quick_kind without the array library: dask and CuPy arrays get the code of NumPy arrays
+    of their dtype and shape (its text is the same; the call runs it guarded: namespaces.py)."""
+    k = _quick_kind(x)
+    return k[:3] if type(k) is tuple and len(k) == 4 and k[0] == "a" else k
 
 
 def _read_kind(entry, value):
@@ -106,6 +120,7 @@ class Transformed:
         self._nparams = len(self._signature.parameters)
         self._names = tuple(self._signature.parameters)
         self._gate = Gate(f"{spec.kind} of {getattr(fn, '__qualname__', 'f')}", _user_function(fn))
+        self._gate.arrays = spec.kind in ("grad", "value_and_grad") and spec.target == "python"
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__module__ = getattr(fn, "__module__", None)
         self.__name__ = f"{spec.kind}_{getattr(fn, '__name__', 'f')}"
@@ -118,6 +133,22 @@ class Transformed:
     def _config(self) -> tuple:
         """Everything besides the function that decides the code (subclasses add theirs)."""
         return (type(self), self.spec)
+
+    def __reduce__(self):  # (pickled as the call that made it: srcad/pickling.py)
+        what, maker, *args, keywords = self._recipe()
+        return reduce_recipe(what, maker, *args, **keywords)
+
+    def _recipe(self) -> tuple:
+        """(what, maker, *arguments, keywords) that make this transform again (pickling.py)."""
+        spec, fn = self.spec, getattr(self.fn, "__srcad_original__", self.fn)
+        what = f"srcad.{spec.kind} of {getattr(fn, '__qualname__', 'a function')}"
+        if spec.kind not in ("grad", "value_and_grad"):
+            raise pickle.PicklingError(f"srcad: {type(self).__name__} ({what}) is internal and is not "
+                                       "pickled: pickle the public transformation (grad, jacfwd, vmap...)")
+        argnums = spec.argnums if spec.argnums_tuple else spec.argnums[0]
+        target = {"target": spec.target} if spec.target != "python" else {}
+        return (what, ("srcad", spec.kind), carry(fn),
+                dict(argnums=argnums, has_aux=spec.has_aux, memory_budget=spec.memory_budget, **target))
 
     # what nested transforms and inlining see
 
@@ -207,6 +238,8 @@ class Transformed:
             if built is None:
                 prepared = self._prepare(args, kwargs)
                 built = self._lookup(prepared)
+                if self._gate.arrays:  # (dask and CuPy arrays: their code runs guarded, namespaces.py)
+                    built = guarded(built, prepared, self._gate.what)
                 if prepared is args and not self._readers:  # (no global whose value is in the key)
                     self._fast[tuple([_quick_kind(a) for a in args])] = built
                 args = prepared
@@ -274,7 +307,7 @@ class Transformed:
         kinds of the values the function reads). `argnums(arg_types)`, if given, chooses the
         positions to differentiate from the types (jvp, vjp), and `extra` adds what else
         decides the code to the key (jvp: which tangents are given)."""
-        key = tuple(_quick_kind(a) for a in args) + extra + self._read_kinds()
+        key = tuple(_code_kind(a) for a in args) + extra + self._read_kinds()
         built = self._cache.get(key)
         if built is None and self._twin is not None:  # the twin's code for our key, of our cells
             built = self._twin._code_for(key, args, argnums, self._free_types())

@@ -32,7 +32,9 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ArgumentError, Diagnostic, NonScalarOutputError, TypeSupportError
+from .ir.kinds import array_library
 from .ir.types import value_kind as leaf_kind
+from .namespaces import refusal_hint
 from .pytrees import children_of, is_node, is_struct, parts, to_node
 
 NAMED, IMPLICIT = "named", "implicit"
@@ -92,9 +94,12 @@ class Gate:
 
     def __init__(self, what: str, fn=None, reason: str = "it is in argnums"):
         self.what, self.fn, self.reason = what, fn, reason  # reason: why a named value is differentiated
+        self.arrays = False  # are dask and CuPy arrays differentiated (grad, value_and_grad: namespaces.py)?
 
     def refuse(self, path: str, x, kind: str, how: str, hint: str = ""):
         msg = f"{self.what}: {path} is {_describe(x, kind)}, which srcad cannot differentiate ({how})"
+        if kind == "foreign" and not hint:
+            hint = refusal_hint(x)
         return TypeSupportError(msg, [self.where(msg, hint or _HINTS.get(kind, ""))])
 
     def where(self, msg: str, hint: str) -> Diagnostic:
@@ -136,12 +141,16 @@ class Gate:
 
     def _leaf(self, x, request: str, path: str, in_struct: bool = False):
         kind = leaf_kind(x)
+        if kind in ("float", "int") and array_library(x) is not None and not self.arrays:
+            kind = "foreign"  # (a dask or CuPy array where only NumPy arrays are differentiated)
         action = POLICY[kind][0 if request == NAMED else 1]
         if action == "refuse":
             how = self.reason if request == NAMED else "vjp differentiates every argument"
             hint = _STRUCT_HINT if in_struct and kind in ("bool", "inert") else ""
             raise self.refuse(path, x, kind, how, hint)
         if action == "promote":
+            if array_library(x) is not None:  # (never computed here: the library converts it)
+                return x.astype(np.float64)
             return np.asarray(x, dtype=np.float64) if isinstance(x, np.ndarray) else float(x)
         return x
 

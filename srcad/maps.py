@@ -36,6 +36,7 @@ from .forms import linearized_form, positional_arity, vmap_form
 from .identifiers import identifier
 from .ir import types as T
 from .ir.values import of_value
+from .pickling import pickles_as_call
 from .pipeline import Spec
 from .tracebacks import api_boundary
 from .transforms.vmapping import NotVectorizable
@@ -191,6 +192,7 @@ def _loop_source(fun, reason: str) -> str:
             f"    return stack([{name}(*example_b) for example_b in examples(args, in_axes)], out_axes)\n")
 
 
+@pickles_as_call
 def vmap(fun: Callable[..., Any], in_axes: int | None | Sequence[int | None] = 0,
          out_axes: int = 0) -> Callable[..., Any]:
     """fun mapped over an axis of its arguments (see the module docstring)."""

@@ -42,6 +42,9 @@ EXPECTED = {
                 "rate d: fitted"],
     "spectral_fit": ["filter: max relative |grad - finite differences| at h0", "filter: L-BFGS-B: loss",
                      "gain: largest real part of the eigenvalues"],
+    "scaling_dask": ["gradient vs finite differences: OK", "a dask.array.core.Array with",
+                     "computed: equals the gradient of the NumPy arrays: True", "2 worker processes: ",
+                     "memory per worker: ", "one process vs 2 workers: equal True"],
     "offline_codegen": ["def grad_energy(x, k):", "springs_grad.py is up to date",
                         "in a fresh interpreter: srcad is not importable", "dE/dk = 0.1"],
 }

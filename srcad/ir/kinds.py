@@ -14,6 +14,25 @@ _ARRAY_PROTOCOLS = ("__array_namespace__", "__cuda_array_interface__", "__dlpack
                     "__array_function__", "__array__")
 
 
+#: module prefixes of the arrays whose NumPy protocols srcad's code relies on (srcad/namespaces.py)
+_PROTOCOL_LIBRARIES = {"dask.array": "dask", "cupy": "cupy"}
+
+
+def array_library(x: object) -> str | None:
+    """"dask" or "cupy" for an array of a library srcad differentiates through NumPy's dispatch
+    protocols (srcad/namespaces.py), of a known shape; None for anything else."""
+    module = type(x).__module__
+    if module.startswith("numpy") or module == "builtins":
+        return None
+    for prefix, name in _PROTOCOL_LIBRARIES.items():
+        if module.startswith(prefix) and hasattr(x, "__array_function__") and hasattr(x, "dtype"):
+            shape = getattr(x, "shape", None)
+            if shape is None or any(n is None or n != n for n in shape):  # (dask: unknown chunks)
+                return None
+            return name
+    return None
+
+
 def _dtype_kind(k: str) -> str:
     return _DTYPE_KINDS.get(k, "object" if k in "OV" else "inert")  # (strings, dates: inert)
 
@@ -51,6 +70,8 @@ def value_kind(x: object) -> str:
     if isinstance(x, np.ndarray) or module in ("pandas", "xarray"):
         return "object"  # ndarray subclasses (np.matrix, masked arrays), labelled arrays: other semantics
     if any(hasattr(x, a) for a in _ARRAY_PROTOCOLS) or module in _FOREIGN_MODULES:
+        if array_library(x) is not None and x.dtype.kind in "fiub":  # (dask, CuPy: namespaces.py)
+            return _dtype_kind(x.dtype.kind)
         return "foreign"
     if isinstance(x, (float, int)):  # subclasses of float and int
         return "float" if isinstance(x, float) else "int"
@@ -237,5 +258,6 @@ def is_function_value(x: object) -> bool:
     if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
                       functools.partial)):
         return True
-    return t.__name__ == "_ArrayFunctionDispatcher" or hasattr(t, "__srcad_transform__") or (
+    return t.__name__ == "_ArrayFunctionDispatcher" or hasattr(t, "__srcad_transform__") or hasattr(
+        x, "__srcad_made__") or (
         t.__module__ == "srcad.custom")

@@ -19,14 +19,18 @@ def unbroadcast(g, x):
             return g
         if np.ndim(g) == 0:
             return zeros_like(x)
-    shape = np.shape(x)
+    return _sum_down(g, np.shape(x), isinstance(x, np.ndarray))
+
+
+def _sum_down(g, shape, array):
+    """g summed down to `shape` (a 0-d array for `array`, else a number for shape ())."""
     if np.shape(g) == shape:
         return g
     if np.ndim(g) < len(shape):  # (the 0.0 that zeroes a dict or list item written over)
-        return g + np.zeros(shape)
+        return g + _zeros_of(shape, g)
     if not shape:
         total = np.sum(g)
-        return total.reshape(()) if isinstance(x, np.ndarray) else total
+        return total.reshape(()) if array else total
     lead = np.ndim(g) - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and np.shape(g)[lead + i] != 1
@@ -39,7 +43,19 @@ def broadcast_like(t, ans):
     shape = np.shape(ans)
     if np.shape(t) == shape:
         return t
-    return t + np.zeros(shape)
+    return t + _zeros_of(shape, t)
+
+
+def _zeros_of(shape, like):
+    """np.zeros(shape), in the array library of `like` when it is an array of another library
+    (dask, CuPy: through NumPy's dispatch): a full-size NumPy array would join its graph."""
+    if isinstance(like, (np.ndarray, np.generic, float, int, complex)) or not hasattr(
+            like, "__array_function__"):
+        return np.zeros(shape)
+    dtype = np.result_type(like.dtype, np.float64)
+    if tuple(np.shape(like)) == tuple(shape):  # (dask: the chunks of `like`, not new ones)
+        return np.zeros_like(like, dtype=dtype)
+    return np.zeros_like(like, shape=shape, dtype=dtype)
 
 
 def broadcast_to(v, shape):
@@ -52,7 +68,7 @@ def broadcast_to(v, shape):
 
 def sum_to_shape(g, shape):
     """Sum g down to the given shape (the adjoint of broadcast_to)."""
-    return unbroadcast(g, np.zeros(shape))
+    return _sum_down(g, tuple(shape), True)
 
 
 def sum_adjoint(g, x):
@@ -69,4 +85,7 @@ def expand_reduced(v, x, axis=None, keepdims=False):
         return v[()] if isinstance(v, np.ndarray) else v
     if axis is not None and not keepdims and np.ndim(x) > 0:  # (a 0-d x may have axis 0 or -1)
         v = np.expand_dims(v, axis)
+    if not hasattr(v, "__array_function__") or isinstance(v, (np.ndarray, np.generic)):
+        if not isinstance(x, np.ndarray) and hasattr(x, "__array_function__"):  # (dask, CuPy)
+            return v + _zeros_of(np.shape(x), x)
     return np.broadcast_to(v, np.shape(x))

@@ -1,0 +1,135 @@
+"""Arrays of other libraries as differentiated values (srcad/namespaces.py): dask arrays through
+grad and value_and_grad stay lazy and equal the NumPy gradient (checked against hand-derived
+gradients and finite differences); what would compute them, or is outside the dask subset
+(indexing whose adjoint writes into NumPy arrays), is a TypeSupportError at the user's line;
+array-API-only arrays (array_api_strict) and JAX arrays are refused, never converted;
+CuPy runs where a GPU is (skipped otherwise)."""
+
+import numpy as np
+import pytest
+from oracle import assert_tree_close, fd_grad
+
+import srcad
+
+da = pytest.importorskip("dask.array")
+
+
+def least_squares(w, X, y):
+    r = X @ w - y
+    return np.mean(r ** 2)
+
+
+def smooth(x, c):
+    y = np.tanh(x * c + 0.5) - c
+    return np.sum(y ** 2) / x.size + np.mean(x * c) + np.max(x)
+
+
+def pieces(x):
+    a = np.concatenate([x[:3] * 2.0, np.exp(x[3:])])
+    return np.sum(np.where(a > 1.0, a, a ** 2)) + np.sum(x.reshape(2, -1).T @ x.reshape(2, -1))
+
+
+def computes(x):
+    s = float(np.sum(x))  # (a Python number made from the array: dask would compute it)
+    return np.sum(x) * s
+
+
+def picks(x):
+    return np.sum(x[[0, 2, 2]] ** 2)  # (its adjoint adds into a NumPy array: np.add.at)
+
+
+def items(x):
+    return x[0] * x[-1]  # (its adjoint writes into a NumPy array)
+
+
+def branches(x):
+    if np.sum(x) > 0:
+        return np.sum(x ** 2)
+    return np.sum(x)
+
+
+RNG = np.random.default_rng(1)
+X, Y, W = RNG.normal(size=(60, 3)), RNG.normal(size=60), RNG.normal(size=3)
+
+
+def _lazy(a):
+    assert isinstance(a, da.Array), type(a)
+    return a.compute()
+
+
+def test_least_squares_on_dask_data_and_weights_is_lazy_and_exact():
+    Xd, yd = da.from_array(X, chunks=20), da.from_array(Y, chunks=20)
+    expected = 2.0 / len(Y) * X.T @ (X @ W - Y)  # (hand-derived)
+    assert_tree_close(_lazy(srcad.grad(least_squares)(W, Xd, yd)), expected)
+    value, g = srcad.value_and_grad(least_squares)(da.from_array(W), Xd, yd)
+    assert_tree_close(float(_lazy(value)), least_squares(W, X, Y))
+    assert_tree_close(_lazy(g), expected)
+
+
+@pytest.mark.parametrize("variants", [8, 0], ids=["shaped", "rank_only"])
+def test_elementwise_reductions_indexing_concatenation_match_numpy(variants, monkeypatch):
+    monkeypatch.setattr(srcad.config, "shape_variants", variants)
+    x = np.linspace(-0.9, 1.3, 8)
+    xd = da.from_array(x, chunks=3)
+    gx, gc = srcad.grad(smooth, argnums=(0, 1))(xd, 0.7)
+    assert_tree_close(_lazy(gx), fd_grad(smooth, (x, 0.7)), rtol=1e-6)
+    assert_tree_close(float(_lazy(gc) if isinstance(gc, da.Array) else gc), fd_grad(smooth, (x, 0.7), 1),
+                      rtol=1e-6)
+    assert_tree_close(_lazy(srcad.grad(pieces)(xd)), fd_grad(pieces, (x,)), rtol=1e-6)
+
+
+def test_a_large_dask_array_builds_its_gradient_graph_without_numpy_constants(monkeypatch):
+    """Shape-generic code on 10^7 elements: no full-size NumPy array joins the graph (each
+    would be hashed into it: seconds and hundreds of MiB), so building the graph is quick."""
+    monkeypatch.setattr(srcad.config, "shape_variants", 0)
+    x = da.ones(10 ** 7, chunks=10 ** 6)
+    gx, _ = srcad.grad(smooth, argnums=(0, 1))(x, 0.5)
+    graph = dict(gx.__dask_graph__())
+    big = [v for v in graph.values() if isinstance(v, np.ndarray) and v.size > 10 ** 5]
+    assert not big
+
+
+def test_code_that_would_compute_a_dask_array_is_refused_at_its_line():
+    xd = da.from_array(np.linspace(0.1, 1.0, 6), chunks=3)
+    outside = "outside srcad's dask subset"
+    for fn, line, why in ((computes, 1, "would compute a dask array"), (branches, 1, "would compute"),
+                          (picks, 1, outside), (items, 1, outside)):
+        with pytest.raises(srcad.TypeSupportError) as err:
+            srcad.grad(fn)(xd)
+        assert err.value.lineno == fn.__code__.co_firstlineno + line, fn.__name__
+        assert why in str(err.value), fn.__name__
+    assert_tree_close(srcad.grad(branches)(np.linspace(0.1, 1.0, 6)), 2 * np.linspace(0.1, 1.0, 6))
+
+
+def test_numpy_and_dask_calls_of_one_gradient_do_not_share_their_fast_path():
+    g = srcad.grad(least_squares)
+    Xd, yd = da.from_array(X, chunks=30), da.from_array(Y, chunks=30)
+    expected = 2.0 / len(Y) * X.T @ (X @ W - Y)
+    for _ in range(2):  # (the second calls take the fast path)
+        assert type(g(W, X, Y)) is np.ndarray
+        assert_tree_close(_lazy(g(W, Xd, yd)), expected)
+
+
+def test_dask_arrays_elsewhere_and_array_api_arrays_are_refused_not_converted():
+    xp = pytest.importorskip("array_api_strict")
+    with pytest.raises(srcad.TypeSupportError, match="only the array API"):
+        srcad.grad(least_squares)(xp.asarray(W), X, Y)
+    with pytest.raises(srcad.TypeSupportError, match="grad and srcad.value_and_grad only"):
+        srcad.jacfwd(least_squares)(da.from_array(W), X, Y)
+
+
+def test_jax_arrays_are_refused():
+    jnp = pytest.importorskip("jax.numpy")
+    with pytest.raises(srcad.TypeSupportError):
+        srcad.grad(least_squares)(jnp.asarray(W), X, Y)
+
+
+def test_cupy_arrays_on_a_gpu():
+    cp = pytest.importorskip("cupy")
+    try:
+        w = cp.asarray(W)
+    except Exception as e:  # (cupy installed, no GPU)
+        pytest.skip(f"no GPU: {e}")
+    g = srcad.grad(least_squares)(w, cp.asarray(X), cp.asarray(Y))
+    assert isinstance(g, cp.ndarray)
+    assert_tree_close(cp.asnumpy(g), 2.0 / len(Y) * X.T @ (X @ W - Y))
