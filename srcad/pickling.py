@@ -25,6 +25,7 @@ import importlib
 import linecache
 import pickle
 
+from .tracebacks import api_boundary
 from .version import __version__
 
 #: The outer layer of every pickle (standard library only: see the module docstring).
@@ -170,6 +171,7 @@ class Made:
         self.__module__, self.__doc__ = function.__module__, function.__doc__
         self._recipe = (what, maker, tuple(carry(a) for a in args), kwargs)
 
+    @api_boundary  # (this frame too leaves the traceback of an error raised inside)
     def __call__(self, *args, **kwargs):
         return self.__srcad_made__(*args, **kwargs)
 
