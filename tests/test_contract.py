@@ -5,6 +5,7 @@ not to happen."""
 
 import numpy as np
 import pytest
+from gradcheck import checked_source
 from oracle import assert_tree_close, fd_grad_richardson
 
 import srcad
@@ -61,20 +62,12 @@ def column_times_row(a, b):
     return np.sum(np.tanh(acc))
 
 
-def _gradients(fn, args, argnums):
-    g = srcad.grad(fn, argnums=argnums)
-    got = g(*args)
-    for i, a in zip(argnums, got):
-        assert_tree_close(a, fd_grad_richardson(fn, args, i), rtol=1e-6, atol=1e-8, what=f"argument {i}")
-    return srcad.source(g, *args)
-
-
 @pytest.mark.parametrize("batch", [1, 2])
 @pytest.mark.parametrize("steps", [1, 3, 6])
 def test_rnn_column_state(steps, batch):
     args = (rng.normal(size=(4, 4)) * 0.5, rng.normal(size=(4, 3)) * 0.5, rng.normal(size=(4, batch)),
             rng.normal(size=(steps, 3, batch)))
-    src = _gradients(rnn, args, (0, 1))
+    src = checked_source(rnn, args, (0, 1))
     assert "np.tensordot" in src and "W_bar +=" not in src and "U_bar +=" not in src
     assert "xs, axes" in src  # the rows of xs are read after the loop, not stored
 
@@ -82,21 +75,21 @@ def test_rnn_column_state(steps, batch):
 def test_rnn_vector_state():
     args = (rng.normal(size=(5, 5)) * 0.5, rng.normal(size=(5, 2)), rng.normal(size=5),
             rng.normal(size=(4, 2)))
-    src = _gradients(rnn, args, (0, 1))
+    src = checked_source(rnn, args, (0, 1))
     assert src.count("np.tensordot") == 2 and "np.expand_dims" not in src
 
 
 @pytest.mark.parametrize("n", [0, 1, 5])
 def test_trip_count_known_only_when_running(n):
     args = (rng.normal(size=(4, 4)) * 0.5, rng.normal(size=(1, 4)), n)
-    src = _gradients(rnn_rows, args, (0, 1))
+    src = checked_source(rnn_rows, args, (0, 1))
     assert "len(range(0, n, 1))" in src and "np.tensordot" in src
 
 
 @pytest.mark.parametrize("fn", [rnn_strided, rnn_backwards])
 def test_other_ranges(fn):
     args = (rng.normal(size=(4, 4)) * 0.5, rng.normal(size=4), rng.normal(size=(7, 4)))
-    src = _gradients(fn, args, (0, 1))
+    src = checked_source(fn, args, (0, 1))
     assert "np.tensordot" in src
 
 
@@ -104,7 +97,7 @@ def test_other_ranges(fn):
 @pytest.mark.parametrize("steps", [1, 4])
 def test_accumulations_in_the_users_loop(fn, steps):
     args = (rng.normal(size=(steps, 3)), rng.normal(size=(steps, 4)))
-    src = _gradients(fn, args, (0, 1))
+    src = checked_source(fn, args, (0, 1))
     assert "np.tensordot" in src
     assert fn(*args) == pytest.approx(srcad.value_and_grad(fn, argnums=(0, 1))(*args)[0], rel=1e-12)
 
@@ -145,13 +138,13 @@ def _loops_carry_products(fn, arg_types) -> bool:
 @pytest.mark.parametrize("fn", [read_in_loop, breaks])
 def test_not_when_read_in_the_loop_or_breaking(fn):
     a, b = rng.normal(size=(4, 3)) * 0.5, rng.normal(size=(4, 4))
-    src = _gradients(fn, (a, b), (0, 1))
+    src = checked_source(fn, (a, b), (0, 1))
     assert "np.outer(" in src and "np.tensordot" not in src
 
 
 def test_not_when_the_accumulator_starts_elsewhere():
     a, b, acc = rng.normal(size=(4, 3)), rng.normal(size=(4, 4)), rng.normal(size=(3, 4))
-    src = _gradients(starts_elsewhere, (a, b, acc), (0, 1, 2))
+    src = checked_source(starts_elsewhere, (a, b, acc), (0, 1, 2))
     assert "np.outer(" in src and "np.tensordot" not in src
 
 
@@ -166,7 +159,7 @@ def test_not_when_storing_moves_more_than_adding():
     # (3, 8) @ (8, 3) per step: 48 numbers stored against 9 added
     args = (rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(3, 2)), rng.normal(size=(3, 8)),
             rng.normal(size=(2, 2, 8)))
-    src = _gradients(rnn, args, (0, 1))
+    src = checked_source(rnn, args, (0, 1))
     assert "np.tensordot" not in src and "W_bar +=" in src
 
 

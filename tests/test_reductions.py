@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from gradcheck import checked_source
 from oracle import assert_tree_close, fd_grad_richardson
 
 import srcad
@@ -35,18 +36,10 @@ def per_component(x, means, q, Ls):
     return total
 
 
-def _gradients(fn, args, argnums):
-    g = srcad.grad(fn, argnums=argnums)
-    got = g(*args)
-    for i, a in zip(argnums, got):
-        assert_tree_close(a, fd_grad_richardson(fn, args, i), rtol=1e-6, atol=1e-8, what=f"argument {i}")
-    return srcad.source(g, *args)
-
-
 @pytest.mark.parametrize("n, d", [(1, 1), (5, 2), (7, 3)])
 def test_the_sum_over_points_comes_first(n, d):
     args = (rng.normal(size=(n, d)), rng.normal(size=d), rng.normal(size=d), rng.normal(size=(d, d)))
-    src = _gradients(centred, args, (1, 2, 3))
+    src = checked_source(centred, args, (1, 2, 3))
     assert "xc_bar" not in src  # (the cotangent of xc, n x d, is never built: only its sum)
 
 
@@ -55,7 +48,7 @@ def test_in_a_loop(k):
     n, d = 6, 2
     args = (rng.normal(size=(n, d)), rng.normal(size=(k, d)), rng.normal(size=(k, d)),
             rng.normal(size=(k, d, d)) * 0.5)
-    src = _gradients(per_component, args, (1, 2, 3))
+    src = checked_source(per_component, args, (1, 2, 3))
     assert "xc_bar" not in src and ".sum(axis=0)" in src
 
 
@@ -110,7 +103,7 @@ def test_t_plus_t_is_two_t():
     assert re.search(r"np.sin\(2.0 \* _t\d+ \* z\)", src) or (
         column and f"np.sin({column.group(1)} * z)" in src), src
     args = (rng.normal(size=6), rng.normal(size=(6, 3)))
-    _gradients(scaled_column, args, (0, 1))
+    checked_source(scaled_column, args, (0, 1))
 
 
 @pytest.mark.parametrize("n, d", [(5, 2), (7, 3)])
@@ -118,7 +111,7 @@ def test_sum_of_a_product_is_the_diagonal_of_a_product_computed_anyway(n, d):
     """The cotangent of q in `xc * q + xc @ L.T` is sum(xc * z_bar, axis=0), the diagonal of
     xc.T @ z_bar, which the cotangent of L computes anyway: no n x d product is built for it."""
     args = (rng.normal(size=(n, d)), rng.normal(size=d), rng.normal(size=d), rng.normal(size=(d, d)))
-    src = _gradients(centred, args, (2, 3))
+    src = checked_source(centred, args, (2, 3))
     assert "np.diagonal(" in src and "(xc * " not in src, src
-    src = _gradients(centred, args, (2,))  # (without L's cotangent there is no product to read)
+    src = checked_source(centred, args, (2,))  # (without L's cotangent there is no product to read)
     assert "np.diagonal(" not in src, src
