@@ -197,6 +197,12 @@ def _contracts(spec: Spec) -> bool:
     return spec.memory_budget is None and spec.target != "numba"
 
 
+def _blas(spec: Spec) -> bool:
+    """Sums over an axis of a matrix as matrix-vector products (passes/axis_sums.py)? Not for
+    numba (no np.einsum; its loops are fast)."""
+    return spec.target != "numba"
+
+
 def _emit(fn: Function, name: str, header, spec: Spec):
     """fn's source for the spec's target: the CPython printer reads fn with its buffers
     planned (passes/pipeline.finish), the numba printer fn as it is."""
@@ -221,7 +227,7 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     body = em.b.end_function((result,))
     name = f"{spec.kind}_{f.name}"
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, f.qualname))
-    out = verify(copy_gradients_of_inputs(optimize(out, contract=_contracts(spec))))
+    out = verify(copy_gradients_of_inputs(optimize(out, contract=_contracts(spec), blas=_blas(spec))))
     checkpointed = []
     if spec.memory_budget is not None:
         out, checkpointed = checkpoint_loops(out, spec.memory_budget)
@@ -306,7 +312,7 @@ def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangent(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, f.qualname))
-    out_fn = _record(trace, "optimized", optimize(out_fn, contract=_contracts(spec)))
+    out_fn = _record(trace, "optimized", optimize(out_fn, contract=_contracts(spec), blas=_blas(spec)))
     header = _header(fn, spec, arg_types, f, [], out_fn)
     rendered = _emit(out_fn, name, header, spec)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
@@ -325,12 +331,12 @@ def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None,
     result = em.apply("srcad.tuple", (out, aux if aux is not None else Const(None), res))
     fwd_name, bwd_name = f"vjp_fwd_{f.name}", f"vjp_bwd_{f.name}"
     fwd_fn = Function(fwd_name, f.signature, fwd_b.end_function((result,)), f.loc, f.qualname)
-    fwd_fn = optimize(define_everywhere(fwd_fn, _operands_of(fwd_fn.body, res)), contract=_contracts(spec))
+    fwd_fn = optimize(define_everywhere(fwd_fn, _operands_of(fwd_fn.body, res)), _contracts(spec), _blas(spec))
     bem = Emitter(bwd_b)
     g_out = bem.apply("srcad.tuple", grads)
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
     bwd_fn = Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, f.qualname)
-    bwd_fn = optimize(bwd_fn, _contracts(spec))
+    bwd_fn = optimize(bwd_fn, _contracts(spec), _blas(spec))
     header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn), fwd_fn)
     r1 = _emit(fwd_fn, fwd_name, header, spec)
     r2 = _emit(bwd_fn, bwd_name, header, spec)
@@ -366,7 +372,7 @@ def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname),
-                                                  _contracts(spec)))
+                                                  _contracts(spec), _blas(spec)))
     header = _header(fn, spec, arg_types, f, [], out_fn)
     rendered = _emit(out_fn, name, header, spec)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
@@ -379,7 +385,7 @@ def _build_vmap(fn, spec: Spec, arg_types, free_types, trace: dict | None = None
     example (raises NotVectorizable when the function cannot run on the whole batch)."""
     f = _record(trace, "typed", typed(fn, arg_types, free_types, inlined))
     out, looped = vectorise(f, spec.in_axes, spec.out_axes, spec.batch)
-    out = verify(optimize(_record(trace, "transformed", verify(out)), _contracts(spec)))
+    out = verify(optimize(_record(trace, "transformed", verify(out)), _contracts(spec), _blas(spec)))
     out = _record(trace, "optimized", out)
     code = fn.__code__
     where = "" if code.co_filename.startswith("<") else \

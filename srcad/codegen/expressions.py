@@ -31,6 +31,24 @@ def _picks_number(op: Apply, args) -> bool:
             and all(type(atom_type(x)) is type(t) for x in args[1:]))
 
 
+def _known_rank(args) -> bool:
+    return bool(args) and isinstance(args[0], Var) and isinstance(args[0].type, T.Array) \
+        and args[0].type.ndim is not None and args[0].type.ndim > 0
+
+
+def _python_form(form: str, a: list, args, kw) -> gast.expr | None:
+    """A view written as the array's attribute or subscript (Rule.python), or None."""
+    if form == "T" and not kw and all(isinstance(x, Const) and x.value is None for x in args[1:]):
+        return _attr(a[0], "T")
+    if form == "newaxis" and not kw and len(args) == 2 and isinstance(args[1], Const) \
+            and type(args[1].value) is int and -args[0].type.ndim - 1 <= args[1].value <= args[0].type.ndim:
+        k = args[1].value % (args[0].type.ndim + 1)
+        parts = [gast.Slice(lower=None, upper=None, step=None)] * k + [gast.Constant(value=None, kind=None)]
+        key = parts[0] if len(parts) == 1 else gast.Tuple(elts=parts, ctx=gast.Load())
+        return gast.Subscript(value=a[0], slice=key, ctx=gast.Load())
+    return None
+
+
 def _same(found, fn) -> bool:
     """The object a dotted path names is the rule's function (a bound method of a ufunc, such
     as np.maximum.accumulate, is a new but equal object at each read)."""
@@ -175,6 +193,10 @@ class ExprEmitter:
             return _call(_attr(a[0], member), a[1:], kw)
         if p == "numpy.where" and not kw and _picks_number(op, args):  # (np.where is ~1 µs on numbers)
             return gast.IfExp(test=a[0], body=a[1], orelse=a[2])
+        if rule.python and _known_rank(args):
+            form = _python_form(rule.python, a, args, kw)
+            if form is not None:
+                return form
         if rule.method and args and isinstance(args[0], Var) and isinstance(args[0].type, T.Array) \
                 and args[0].type.ndim:  # (a 0-d value may be a Python float: the tangent of z - 1.0)
             # (Rule.method: reductions as array methods, the same result a few microseconds sooner

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ir.nodes import Function
 from ..ir.verify import verify
 from .algebra import gather_scalars
+from .axis_sums import blas_sums
 from .buffers import reuse_buffers
 from .contract import contract_after_loops
 from .cse import cse
@@ -27,13 +28,14 @@ def cleanup(fn: Function) -> Function:
     return verify(dce(fn))
 
 
-def optimize(fn: Function, contract: bool = True) -> Function:
+def optimize(fn: Function, contract: bool = True, blas: bool = True) -> Function:
     """After a transform: drop the marks of shift-invariant maxima (passes/shifts.py), simplify, take
     sums before the products that feed them, hoist loop
     invariants, share common subexpressions, gather
     scalar factors of array products, drop dead code; sum products accumulated over a loop's
     iterations in one contraction after it (unless `contract` is False: a memory budget
-    stores nothing more per iteration); copy arrays that loops update in place once, up front."""
+    stores nothing more per iteration); sums over an axis of a matrix as matrix-vector products
+    (unless `blas` is False: the numba target); copy arrays that loops update in place once, up front."""
     fn = verify(push_sums(dce(simplify(drop_marks(fn)))))
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
@@ -43,6 +45,8 @@ def optimize(fn: Function, contract: bool = True) -> Function:
         fn = verify(contract_after_loops(fn))
     fn = verify(dce(simplify(dce(cse(fn)))))  # (gathering scalar factors can make products equal)
     fn = verify(dce(gather_scalars(fn)))  # (and equal products summed are 2.0 * t: gathered again)
+    if blas:
+        fn = verify(dce(blas_sums(fn)))
     return verify(own_loop_updates(copy_views_read_across_writes(fn)))
 
 

@@ -14,6 +14,8 @@ and again outside it; splice the sub-expression in as text instead (numpy_norms.
 
 from .. import runtime as rt
 from ..ir import types as T
+from . import batching as bt
+from . import shapes as sh
 from . import shapes_numpy as shn
 from . import typefns as ty
 from . import vmaps as vm
@@ -62,6 +64,9 @@ linear("unique_tangent", "c, ar, axis=None, equal_nan=True", "srcad.unique_adjoi
        ty.array(None))
 linear("unique_adjoint", "c, ar, axis=None, equal_nan=True", "srcad.unique_tangent(g, ar, axis, equal_nan)",
        ty.array_like("ar"))
+# np.sum(c, axis) of a float matrix as a matrix-vector product with ones (passes/axis_sums.py)
+linear("axis_sum", "c, axis", "srcad.expand_reduced(g, c, axis, False)", ty.reduce_("c"), shape=sh.reduction,
+       batch=bt.reduction, complex="keeps")
 linear("diff_adjoint", "c, n=1, axis=-1", "np.diff(g, n, axis)", ty.same("c"))
 linear("average_weights", "c, a, axis=None", "srcad.average_weights_adjoint(g, c, axis)",
        ty.array_like("a"), fresh=False, readonly=True)

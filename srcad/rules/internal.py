@@ -86,7 +86,7 @@ nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like, numba="zero
         shape=sh.first, allocates=True, blank=True, vmap=vm.first_example)
 nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask,
         vmap=vm.broadcasting("x", "lo", "hi"))
-nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes)
+nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes, foldable=True)
 
 def _unbroadcast_type(sig) -> T.Type:
     """x's type, read as an array, except that the cotangent of a list, tuple or dict that is
@@ -134,7 +134,7 @@ def _appended(sig):
 defrule("srcad.list_append", "xs, v", jvp_all="srcad.list_append(t_xs, t_v)",
         vjp_all="srcad.list_pop(g)", diff=("xs", "v"), out=_appended, fn=rt.list_append,
         updates=0, stores=1, objects="store", holds="all", complex="keeps", vmap=vmi.batched_items("xs", "v"),
-        numba="push")
+        numba="push", list_shapes="xs+v")
 
 
 def _extended(sig):

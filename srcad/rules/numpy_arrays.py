@@ -149,7 +149,7 @@ alias("numpy.matmul", "operator.matmul", cheap="", foldable=False, type_errors="
 defrule("numpy.transpose", "a, axes=None",
         vjp={"a": "np.transpose(g, srcad.inverse_axes(axes))"}, out=ty.same("a"), fresh=False,
         linear=("a",), kind="view", complex="keeps", shape=sh.transpose, batch=bt.transpose, keeps_kind=True,
-        vmap=vm.transposed)
+        vmap=vm.transposed, python="T")
 defrule("numpy.reshape", "a, shape=None, order='C'", jvp={"a": "np.reshape(t, shape, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.from_shape("shape"), fresh=False,
         linear=("a",), shape=sh.reshape, batch=bt.reshape, keeps_kind=True, complex="keeps", vmap=vm.reshaped)
@@ -159,15 +159,20 @@ defrule("numpy.ravel", "a, order='C'", jvp={"a": "np.ravel(t, order=order)"},
 defrule("numpy.copy", "a", vjp="g", out=ty.same("a"), linear=("a",), shape=sh.first,
         keeps_kind=True, allocates=True, complex="keeps", vmap=vm.same)
 def _array_type(sig) -> T.Type:
-    """np.array(a) of an array is an array of its type (a copy); otherwise of unknown rank."""
+    """np.array(a) of an array is an array of its type (a copy); of a list of arrays of one
+    known shape (T.List.shapes), one rank more; otherwise of unknown rank."""
     t = sig.type("object")
-    if isinstance(t, T.Array) and sig.is_const("dtype") and sig.const("dtype") is None:
+    plain = sig.is_const("dtype") and sig.const("dtype") is None
+    if isinstance(t, T.Array) and plain:
         return t
+    stacked = sh.stacked_items(t)
+    if stacked is not None and plain and isinstance(t.elt, T.Array) and t.elt.kind in ("f", "i", "b"):
+        return T.Array(len(stacked), t.elt.kind)
     return ty.array(None)(sig)
 
 
 defrule("numpy.array", "object, dtype=None", jvp={"object": "np.array(t, dtype=dtype)"},
-        vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",), shape=sh.first,
+        vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",), shape=sh.array_of,
         allocates=True, vmap=vmi.array_of)
 defrule("numpy.asarray", "a, dtype=None", jvp={"a": "np.asarray(t, dtype=dtype)"},
         vjp={"a": "srcad.array_adjoint(g, a)"}, out=ty.array(None), fresh=False, linear=("a",),

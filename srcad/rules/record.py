@@ -89,7 +89,8 @@ class Rule:
     # the function is given to it as the tuple of its items' types (transforms/specialize.py)
     item_shapes: str = ""
     # its result is a list whose type holds its items' exact shapes (T.List.shapes): "*" the
-    # operands' (a list display), or the name of the list parameter whose shapes it takes
+    # operands' (a list display), the name of the list parameter whose shapes it takes, or
+    # "xs+v": list xs's followed by item v's (an append)
     list_shapes: str = ""
     keeps_kind: bool = False  # an int or bool first argument gives a result of its dtype kind
     batch: Callable | None = None  # batched tangent (rules/batching.py); None: one pass per direction
@@ -121,6 +122,10 @@ class Rule:
     # "sub", "mul", "div", "neg", "exp", "log" (elementwise), "sum", "mean" (reductions),
     # "extremum" (max/min: a candidate, and a reduction), "same" (the value itself), "check" (no result)
     shift: str = ""
+    # how the CPython printer writes it when its first argument is an array of known rank:
+    # "T" (x.T; the other arguments at their defaults), "newaxis" (x[:, None] for a literal axis):
+    # the same view, without a NumPy function's Python layer (~1-2 µs a call)
+    python: str = ""
     numba: str = ""  # how the numba target prints it: "push"/"pop" (a stack of the backward sweep,
     # an array with a fill count), or the name of a helper numba_emit.py writes in NumPy calls
     objects: str = ""

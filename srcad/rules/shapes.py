@@ -267,6 +267,20 @@ def first(rule, sig):
     return T.shape_of(sig.type(rule.params[0])) if rule.params else None
 
 
+def stacked_items(t: T.Type) -> tuple | None:
+    """The shape of np.array of a list whose items are arrays of one known shape (T.List.shapes;
+    at least one item), else None."""
+    if not isinstance(t, T.List) or not t.shapes or any(s != t.shapes[0] for s in t.shapes):
+        return None
+    return (len(t.shapes),) + tuple(t.shapes[0])
+
+
+def array_of(rule, sig):
+    """np.array(x): x's shape, or that of stacking the items of a list of known shapes."""
+    t = sig.type(rule.params[0])
+    return T.shape_of(t) if not isinstance(t, T.List) else stacked_items(t)
+
+
 def second(rule, sig):
     """The shape of the second argument."""
     return T.shape_of(sig.type(rule.params[1]))

@@ -7,7 +7,20 @@ srcad/rules/numpy_products.py and numpy_arrays.py call them (their rules: helper
 import numpy as np
 
 __all__ = ["tensordot_adjoint", "kron_adjoint", "einsum_call", "einsum_spec", "einsum_vjp",
-           "cross2_adjoint"]
+           "cross2_adjoint", "axis_sum"]
+
+
+def axis_sum(c, axis):
+    """np.sum(c, axis) of a matrix, as its product with a vector of ones (passes/axis_sums.py):
+    NumPy reduces a matrix over either axis one short row at a time, which BLAS's
+    matrix-vector product does 2-14x faster (a (10^4, 10) matrix: 300 µs against 40 µs). Only
+    the order of the additions differs. Arrays of other libraries, and anything not a float
+    matrix, take np.sum."""
+    if type(c) is not np.ndarray or c.ndim != 2 or c.dtype.kind != "f":
+        return np.sum(c, axis=axis)
+    if axis % 2 == 0:
+        return np.ones(c.shape[0], c.dtype) @ c
+    return c @ np.ones(c.shape[1], c.dtype)
 
 
 def tensordot_adjoint(c, x, shape, axes, which):

@@ -41,7 +41,7 @@ def split_like(g, arrays, axis=0, ndmin=1):
     -2 for np.column_stack (1-d arrays become columns); axis None means flattened."""
     if axis is None:
         sizes = [np.size(x) for x in arrays]
-        pieces = np.split(np.ravel(g), np.cumsum(sizes)[:-1])
+        pieces = _slices(np.ravel(g), sizes, 0)
     else:
         shapes = [np.shape(x) for x in arrays]
         if ndmin == -2:
@@ -51,9 +51,17 @@ def split_like(g, arrays, axis=0, ndmin=1):
             promote = (np.atleast_1d, np.atleast_2d, np.atleast_3d)[ndmin - 1]
             shapes = [promote(np.empty(s, dtype=bool)).shape for s in shapes]
         sizes = [s[axis] for s in shapes]
-        pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+        pieces = _slices(g, sizes, axis)
     return _items_like([float(np.reshape(p, ())) if isinstance(x, float)
                         else np.reshape(p, np.shape(x)) for p, x in zip(pieces, arrays)], arrays)
+
+
+def _slices(g, sizes, axis):
+    """g cut along `axis` into consecutive pieces of these sizes (views; what np.split makes,
+    by slicing, which arrays of other libraries implement lazily: dask has no np.split)."""
+    axis = axis % np.ndim(g)
+    ends = [int(e) for e in np.cumsum(sizes)]
+    return [g[(slice(None),) * axis + (slice(end - size, end),)] for size, end in zip(sizes, ends)]
 
 
 def _items_like(pieces, arrays):

@@ -30,6 +30,7 @@ from ..passes.fold import fold_apply
 from ..rules import registry
 from . import typed_args
 from .calls import CallOps
+from .counted import counted_lists
 from .result_types import literal_shape, out_types
 from .sequences import SequenceOps
 from .shape_checks import with_shape_checks
@@ -39,6 +40,11 @@ from .unroll import UnrollOps
 #: methods whose extra positional arguments form one tuple argument: x.reshape(2, 3)
 _VARARG_METHODS = {"reshape", "transpose"}
 _MAX_ROUNDS = 8
+
+
+def _exact(t: T.Type) -> bool:
+    """Is t an array type of exact shape?"""
+    return isinstance(t, T.Array) and t.shape is not None and None not in t.shape
 
 
 def _receiver_family(t: T.Type) -> str | None:
@@ -153,6 +159,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             return body, body.yields[:n]
 
         body, types = self._fixpoint(init, run, op.loc)
+        start, stop, step = self.atom(op.start), self.atom(op.stop), self.atom(op.step)
+        types = counted_lists(dataclasses.replace(op, start=start, stop=stop, step=step), body, types,
+                              lambda i: self.item_shapes(init[i]))
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         return dataclasses.replace(
             op, outs=outs, start=self.atom(op.start), stop=self.atom(op.stop),
@@ -251,6 +260,16 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         self.list_items.update({outs[0]: args} if prim == "srcad.list" and len(outs) == 1 else {})
         return pre + [Apply(outs, prim, args, kw, op.loc)]
+
+    def item_shapes(self, a: Atom) -> tuple | None:
+        """The exact shapes of the items of a list built here (a display), or None."""
+        t = atom_type(a)
+        if isinstance(t, T.List) and t.shapes is not None:
+            return t.shapes
+        items = self.list_items.get(a) if isinstance(a, Var) else None
+        if items is None or not all(_exact(atom_type(i)) for i in items):
+            return None
+        return tuple(atom_type(i).shape for i in items)
 
     def item_types(self, a: Atom) -> T.Type | None:
         """A list built here as a tuple of its items' types (the exact shape of what NumPy
