@@ -172,8 +172,8 @@ def _array_type(sig) -> T.Type:
 
 
 defrule("numpy.array", "object, dtype=None", jvp={"object": "np.array(t, dtype=dtype)"},
-        vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",), shape=sh.array_of,
-        allocates=True, vmap=vmi.array_of)
+        vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",),
+        shape=sh.array_of, allocates=True, vmap=vmi.array_of)
 defrule("numpy.asarray", "a, dtype=None", jvp={"a": "np.asarray(t, dtype=dtype)"},
         vjp={"a": "srcad.array_adjoint(g, a)"}, out=ty.array(None), fresh=False, linear=("a",),
         shape=sh.first, keeps_kind=True, vmap=vmi.array_of)

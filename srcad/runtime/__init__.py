@@ -90,7 +90,15 @@ from .order import (
     reduceat_tangent,
     running_extreme_index,
 )
-from .products import axis_sum, cross2_adjoint, einsum_call, einsum_spec, einsum_vjp, kron_adjoint, tensordot_adjoint
+from .products import (
+    axis_sum,
+    cross2_adjoint,
+    einsum_call,
+    einsum_spec,
+    einsum_vjp,
+    kron_adjoint,
+    tensordot_adjoint,
+)
 from .reductions import (
     average_weights,
     average_weights_adjoint,
@@ -125,7 +133,8 @@ from .shaping import (
 
 __all__ = ["T", "loop_trips", "segment_bound", "segment_count", "segment_length",
            "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
-           "array_adjoint", "assigned", "average_weights", "axis_sum", "average_weights_adjoint", "band_matvec",
+           "array_adjoint", "assigned", "average_weights", "axis_sum", "average_weights_adjoint",
+           "band_matvec",
            "band_outer", "band_transpose", "batch_copies", "bound",
            "broadcast_like", "broadcast_to", "c_column", "check_length", "check_unpack", "clip_mask",
            "conv_crop", "conv_embed", "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",

@@ -77,7 +77,8 @@ def _with_item_shapes(t: T.Type, rule, args, kw) -> T.Type:
         bound = registry.bind(rule, args, kw)
         xs, v = (atom_type(bound.get(k, Const(None))) for k in rule.list_shapes.split("+"))
         exact = isinstance(v, T.Array) and v.shape is not None and None not in v.shape
-        shapes = xs.shapes + (v.shape,) if isinstance(xs, T.List) and xs.shapes is not None and exact else None
+        known = isinstance(xs, T.List) and xs.shapes is not None and exact
+        shapes = xs.shapes + (v.shape,) if known else None
     else:  # split_like(c, arrays): shaped like arrays; array_adjoint(v, x): like the list v
         bound = registry.bind(rule, args, kw)
         source = atom_type(bound[rule.list_shapes]) if rule.list_shapes in bound else None
