@@ -34,7 +34,7 @@ import numpy as np
 from .errors import ArgumentError, Diagnostic, NonScalarOutputError, TypeSupportError
 from .ir.kinds import array_library
 from .ir.types import value_kind as leaf_kind
-from .namespaces import refusal_hint
+from .namespaces import as_float, refusal_hint
 from .pytrees import children_of, is_node, is_struct, parts, to_node
 
 NAMED, IMPLICIT = "named", "implicit"
@@ -150,7 +150,7 @@ class Gate:
             raise self.refuse(path, x, kind, how, hint)
         if action == "promote":
             if array_library(x) is not None:  # (never computed here: the library converts it)
-                return x.astype(np.float64)
+                return as_float(x)
             return np.asarray(x, dtype=np.float64) if isinstance(x, np.ndarray) else float(x)
         return x
 

@@ -33,6 +33,7 @@ import sys
 from .codegen.compile import user_location
 from .errors import Diagnostic, SrcadError, TypeSupportError
 from .ir.kinds import array_library as library
+from .lending import Lacks, lend, rebound, unlend
 
 
 def libraries(args) -> tuple:
@@ -65,22 +66,33 @@ def _refuse(*args, **kwargs):
 @contextlib.contextmanager
 def guard(names: tuple, what: str):
     """Run derivative code on arrays of `names`: for dask, any computation is a TypeSupportError
-    at the user's line (the code would compute the user's lazy array)."""
-    if "dask" not in names:
+    at the user's line (the code would compute the user's lazy array); for an array-API namespace,
+    whatever the code needs that the namespace lacks (lending.py)."""
+    if set(names) <= {"cupy"}:
         yield
         return
-    import dask
-
-    _register_dask()
     try:
-        with dask.config.set(scheduler=_refuse):
+        with _no_computing(names):
             yield
     except _Computes:
         raise _computes_error(what, sys.exc_info()[2]) from None
+    except Lacks as e:
+        raise _lacks_error(what, names, e.__traceback__, e.what) from None
     except SrcadError:
         raise
     except Exception as e:  # (NumPy refusing a dask array where it wants its own: np.add.at, a write)
+        if "dask" not in names:
+            raise _lacks_error(what, names, e.__traceback__, "", f"{type(e).__name__}: {e}"[:200]) from e
         raise _computes_error(what, e.__traceback__, f"{type(e).__name__}: {e}") from e
+
+
+def _no_computing(names: tuple):
+    if "dask" not in names:
+        return contextlib.nullcontext()
+    import dask
+
+    _register_dask()
+    return dask.config.set(scheduler=_refuse)
 
 
 def _register_dask() -> None:
@@ -107,9 +119,19 @@ def _register_dask() -> None:
 _REGISTERED = False
 
 
+def _namespace_of(x):
+    """The array-API namespace of x when srcad lends it to NumPy code (lending.py)."""
+    name = library(x)
+    return x.__array_namespace__() if name is not None and name not in _PROTOCOLS else None
+
+
+_PROTOCOLS = ("dask", "cupy")  # (the libraries whose arrays implement NumPy's protocols themselves)
+
+
 def guarded(built, args, what: str):
-    """`built` (pipeline.Built) for a call with args: itself when they hold no dask or CuPy array;
-    else a copy whose function runs under `guard`."""
+    """`built` (pipeline.Built) for a call with args: itself when they hold no array of another
+    library; else a copy whose function runs under `guard`, arrays of an array-API namespace lent
+    to it (lending.py) and its results the namespace's own again."""
     names = libraries(args)
     if not names:
         return built
@@ -118,13 +140,38 @@ def guarded(built, args, what: str):
         import dataclasses
 
         function = built.function
+        lent = any(n not in _PROTOCOLS for n in names)
 
         def run_guarded(*args):
             with guard(names, what):
-                return function(*args)
+                if not lent:
+                    return function(*args)
+                numpy_given, xp = _holds_numpy(args), _first_namespace(args)
+                return unlend(rebound(function, xp)(*lend(args, _namespace_of)), numpy_given)
 
         cache[names] = dataclasses.replace(built, function=run_guarded)
     return cache[names]
+
+
+def _first_namespace(args):
+    found = []
+    lend(args, lambda x: found.append(_namespace_of(x)))
+    return next((xp for xp in found if xp is not None), None)
+
+
+def _holds_numpy(args) -> bool:
+    import numpy as np
+
+    stack = list(args)
+    while stack:
+        a = stack.pop()
+        if isinstance(a, (tuple, list)):
+            stack.extend(a)
+        elif isinstance(a, dict):
+            stack.extend(a.values())
+        elif isinstance(a, np.ndarray) and a.ndim:
+            return True
+    return False
 
 
 def _computes_error(what: str, tb, raised: str = ""):
@@ -142,8 +189,35 @@ def _computes_error(what: str, tb, raised: str = ""):
     hint = ("the dask subset is elementwise arithmetic and ufuncs, reductions, matrix products, "
             "reshapes and concatenation (docs/scaling.md); compute the value first (x.compute()) "
             "or use NumPy arrays")
+    return _located(msg, hint, where)
+
+
+def _lacks_error(what: str, names, tb, lacks: str, raised: str = ""):
+    where = None
+    while tb is not None:
+        where = user_location(tb.tb_frame.f_code.co_filename, tb.tb_lineno) or where
+        tb = tb.tb_next
+    spaces = " and ".join(n for n in names if n not in _PROTOCOLS)
+    msg = f"{what}: the derivative code for {spaces} arrays needs {lacks}, which {spaces} lacks here"
+    if raised:
+        msg = (f"{what}: the derivative code for {spaces} arrays is outside what {spaces} offers here "
+               f"(it raised {raised})")
+    hint = ("the array-API subset is elementwise arithmetic and functions, reductions, matrix "
+            "products, reshapes, transposes, concatenation and slicing without loops that write "
+            "into slices (docs/scaling.md); srcad never converts the arrays: convert them yourself "
+            "(np.asarray(x)) to differentiate with NumPy")
+    return _located(msg, hint, where)
+
+
+def _located(msg: str, hint: str, where):
     diagnostics = [Diagnostic(where[0], where[1], 0, msg, hint)] if where else []
     return TypeSupportError(msg if diagnostics else f"{msg}; {hint}", diagnostics)
+
+
+def as_float(x):
+    """An int or bool array of another library as a float64 array of it (never computed)."""
+    xp = _namespace_of(x)
+    return x.astype("float64") if xp is None else xp.astype(x, xp.float64)
 
 
 def refusal_hint(x) -> str:
@@ -152,10 +226,9 @@ def refusal_hint(x) -> str:
     if library(x) is not None:
         return ("arrays of this library are differentiated by srcad.grad and srcad.value_and_grad "
                 "only: use one of those, or convert it first (x.compute() for dask)")
-    if hasattr(x, "__array_namespace__") and not hasattr(x, "__array_function__"):
-        return (f"{module} arrays implement only the array API (__array_namespace__), not NumPy's "
-                "dispatch protocols, so srcad's NumPy-based derivative code cannot run on them and "
-                "never converts them: convert it yourself (np.asarray(x)); dask and CuPy arrays "
-                "are supported (docs/scaling.md)")
-    return ("srcad differentiates NumPy, dask and CuPy arrays: convert it first (np.asarray(x)), "
-            "or pass it as an argument that is not differentiated")
+    if module in ("jax", "jaxlib"):
+        return ("JAX arrays are immutable, and srcad's derivative code writes into the arrays it makes "
+                "(cotangent buffers of loops and slices), so srcad does not run it on them and never "
+                "converts them: use jax.grad, or convert it yourself (np.asarray(x))")
+    return ("srcad differentiates NumPy, dask, CuPy and array-API (array_api_strict) arrays: convert it "
+            "first (np.asarray(x)), or pass it as an argument that is not differentiated")
