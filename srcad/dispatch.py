@@ -25,7 +25,7 @@ from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
 from .ir.kinds import array_library, dtype_kind
 from .ir.values import of_value
-from .namespaces import guarded
+from .namespaces import guarded, libraries
 from .pickling import carry, reduce_recipe
 from .pipeline import (
     MISSING,
@@ -61,6 +61,8 @@ def _quick_kind(x):
     kind = of_value(x)
     if isinstance(kind, T.Fn):  # (a function given as an argument: see T.Fn)
         return T.Fn(x, shared=True)
+    if isinstance(x, (list, tuple, dict)) and (names := libraries((x,))):
+        return (kind, names)  # (arrays of other libraries inside: never NumPy's fast path, namespaces.py)
     return kind
 
 

@@ -104,15 +104,18 @@ def _give(v, xp):
 
 
 def _key(key, ndim, xp):
-    """An index as the standard takes it: NumPy's `a[0]` of a 3-d array is `a[0, ...]` (the
-    standard wants the trailing ellipsis NumPy implies)."""
-    key = _take(key, xp)
+    """An index as the standard takes it: a list of ints as an index array, and NumPy's `a[0]` of
+    a 3-d array as `a[0, ...]` (the standard wants the trailing ellipsis NumPy implies)."""
     items = key if isinstance(key, tuple) else (key,)
-    if any(k is Ellipsis for k in items) or any(hasattr(k, "__array_namespace__") for k in items):
-        return key
-    if sum(k is not None for k in items) < ndim:
-        return items + (Ellipsis,)
-    return key
+    items = tuple(xp.asarray(k) if isinstance(k, list) else _take(k, xp) for k in items)
+    if any(k is Ellipsis for k in items):
+        return items
+    used = sum(getattr(k, "ndim", 1) if _is_mask(k, xp) else k is not None for k in items)
+    return items + (Ellipsis,) if used < ndim else items
+
+
+def _is_mask(k, xp) -> bool:
+    return hasattr(k, "__array_namespace__") and not isinstance(k, np.generic) and xp.isdtype(k.dtype, "bool")
 
 
 def _call(xp, fn, args, kwargs):
@@ -145,8 +148,8 @@ def _by_shape(xp, fn, args, kwargs):
         return getattr(a, name)
     if name == "size" and len(args) == 2:
         return a.shape[args[1]]
-    if name == "copy":
-        return Lent(xp.asarray(a.a, copy=True), xp)
+    if name in ("copy", "ravel") and len(args) == 1 and not kwargs:
+        return getattr(a, name)()
     if name == "transpose" and len(args) == 1 and not kwargs.get("axes"):
         return Lent(xp.permute_dims(a.a, tuple(range(a.ndim))[::-1]), xp)
     if name in ("zeros_like", "ones_like") and kwargs.get("shape") is not None:
@@ -164,7 +167,34 @@ def _by_shape(xp, fn, args, kwargs):
         else:
             axes.insert(j, axes.pop(i))
         return Lent(xp.permute_dims(a.a, tuple(axes)), xp)
+    return _spelled(xp, name, args, kwargs)
+
+
+def _spelled(xp, name, args, kwargs):
+    """NumPy's products outside the standard, in its terms (np.dot of vectors and matrices,
+    np.vdot and np.outer of real arrays), and NumPy's spellings of np.clip and np.where."""
+    if name in ("dot", "vdot", "outer") and len(args) == 2 and not kwargs:
+        a, b = (_lent(v, xp) for v in args)
+        if name == "vdot" and a.dtype.kind != "c":
+            return Lent(xp.sum(xp.reshape(a.a, (-1,)) * xp.reshape(b.a, (-1,))), xp)
+        if name == "outer":
+            return Lent(xp.reshape(a.a, (-1, 1)) * xp.reshape(b.a, (1, -1)), xp)
+        if name == "dot" and 0 < a.ndim <= 2 and 0 < b.ndim <= 2:
+            return Lent(xp.matmul(a.a, b.a), xp)
+        if name == "dot" and (a.ndim == 0 or b.ndim == 0):
+            return a * b
+    if name == "clip" and ("a_min" in kwargs or "a_max" in kwargs or len(args) > 1):
+        values = dict(zip(("a_min", "a_max"), args[1:]), **kwargs)
+        low, high = (v if type(v) is not Lent else v.a for v in (values.get("a_min"), values.get("a_max")))
+        return Lent(xp.clip(_lent(args[0], xp).a, low, high), xp)
+    if name == "where" and len(args) == 3 and not kwargs and not any(type(v) is Lent for v in args[1:]):
+        first = xp.asarray(_take(args[1], xp), dtype=xp.float64)  # (the standard takes one number at most)
+        return Lent(xp.where(args[0].a, first, _take(args[2], xp)), xp)
     return NotImplemented
+
+
+def _lent(v, xp):
+    return v if type(v) is Lent else Lent(xp.asarray(_take(v, xp)), xp)
 
 
 def _split(a, cuts, axis):
@@ -264,6 +294,18 @@ class Lent:
     def copy(self):
         return Lent(self.xp.asarray(self.a, copy=True), self.xp)
 
+    def ravel(self):
+        return Lent(self.xp.reshape(self.a, (-1,)), self.xp)
+
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return Lent(self.xp.var(self.a, axis=axis, correction=ddof, keepdims=keepdims), self.xp)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return Lent(self.xp.std(self.a, axis=axis, correction=ddof, keepdims=keepdims), self.xp)
+
+    def __array_namespace__(self, api_version=None):
+        return self.xp
+
     def item(self):
         return self.a[()].__float__() if self.dtype.kind in "fc" else int(self.a)
 
@@ -311,9 +353,12 @@ def _binary(op):
 
 def _inplace(name):
     op = getattr(operator, f"i{name}")
+    plain = getattr(operator, name + "_" if name in ("and", "or") else name)
 
     def update(self, other):
         value = _take(other, self.xp)
+        if self.a.ndim == 0:  # (NumPy's number, np.float64, is immutable: `v *= t` makes a new one)
+            return Lent(plain(self.a, value), self.xp)
         if not hasattr(type(self.a), f"__i{name}__"):
             raise Lacks("in-place updates (its arrays are immutable)")
         self.a = op(self.a, value)  # (the namespace's in-place operator: aliases see the change)
@@ -369,12 +414,19 @@ def unlend(tree, numpy_allowed: bool):
 
 
 def _made_in(xp, make):
-    """NumPy's array maker `make` (np.zeros...), making the namespace's array instead."""
+    """NumPy's array maker `make` (np.zeros...), making the namespace's array instead (float64
+    by default where NumPy's default is; the values' dtype for np.full, np.arange, np.linspace)."""
+    floats = make.__name__ in ("zeros", "ones", "empty", "eye")
+
     def made(*args, dtype=None, **kwargs):
         if kwargs.pop("order", "C") != "C" or kwargs.pop("like", None) is not None:
             raise Lacks(f"np.{make.__name__} with order= or like=")
-        dtype = _dtype_in(xp, np.dtype(float) if dtype is None else dtype)
-        return Lent(getattr(xp, make.__name__)(*args, dtype=dtype, **kwargs), xp)
+        if dtype is not None or floats:
+            kwargs["dtype"] = _dtype_in(xp, np.dtype(float) if dtype is None else dtype)
+        if make.__name__ == "full" and len(args) == 2 and type(args[1]) is Lent:  # (a 0-d array's value)
+            fill = args[1].a if "dtype" not in kwargs else xp.astype(args[1].a, kwargs["dtype"])
+            return Lent(xp.asarray(xp.broadcast_to(fill, tuple(np.atleast_1d(args[0]))), copy=True), xp)
+        return Lent(getattr(xp, make.__name__)(*[_take(a, xp) for a in args], **kwargs), xp)
 
     made.__name__ = make.__name__
     return made
@@ -394,16 +446,19 @@ def _broadcast_in(xp):
     return broadcast_to
 
 
-def _as_array_in(xp):
+def _as_array_in(xp, copies: bool):
     """np.asarray and np.array in the derivative code: an array of the namespace (a Lent array
     itself, numbers and lists of numbers made in the namespace, as `xp.asarray([0, 2])` in the
     user's code, which srcad reads as NumPy's); a NumPy array is refused (never mixed in)."""
-    def as_array(a, dtype=None, copy=None, **kwargs):
+    def as_array(a, dtype=None, copy=copies or None, **kwargs):
         if kwargs.pop("order", None) not in (None, "C", "K", "A") or kwargs:
             raise Lacks("np.asarray with order= or other arguments")
         dtype = None if dtype is None else _dtype_in(xp, dtype)
         if type(a) is Lent:
             return Lent(xp.asarray(a.a, dtype=dtype, copy=copy), xp)
+        if isinstance(a, (list, tuple)) and any(type(e) is Lent or isinstance(e, (list, tuple)) for e in a):
+            items = [as_array(e, dtype).a for e in a]  # (rows holding the namespace's arrays)
+            return Lent(xp.stack(xp.broadcast_arrays(*items)) if items else xp.asarray(a), xp)
         if isinstance(a, np.ndarray) and a.ndim:
             _take(a, xp)  # (refused unless a broadcast number)
         return Lent(xp.asarray(_take(a, xp), dtype=dtype, copy=copy), xp)
@@ -416,7 +471,8 @@ _SHIMS: dict = {}  # id of a namespace -> (the namespace, the module the derivat
 
 def rebound(function, xp):
     """The generated `function` with `np` bound to NumPy whose array makers (np.zeros, np.ones,
-    np.full, np.empty, np.eye, np.arange) make arrays of namespace `xp`: the cotangent buffers
+    np.full, np.empty, np.eye, np.arange, np.linspace, np.asarray, np.array) make arrays of
+    namespace `xp`: the cotangent buffers
     reverse mode makes for a loop are the namespace's, not NumPy arrays the namespace's arrays
     would be written into. Every other name is NumPy's own (dispatching to `xp` through Lent)."""
     if not isinstance(function, types.FunctionType) or function.__globals__.get("np") is not np:
@@ -424,9 +480,9 @@ def rebound(function, xp):
     if id(xp) not in _SHIMS:
         shim = types.ModuleType(f"numpy for {xp.__name__}")
         shim.__dict__.update(np.__dict__)
-        for make in (np.zeros, np.ones, np.full, np.empty, np.eye, np.arange):
+        for make in (np.zeros, np.ones, np.full, np.empty, np.eye, np.arange, np.linspace):
             setattr(shim, make.__name__, _made_in(xp, make))
-        shim.asarray = shim.array = _as_array_in(xp)
+        shim.asarray, shim.array = _as_array_in(xp, False), _as_array_in(xp, True)  # (np.array copies)
         _SHIMS[id(xp)] = (xp, shim)
     namespace = dict(function.__globals__, np=_SHIMS[id(xp)][1])
     for name, value in function.__globals__.items():

@@ -38,10 +38,15 @@ from .lending import Lacks, lend, rebound, unlend
 
 def libraries(args) -> tuple:
     """The supported array libraries among the (top-level, tuple, list and dict) leaves of args."""
+    import numpy as np
+
     found = set()
     stack = list(args)
     while stack:
         a = stack.pop()
+        t = type(a)
+        if t is np.ndarray or t is float or t is int:
+            continue
         if isinstance(a, (tuple, list)):
             stack.extend(a)
         elif isinstance(a, dict):

@@ -58,8 +58,20 @@ def indexed_loop(v):
     return s + xp.sum(w * w)
 
 
+def saved_number(v):
+    """A 0-d array updated in place in a loop whose backward sweep reads its old values (NumPy's
+    np.float64 is immutable: the namespace's 0-d array must not be updated where it is saved),
+    and a copy of the argument written into (the argument itself is never written)."""
+    s = xp.sum(v * v)
+    for i in range(2):
+        s *= xp.tanh(v[i])
+    w = v * 1.0
+    w[0] = s
+    return s + xp.sum(w * v)
+
+
 CASES = [(logsumexp_softmax, (X,), (0,)), (mlp_loss, (W1, X, Y), (0, 1)), (recurrent, (W1, X), (0, 1)),
-         (shapes, (V,), (0,)), (indexed_loop, (V,), (0,))]
+         (shapes, (V,), (0,)), (indexed_loop, (V,), (0,)), (saved_number, (V,), (0,))]
 
 
 def _xp_fn(fn):
@@ -69,7 +81,10 @@ def _xp_fn(fn):
 @pytest.mark.parametrize("fn,args,argnums", CASES, ids=[c[0].__name__ for c in CASES])
 def test_gradient_of_namespace_arrays_is_the_namespaces_and_matches_finite_differences_and_numpy(
         fn, args, argnums):
-    got = srcad.grad(fn, argnums=argnums)(*[xp.asarray(a) for a in args])
+    given = [xp.asarray(a) for a in args]
+    got = srcad.grad(fn, argnums=argnums)(*given)
+    for a, b in zip(given, args):
+        assert np.array_equal(np.from_dlpack(a), b)  # (the arguments are not written into)
     numpy_grad = srcad.grad(fn, argnums=argnums)(*args) if fn is logsumexp_softmax else None
     for i, g in zip(argnums, got):
         assert type(g) is type(xp.asarray(0.0)), type(g)  # (the namespace's array, not NumPy's)
@@ -90,6 +105,22 @@ def test_value_and_grad_and_the_numpy_gradient_of_the_same_code():
         assert_tree_close(float(value), float(_xp_fn(mlp_loss)(W1, X, Y)))
         assert_tree_close(float(value), float(numpy_value))
         assert_tree_close(np.from_dlpack(grad), numpy_grad, rtol=1e-12, atol=1e-12)
+
+
+def test_the_derivative_codes_np_array_copies_the_namespaces_array():
+    """Generated code runs with `np` whose array makers make the namespace's arrays (lending.py):
+    np.array copies as NumPy's does (code that writes into the copy leaves the argument alone)."""
+    from srcad.lending import Lent, rebound
+
+    def code(a):
+        b, c = np.array(a), np.asarray(a)
+        b[0] = 5.0
+        return b, c, np.zeros((2,)), np.full((2,), a[1])
+
+    a = xp.asarray([1.0, 2.0])
+    b, c, z, f = rebound(code, xp)(Lent(a, xp))
+    assert float(a[0]) == 1.0 and float(b.a[0]) == 5.0 and float(c.a[0]) == 1.0
+    assert all(type(v.a) is type(a) for v in (b, z, f)) and float(f.a[0]) == 2.0
 
 
 def test_int_namespace_arrays_are_promoted_in_the_namespace():
