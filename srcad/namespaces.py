@@ -9,20 +9,26 @@ arrays of the libraries that implement them, and builds their arrays:
     library        arrays                       derivative code
     dask           dask.array.Array             lazy: a dask array, nothing computed
     CuPy           cupy.ndarray                 on the GPU
-    array API      array_api_strict, JAX,       refused (TypeSupportError): they implement
-                   torch...                     only `__array_namespace__`, and NumPy would
-                                                convert them, so they are never passed through
+    array API      array_api_strict (any        on `Lent` views of its arrays (lending.py),
+                   `__array_namespace__` array  which implement NumPy's protocols by calling
+                   without NumPy's protocols)   the namespace; results are its arrays
+    JAX            jax.Array                    refused (TypeSupportError): immutable, and
+                                                never converted
+    torch...       (no __array_namespace__)     refused (TypeSupportError)
 
 Supported arrays are typed like NumPy arrays of their dtype and shape (ir/values.py), so the
 code srcad builds for them is the code it builds for NumPy arrays; the dispatcher keeps their
-calls apart (the key of its fast path names the library) and runs their code under `guard`:
-a dask array the code would compute (float(x), a NumPy array assigned into, np.asarray, a
-branch on a traced value) raises a TypeSupportError at the user's line instead of computing
-behind the user's back. Only grad and value_and_grad take them (the type gate refuses them
-elsewhere); any other error the code raises on them (NumPy refusing a dask array where it
-writes into its own: np.add.at, item assignment) is a TypeSupportError at the user's line too.
-Runtime helpers make their zeros with np.zeros_like of the array they stand for, never a
-full-size NumPy array (runtime/broadcasting.py, runtime/cotangents.py).
+calls apart (the key of its fast path names the library, also inside containers) and runs their
+code under `guard`: a dask array the code would compute (float(x), a NumPy array assigned into,
+np.asarray, a branch on a traced value) raises a TypeSupportError at the user's line instead of
+computing behind the user's back; for an array-API namespace, whatever the code needs that the
+namespace lacks (lending.Lacks: np.add.at, a NumPy array mixed in, np.einsum) is one too. Only
+grad and value_and_grad take them (the type gate refuses them elsewhere); any other error the
+code raises on them (NumPy refusing a dask array where it writes into its own: np.add.at, item
+assignment) is a TypeSupportError at the user's line too. Runtime helpers make their zeros with
+np.zeros_like of the array they stand for, never a full-size NumPy array
+(runtime/broadcasting.py, runtime/cotangents.py); for an array-API namespace, the code's own
+np.zeros, np.ones... make the namespace's arrays (lending.rebound).
 """
 
 from __future__ import annotations
