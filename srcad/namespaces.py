@@ -23,7 +23,7 @@ code under `guard`: a dask array the code would compute (float(x), a NumPy array
 np.asarray, a branch on a traced value) raises a TypeSupportError at the user's line instead of
 computing behind the user's back; for an array-API namespace, whatever the code needs that the
 namespace lacks (lending.Lacks: np.add.at, a NumPy array mixed in, np.einsum) is one too. Only
-grad and value_and_grad take them (the type gate refuses them elsewhere); any other error the
+grad, value_and_grad, jvp and vjp take them (the type gate refuses them elsewhere); any other error the
 code raises on them (NumPy refusing a dask array where it writes into its own: np.add.at, item
 assignment) is a TypeSupportError at the user's line too. Runtime helpers make their zeros with
 np.zeros_like of the array they stand for, never a full-size NumPy array
@@ -141,8 +141,7 @@ _PROTOCOLS = ("dask", "cupy")  # (the libraries whose arrays implement NumPy's p
 
 def guarded(built, args, what: str):
     """`built` (pipeline.Built) for a call with args: itself when they hold no array of another
-    library; else a copy whose function runs under `guard`, arrays of an array-API namespace lent
-    to it (lending.py) and its results the namespace's own again."""
+    library; else a copy whose function runs under `guard` (guarded_function)."""
     names = libraries(args)
     if not names:
         return built
@@ -150,18 +149,28 @@ def guarded(built, args, what: str):
     if names not in cache:
         import dataclasses
 
-        function = built.function
-        lent = any(n not in _PROTOCOLS for n in names)
+        cache[names] = dataclasses.replace(built, function=guarded_function(built.function, names, what))
+    return cache[names]
 
+
+def guarded_function(function, names: tuple, what: str):
+    """`function` (generated code) run under `guard` for arrays of the libraries `names`: arrays of
+    an array-API namespace lent to it (lending.py), with `np` bound to make the namespace's arrays,
+    and its results the namespace's own again."""
+    if all(n in _PROTOCOLS for n in names):
         def run_guarded(*args):
             with guard(names, what):
-                if not lent:
-                    return function(*args)
-                numpy_given, xp = _holds_numpy(args), _first_namespace(args)
-                return unlend(rebound(function, xp)(*lend(args, _namespace_of)), numpy_given)
+                return function(*args)
+        return run_guarded
+    bound: dict = {}
 
-        cache[names] = dataclasses.replace(built, function=run_guarded)
-    return cache[names]
+    def run_lent(*args):
+        with guard(names, what):
+            numpy_given, xp = _holds_numpy(args), _first_namespace(args)
+            if id(xp) not in bound:
+                bound[id(xp)] = rebound(function, xp)
+            return unlend(bound[id(xp)](*lend(args, _namespace_of)), numpy_given)
+    return run_lent
 
 
 def _first_namespace(args):
@@ -231,11 +240,21 @@ def as_float(x):
     return x.astype("float64") if xp is None else xp.astype(x, xp.float64)
 
 
+def zeros_of(x):
+    """Float64 zeros of the shape of x, an array of another library, in that library."""
+    xp = _namespace_of(x)
+    if xp is None:
+        import numpy as np
+
+        return np.zeros_like(x, dtype=np.float64)
+    return xp.zeros(x.shape, dtype=xp.float64)
+
+
 def refusal_hint(x) -> str:
     """Why an array of another library is not differentiated (for the type gate's error)."""
     module = type(x).__module__.split(".")[0]
     if library(x) is not None:
-        return ("arrays of this library are differentiated by srcad.grad and srcad.value_and_grad "
+        return ("arrays of this library are differentiated by srcad.grad, value_and_grad, jvp and vjp "
                 "only: use one of those, or convert it first (x.compute() for dask)")
     if module in ("jax", "jaxlib"):
         return ("JAX arrays are immutable, and srcad's derivative code writes into the arrays it makes "

@@ -1,12 +1,12 @@
 """Arrays of an array-API namespace (array_api_strict) as differentiated values (srcad/namespaces.py,
-srcad/lending.py): srcad.grad and value_and_grad of functions written against the
+srcad/lending.py): srcad.grad, value_and_grad, jvp and vjp of functions written against the
 namespace give the namespace's arrays, equal to finite differences of the function run on the
 namespace's arrays and to srcad's gradient of the same function on NumPy arrays; what the
 namespace lacks is a TypeSupportError at the user's line, never a conversion to NumPy."""
 
 import numpy as np
 import pytest
-from oracle import assert_tree_close, fd_grad_richardson
+from oracle import assert_tree_close, fd_directional, fd_grad_richardson
 
 import srcad
 
@@ -147,6 +147,24 @@ def test_what_the_namespace_lacks_is_an_error_at_the_users_line():
         assert "np.asarray(x)" in d.hint
 
 
+def test_jvp_and_vjp_of_namespace_arrays_match_finite_differences_and_numpy():
+    given = [xp.asarray(a) for a in (W1, X, Y)]
+    T = RNG.normal(size=W1.shape)
+    value, tangent = srcad.jvp(mlp_loss, given, (xp.asarray(T), None, None))
+    assert type(tangent) is type(given[0])
+    expected = fd_directional(_xp_fn(mlp_loss), (W1, X, Y), (T, np.zeros_like(X), np.zeros_like(Y)))
+    assert_tree_close(float(tangent), expected, rtol=1e-6)
+    assert_tree_close(float(tangent), float(srcad.jvp(mlp_loss, (W1, X, Y), (T, None, None))[1]), rtol=1e-12)
+    out, vjp_fn = srcad.vjp(mlp_loss, *given)
+    bars = vjp_fn(1.0)
+    numpy_bars = srcad.vjp(mlp_loss, W1, X, Y)[1](1.0)
+    for i, (b, nb) in enumerate(zip(bars, numpy_bars)):
+        assert type(b) is type(given[0])
+        assert_tree_close(np.from_dlpack(b), fd_grad_richardson(_xp_fn(mlp_loss), (W1, X, Y), i), rtol=1e-6,
+                          atol=1e-8)
+        assert_tree_close(np.from_dlpack(b), nb, rtol=1e-12, atol=1e-12)
+
+
 def test_other_transformations_still_refuse_namespace_arrays():
-    with pytest.raises(srcad.TypeSupportError, match="grad and srcad.value_and_grad only"):
+    with pytest.raises(srcad.TypeSupportError, match="value_and_grad, jvp and vjp only"):
         srcad.jacfwd(mlp_loss)(xp.asarray(W1), xp.asarray(X), xp.asarray(Y))
