@@ -49,11 +49,14 @@ def dtype_kind(x) -> str:
     kind = getattr(x.dtype, "kind", None)
     if isinstance(kind, str):
         return kind
-    xp = x.__array_namespace__()
-    for letter, name in (("b", "bool"), ("i", "signed integer"), ("u", "unsigned integer"),
-                         ("f", "real floating"), ("c", "complex floating")):
-        if xp.isdtype(x.dtype, name):
-            return letter
+    try:
+        xp = x.__array_namespace__()
+        for letter, name in (("b", "bool"), ("i", "signed integer"), ("u", "unsigned integer"),
+                             ("f", "real floating"), ("c", "complex floating")):
+            if xp.isdtype(x.dtype, name):
+                return letter
+    except Exception:  # (a namespace of an older standard, without isdtype: refused as "foreign")
+        pass
     return "O"
 
 
