@@ -22,7 +22,7 @@ from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
 from .ir.values import of_value
-from .namespaces import guarded, guarded_function, libraries
+from .namespaces import first_namespace, guarded, guarded_function, libraries
 from .pickling import Made, carry
 from .pipeline import Spec, differentiable_positions
 from .pytrees import restore
@@ -105,7 +105,7 @@ class VjpTransformed(Transformed):
         check_output(self._gate, out, built.output_loc)
         backward, wrt, gate, node_out = built.backward, built.wrt, self._gate, out
         if names:  # (the backward sweep on the residuals, of those libraries too)
-            backward = guarded_function(backward, names, self._gate.what)
+            backward = guarded_function(backward, names, self._gate.what, first_namespace(primals))
 
         @api_boundary
         def vjp_fn(cotangent):

@@ -153,10 +153,11 @@ def guarded(built, args, what: str):
     return cache[names]
 
 
-def guarded_function(function, names: tuple, what: str):
+def guarded_function(function, names: tuple, what: str, namespace=None):
     """`function` (generated code) run under `guard` for arrays of the libraries `names`: arrays of
-    an array-API namespace lent to it (lending.py), with `np` bound to make the namespace's arrays,
-    and its results the namespace's own again."""
+    an array-API namespace lent to it (lending.py), with `np` bound to make the namespace's arrays
+    (those of its arguments, or `namespace`: vjp's backward sweep may be given numbers alone), and
+    its results the namespace's own again."""
     if all(n in _PROTOCOLS for n in names):
         def run_guarded(*args):
             with guard(names, what):
@@ -166,11 +167,18 @@ def guarded_function(function, names: tuple, what: str):
 
     def run_lent(*args):
         with guard(names, what):
-            numpy_given, xp = _holds_numpy(args), _first_namespace(args)
+            numpy_given, xp = _holds_numpy(args), _first_namespace(args) or namespace
+            if xp is None:
+                return function(*args)
             if id(xp) not in bound:
                 bound[id(xp)] = rebound(function, xp)
             return unlend(bound[id(xp)](*lend(args, _namespace_of)), numpy_given)
     return run_lent
+
+
+def first_namespace(args):
+    """The array-API namespace of the first array of one among args (None if none)."""
+    return _first_namespace(args)
 
 
 def _first_namespace(args):

@@ -165,6 +165,16 @@ def test_jvp_and_vjp_of_namespace_arrays_match_finite_differences_and_numpy():
         assert_tree_close(np.from_dlpack(b), nb, rtol=1e-12, atol=1e-12)
 
 
+def doubled_sum(v):
+    return xp.sum(v) * 2.0  # (the backward sweep is given the cotangent alone, no array)
+
+
+def test_a_vjp_whose_backward_sweep_gets_no_array_still_gives_the_namespaces():
+    (v_bar,) = srcad.vjp(doubled_sum, xp.asarray(V))[1](1.5)
+    assert type(v_bar) is type(xp.asarray(0.0))
+    assert_tree_close(np.from_dlpack(v_bar), fd_grad_richardson(_xp_fn(doubled_sum), (V,), 0) * 1.5)
+
+
 def test_other_transformations_still_refuse_namespace_arrays():
     with pytest.raises(srcad.TypeSupportError, match="value_and_grad, jvp and vjp only"):
         srcad.jacfwd(mlp_loss)(xp.asarray(W1), xp.asarray(X), xp.asarray(Y))
