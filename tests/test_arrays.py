@@ -111,6 +111,21 @@ def test_numpy_and_dask_calls_of_one_gradient_do_not_share_their_fast_path():
         assert_tree_close(_lazy(g(W, Xd, yd)), expected)
 
 
+def computes_from_a_list(xs):
+    s = float(np.sum(xs[0]))  # (dask would compute it)
+    return np.sum(xs[1]) * s
+
+
+def test_a_list_of_dask_arrays_after_one_of_numpy_arrays_still_runs_guarded():
+    """The fast path's key tells a list of dask arrays from a list of NumPy arrays: the code
+    that would compute them is refused, not run unguarded."""
+    g = srcad.grad(computes_from_a_list)
+    x = np.linspace(0.1, 1.0, 6)
+    assert_tree_close(g([x, x])[1], np.full(6, np.sum(x)))
+    with pytest.raises(srcad.TypeSupportError, match="would compute"):
+        g([da.from_array(x), da.from_array(x)])
+
+
 def test_jvp_and_vjp_of_dask_arrays_are_lazy_and_exact():
     """jvp and vjp take dask arrays too (lazily: their results are dask arrays), against the
     hand-derived gradient of least squares and finite differences of smooth."""
