@@ -22,6 +22,7 @@ from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
 from .ir.values import of_value
+from .namespaces import first_namespace, guarded, guarded_function, libraries
 from .pickling import Made, carry
 from .pipeline import Spec, differentiable_positions
 from .pytrees import restore
@@ -41,6 +42,7 @@ class JvpTransformed(Transformed):
     def __init__(self, fn, kind: str = "jvp", target: str = "python"):
         super().__init__(fn, Spec(kind, (), True, False, target=target))
         self._gate.reason = "it has a tangent"
+        self._gate.arrays = kind == "jvp" and target == "python"  # (dask, array API: namespaces.py)
 
     def _recipe(self) -> tuple:
         what = f"srcad.jvp of {getattr(self.fn, '__qualname__', 'a function')}"
@@ -59,6 +61,8 @@ class JvpTransformed(Transformed):
         present = tuple(t is not None for t in tangents)
         built = self._lookup(primals, present,
                              lambda types: tuple(i for i in differentiable_positions(types) if present[i]))
+        if self._gate.arrays:
+            built = guarded(built, (*primals, *tangents), self._gate.what)
         result = self.run(built.function, (*primals, *(tangents[i] for i in built.wrt)), primals)
         check_output(self._gate, result[0] if self.spec.kind == "jvp" else result, built.output_loc)
         return restore(result) if built.structs else result
@@ -73,6 +77,7 @@ class VjpTransformed(Transformed):
     def __init__(self, fn, has_aux: bool, only: tuple | None = None, target: str = "python"):
         self.only = only  # cotangents for these positions alone (jacrev's argnums)
         super().__init__(fn, Spec("vjp", (), True, has_aux, target=target))
+        self._gate.arrays = only is None and target == "python"  # (dask, array API: namespaces.py)
 
     def _config(self) -> tuple:
         return super()._config() + (self.only,)
@@ -94,9 +99,13 @@ class VjpTransformed(Transformed):
         only = self.only
         built = self._lookup(primals, (), lambda types: tuple(i for i in differentiable_positions(types)
                                                              if only is None or i in only))
-        out, aux, residuals = self.run(built.function, primals, primals)
+        names = libraries(primals) if self._gate.arrays else ()
+        forward = guarded_function(built.function, names, self._gate.what) if names else built.function
+        out, aux, residuals = self.run(forward, primals, primals)
         check_output(self._gate, out, built.output_loc)
         backward, wrt, gate, node_out = built.backward, built.wrt, self._gate, out
+        if names:  # (the backward sweep on the residuals, of those libraries too)
+            backward = guarded_function(backward, names, self._gate.what, first_namespace(primals))
 
         @api_boundary
         def vjp_fn(cotangent):

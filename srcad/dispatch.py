@@ -23,9 +23,9 @@ from .errors import ArgumentError
 from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
-from .ir.kinds import array_library
+from .ir.kinds import array_library, dtype_kind
 from .ir.values import of_value
-from .namespaces import guarded
+from .namespaces import guarded, libraries
 from .pickling import carry, reduce_recipe
 from .pipeline import (
     MISSING,
@@ -57,10 +57,12 @@ def _quick_kind(x):
         return "b"
     library = array_library(x)
     if library is not None:  # (its calls apart from NumPy's: they run under namespaces.guard)
-        return ("a", tuple(x.shape), x.dtype.kind, library)
+        return ("a", tuple(x.shape), dtype_kind(x), library)
     kind = of_value(x)
     if isinstance(kind, T.Fn):  # (a function given as an argument: see T.Fn)
         return T.Fn(x, shared=True)
+    if isinstance(x, (list, tuple, dict)) and (names := libraries((x,))):
+        return (kind, names)  # (arrays of other libraries inside: never NumPy's fast path, namespaces.py)
     return kind
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from .errors import ArgumentError, Diagnostic, NonScalarOutputError, TypeSupportError
 from .ir.kinds import array_library
 from .ir.types import value_kind as leaf_kind
-from .namespaces import refusal_hint
+from .namespaces import as_float, refusal_hint, zeros_of
 from .pytrees import children_of, is_node, is_struct, parts, to_node
 
 NAMED, IMPLICIT = "named", "implicit"
@@ -150,7 +150,7 @@ class Gate:
             raise self.refuse(path, x, kind, how, hint)
         if action == "promote":
             if array_library(x) is not None:  # (never computed here: the library converts it)
-                return x.astype(np.float64)
+                return as_float(x)
             return np.asarray(x, dtype=np.float64) if isinstance(x, np.ndarray) else float(x)
         return x
 
@@ -277,6 +277,8 @@ def _tangent_leaf(gate: Gate, primal, t, what: str, of: str = "the argument"):
     """A tangent (or cotangent) leaf for a float primal leaf: float64 of the primal's shape."""
     if primal is None:
         return None
+    if array_library(primal) is not None:  # (dask, CuPy, array API: srcad/namespaces.py)
+        return _library_tangent(gate, primal, t, what, of)
     if t is None:
         return np.zeros(np.shape(primal)) if isinstance(primal, np.ndarray) else 0.0
     kind = leaf_kind(t)
@@ -290,6 +292,22 @@ def _tangent_leaf(gate: Gate, primal, t, what: str, of: str = "the argument"):
     if isinstance(primal, np.ndarray):
         return t if type(t) is np.ndarray and t.dtype.kind == "f" else np.asarray(t, dtype=np.float64)
     return float(t) if type(t) is not float else t
+
+
+def _library_tangent(gate: Gate, primal, t, what: str, of: str):
+    """The tangent of an array of another library: an array of that library of its shape (zeros
+    of it for None), never converted."""
+    if t is None:
+        return zeros_of(primal)
+    if np.ndim(primal) == 0 and type(t) in (float, int):  # (the cotangent of a scalar output)
+        return float(t)
+    if array_library(t) != array_library(primal) or leaf_kind(t) not in ("float", "int"):
+        raise gate.refuse(what, t, "foreign", f"the tangent of a {array_library(primal)} array must be one "
+                          "too, of real floats")
+    if tuple(np.shape(t)) != tuple(np.shape(primal)):
+        raise ArgumentError(f"{gate.what}: {what} has shape {tuple(np.shape(t))}, but {of} has shape "
+                            f"{tuple(np.shape(primal))}")
+    return t if leaf_kind(t) == "float" else as_float(t)
 
 
 def admit_cotangent(gate: Gate, out, ct, path: str = "the cotangent"):

@@ -1,13 +1,14 @@
 """Arrays of other libraries as differentiated values (srcad/namespaces.py): dask arrays through
-grad and value_and_grad stay lazy and equal the NumPy gradient (checked against hand-derived
+grad, value_and_grad, jvp and vjp stay lazy and equal the NumPy gradient (checked against hand-derived
 gradients and finite differences); what would compute them, or is outside the dask subset
 (indexing whose adjoint writes into NumPy arrays), is a TypeSupportError at the user's line;
-array-API-only arrays (array_api_strict) and JAX arrays are refused, never converted;
+array-API-only arrays (array_api_strict) are tests/test_array_api.py; JAX arrays are refused,
+never converted;
 CuPy runs where a GPU is (skipped otherwise)."""
 
 import numpy as np
 import pytest
-from oracle import assert_tree_close, fd_grad
+from oracle import assert_tree_close, fd_directional, fd_grad
 
 import srcad
 
@@ -110,17 +111,50 @@ def test_numpy_and_dask_calls_of_one_gradient_do_not_share_their_fast_path():
         assert_tree_close(_lazy(g(W, Xd, yd)), expected)
 
 
-def test_dask_arrays_elsewhere_and_array_api_arrays_are_refused_not_converted():
-    xp = pytest.importorskip("array_api_strict")
-    with pytest.raises(srcad.TypeSupportError, match="only the array API"):
-        srcad.grad(least_squares)(xp.asarray(W), X, Y)
-    with pytest.raises(srcad.TypeSupportError, match="grad and srcad.value_and_grad only"):
+def computes_from_a_list(xs):
+    s = float(np.sum(xs[0]))  # (dask would compute it)
+    return np.sum(xs[1]) * s
+
+
+def test_a_list_of_dask_arrays_after_one_of_numpy_arrays_still_runs_guarded():
+    """The fast path's key tells a list of dask arrays from a list of NumPy arrays: the code
+    that would compute them is refused, not run unguarded."""
+    g = srcad.grad(computes_from_a_list)
+    x = np.linspace(0.1, 1.0, 6)
+    assert_tree_close(g([x, x])[1], np.full(6, np.sum(x)))
+    with pytest.raises(srcad.TypeSupportError, match="would compute"):
+        g([da.from_array(x), da.from_array(x)])
+
+
+def test_jvp_and_vjp_of_dask_arrays_are_lazy_and_exact():
+    """jvp and vjp take dask arrays too (lazily: their results are dask arrays), against the
+    hand-derived gradient of least squares and finite differences of smooth."""
+    Wd, Xd, Yd = da.from_array(W), da.from_array(X, chunks=20), da.from_array(Y, chunks=20)
+    T = RNG.normal(size=3)
+    gradient = 2.0 / len(Y) * X.T @ (X @ W - Y)
+    value, tangent = srcad.jvp(least_squares, (Wd, Xd, Yd), (da.from_array(T), None, None))
+    assert_tree_close((_lazy(value), _lazy(tangent)), (least_squares(W, X, Y), gradient @ T))
+    out, vjp_fn = srcad.vjp(least_squares, Wd, Xd, Yd)
+    w_bar, x_bar, y_bar = vjp_fn(2.0)
+    assert_tree_close((_lazy(out), _lazy(w_bar)), (least_squares(W, X, Y), 2.0 * gradient))
+    assert_tree_close(_lazy(y_bar), 2.0 * -2.0 / len(Y) * (X @ W - Y))
+    x = np.linspace(0.1, 1.2, 6)
+    _, t = srcad.jvp(smooth, (da.from_array(x, chunks=3), 0.7), (da.from_array(x[::-1]), 0.0))
+    assert_tree_close(_lazy(t), fd_directional(smooth, (x, 0.7), (x[::-1], 0.0)), rtol=1e-6)
+    with pytest.raises(srcad.TypeSupportError, match="must be one"):  # (a NumPy tangent: never mixed)
+        srcad.jvp(least_squares, (Wd, Xd, Yd), (T, None, None))
+
+
+def test_dask_arrays_elsewhere_are_refused_not_converted():
+    with pytest.raises(srcad.TypeSupportError, match="value_and_grad, jvp and vjp only"):
         srcad.jacfwd(least_squares)(da.from_array(W), X, Y)
+    with pytest.raises(srcad.TypeSupportError, match="value_and_grad, jvp and vjp only"):
+        srcad.hvp(least_squares, (da.from_array(W), X, Y), (da.from_array(W), None, None))
 
 
 def test_jax_arrays_are_refused():
     jnp = pytest.importorskip("jax.numpy")
-    with pytest.raises(srcad.TypeSupportError):
+    with pytest.raises(srcad.TypeSupportError, match="JAX arrays are immutable"):
         srcad.grad(least_squares)(jnp.asarray(W), X, Y)
 
 

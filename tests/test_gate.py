@@ -70,17 +70,20 @@ def total(x):
 
 
 def test_foreign_arrays_as_differentiated_arguments_are_refused():
-    """Array-API-only arrays and ndarray subclasses everywhere; dask arrays wherever they are
-    not supported (grad and value_and_grad take them: tests/test_arrays.py)."""
+    """ndarray subclasses everywhere; dask and array-API-only arrays wherever they are not
+    supported (grad, value_and_grad, jvp and vjp take them: tests/test_arrays.py, tests/test_array_api.py)."""
     import array_api_strict as xp  # (both in the test extras)
     import dask.array as dask_array
 
     for x in (dask_array.ones(3), xp.ones(3), np.matrix([[1.0, 2.0]]), np.ma.ones(3)):
         for name, thunk in _all_transforms(total, x):
-            if isinstance(x, dask_array.Array) and name in ("grad", "value_and_grad"):
+            if isinstance(x, (dask_array.Array, type(xp.ones(1)))) and name in TAKE_ARRAYS:
                 continue
             with pytest.raises(srcad.TypeSupportError):
                 thunk()
+
+
+TAKE_ARRAYS = ("grad", "value_and_grad", "jvp", "vjp")  # (dask and array-API arrays: namespaces.py)
 
 
 def scaled_by(x, c):

@@ -12,6 +12,7 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from ..custom import CustomRule
 from ..errors import Diagnostic, NoRuleError, UnsupportedSyntaxError
@@ -289,7 +290,8 @@ class ExprLowerer(Displays, TransformsInside):
         base = self.expr(node.value)
         if node.attr == "cell_contents" and isinstance(_current(base), types.CellType):
             return _cell_read(_current(base), node.value)  # generated code transformed again
-        s = self.static_of(base) if isinstance(base, Static) else None
+        module = isinstance(base, Const) and isinstance(getattr(base.value, "obj", None), types.ModuleType)
+        s = self.static_of(base) if isinstance(base, Static) or module else None  # (a module in a variable)
         if s is not None:
             try:
                 found = static_attr(s.obj, node.attr)
@@ -339,6 +341,8 @@ class ExprLowerer(Displays, TransformsInside):
         if isinstance(node.func, gast.Attribute):
             base = self.expr(node.func.value)
             if not isinstance(base, Static) and self.static_of(base) is None:
+                if node.func.attr == "__array_namespace__" and not node.args and not node.keywords:
+                    return Static(np)  # (x's namespace: NumPy's functions, lent to x's: namespaces.py)
                 return self.method_call(self.atom(base, node), node.func.attr, node)
         callee = self.expr(node.func)
         s = self.static_of(callee)

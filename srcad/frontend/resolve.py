@@ -21,6 +21,7 @@ import gast
 
 from ..ir.kinds import is_static
 from ..ir.nodes import Ext
+from ..rules import registry
 
 
 @dataclass(frozen=True)
@@ -197,9 +198,31 @@ class Scope:
         return None
 
 
+def array_api_function(module: types.ModuleType, attr: str) -> object | None:
+    """NumPy's function for `module.attr`, when `module` is an array-API namespace other than NumPy
+    (`__array_api_version__`; or its linalg or fft extension) and NumPy's function of the same name
+    has a rule. NumPy >= 2 is itself a namespace of the standard, so the standard's `exp`, `concat`,
+    `permute_dims` or `linalg.norm` is NumPy's function of that name: the namespace's functions
+    share NumPy's rules by the standard's names, with no list of them (srcad/namespaces.py)."""
+    root = sys.modules.get(module.__name__.split(".")[0])
+    if root is None or root.__name__ == "numpy" or not hasattr(root, "__array_api_version__"):
+        return None
+    path = "numpy"
+    if module is not root:
+        ext = next((e for e in ("linalg", "fft") if getattr(root, e, None) is module), None)
+        if ext is None:
+            return None
+        path += "." + ext
+    target = registry.resolve_path(f"{path}.{attr}")
+    return target if target is not None and registry.rule_for_object(target) is not None else None
+
+
 def static_attr(obj: object, attr: str):
-    """Resolve `obj.attr` for a static `obj`: Static for library constants and callables."""
+    """Resolve `obj.attr` for a static `obj`: Static for library constants and callables (for a
+    function of an array-API namespace, NumPy's function of its name: array_api_function)."""
     value = getattr(obj, attr)
+    if isinstance(obj, types.ModuleType) and (paired := array_api_function(obj, attr)) is not None:
+        return Static(paired)
     if is_static(value) or (_is_literal(value) and is_library_object(obj)):
         return Static(value)
     if is_library_object(obj):

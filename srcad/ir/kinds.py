@@ -20,17 +20,44 @@ _PROTOCOL_LIBRARIES = {"dask.array": "dask", "cupy": "cupy"}
 
 def array_library(x: object) -> str | None:
     """"dask" or "cupy" for an array of a library srcad differentiates through NumPy's dispatch
-    protocols (srcad/namespaces.py), of a known shape; None for anything else."""
+    protocols, or the name of the namespace of an array that implements only the array API
+    standard (`x.__array_namespace__()`: "array_api_strict"), of a known shape; None for anything
+    else, also JAX arrays (immutable: srcad/namespaces.py)."""
     module = type(x).__module__
     if module.startswith("numpy") or module == "builtins":
         return None
     for prefix, name in _PROTOCOL_LIBRARIES.items():
         if module.startswith(prefix) and hasattr(x, "__array_function__") and hasattr(x, "dtype"):
-            shape = getattr(x, "shape", None)
-            if shape is None or any(n is None or n != n for n in shape):  # (dask: unknown chunks)
-                return None
-            return name
+            return name if _known_shape(x) else None
+    if (hasattr(x, "__array_namespace__") and not hasattr(x, "__array_function__")
+            and not module.startswith(("jax", "jaxlib")) and _known_shape(x)):
+        try:
+            return x.__array_namespace__().__name__
+        except Exception:  # (a namespace that refuses to say)
+            return None
     return None
+
+
+def _known_shape(x) -> bool:
+    shape = getattr(x, "shape", None)
+    return shape is not None and not any(n is None or n != n for n in shape)  # (dask: unknown chunks)
+
+
+def dtype_kind(x) -> str:
+    """NumPy's kind letter of an array's dtype ("f", "i", "u", "b", "c"; "O" if unknown), also for
+    an array-API array, whose dtype has no `kind`."""
+    kind = getattr(x.dtype, "kind", None)
+    if isinstance(kind, str):
+        return kind
+    try:
+        xp = x.__array_namespace__()
+        for letter, name in (("b", "bool"), ("i", "signed integer"), ("u", "unsigned integer"),
+                             ("f", "real floating"), ("c", "complex floating")):
+            if xp.isdtype(x.dtype, name):
+                return letter
+    except Exception:  # (a namespace of an older standard, without isdtype: refused as "foreign")
+        pass
+    return "O"
 
 
 def _dtype_kind(k: str) -> str:
@@ -70,8 +97,8 @@ def value_kind(x: object) -> str:
     if isinstance(x, np.ndarray) or module in ("pandas", "xarray"):
         return "object"  # ndarray subclasses (np.matrix, masked arrays), labelled arrays: other semantics
     if any(hasattr(x, a) for a in _ARRAY_PROTOCOLS) or module in _FOREIGN_MODULES:
-        if array_library(x) is not None and x.dtype.kind in "fiub":  # (dask, CuPy: namespaces.py)
-            return _dtype_kind(x.dtype.kind)
+        if array_library(x) is not None and dtype_kind(x) in "fiub":  # (namespaces.py)
+            return _dtype_kind(dtype_kind(x))
         return "foreign"
     if isinstance(x, (float, int)):  # subclasses of float and int
         return "float" if isinstance(x, float) else "int"

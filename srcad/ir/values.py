@@ -3,7 +3,7 @@ specialises code on, for arguments and for the globals and attributes a function
 
 from __future__ import annotations
 
-from .kinds import array_library, is_function, is_function_value, user_class, value_kind
+from .kinds import array_library, dtype_kind, is_function, is_function_value, user_class, value_kind
 from .types import (
     BOOL,
     BOTTOM,
@@ -38,8 +38,10 @@ def of_value(x: object, path: tuple = ()) -> Type:
         return FLOAT
     if isinstance(x, (complex, np.complexfloating)):
         return COMPLEX
-    if type(x) is np.ndarray or array_library(x) is not None:  # (dask, CuPy: srcad/namespaces.py)
+    if type(x) is np.ndarray:
         return Array(x.ndim, x.dtype.kind, tuple(int(n) for n in x.shape))
+    if array_library(x) is not None:  # (dask, CuPy, array-API namespaces: srcad/namespaces.py)
+        return Array(x.ndim, dtype_kind(x), tuple(int(n) for n in x.shape))
     if x is None:
         return NONE
     if isinstance(x, str):

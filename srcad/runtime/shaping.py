@@ -91,7 +91,8 @@ def join_like(pieces, arrays, axis=0, ndmin=1):
 def unstack_like(c, arrays, axis=0):
     """The adjoint of np.stack(arrays, axis): the slices of c along `axis`, one per item of
     `arrays` (a float for a float), in a list (an array when `arrays` is an array)."""
-    pieces = list(np.moveaxis(np.asarray(c), axis, 0))
+    c = c if hasattr(c, "__array_function__") else np.asarray(c)  # (dask, array-API: never converted)
+    pieces = list(np.moveaxis(c, axis, 0))
     return _items_like([float(p) if isinstance(x, float) else np.reshape(p, np.shape(x))
                         for p, x in zip(pieces, arrays)], arrays)
 
