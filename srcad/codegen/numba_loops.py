@@ -27,7 +27,7 @@ import numpy as np
 from ..ir import types as T
 from ..ir.nodes import Apply, Const
 from ..rules import registry
-from .syntax import _assign, _attr, _call, _name
+from .syntax import BINOPS, INPLACE, _assign, _attr, _call, _name
 
 #: the largest array (elements) printed as a loop
 MAX_ELEMENTS = 1 << 16
@@ -96,7 +96,10 @@ class ScalarLoops:
         shape = loop_shape(op.out.type)
         if shape is None or not (accumulate is not None or _elementwise(op)):
             return None
-        if accumulate is not None and any(loop_shape(getattr(x, "type", None)) != shape for x in op.args):
+        short = op.prim.split(".", 1)[-1]
+        short = INPLACE.get(short, short)
+        if accumulate is not None and (short not in ("add", "sub", "mul", "truediv") or any(
+                loop_shape(getattr(x, "type", None)) != shape for x in op.args)):
             return None
         index = [gast.Constant(value=0, kind=None) if d == 1 else _name(self.fresh_name()) for d in shape]
         self._loop = (shape, index, [])
@@ -111,7 +114,7 @@ class ScalarLoops:
         out = self.name(op.out)
         if accumulate is not None:
             return pre + self._loops(shape, index, [gast.AugAssign(
-                target=self._element(out, index, gast.Store()), op=gast.Add(), value=value)])
+                target=self._element(out, index, gast.Store()), op=BINOPS[short](), value=value)])
         buf = self.fresh_name()
         empty = _call(_attr(_name("np"), "empty"), [_shape_node(shape), _attr(_name("np"), "float64")])
         body = [_assign(self._element(buf, index, gast.Store()), value)]
