@@ -209,7 +209,7 @@ class NumbaFunction:
         if config.strict_target:
             raise TargetError(msg.replace("; running the CPython target's code instead", "")
                               .split(" (srcad.config")[0]) from None
-        warnings.warn(msg, TargetFallbackWarning, stacklevel=4)
+        warnings.warn(msg, TargetFallbackWarning, stacklevel=5)  # (the user's call of g)
 
 
 def _numba_warning():
