@@ -308,3 +308,23 @@ def test_scalar_loops_against_cpython_and_finite_differences(monkeypatch):
     assert "] -= " in srcad.source(g)
     assert_tree_close(got, srcad.grad(straight.numpy_elementwise)(x), rtol=1e-12, atol=1e-12)
     assert_tree_close(got, fd_grad(straight.numpy_elementwise, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+def overlapping_updates(x):
+    y = x * 1.0
+    y += y.T
+    z = x * 2.0
+    z += z[::-1]
+    return np.sum(y * y) + np.sum(z * x)
+
+
+def test_in_place_updates_read_an_overlapping_operand_as_numpy_does(monkeypatch):
+    """numba's `z += z[::-1]` reads z[::-1] as it writes z, where NumPy buffers it: the numba
+    target copies an operand that may share memory with the array it updates."""
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    x = np.arange(9.0).reshape(3, 3) / 10.0
+    g = srcad.grad(overlapping_updates, target="numba")
+    got = g(x)
+    assert g.latest().function.compiled() and "+= np.copy(z[::-1])" in srcad.source(g)
+    assert_tree_close(got, srcad.grad(overlapping_updates)(x), rtol=1e-12, atol=1e-12)
+    assert_tree_close(got, fd_grad(overlapping_updates, (x,), 0), rtol=1e-6, atol=1e-8)

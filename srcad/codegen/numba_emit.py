@@ -210,7 +210,7 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
                 return loop
         root = self._stack_of(op.outs[0]) if op.outs else None
         if root is None:
-            return super().apply_stmt(op)
+            return self.buffered(op, super().apply_stmt(op))
         name = self.name(op.outs[0])
         count = name + "_n"
         if op.prim == "srcad.list":

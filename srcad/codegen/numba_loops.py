@@ -24,6 +24,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
+from ..analysis.aliases import Aliases, update_base
 from ..ir import types as T
 from ..ir.nodes import Apply, Const
 from ..rules import registry
@@ -86,7 +87,9 @@ def _scalar_node(node) -> bool:
 class ScalarLoops:
     """A mixin of NumbaEmitter: apply_stmt asks `scalar_loop` first."""
 
-    _loop = None  # while printing a loop's element expression: (shape, index nodes, statements before)
+    _loop = None  # while printing a loop's element expression: (shape, index nodes, statements before,
+    # the arrays it reads)
+    _aliases = None  # analysis.aliases.Aliases of the function, made when an accumulation asks
 
     def scalar_loop(self, op: Apply, accumulate: int | None) -> list | None:
         """The statements of `op` as a loop over elements, or None. `accumulate`: the operand
@@ -102,7 +105,7 @@ class ScalarLoops:
                 loop_shape(getattr(x, "type", None)) != shape for x in op.args)):
             return None
         index = [gast.Constant(value=0, kind=None) if d == 1 else _name(self.fresh_name()) for d in shape]
-        self._loop = (shape, index, [])
+        self._loop = (shape, index, [], [])
         try:
             value = self.atom(op.args[1 - accumulate]) if accumulate is not None else self.expr(op)
             if accumulate is None and not _scalar_node(value):
@@ -110,9 +113,11 @@ class ScalarLoops:
         except _NoLoop:
             return None
         finally:
-            pre, self._loop = self._loop[2], None
+            pre, reads, self._loop = self._loop[2], self._loop[3], None
         out = self.name(op.out)
         if accumulate is not None:
+            if self._reads_base(op.args[accumulate], reads):
+                return None  # (x += x.T: NumPy buffers the overlap, a loop would read updated elements)
             return pre + self._loops(shape, index, [gast.AugAssign(
                 target=self._element(out, index, gast.Store()), op=BINOPS[short](), value=value)])
         buf = self.fresh_name()
@@ -136,6 +141,7 @@ class ScalarLoops:
         if loop_shape(t) != loop[0]:
             raise _NoLoop
         if a in self.override or a not in self.inline:
+            loop[3].append(a)
             return self._element(self.override.get(a) or self.name(a), loop[1])
         d = self.defs[a]
         if _transpose(d):  # (element [i, j] of x.T is x[j, i])
@@ -154,7 +160,7 @@ class ScalarLoops:
     def _at(self, a, index):
         """The element of `a` (of the shape `index` runs over) at `index`."""
         loop = self._loop
-        self._loop = (loop_shape(getattr(a, "type", None)), index, loop[2])
+        self._loop = (loop_shape(getattr(a, "type", None)), index, loop[2], loop[3])
         try:
             return self.atom(a)
         finally:
@@ -169,7 +175,42 @@ class ScalarLoops:
             self._loop = loop
         tmp = self.fresh_name()
         loop[2].append(_assign(_name(tmp, gast.Store()), node))
+        loop[3].append(a)
         return tmp
+
+    def buffered(self, op: Apply, stmts: list) -> list:
+        """`x += v` and `x[i] += v` with an array v that may share memory with x, v copied first:
+        NumPy buffers such an operand, numba's in-place operators read it as they write x."""
+        k = self.naming.accumulate.get(id(op))
+        value = op.args[1 - k] if k is not None else None
+        if k is None:
+            k = update_base(op)
+            value = op.args[-1] if k is not None and len(op.args) > k + 1 else None
+        if value is None or not (isinstance(getattr(value, "type", None), T.Array) and value.type.ndim != 0):
+            return stmts
+        if not self._reads_base(op.args[k], self._vars_of(value)):
+            return stmts
+        for s in stmts:
+            if isinstance(s, gast.AugAssign):
+                s.value = _call(_attr(_name("np"), "copy"), [s.value])
+        return stmts
+
+    def _vars_of(self, a) -> list:
+        """The variables the printed atom `a` reads (through the operations inlined into it)."""
+        if not hasattr(a, "id") or not hasattr(a, "type"):
+            return []
+        if a in self.inline and a not in self.override:
+            return [v for x in self.defs[a].operands() for v in self._vars_of(x)]
+        return [a]
+
+    def _reads_base(self, base, reads) -> bool:
+        """Does the loop read an array that is, or may share memory with, the one it updates?"""
+        if not reads:
+            return False
+        if self._aliases is None:
+            self._aliases = Aliases(self.fn, fresh=True)
+        seen = set(self._aliases.observers(base)) | {base}
+        return any(r in seen for r in reads)
 
     def _element(self, name: str, index, ctx=None):
         elts = [_name(i.id) if isinstance(i, gast.Name) else gast.Constant(value=i.value, kind=None)
