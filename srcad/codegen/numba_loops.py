@@ -159,8 +159,10 @@ class ScalarLoops:
 
     def _at(self, a, index):
         """The element of `a` (of the shape `index` runs over) at `index`."""
-        loop = self._loop
-        self._loop = (loop_shape(getattr(a, "type", None)), index, loop[2], loop[3])
+        loop, shape = self._loop, loop_shape(getattr(a, "type", None))
+        if shape is None:
+            raise _NoLoop
+        self._loop = (shape, index, loop[2], loop[3])
         try:
             return self.atom(a)
         finally:
