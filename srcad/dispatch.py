@@ -44,6 +44,8 @@ from .settings import config
 from .tracebacks import hide_internal_frames
 from .transforms.saved import saved_from_json
 
+_SCALARS = (float, int, bool)  # (the types whose _quick_kind is their type alone)
+
 
 def _quick_kind(x):
     t = type(x)
@@ -113,6 +115,7 @@ class Transformed:
         self.spec = spec
         self._cache: dict = {}
         self._fast: dict = {}  # argument kinds -> built code, for calls that need no preparation
+        self._by_type: dict = {}  # argument types -> built code, where the types are the kinds
         self._variants: dict = {}
         self._latest = None
         self._readers = None
@@ -210,7 +213,7 @@ class Transformed:
         if twin is not None:
             twin._refresh()
             if self._deps is not twin._deps:  # (the first call, or the twin started afresh)
-                self._cache.clear(), self._fast.clear(), self._variants.clear()
+                self._cache.clear(), self._fast.clear(), self._by_type.clear(), self._variants.clear()
                 self._latest = self._readers = None
                 self._deps = twin._deps
             return
@@ -221,7 +224,8 @@ class Transformed:
             while t is not None:
                 for g in t._inlined:
                     forget_lowered(g)
-                t._cache.clear(), t._fast.clear(), t._variants.clear(), t._inlined.clear()
+                t._cache.clear(), t._fast.clear(), t._by_type.clear(), t._variants.clear()
+                t._inlined.clear()
                 t._latest = t._readers = t._deps = None
                 t = getattr(t.fn, "__srcad_transform__", None)
             forget_lowered(self._base())
@@ -233,26 +237,41 @@ class Transformed:
 
     def __call__(self, *args, **kwargs):
         try:  # (the API boundary: srcad's frames leave the traceback, srcad/tracebacks.py)
-            self._refresh()
-            built = None
-            if not kwargs and len(args) == self._nparams:
-                built = self._fast.get(tuple([_quick_kind(a) for a in args]))
+            if self._deps is None or self._deps or self._twin is not None:
+                self._refresh()
+            # (floats, ints and bools: their types are their kinds, the cheapest key of all)
+            built = None if kwargs else self._by_type.get(tuple(map(type, args)))
             if built is None:
-                prepared = self._prepare(args, kwargs)
-                built = self._lookup(prepared)
-                if self._gate.arrays:  # (dask and CuPy arrays: their code runs guarded, namespaces.py)
-                    built = guarded(built, prepared, self._gate.what)
-                if prepared is args and not self._readers:  # (no global whose value is in the key)
-                    self._fast[tuple([_quick_kind(a) for a in args])] = built
-                args = prepared
+                built, args = self._find(args, kwargs)
             self._latest = built
-            result = self.run(built.function, args, args)
+            try:  # (self.run inlined: this is the path of every call)
+                result = built.function(*args)
+            except Exception as e:
+                result = self._failed(e, built.function, args, args)
             return self._restructure(result, args) if built.sequences or built.structs else result
         except Exception as e:
             hide_internal_frames(e)
             if sys.version_info >= (3, 11):
                 raise
             raise e  # noqa: B904  (3.10: a bare raise restores the unfiltered traceback)
+
+    def _find(self, args, kwargs):
+        """(the code for a call, its arguments as the code takes them), remembered by the
+        arguments' kinds for calls that need no preparation."""
+        built = None
+        if not kwargs and len(args) == self._nparams:
+            built = self._fast.get(tuple([_quick_kind(a) for a in args]))
+        if built is None:
+            prepared = self._prepare(args, kwargs)
+            built = self._lookup(prepared)
+            if self._gate.arrays:  # (dask and CuPy arrays: their code runs guarded, namespaces.py)
+                built = guarded(built, prepared, self._gate.what)
+            if prepared is args and not self._readers:  # (no global whose value is in the key)
+                self._fast[tuple([_quick_kind(a) for a in args])] = built
+                if all(type(a) in _SCALARS for a in args):
+                    self._by_type[tuple(map(type, args))] = built
+            args = prepared
+        return built, args
 
     def run(self, fn, args, primals):
         """fn(*args), generated code for the primal arguments `primals`. Python floats raise
@@ -261,14 +280,15 @@ class Transformed:
         at that point, the code runs again on NumPy floats, which give what NumPy gives."""
         try:
             return fn(*args)
-        except (ZeroDivisionError, OverflowError) as e:
-            if not self._primal_runs(primals):
-                add_source_notes(e)
-                raise
+        except Exception as e:
+            return self._failed(e, fn, args, primals)
+
+    def _failed(self, e: Exception, fn, args, primals):
+        """What a call of fn(*args) that raised `e` gives (run)."""
+        if isinstance(e, (ZeroDivisionError, OverflowError)) and self._primal_runs(primals):
             return fn(*_numpy_floats(args))
-        except Exception as e:  # name the user's line behind the failing generated line
-            add_source_notes(e)
-            raise
+        add_source_notes(e)  # (names the user's line behind the failing generated line)
+        raise e
 
     def _primal_runs(self, primals) -> bool:
         try:

@@ -89,6 +89,7 @@ def test_scalar_loop_compiles_with_numba_constructs():
     text = srcad.source(g)
     assert "reversed(" not in text and "range(n - 1, -1, -1)" in text
     assert "np.empty(0, np.float64)" in text and ".pop()" not in text  # (the stack is an array)
+    assert "== _stack_y.shape[0]" not in text  # (room for every trip was made before the loop)
     assert_tree_close(got, srcad.grad(ode, argnums=(0, 1))(0.7, 1.5, 50), rtol=1e-12, atol=0)
     assert_tree_close(got[0], fd_grad(ode, (0.7, 1.5, 50), 0), rtol=1e-6, atol=1e-8)
     with open(g.latest().function.path) as f:
@@ -265,6 +266,8 @@ def test_loop_accumulations_compile_for_numba(monkeypatch):
     g = srcad.grad(rnn_two_inputs, argnums=(0, 1), target="numba")
     got = g(W, U, h0, xs)
     assert g.latest().function.compiled()
+    text = srcad.source(g)  # (scalar loops: numba_loops.py; products of C-ordered operands)
+    assert "np.ascontiguousarray(W.T)" in text and "h_bar[" in text and "@ h_1.T" not in text
     hs = [h0]
     for t in range(5):
         hs.append(np.tanh(W @ hs[-1] + U @ xs[t]))
@@ -275,3 +278,53 @@ def test_loop_accumulations_compile_for_numba(monkeypatch):
         U_bar += a @ xs[t].T
         h_bar = W.T @ a
     assert_tree_close(got, (W_bar, U_bar), rtol=1e-10, atol=1e-12)
+
+
+def small_arrays(x, y, row):
+    s = 0.0
+    for i in range(3):
+        z = np.tanh(x.T * y) - np.sum(x) * y  # (a transpose and a number inside one loop)
+        w = z * row  # (broadcast: stays a NumPy expression)
+        s = s + np.sum(w * w) / (i + 1.0)
+    return s
+
+
+def test_scalar_loops_against_cpython_and_finite_differences(monkeypatch):
+    """Elementwise operations on small arrays become scalar loops (numba_loops.py): a transpose
+    read through its indices, a number computed once before the loop, a broadcast left alone;
+    compiled (strict), equal to the CPython target and to finite differences."""
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    rng = np.random.default_rng(7)
+    args = (rng.normal(size=(3, 3)), rng.normal(size=(3, 3)), rng.normal(size=3))
+    g = srcad.grad(small_arrays, argnums=(0, 1, 2), target="numba")
+    got = g(*args)
+    assert g.latest().function.compiled() and "for _u" in srcad.source(g)
+    assert_tree_close(got, srcad.grad(small_arrays, argnums=(0, 1, 2))(*args), rtol=1e-10, atol=1e-12)
+    for k in range(3):
+        assert_tree_close(got[k], fd_grad(small_arrays, args, k), rtol=1e-5, atol=1e-6)
+    x = np.linspace(0.5, 1.5, 5)  # (a corpus case whose adjoint subtracts from x_bar by element)
+    g = srcad.grad(straight.numpy_elementwise, target="numba")
+    got = g(x)
+    assert "] -= " in srcad.source(g)
+    assert_tree_close(got, srcad.grad(straight.numpy_elementwise)(x), rtol=1e-12, atol=1e-12)
+    assert_tree_close(got, fd_grad(straight.numpy_elementwise, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+def overlapping_updates(x):
+    y = x * 1.0
+    y += y.T
+    z = x * 2.0
+    z += z[::-1]
+    return np.sum(y * y) + np.sum(z * x)
+
+
+def test_in_place_updates_read_an_overlapping_operand_as_numpy_does(monkeypatch):
+    """numba's `z += z[::-1]` reads z[::-1] as it writes z, where NumPy buffers it: the numba
+    target copies an operand that may share memory with the array it updates."""
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    x = np.arange(9.0).reshape(3, 3) / 10.0
+    g = srcad.grad(overlapping_updates, target="numba")
+    got = g(x)
+    assert g.latest().function.compiled() and "+= np.copy(z[::-1])" in srcad.source(g)
+    assert_tree_close(got, srcad.grad(overlapping_updates)(x), rtol=1e-12, atol=1e-12)
+    assert_tree_close(got, fd_grad(overlapping_updates, (x,), 0), rtol=1e-6, atol=1e-8)

@@ -21,7 +21,8 @@ Two things differ from the CPython printer (emit.py):
       y = _stack_y.pop()                    _stack_y_n -= 1
                                             y = _stack_y[_stack_y_n]
 
-  (room for a loop's trips is made before it, where the trip count is known then).
+  (room for a for loop's trips is made before it, and the one push of a stack in the loop's
+  body, outside its branches and inner loops, then needs no capacity check).
   A stack is a list made by `srcad.list()` whose every use, through the loops and branches
   that carry it, is an append or a pop (lists the user's code reads stay lists).
 """
@@ -34,10 +35,13 @@ import types
 import gast
 import numpy as np
 
+from ..analysis.aliases import update_base
 from ..ir import types as T
 from ..ir.nodes import Apply, Const, For, If, While, iter_ops
+from ..passes.buffers import reuses
 from ..rules import registry
 from .emit import CodeEmitter
+from .numba_loops import ScalarLoops
 from .syntax import _assign, _attr, _call, _name
 
 #: The first capacity of a stack array (made room for before a loop, doubled when full).
@@ -56,8 +60,12 @@ def reserve_stack(s, need):
     is more): the numba target's stacks grow by doubling."""
     if need <= s.shape[0]:
         return s
-    extra = max(need, 2 * s.shape[0]) - s.shape[0]
-    return np.concatenate((s, np.empty((extra,) + s.shape[1:], s.dtype)))
+    if s.shape[0] == 0:
+        return np.empty((need,) + s.shape[1:], s.dtype)
+    out = np.empty((max(need, 2 * s.shape[0]),) + s.shape[1:], s.dtype)
+    for i in range(s.shape[0]):  # (numba compiles this loop faster than np.concatenate)
+        out[i] = s[i]
+    return out
 
 
 class _Families:
@@ -144,8 +152,8 @@ def stack_families(fn) -> dict:
     return {r: elements[r] for r in roots if r not in bad and r in elements}, fam
 
 
-class NumbaEmitter(CodeEmitter):
-    """CodeEmitter with the numba target's loops and stacks."""
+class NumbaEmitter(ScalarLoops, CodeEmitter):
+    """CodeEmitter with the numba target's loops, stacks and scalar loops (numba_loops.py)."""
 
     def __init__(self, fn, comments: bool = True):
         super().__init__(fn, comments, release=False)  # (no `del`: numba types each name once)
@@ -161,6 +169,25 @@ class NumbaEmitter(CodeEmitter):
             if len(names) == 1 and next(iter(names)) + "_n" not in taken and all(
                     id(updates[v]) in self.naming.inplace for v in members if v in updates):
                 self.stacks[root] = elt
+        self._unchecked = self._reserved_pushes(fn)
+
+    def _reserved_pushes(self, fn) -> set:
+        """ids of the pushes that need no capacity check: the one push of a stack in a for
+        loop's body, outside its branches and inner loops, where nothing else in the body pushes
+        onto that stack (for_stmt made room for every trip before the loop)."""
+        safe = set()
+        for loop in iter_ops(fn.body):
+            if not isinstance(loop, For):
+                continue
+            direct, counts, top = {}, {}, {id(o) for o in loop.body.ops}
+            for o in iter_ops(loop.body):
+                root = self._stack_of(o.outs[0]) if isinstance(o, Apply) and _stack_op(o, "push") else None
+                if root is not None:
+                    counts[root] = counts.get(root, 0) + 1
+                    if id(o) in top:
+                        direct[root] = o
+            safe.update(id(o) for root, o in direct.items() if counts[root] == 1)
+        return safe
 
     def _members(self, root):
         return [v for v in self.naming.names if self._fam.find(v) is root]
@@ -177,9 +204,13 @@ class NumbaEmitter(CodeEmitter):
         return super()._movable(op)
 
     def apply_stmt(self, op: Apply) -> list:
+        if update_base(op) is None and reuses(op) is None:
+            loop = self.scalar_loop(op, self.naming.accumulate.get(id(op)))
+            if loop is not None:
+                return loop
         root = self._stack_of(op.outs[0]) if op.outs else None
         if root is None:
-            return super().apply_stmt(op)
+            return self.buffered(op, super().apply_stmt(op))
         name = self.name(op.outs[0])
         count = name + "_n"
         if op.prim == "srcad.list":
@@ -197,8 +228,8 @@ class NumbaEmitter(CodeEmitter):
                                ctx=gast.Load())])
             regrow = _assign(_name(name, gast.Store()), _call(reserve, [_name(name), gast.BinOp(
                 left=_name(count), op=gast.Add(), right=gast.Constant(value=1, kind=None))]))
-            return [gast.If(test=full, body=[regrow], orelse=[]),
-                    _assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
+            check = [gast.If(test=full, body=[regrow], orelse=[])] if id(op) not in self._unchecked else []
+            return check + [_assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
                             self.atom(op.args[1])),
                     gast.AugAssign(target=_name(count, gast.Store()), op=gast.Add(),
                                    value=gast.Constant(value=1, kind=None))]
@@ -331,8 +362,17 @@ def _known(shape) -> bool:
     return shape is not None and all(type(d) is int for d in shape)
 
 
+def _contiguous(em, op):
+    """A transpose of an array of two or more dimensions, copied to C order: numba compiles
+    np.dot once per combination of its operands' layouts (C, F, A), each for a second or so."""
+    t = getattr(op.out, "type", None)
+    if not (isinstance(t, T.Array) and t.ndim is not None and t.ndim >= 2):
+        return None
+    return _call(_attr(_name("np"), "ascontiguousarray"), [CodeEmitter.expr(em, op)])
+
+
 _SPECIAL = {"broadcast_to": _broadcast_to, "expand_reduced": _expand_reduced, "zeros_like": _zeros_like,
-            "unbroadcast": _unbroadcast}  # (by Rule.numba)
+            "unbroadcast": _unbroadcast, "contiguous": _contiguous}  # (by Rule.numba)
 
 
 def _minus(node, k: int, atom):

@@ -171,9 +171,12 @@ class NumbaFunction:
                     else self.jitted(*args)
             except Exception:
                 return self.python(*args)  # (raises what the CPython target raises, or gives its result)
-            if _finite(out):
+            if type(out) is tuple:  # (_finite, its commonest case inlined: this is every call's path)
+                for x in out:
+                    if (x - x != 0.0) if type(x) is float else not _finite(x):
+                        return self.python(*args)
                 return out
-            return self.python(*args)
+            return out if _finite(out) else self.python(*args)
         return self._first(args)
 
     def _first(self, args):
@@ -206,7 +209,7 @@ class NumbaFunction:
         if config.strict_target:
             raise TargetError(msg.replace("; running the CPython target's code instead", "")
                               .split(" (srcad.config")[0]) from None
-        warnings.warn(msg, TargetFallbackWarning, stacklevel=4)
+        warnings.warn(msg, TargetFallbackWarning, stacklevel=5)  # (the user's call of g)
 
 
 def _numba_warning():

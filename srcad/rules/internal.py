@@ -116,7 +116,8 @@ defrule("srcad.scatter_add", "acc, idx, v",
 # np.add.at(y, idx, v) on a local array, as the user wrote it (checked like y[idx] += v)
 alias("srcad.add_at", "srcad.scatter_add", fn=rt.scatter_add, user_write=True, stores=None)
 defrule("srcad.T", "x", vjp="srcad.T(g)", out=ty.same("x"), fn=rt.T,
-        fresh=False, linear=("x",), shape=sh.swap_last, kind="view", complex="keeps", vmap=vm.same)
+        fresh=False, linear=("x",), shape=sh.swap_last, kind="view", complex="keeps", vmap=vm.same,
+        numba="contiguous")
 defrule("srcad.sum_adjoint", "v, x", vjp={"v": "sum(g)"},
         out=ty.list_cotangent("x", "v"), fn=rt.sum_adjoint, fresh=False, linear=("v",), readonly=True,
         complex="keeps", vmap=vmi.broadcast_up)

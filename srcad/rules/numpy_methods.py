@@ -24,7 +24,8 @@ defrule("numpy.ndarray.astype", "a, dtype", jvp="np.asarray(t, dtype=dtype)", vj
         shape=shn.same("a"))
 defrule("numpy.ndarray.T", "a", jvp="np.transpose(t)", vjp="np.transpose(g)", out=ty.same("a"),
         fresh=False, attr=True, linear=("a",), complex="keeps",
-        kind="view", shape=sh.reversed_axes, batch=bt.reversed_axes, keeps_kind=True, vmap=vm.transposed)
+        kind="view", shape=sh.reversed_axes, batch=bt.reversed_axes, keeps_kind=True, vmap=vm.transposed,
+        numba="contiguous")
 # x.item(): the one element of a size-1 array; x.item(i): element i of the flattened array
 # (negative from the end); x.item((i, j)): element [i, j]
 _ITEM = ("(i if isinstance(i, tuple) else np.unravel_index((0 if i is None else i) % max(np.size(a), 1), "

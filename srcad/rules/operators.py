@@ -69,7 +69,7 @@ _MATMUL_Y = ("(g * x if np.ndim(x) == 1 else (srcad.T(x) @ g if np.ndim(x) == 2 
              "(np.expand_dims(x, -1) * np.expand_dims(g, -2) if np.ndim(x) == 1 else srcad.T(x) @ g)")
 defrule("operator.matmul", "x, y", jvp=("t @ y", "x @ t"), vjp=(_MATMUL_X, _MATMUL_Y),
         out=ty.matmul(), broadcasts=BOTH, shape=sh.matmul, batch=bt.matmul, vmap=vm.matmul, complex="keeps",
-        complex_vjp=tuple(conjugated(v) for v in (_MATMUL_X, _MATMUL_Y)))
+        complex_vjp=tuple(conjugated(v) for v in (_MATMUL_X, _MATMUL_Y)), numba="matmul")
 
 for _name in ("floordiv",):
     nondiff(f"operator.{_name}", "x, y", out=ty.arith(*BOTH), raises="divide", kind="elementwise")

@@ -127,7 +127,9 @@ class Rule:
     # the same view, without a NumPy function's Python layer (~1-2 µs a call)
     python: str = ""
     numba: str = ""  # how the numba target prints it: "push"/"pop" (a stack of the backward sweep,
-    # an array with a fill count), or the name of a helper numba_emit.py writes in NumPy calls
+    # an array with a fill count), "contiguous" (a transpose, copied to C order so that the products
+    # numba compiles take one layout), "matmul" (`@`: an outer product is a scalar loop), or the name
+    # of a helper numba_emit.py writes in NumPy calls
     objects: str = ""
     holds: str = ""  # what it does with values it does not examine (a nested function, srcad's
     # own while transforming): "all" its result holds its operands (a container made, extended),
