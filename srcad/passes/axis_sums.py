@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import Counter
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Block, Const, Function, Var, atom_type, iter_blocks, max_var_id
+from ..ir.nodes import Apply, Block, Const, Function, Var, atom_type, max_var_id
+from .census import uses_and_defs
 
 #: below this many elements NumPy's own reduction is as fast as anything (one call either way)
 _MIN_SIZE = 64
@@ -61,14 +61,7 @@ def _float_shape(a) -> tuple | None:
 class _Sums:
     def __init__(self, fn: Function):
         self.next = max_var_id(fn) + 1
-        self.uses: Counter = Counter()
-        self.defs: dict = {}
-        for b in iter_blocks(fn.body):
-            for op in b.ops:
-                self.uses.update(a for a in op.operands() if isinstance(a, Var))
-                if isinstance(op, Apply) and len(op.outs) == 1:
-                    self.defs[op.out] = op
-            self.uses.update(a for a in b.yields if isinstance(a, Var))
+        self.uses, self.defs = uses_and_defs(fn)
 
     def emit(self, new: list, prim: str, args: tuple, shape: tuple, loc, kw: tuple = ()) -> Var:
         v = Var(self.next, "", T.Array(len(shape), "f", shape))
@@ -102,7 +95,7 @@ class _Sums:
     def from_product(self, x, shape: tuple, axis: int, new: list, loc) -> Var | None:
         """sum(x, axis) from the factors of x = a * b, or None."""
         d = self.defs.get(x) if isinstance(x, Var) else None
-        if d is None or d.prim != "operator.mul" or d.kw or len(d.args) != 2:
+        if not isinstance(d, Apply) or d.prim != "operator.mul" or d.kw or len(d.args) != 2:
             return None
         out = (shape[1 - axis],)
         for big, small in (d.args, d.args[::-1]):
@@ -124,7 +117,7 @@ class _Sums:
         if len(s) == 1:
             return v
         d = self.defs.get(v) if isinstance(v, Var) else None
-        if d is not None and d.prim == "numpy.expand_dims" and len(d.args) == 2 and not d.kw \
+        if isinstance(d, Apply) and d.prim == "numpy.expand_dims" and len(d.args) == 2 and not d.kw \
                 and _float_shape(d.args[0]) == (max(s),) and isinstance(d.args[1], Const):
             return d.args[0]
         return self.emit(new, "numpy.reshape", (v, Const((max(s),))), (max(s),), loc)

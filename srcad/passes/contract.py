@@ -50,11 +50,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import Counter
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, For, Function, Var, iter_blocks, max_var_id
 from ..ir.rewrite import substitute_block
+from .census import uses_and_defs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,13 +89,7 @@ def _defined(b: Block) -> set:
 class _Contract:
     def __init__(self, fn: Function):
         self.next = max_var_id(fn) + 1
-        self.uses: Counter = Counter()
-        self.defs: dict = {}
-        for b in iter_blocks(fn.body):
-            for op in b.ops:
-                self.uses.update(a for a in op.operands() if isinstance(a, Var))
-                self.defs.update((v, op) for v in op.outs)
-            self.uses.update(a for a in b.yields if isinstance(a, Var))
+        self.uses, self.defs = uses_and_defs(fn)
 
     def fresh(self, t: T.Type, hint: str = "") -> Var:
         v = Var(self.next, hint, t)
