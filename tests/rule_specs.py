@@ -307,6 +307,8 @@ helper("srcad.diag_adjoint", "rt.diag_adjoint(x, np.zeros(3), 0)", x=normal(3, 3
 helper("srcad.diagonal_adjoint", "rt.diagonal_adjoint(x, np.zeros((3, 3)), 1, 0, 1)", x=normal(2))
 helper("srcad.diff_adjoint", "rt.diff_adjoint(x, 2, -1)", x=normal(2))
 helper("srcad.axis_sum", "rt.axis_sum(x, 0) + rt.axis_sum(x, 1)[0]", x=normal(12, 6))
+helper("srcad.axis_sum", "np.cos(rt.axis_sum(x, $k))",
+       x=normal(2, 3, 4, 5), alts={"k": ["0", "1", "2", "-1", "-3"]}, note="a rank-4 array, each axis")
 helper("srcad.average_weights", "rt.average_weights(x, np.zeros((2, 3)), 1)", x=V3)
 helper("srcad.average_weights_adjoint", "rt.average_weights_adjoint(x, np.zeros(3), 1)", x=normal(2, 3))
 helper("srcad.tensordot_adjoint", "rt.tensordot_adjoint(x, y, (2, 3), 1, 0)", x=normal(2, 4), y=normal(3, 4))

@@ -44,6 +44,8 @@ crow("numpy.real", f"np.real({Z} * {Z}) + np.real(x)", x=V, y=V)
 crow("numpy.ndarray.real", f"({Z} * {Z}).real", x=V, y=V)
 crow("numpy.ndarray.imag", f"({Z} * {Z}).imag + np.sum({Z} ** 3).imag", x=V, y=V)
 crow("numpy.einsum", f"np.abs(np.einsum('ij,jk->ik', {Z}, y - 1j * x)) ** 2", x=M, y=M)
+crow("numpy.einsum", f"np.abs(np.einsum('ijk,kjm->mij', {Z}, y - 1j * x)) ** 2", x=normal(8, 3, 8),
+     y=normal(8, 3, 8), note="a batched product (one np.matmul)")
 crow("numpy.einsum", f"np.real(np.einsum('ij,ij,i->i', {Z}, {Z}, x[:, 0] * 1j))", x=M, y=M)
 crow("numpy.imag", f"np.imag({Z} * {Z})", x=V, y=V)
 crow("numpy.angle", f"np.angle({Z} * (1 + 1j)) + np.angle({Z}, deg=True)", x=Q, y=Q)

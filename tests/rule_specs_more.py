@@ -68,6 +68,11 @@ row("numpy.einsum", "np.einsum('ij,jk->ik', x, y$kw)", x=normal(2, 3), y=normal(
     alts={"kw": [", optimize=True", ", optimize='greedy'", ", optimize='optimal'", ", optimize=False"]})
 row("numpy.einsum", "np.einsum('ij,jk,kl->il', x, y, z, optimize=True)", x=normal(2, 3), y=normal(3, 4),
     z=normal(4, 2))
+row("numpy.einsum", "np.einsum('$s', x, y)", x=normal(4, 5, 5), y=normal(6, 4, 5),
+    alts={"s": ["ijk,mik->mij", "ijk,mij->ik", "ijk,mik->kmj", "ijk,mik->jm", "ijk,lij->lkj"]},
+    note="batched products (index spaces over 256: one np.matmul, runtime/contractions.py)")
+row("numpy.einsum", "np.einsum('ij,jk$out', x, y) ** 2", x=normal(20, 16), y=normal(16, 3),
+    alts={"out": ["", "->ik", "->ki"]}, note="a matrix product (one np.matmul)")
 row("srcad.einsum_call", "rt.einsum_call('i,i,ij,j->', x, x, y, x[:2])", x=normal(3), y=normal(3, 2),
     imports="import srcad.runtime as rt")
 row("srcad.einsum_vjp", "rt.einsum_vjp('ij,j,k,k->i', 2, x, y, z, (2,), w)", x=normal(3), y=normal(3, 4),

@@ -108,6 +108,8 @@ class ExprEmitter:
         if path.startswith("srcad."):
             return _name(self.ns.ref(rule.fn, "_" + path.split(".", 1)[1]))
         parts = path.split(".")
+        if rule.runs is not None:
+            return _name(self.ns.ref(rule.runs, "_" + parts[-1]))  # (a runtime helper: _einsum)
         if rule.fn is not None and (parts[0] not in ("numpy", "math")
                                     or not _same(registry.resolve_path(path), rule.fn)):
             return _name(self.ns.ref(rule.fn, parts[-1]))  # other libraries: the object itself

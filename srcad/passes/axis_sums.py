@@ -1,4 +1,4 @@
-"""Sums over one axis of a matrix, as matrix-vector products.
+"""Sums over one axis of a matrix (or of a larger array), as matrix-vector products.
 
 NumPy sums a matrix over either axis one short row at a time; BLAS's matrix-vector product
 does the same sum 2-14x faster (a (10^4, 10) float matrix: 300 µs against 40 µs), and a
@@ -9,7 +9,8 @@ product's sum needs no product at all:
     sum(A * B, axis=k)           ->  einsum('ij,ij->j' or '->i', A, B)   (A * B used only here)
     sum(X, axis=k)               ->  srcad.axis_sum(X, k)   (X's product with a vector of ones)
 
-for float matrices of known shape. The first two read the product's factors whether or not
+for float matrices of known shape; arrays of rank 3 or more take the last form (runtime/
+products.py views them as matrices). The first two read the product's factors whether or not
 the product is also used elsewhere; the einsum needs the product to be used only by the sum
 (else it is computed anyway). A backward sweep makes these sums everywhere: the cotangent of
 a broadcast bias, of `x - mean[j]`, the row-wise squared norms of a mixture model. Only the
@@ -81,12 +82,13 @@ class _Sums:
     def rewrite(self, op: Apply) -> list:
         axis = _summed_axis(op)
         x = op.args[0] if axis is not None else None
-        shape = _matrix(x) if x is not None else None
-        if shape is None or _float_shape(op.out) is None or math.prod(shape) < _MIN_SIZE:
+        shape = _float_shape(x) if x is not None else None
+        if shape is None or len(shape) < 2 or not -len(shape) <= axis < len(shape) \
+                or _float_shape(op.out) is None or math.prod(shape) < _MIN_SIZE:
             return [op]
-        axis %= 2
+        axis %= len(shape)
         new: list = []
-        got = self.from_product(x, shape, axis, new, op.loc)
+        got = self.from_product(x, shape, axis, new, op.loc) if len(shape) == 2 else None
         if got is None:
             got = self.emit(new, "srcad.axis_sum", (x, Const(axis)), _float_shape(op.out), op.loc)
         last = new.pop()
@@ -133,7 +135,7 @@ def _summed_axis(op: Apply) -> int | None:
             not all(a in (Const(False), Const(None)) for a in kw.values()) or \
             not set(kw) <= {"keepdims", "dtype", "out"}:
         return None
-    return axis.value if -2 <= axis.value < 2 else None
+    return axis.value
 
 
 def blas_sums(fn: Function) -> Function:

@@ -64,7 +64,7 @@ linear("unique_tangent", "c, ar, axis=None, equal_nan=True", "srcad.unique_adjoi
        ty.array(None))
 linear("unique_adjoint", "c, ar, axis=None, equal_nan=True", "srcad.unique_tangent(g, ar, axis, equal_nan)",
        ty.array_like("ar"))
-# np.sum(c, axis) of a float matrix as a matrix-vector product with ones (passes/axis_sums.py)
+# np.sum(c, axis) of a float array as a matrix-vector product with ones (passes/axis_sums.py)
 linear("axis_sum", "c, axis", "srcad.expand_reduced(g, c, axis, False)", ty.reduce_("c"), shape=sh.reduction,
        batch=bt.reduction, complex="keeps")
 linear("diff_adjoint", "c, n=1, axis=-1", "np.diff(g, n, axis)", ty.same("c"))

@@ -10,6 +10,7 @@ three operands, in the string form (np.einsum('ij,jk->ik', x, y)) or the sublist
 
 import re
 
+from .. import runtime as rt
 from ..ir import types as T
 from ..ir.nodes import Const
 from . import shapes_numpy as shn
@@ -156,7 +157,7 @@ defrule("numpy.einsum", "subscripts, a=None, b=None, c=None, d=None, e=None, f=N
              "e": _jvp(4), "f": _jvp(5)},
         vjp=_EINSUM_VJP, complex="keeps", complex_vjp={p: conjugated(v) for p, v in _EINSUM_VJP.items()},
         out=_einsum_type, multilinear=("subscripts",) + _OPS, view_of=einsum_view,
-        shape=shn.einsum, positional=7)
+        shape=shn.einsum, positional=7, runs=rt.einsum)
 
 # kron of operands of any ranks (padded with leading 1s to the same rank); a scalar operand
 # simply scales the other

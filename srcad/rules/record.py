@@ -113,6 +113,9 @@ class Rule:
     int_operands: str = ""  # its operands must be ints (a float there raises): what to call them
     splits_lists: bool = False  # reads a nested list by its length, not as the array NumPy makes of it
     method: str = ""  # codegen may write the call as this method of its first argument
+    # the function CPython code calls in its place: the same values (to rounding), faster
+    # (np.einsum of two arrays as one batched np.matmul: runtime/contractions.py)
+    runs: object | None = None
     user: bool = False  # registered by the user (srcad.defrule): its text is part of cache keys
     # differentiated objects (nodes standing for dataclasses..., srcad/pytrees.py) it may take:
     # "any": any argument may be or hold one (it builds containers, asks isinstance or is);

@@ -352,6 +352,8 @@ def register(rule: Rule) -> Rule:
         else:
             _BY_ID.setdefault(id(rule.fn), rule.name)
         _KEEP.append(rule.fn)
+    if rule.runs is not None:  # (generated code calls it: read back, as for higher orders, the same rule)
+        _BY_ID.setdefault(id(rule.runs), rule.name)
     return rule
 
 

@@ -48,6 +48,7 @@ from .containers import (
     sequence_adjoint,
     sort_order,
 )
+from .contractions import einsum
 from .convolution import conv_crop, conv_embed
 from .cotangents import add, copy_value, stop_gradient, zeros_like
 from .elementwise import clip_mask, log_or_zero, select_choices_adjoint, select_rest
@@ -140,7 +141,8 @@ __all__ = ["T", "loop_trips", "segment_bound", "segment_count", "segment_length"
            "conv_crop", "conv_embed", "copy_value", "cross2_adjoint", "cumprod_adjoint", "cumprod_hvp",
            "cumprod_hvp_adjoint",
            "cumprod_tangent", "custom_cotangents", "data_only", "diag_adjoint", "diagonal_adjoint",
-           "dict_items", "dict_like", "dict_values", "diff_adjoint", "domain_checked", "einsum_call",
+           "dict_items", "dict_like", "dict_values", "diff_adjoint", "domain_checked", "einsum",
+           "einsum_call",
            "einsum_spec",
            "einsum_vjp", "example_of",
            "fft_axes", "fft_sizes", "irfft_weights", "resize_axes",
