@@ -18,8 +18,10 @@ class Config:
       `srcad.TargetFallbackWarning` (default False; the environment variable
       SRCAD_STRICT_TARGET=1 sets it too);
     - `debug`: comma-separated debugging switches; "ir" logs the IR after each optimisation
-      pass to the `srcad` logger at DEBUG level (the environment variable SRCAD_DEBUG=ir
-      sets it too; see srcad/logs.py);
+      pass to the `srcad` logger at DEBUG level (see srcad/logs.py); "types" makes the code
+      built afterwards check each value against the type srcad inferred for it
+      (codegen/typechecks.py; an AssertionError is a bug in srcad). The environment variable
+      SRCAD_DEBUG (SRCAD_DEBUG=ir,types) sets it too;
     - `slow_call_seconds`: building a transformation's code for a first call that takes
       longer warns with `srcad.SlowFirstCallWarning` (default 1.0; None: never; the
       environment variable SRCAD_SLOW_CALL_SECONDS sets it too, "none" for never);

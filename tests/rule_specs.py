@@ -126,6 +126,7 @@ INTERNAL = {
     "srcad.global": "globals: test_api.test_globals_are_read_at_call_time",
     "srcad.scalar_output": "grad's output checked at run time: test_gate (outputs of unknown rank)",
     "srcad.known": "values of unknown type checked at run time: test_gate (results of opaque calls)",
+    "srcad.check_type": "SRCAD_DEBUG=types: test_typecheck",
     "srcad.cell": "closures: test_api.test_closures_are_read_at_call_time",
     "srcad.call": "opaque calls: test_errors (no rule) and corpus (inactive calls)",
     "srcad.getattr": "opaque attributes: test_errors",

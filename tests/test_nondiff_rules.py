@@ -97,6 +97,7 @@ EXEMPT = {
     "srcad.raise": "no result",
     "srcad.unbound": "raises UnboundLocalError whatever its arguments (a read no path assigned)",
     "srcad.known": "no result (a run-time type check)",
+    "srcad.check_type": "no result (SRCAD_DEBUG=types: a run-time type check)",
     "srcad.custom": "custom_vjp/custom_jvp calls: differentiated through the user's rules",
     "srcad.running_extreme_index": "which element each of ans = np.maximum.accumulate(a) is: constant "
                                    "while a and ans move together (tests/test_sorting.py)",

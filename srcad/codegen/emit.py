@@ -49,6 +49,7 @@ from .markers import apply_markers, marker, real
 from .names import Naming, assign_names
 from .release import BufferStatements
 from .syntax import BINOPS, INPLACE, Namespace, _assign, _attr, _call, _name
+from .typechecks import checking, checks
 
 
 @dataclass
@@ -80,6 +81,7 @@ class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
         self.depth = 0  # indentation level of the block being emitted
         self.override: dict = {}  # values evaluated early into a temporary name
         self._temps = 0
+        self.check_types = checking()  # (SRCAD_DEBUG=types: codegen/typechecks.py)
 
     # -- statements ------------------------------------------------------------------------------
 
@@ -127,6 +129,8 @@ class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
             self.comment(op.loc, out)
             self.mark(op.loc, out, op)
             out.extend(self.stmt(op))
+            if self.check_types:
+                out.extend(checks(self, op))
             if i in dying and not (b is self.fn.body and i == len(b.ops) - 1):
                 out.extend(self.releases(op, dying[i]))
         self.depth -= 1

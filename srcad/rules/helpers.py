@@ -29,6 +29,8 @@ family("internal")
 def _pieces(sig) -> T.Type:
     if isinstance(sig.type("arrays"), T.Array):
         return T.Array(sig.type("arrays").ndim, "f")
+    if not isinstance(sig.type("arrays"), (T.List, T.Tuple)):
+        return T.UNKNOWN  # (an array, a list or a tuple: the pieces are an array for an array)
     elt = ty._elements(sig.type("arrays"))
     if isinstance(elt, T.Array):
         return T.List(T.Array(elt.ndim, "f"))

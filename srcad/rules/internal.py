@@ -2,6 +2,8 @@
 emits for things it resolves later (globals, attributes, methods of values of unknown type).
 """
 
+import functools
+
 from .. import runtime as rt
 from ..ir import types as T
 from ..ir.values import of_value
@@ -78,6 +80,9 @@ nondiff("srcad.shift_invariant", "x", out=ty.same("x"), fn=rt.stop_gradient, fre
         shape=sh.first, kind="elementwise")
 # a value of a type unknown while transforming, checked where it meets a differentiated one
 nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=0, shift="check")
+# SRCAD_DEBUG=types: a value checked to be of its inferred type (codegen/typechecks.py)
+nondiff("srcad.check_type", "v, expect, name, where", out=ty.none, fn=rt.check_type, impure=True, nouts=0,
+        shift="check")
 nondiff("srcad.shape_error", "where, message", out=ty.none, fn=rt.shape_error, impure=True, nouts=0)
 # grad's output, checked when its type is not known while transforming
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
@@ -223,10 +228,10 @@ defrule("builtins.list", "x=()", vjp="srcad.sequence_adjoint(g, x)",
 defrule("srcad.list_concat", "x, y", jvp=("t + srcad.zeros_like(y)", "srcad.zeros_like(x) + t"),
         vjp=("g[:len(x)]", "g[len(x):]"), out=lambda sig: T.join(sig.type("x"), sig.type("y")),
         linear=("x", "y"), copies=(0, 1), objects="items", complex="keeps", vmap=vmi.batched_items("x", "y"))
-defrule("srcad.list_repeat", "x, n", jvp={"x": "t * n"}, vjp={"x": "srcad.list_unrepeat(g, x)"},
-        out=ty.same("x"), linear=("x",), copies=(0,), objects="items", complex="keeps")
+defrule("srcad.list_repeat", "x, n", vjp={"x": "srcad.list_unrepeat(g, x)"},
+        out=ty.same("x"), fn=rt.list_repeat, linear=("x",), copies=(0,), objects="items", complex="keeps")
 defrule("srcad.list_unrepeat", "c, x",
-        vjp={"c": "g * (len(c) // len(g))"}, out=ty.same("x"), fn=rt.list_unrepeat,
+        vjp={"c": "srcad.list_repeat(g, len(c) // len(g))"}, out=ty.same("x"), fn=rt.list_unrepeat,
         linear=("c",), complex="keeps")
 defrule("srcad.copy_value", "x", vjp="g", out=ty.same("x"),
         fn=rt.copy_value, linear=("x",), shape=sh.first, copies=(0,), objects="items", complex="keeps",
@@ -295,14 +300,34 @@ defrule("srcad.dict_values", "d", vjp="srcad.dict_like(d, g)",
         out=_dict_parts(False), fn=rt.dict_values, fresh=False, linear=("d",), objects="items")
 defrule("srcad.dict_items", "d", vjp="srcad.items_cotangent(d, g)",
         out=_dict_parts(True), fn=rt.dict_items, fresh=False, linear=("d",), objects="items")
+def _dict_with_values(sig) -> T.Type:
+    """d's keys with the values v (a tuple, in the order of d's keys)."""
+    d, v = sig.type("d"), sig.type("v")
+    if isinstance(d, T.Dict) and isinstance(v, T.Tuple) and len(v.elts) == len(d.items):
+        return T.Dict(tuple((k, t) for (k, _), t in zip(d.items, v.elts)))
+    return d
+
+
+def _dict_with_pairs(sig) -> T.Type:
+    """d's keys, each value the zero of d's or one of the (key, value) pairs' values."""
+    d, pairs = sig.type("d"), sig.type("pairs")
+    if not isinstance(d, T.Dict) or not isinstance(pairs, T.Tuple):
+        return d
+    values = [p.elts[1] for p in pairs.elts if isinstance(p, T.Tuple) and len(p.elts) == 2]
+    if len(values) != len(pairs.elts):
+        return T.UNKNOWN
+    return T.Dict(tuple((k, functools.reduce(T.join, values, t)) for k, t in d.items))
+
+
 defrule("srcad.dict_like", "d, v", vjp={"v": "srcad.dict_values(g)"},
-        out=ty.same("d"), fn=rt.dict_like, linear=("v",))
+        out=_dict_with_values, fn=rt.dict_like, linear=("v",))
 defrule("srcad.items_cotangent", "d, pairs",
-        vjp={"pairs": "srcad.dict_items(g)"}, out=ty.same("d"), fn=rt.items_cotangent, linear=("pairs",))
+        vjp={"pairs": "srcad.dict_items(g)"}, out=_dict_with_pairs, fn=rt.items_cotangent, linear=("pairs",))
 # sorted(xs, key=k), min and max with key=: the order of the keys (frontend/higher_order.py)
 nondiff("srcad.sort_order", "keys, reverse=False", out=lambda sig: T.List(T.INT), fn=rt.sort_order)
 # `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
 defrule("srcad.iter", "x", jvp="srcad.iter_items(t)", vjp="srcad.iter_adjoint(g, x)", out=ty.unknown,
         fn=rt.iter_items, linear=("x",), objects="items", holds="first")
 defrule("srcad.iter_adjoint", "c, x", vjp={"c": "srcad.iter_items(g)"},
-        out=ty.same("x"), fn=rt.iter_adjoint, fresh=False, linear=("c",))
+        out=lambda sig: sig.type("x") if isinstance(sig.type("x"), T.Dict) else sig.type("c"),
+        fn=rt.iter_adjoint, fresh=False, linear=("c",))

@@ -45,13 +45,6 @@ EYE = "np.eye(np.shape(a)[-1])"
 _INV_VJP = f"-({TT}(ans) @ g @ {TT}(ans))"
 defrule("numpy.linalg.inv", "a", jvp="-(ans @ t @ ans)", vjp=_INV_VJP, out=SAME,
         shape=shn.same("a"), complex="keeps", complex_vjp=conjugated(_INV_VJP), vmap=vm.same)  # (stacks too)
-def _solve_type(sig) -> T.Type:
-    na, nb = ty._ndim_of(sig.type("a")), ty._ndim_of(sig.type("b"))
-    if na is None or nb is None:
-        return T.Array(None, "f")
-    return T.Array(na - 1 if nb == 1 else max(na, nb), "f")
-
-
 # a 1-d b is one vector (the stacks of a broadcast against it); otherwise the stacks of a
 # and b broadcast (the transform sums cotangents over broadcast dimensions)
 _BBAR = (f"(np.linalg.solve({TT}(a), np.expand_dims(g, -1))[..., 0] if np.ndim(b) == 1 "
@@ -65,7 +58,7 @@ defrule("numpy.linalg.solve", "a, b",
              "b": "np.linalg.solve(a, np.expand_dims(t, -1))[..., 0] if np.ndim(b) == 1 "
                   "else np.linalg.solve(a, t)"},
         vjp=_SOLVE_VJP, complex="keeps", complex_vjp={p: conjugated(v) for p, v in _SOLVE_VJP.items()},
-        out=_solve_type, broadcasts=("a", "b"), linear=("b",), shape=shn.solve)
+        out=ty.solved("a", "b"), broadcasts=("a", "b"), linear=("b",), shape=shn.solve)
 # det: d det(a) = tr(adj(a) da), with the adjugate computed without inverting a (from its
 # SVD), so that it exists at singular matrices too (srcad.adjugate, to second order)
 _ADJ_T = f"{TT}(srcad.adjugate(a))"

@@ -84,7 +84,7 @@ defrule("scipy.linalg.solve_triangular",
         let={"gb": _solve("g", f"0 if {_TRANS} else 1")},
         jvp={"a": f"-{_solve(_apply(_ST_DA, 'ans'), 'trans')}", "b": _solve("t", "trans")},
         vjp={"a": f"-{_tri(_ST_GA)}", "b": "gb"},
-        out=ty.rank("b"), broadcasts=("a", "b"), linear=("b",), accepts={"overwrite_b": (False,)},
+        out=ty.solved("a", "b"), broadcasts=("a", "b"), linear=("b",), accepts={"overwrite_b": (False,)},
         namespace=NS)
 
 # -- lu_factor: a[p] = L U, with X = L^-1 da[p] U^-1: dL = L tril(X, -1), dU = triu(X) U -----
@@ -111,7 +111,7 @@ for _name in ("expm", "logm"):
 defrule("scipy.linalg.solve_sylvester", "a, b, q", let={"y": f"linalg.solve_sylvester({TT}(a), {TT}(b), g)"},
         jvp={"a": "linalg.solve_sylvester(a, b, -(t @ ans))", "b": "linalg.solve_sylvester(a, b, -(ans @ t))",
              "q": "linalg.solve_sylvester(a, b, t)"},
-        vjp={"a": f"-(y @ {TT}(ans))", "b": f"-({TT}(ans) @ y)", "q": "y"}, out=ty.rank("q"),
+        vjp={"a": f"-(y @ {TT}(ans))", "b": f"-({TT}(ans) @ y)", "q": "y"}, out=ty.ranks("a", "b", "q"),
         linear=("q",), namespace=NS)
 
 # -- solve_banded: a x = b with a in band storage ----------------------------------------------
@@ -121,7 +121,7 @@ defrule("scipy.linalg.solve_banded",
         let={"gb": f"linalg.solve_banded({_LU_T}, srcad.band_transpose(ab, l_and_u), g)"},
         jvp={"ab": "-linalg.solve_banded(l_and_u, ab, srcad.band_matvec(t, ans, l_and_u))",
              "b": "linalg.solve_banded(l_and_u, ab, t)"},
-        vjp={"ab": "-srcad.band_outer(gb, ans, l_and_u)", "b": "gb"}, out=ty.rank("b"), linear=("b",),
+        vjp={"ab": "-srcad.band_outer(gb, ans, l_and_u)", "b": "gb"}, out=ty.solved("ab", "b"), linear=("b",),
         accepts={"overwrite_ab": (False,), "overwrite_b": (False,)}, namespace=NS)
 # the band helpers: band_transpose is linear, band_matvec and band_outer bilinear, and each
 # one's adjoint is another

@@ -292,6 +292,26 @@ def rank(name: str = "x", delta: int = 0, at_least: int = 0, kind: str | None = 
     return out
 
 
+def solved(a: str = "a", b: str = "b"):
+    """The solution x of a x = b for a stack of square matrices `a` (numpy.linalg.solve and
+    scipy.linalg's triangular and banded solvers): a 1-d b is one vector, solved against every
+    matrix of the stack (rank of a minus 1); otherwise the stacks of a and b broadcast."""
+    def out(sig) -> T.Type:
+        na, nb = _ndim_of(sig.type(a)), _ndim_of(sig.type(b))
+        if na is None or nb is None:
+            return T.Array(None, "f")
+        return T.Array(max(na - 1, 1) if nb == 1 else max(na, nb), "f")
+    return out
+
+
+def ranks(*names: str):
+    """A float array of the largest rank of `names` (their stacks broadcast)."""
+    def out(sig) -> T.Type:
+        nds = [_ndim_of(sig.type(n)) for n in names]
+        return T.Array(None if None in nds else max(nds), "f")
+    return out
+
+
 def _elements(t: T.Type) -> T.Type:
     if isinstance(t, T.List):
         return t.elt

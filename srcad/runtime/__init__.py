@@ -42,6 +42,7 @@ from .containers import (
     list_permute,
     list_pop,
     list_pop_at,
+    list_repeat,
     list_unextend,
     list_unpermute,
     list_unrepeat,
@@ -131,8 +132,9 @@ from .shaping import (
     unstack_like,
     untile,
 )
+from .typecheck import check_type
 
-__all__ = ["T", "loop_trips", "segment_bound", "segment_count", "segment_length",
+__all__ = ["T", "check_type", "loop_trips", "segment_bound", "segment_count", "segment_length",
            "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
            "array_adjoint", "assigned", "average_weights", "axis_sum", "average_weights_adjoint",
            "band_matvec",
@@ -150,7 +152,8 @@ __all__ = ["T", "loop_trips", "segment_bound", "segment_count", "segment_length"
            "interp_slope_adjoint", "interp_weights", "inverse_axes", "inverse_or_inf", "items_cotangent",
            "iter_adjoint", "iter_items", "join_like", "known", "kron_adjoint", "list_append", "list_extend",
            "list_insert", "list_permute", "list_pop", "list_pop_at", "list_unextend", "list_unpermute",
-           "list_unrepeat", "log_or_zero", "lu_rows", "max_of", "min_of", "outer_axes", "pad_adjoint",
+           "list_repeat", "list_unrepeat",
+           "log_or_zero", "lu_rows", "max_of", "min_of", "outer_axes", "pad_adjoint",
            "partition_order", "polyval_adjoint", "prod_hvp", "prod_partials", "quantile_adjoint",
            "quantile_tangent", "qr_operand", "reduceat_adjoint", "reduceat_tangent", "require_scalar",
            "rolled_axis", "running_extreme_index", "scalar_output", "shape_error",

@@ -41,8 +41,8 @@ def _sum_down(g, shape, array):
 def broadcast_like(t, ans):
     """Broadcast the tangent t to the shape of ans (where an input was broadcast)."""
     shape = np.shape(ans)
-    if np.shape(t) == shape:
-        return t
+    if np.shape(t) == shape:  # (a list's tangent is a list: typed, and returned, as an array)
+        return np.asarray(t) if isinstance(t, (list, tuple)) else t
     return t + _zeros_of(shape, t)
 
 

@@ -10,7 +10,8 @@ import numpy as np
 from .cotangents import add, zeros_like
 
 __all__ = ["list_append", "list_pop", "list_insert", "list_pop_at", "list_extend", "list_unextend",
-           "list_unrepeat", "iter_items", "iter_adjoint", "dict_values", "dict_items", "dict_like",
+           "list_repeat", "list_unrepeat",
+           "iter_items", "iter_adjoint", "dict_values", "dict_items", "dict_like",
            "items_cotangent", "sequence_adjoint", "array_adjoint", "sort_order",
            "list_permute", "list_unpermute"]
 
@@ -51,6 +52,11 @@ def list_unextend(c, ys):
     part = c[k:]
     return list(c[:k]), (tuple(part) if isinstance(ys, tuple) else np.array(part) if isinstance(
         ys, np.ndarray) else list(part))
+
+
+def list_repeat(x, n):
+    """xs * n for a list xs (generated code writes it so; templates name it)."""
+    return x * n
 
 
 def list_unrepeat(c, x):

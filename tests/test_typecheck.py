@@ -1,0 +1,79 @@
+"""SRCAD_DEBUG=types: generated code checks each value against the type srcad inferred for it
+(codegen/typechecks.py, runtime/typecheck.py). The types it found wrong (a list argument's
+tangent typed as an array, a batched solve against one vector typed at b's rank, the pieces of
+an array typed as a list, a repeated list typed as an array) stay right here, and a budget of
+fuzzed programs runs with the checks on."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from fuzz.run import run_seed
+from oracle import fd_grad_richardson
+from test_fuzz import CI_CONFIG
+
+import srcad
+from srcad.runtime import check_type
+
+RNG = np.random.default_rng(5)
+
+
+@pytest.fixture
+def checked(monkeypatch):
+    monkeypatch.setattr(srcad.config, "debug", "types")
+
+
+def test_check_type_accepts_and_refuses():
+    check_type(np.ones((2, 3)), ("array", 2, (2, 3), "f"), "x", "here")
+    check_type(1.5, ("number",), "x", "here")
+    check_type([1.0], ("list",), "x", "here")
+    check_type(3, ("array", 0, None, "i"), "n", "here")
+    for value, expect in [([1.0, 2.0], ("array", 1, None, "f")), (np.ones(3), ("array", 2, None, "f")),
+                          (np.ones(3), ("array", 1, (4,), "f")), (2.5, ("array", 0, None, "i")),
+                          (np.ones(2, complex), ("array", 1, None, "f")), ((1.0,), ("list",))]:
+        with pytest.raises(AssertionError, match="srcad inferred"):
+            check_type(value, expect, "v", "f.py:3")
+
+
+def batched_solve(a, b):
+    return np.sum(np.sin(scipy.linalg.solve_triangular(a + 3.0 * np.eye(3), b)) ** 2)
+
+
+def stacked_rows(x):
+    return np.sum(np.concatenate(x) ** 3)
+
+
+def power_of_list(x):
+    return np.sum(np.linalg.matrix_power(x + np.eye(3), 2) * np.arange(9.0).reshape(3, 3))
+
+
+def repeated(x):
+    xs = [x[0], x[1] * x[2]] * 3
+    return np.sum(np.array(xs) ** 2 * np.arange(6.0))
+
+
+def test_the_types_it_found_wrong_are_right(checked):
+    a, b = RNG.normal(size=(2, 3, 3)), RNG.normal(size=3)
+    g = srcad.grad(batched_solve, argnums=(0, 1))
+    assert "_check_type(" in srcad.source(g, a, b)
+    for got, i in zip(g(a, b), (0, 1)):
+        assert np.allclose(got, fd_grad_richardson(batched_solve, (a, b), i), rtol=1e-6, atol=1e-8)
+    x = RNG.normal(size=(2, 3))
+    assert np.allclose(srcad.hessian(stacked_rows)(x).reshape(6, 6),
+                       np.diag(6.0 * x.ravel()), atol=1e-9)  # (d^2/dx^2 of x^3, each entry alone)
+    m = (0.3 * RNG.normal(size=(3, 3))).tolist()
+    v = (RNG.normal(size=(3, 3))).tolist()
+    gm = srcad.grad(power_of_list)
+    _, hv = srcad.jvp(gm, (m,), (v,))  # (forward over reverse: the tangent of a list argument)
+    step = 1e-5
+    fd = (np.asarray(gm((np.asarray(m) + step * np.asarray(v)).tolist()))
+          - np.asarray(gm((np.asarray(m) - step * np.asarray(v)).tolist()))) / (2 * step)
+    assert np.allclose(np.asarray(hv), fd, rtol=1e-6, atol=1e-7)
+    x = RNG.normal(size=3)
+    assert np.allclose(srcad.grad(repeated)(x), fd_grad_richardson(repeated, (x,)), rtol=1e-7)
+
+
+@pytest.mark.parametrize("index", range(12))
+def test_fuzzed_programs_with_type_checks(index, checked, tmp_path):
+    result = run_seed(f"types:{index}", CI_CONFIG, str(tmp_path))
+    assert result["outcome"] not in ("crash", "wrong"), result.get("source", "") + "\n" + "\n".join(
+        f"{f['kind']}: {f['message']}" for f in result["findings"])
