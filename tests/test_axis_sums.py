@@ -126,3 +126,17 @@ def test_lists_not_counted_stay_exact(fn):
 def test_a_loop_that_runs_no_times():
     checked_source(no_iterations, (U[:5], np.zeros(0)), (0,))
 
+
+# -- views written as the array's attribute or subscript (Rule.python) ------------------------
+
+def views(x, m):
+    a = np.expand_dims(x, 0) * np.expand_dims(x, -1) + np.transpose(m) @ np.expand_dims(x, 1)
+    b = np.expand_dims(np.expand_dims(x, 0), 1) * np.transpose(np.expand_dims(m, 0))
+    return np.sum(np.sin(a)) + np.sum(np.cos(b) * np.arange(np.size(b)).reshape(b.shape))
+
+
+def test_views_are_attributes_and_subscripts():
+    src = checked_source(views, (U[:4], RNG.normal(size=(4, 4))), (0, 1))
+    src = "\n".join(line for line in src.splitlines() if not line.strip().startswith("#"))
+    assert "np.expand_dims" not in src and "np.transpose" not in src
+    assert "[None]" in src and "[:, None]" in src and ".T" in src

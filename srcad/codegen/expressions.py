@@ -36,12 +36,16 @@ def _known_rank(args) -> bool:
         and args[0].type.ndim is not None and args[0].type.ndim > 0
 
 
-def _array_form(rule, a: list, args, kw) -> gast.expr | None:
-    """The call written as a method of its array argument (Rule.method), or None."""
-    if rule.method and _known_rank(args):  # (a 0-d value may be a Python float: the tangent of z - 1.0)
-        # (Rule.method: reductions as array methods, the same result a few microseconds sooner
-        # per call: np.sum(x) goes through a Python wrapper to x.sum())
-        return _call(_attr(a[0], rule.method), a[1:], kw)
+def _python_form(form: str, a: list, args, kw) -> gast.expr | None:
+    """A view written as the array's attribute or subscript (Rule.python), or None."""
+    if form == "T" and not kw and all(isinstance(x, Const) and x.value is None for x in args[1:]):
+        return _attr(a[0], "T")
+    if form == "newaxis" and not kw and len(args) == 2 and isinstance(args[1], Const) \
+            and type(args[1].value) is int and -args[0].type.ndim - 1 <= args[1].value <= args[0].type.ndim:
+        k = args[1].value % (args[0].type.ndim + 1)
+        parts = [gast.Slice(lower=None, upper=None, step=None)] * k + [gast.Constant(value=None, kind=None)]
+        key = parts[0] if len(parts) == 1 else gast.Tuple(elts=parts, ctx=gast.Load())
+        return gast.Subscript(value=a[0], slice=key, ctx=gast.Load())
     return None
 
 
@@ -191,5 +195,13 @@ class ExprEmitter:
             return _call(_attr(a[0], member), a[1:], kw)
         if p == "numpy.where" and not kw and _picks_number(op, args):  # (np.where is ~1 µs on numbers)
             return gast.IfExp(test=a[0], body=a[1], orelse=a[2])
-        form = _array_form(rule, a, args, kw)
-        return form if form is not None else _call(self.callee(rule), a, kw)
+        if rule.python and _known_rank(args):
+            form = _python_form(rule.python, a, args, kw)
+            if form is not None:
+                return form
+        if rule.method and args and isinstance(args[0], Var) and isinstance(args[0].type, T.Array) \
+                and args[0].type.ndim:  # (a 0-d value may be a Python float: the tangent of z - 1.0)
+            # (Rule.method: reductions as array methods, the same result a few microseconds sooner
+            # per call: np.sum(x) goes through a Python wrapper to x.sum())
+            return _call(_attr(a[0], rule.method), a[1:], kw)  # x.sum(): skips np.sum's Python layer
+        return _call(self.callee(rule), a, kw)

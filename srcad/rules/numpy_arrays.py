@@ -149,7 +149,7 @@ alias("numpy.matmul", "operator.matmul", cheap="", foldable=False, type_errors="
 defrule("numpy.transpose", "a, axes=None",
         vjp={"a": "np.transpose(g, srcad.inverse_axes(axes))"}, out=ty.same("a"), fresh=False,
         linear=("a",), kind="view", complex="keeps", shape=sh.transpose, batch=bt.transpose, keeps_kind=True,
-        vmap=vm.transposed, numba="contiguous")
+        vmap=vm.transposed, python="T", numba="contiguous")
 defrule("numpy.reshape", "a, shape=None, order='C'", jvp={"a": "np.reshape(t, shape, order=order)"},
         vjp={"a": "np.reshape(g, np.shape(a), order=order)"}, out=ty.from_shape("shape"), fresh=False,
         linear=("a",), shape=sh.reshape, batch=bt.reshape, keeps_kind=True, complex="keeps", vmap=vm.reshaped)

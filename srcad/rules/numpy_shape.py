@@ -80,7 +80,7 @@ view("numpy.swapaxes", "a, axis1, axis2", "np.swapaxes(g, axis1, axis2)",
      SAME, "a", shape=shn.swapaxes, keeps_kind=True, kind="view", vmap=vm.moved_axes)
 view("numpy.expand_dims", "a, axis", "np.reshape(g, np.shape(a))",
      _expand_dims_type, "a", shape=shn.expand_dims, keeps_kind=True, kind="view", complex="keeps",
-     batch=bt.reshape, vmap=vm.reshaped)
+     batch=bt.reshape, vmap=vm.reshaped, python="newaxis")
 view("numpy.squeeze", "a, axis=None", "np.reshape(g, np.shape(a))",
      ty.array(None), "a", shape=shn.squeeze, keeps_kind=True, kind="view", complex="keeps",
      batch=bt.reshape, vmap=vm.reshaped)

@@ -125,6 +125,10 @@ class Rule:
     # "sub", "mul", "div", "neg", "exp", "log" (elementwise), "sum", "mean" (reductions),
     # "extremum" (max/min: a candidate, and a reduction), "same" (the value itself), "check" (no result)
     shift: str = ""
+    # how the CPython printer writes it when its first argument is an array of known rank:
+    # "T" (x.T; the other arguments at their defaults), "newaxis" (x[:, None] for a literal axis):
+    # the same view, without a NumPy function's Python layer (~1-2 µs a call)
+    python: str = ""
     numba: str = ""  # how the numba target prints it: "push"/"pop" (a stack of the backward sweep,
     # an array with a fill count), "contiguous" (a transpose, copied to C order so that the products
     # numba compiles take one layout), "matmul" (`@`: an outer product is a scalar loop), or the name

@@ -8,13 +8,13 @@ def grad_reductions(x):
     _t6 = x.sum(axis=1)
     # adjoint of line 72: + np.prod(x[0]) + np.max(x) + np.min(x, axis=1).sum() + x.mean() +...
     _t8 = _t6 == _t6.max()
-    x_bar = np.expand_dims(np.where(_t8, 1.0 / _t8.sum(), 0.0), 1) + _broadcast_to(1.0, (2, 3)) / 6
-    _t16 = x == np.expand_dims(x.min(axis=1), 1)
-    x_bar += np.where(_t16, np.expand_dims(1.0 / _t16.sum(axis=1), 1), 0.0)
+    x_bar = np.where(_t8, 1.0 / _t8.sum(), 0.0)[:, None] + _broadcast_to(1.0, (2, 3)) / 6
+    _t16 = x == x.min(axis=1)[:, None]
+    x_bar += np.where(_t16, (1.0 / _t16.sum(axis=1))[:, None], 0.0)
     _t21 = x == _t4
     x_bar += np.where(_t21, 1.0 / _t21.sum(), 0.0)
     x_bar[0] += _prod_partials(_t3, None)
     # adjoint of line 71: return (np.sum(x, axis=1).dot(np.mean(x, axis=1, keepdims=True).rav...
     x_bar += _broadcast_to(np.reshape(_t0, (2, 1)), (2, 3)) * 0.3333333333333333
-    x_bar += np.expand_dims(_t2, 1)
+    x_bar += _t2[:, None]
     return x_bar
