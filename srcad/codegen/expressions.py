@@ -49,6 +49,17 @@ def _python_form(form: str, a: list, args, kw) -> gast.expr | None:
     return None
 
 
+def _array_form(rule, a: list, args, kw) -> gast.expr | None:
+    """The call written with its array argument (of known rank > 0; a 0-d value may be a
+    Python float, the tangent of z - 1.0): a view as its attribute or subscript (Rule.python),
+    a reduction as its method (Rule.method: x.sum() skips np.sum's Python layer, a few µs)."""
+    if rule.python:
+        form = _python_form(rule.python, a, args, kw)
+        if form is not None:
+            return form
+    return _call(_attr(a[0], rule.method), a[1:], kw) if rule.method else None
+
+
 def _same(found, fn) -> bool:
     """The object a dotted path names is the rule's function (a bound method of a ufunc, such
     as np.maximum.accumulate, is a new but equal object at each read)."""
@@ -195,13 +206,5 @@ class ExprEmitter:
             return _call(_attr(a[0], member), a[1:], kw)
         if p == "numpy.where" and not kw and _picks_number(op, args):  # (np.where is ~1 µs on numbers)
             return gast.IfExp(test=a[0], body=a[1], orelse=a[2])
-        if rule.python and _known_rank(args):
-            form = _python_form(rule.python, a, args, kw)
-            if form is not None:
-                return form
-        if rule.method and args and isinstance(args[0], Var) and isinstance(args[0].type, T.Array) \
-                and args[0].type.ndim:  # (a 0-d value may be a Python float: the tangent of z - 1.0)
-            # (Rule.method: reductions as array methods, the same result a few microseconds sooner
-            # per call: np.sum(x) goes through a Python wrapper to x.sum())
-            return _call(_attr(a[0], rule.method), a[1:], kw)  # x.sum(): skips np.sum's Python layer
-        return _call(self.callee(rule), a, kw)
+        form = _array_form(rule, a, args, kw) if _known_rank(args) else None
+        return form if form is not None else _call(self.callee(rule), a, kw)
