@@ -164,6 +164,7 @@ INTERNAL = {
     "srcad.array_adjoint": "numpy.array rows",
     "srcad.T": "matmul/dot rows",
     "srcad.clip_mask": "clip rows",
+    "srcad.not_a_count": "scipy.stats' discrete distributions: rule_specs_stats (counts of both kinds)",
     "srcad.inverse_axes": "transpose rows",
     "srcad.stop_gradient": "test_api.test_stop_gradient_hand_derived",
     "srcad.shift_invariant": "test_shifts (against finite differences and hand-derived Jacobians)",

@@ -213,5 +213,5 @@ defrule("srcad.bound", "x, name", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x
 nondiff("srcad.unbound", "name", out=lambda sig: T.BOTTOM, fn=rt.unbound, raises="always")
 # a parameter a source implementation (rules/scipy_stats.py) treats as data: an error if differentiated
 nondiff("srcad.data_only", "x, what=''", out=lambda sig: sig.type("x"), fn=rt.data_only, refuses=("x",),
-        shape=shn.same("x"))
+        shape=shn.same("x"), foldable=True)
 nondiff("srcad.require_scalar", "x, what=''", out=ty.scalar_float, fn=rt.require_scalar, raises="always")

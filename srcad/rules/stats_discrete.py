@@ -16,7 +16,7 @@ from .stats_continuous import _valid
 def _count(k, loc, what):
     """The count k - loc, and where it is not a whole number >= 0."""
     k = srcad.data_only(k, what) - srcad.data_only(loc, "loc")
-    return k, (k < 0.0) | (np.floor(k) != k)
+    return k, srcad.not_a_count(k)
 
 
 # -- discrete: log-probabilities and probabilities ---------------------------------------------

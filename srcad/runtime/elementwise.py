@@ -9,7 +9,7 @@ import numpy as np
 
 from .broadcasting import unbroadcast
 
-__all__ = ["log_or_zero", "clip_mask", "select_rest", "select_choices_adjoint"]
+__all__ = ["log_or_zero", "clip_mask", "not_a_count", "select_rest", "select_choices_adjoint"]
 
 
 def log_or_zero(x):
@@ -18,6 +18,14 @@ def log_or_zero(x):
     if isinstance(x, np.ndarray):
         return np.log(np.where(x == 0.0, 1.0, x))
     return float(np.log(x)) if x != 0.0 else 0.0
+
+
+def not_a_count(k):
+    """Where k is not a whole number >= 0 (where scipy.stats' discrete distributions have
+    log-probability -inf): an integer array needs only its sign, not np.floor."""
+    if isinstance(k, (int, np.integer)) or getattr(getattr(k, "dtype", None), "kind", "f") in "iub":
+        return k < 0
+    return (k < 0.0) | (np.floor(k) != k)
 
 
 def clip_mask(x, lo, hi):
