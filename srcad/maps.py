@@ -35,6 +35,7 @@ from .errors import ArgumentError, SrcadError
 from .forms import linearized_form, positional_arity, vmap_form
 from .identifiers import identifier
 from .ir import types as T
+from .ir.kinds import array_library
 from .ir.values import of_value
 from .pickling import pickles_as_call
 from .pipeline import Spec
@@ -74,9 +75,30 @@ def _batch_size(args, axes) -> int:
 def _stack(results, out_axes: int):
     leaves = [flatten(r) for r in results]
     spec = leaves[0][1]
-    stacked = [np.moveaxis(np.stack([np.asarray(lv[0][k]) for lv in leaves]), 0, out_axes)
-               for k in range(len(leaves[0][0]))]
-    return unflatten(spec, stacked)
+    count = len(leaves[0][0])
+    return unflatten(spec, [_stacked([lv[0][k] for lv in leaves], out_axes) for k in range(count)])
+
+
+def _stacked(items: list, out_axes: int):
+    """The per-example results stacked along out_axes, in their own array library: a dask
+    array's stay lazy (NumPy's dispatch), an array-API array's stack in its namespace; never
+    converted to NumPy."""
+    if array_library(items[0]) is None:
+        return np.moveaxis(np.stack([np.asarray(x) for x in items]), 0, out_axes)
+    if hasattr(items[0], "__array_function__"):  # (dask, CuPy)
+        return np.moveaxis(np.stack(items), 0, out_axes)
+    xp = items[0].__array_namespace__()
+    out = xp.stack(items)
+    return out if out_axes % out.ndim == 0 else xp.moveaxis(out, 0, out_axes)
+
+
+def _example(a, ax, b: int):
+    """Example b of argument a along axis ax (a itself for ax None), in a's own library."""
+    if ax is None:
+        return a
+    if array_library(a) is None or hasattr(a, "__array_function__"):
+        return np.take(a, b, axis=ax)
+    return a[(slice(None),) * (ax % a.ndim) + (b, ...)]  # (the array API has no np.take of an int)
 
 
 class VmapTransformed(Transformed):
@@ -222,8 +244,7 @@ def vmap(fun: Callable[..., Any], in_axes: int | None | Sequence[int | None] = 0
             vt.reason = "the vectorised code raised ZeroDivisionError or OverflowError"
         elif full is None and isinstance(vt, VmapTransformed):
             vt.reason = f"its parameters are not all positional, or {len(args)} arguments do not bind to them"
-        results = [fun(*[a if ax is None else np.take(a, b, axis=ax) for a, ax in zip(args, axes)])
-                   for b in range(n)]
+        results = [fun(*[_example(a, ax, b) for a, ax in zip(args, axes)]) for b in range(n)]
         return _stack(results, out_axes)
 
     def code():

@@ -82,8 +82,8 @@ if scipy is not None:
              p=uniform(0.1, 0.9, 4))
         stat(f"geom.{_fn}", f"scipy.stats.geom.{_fn}(k + 1, p)", k=K, p=uniform(0.1, 0.9))
 
-    stat("poisson.pmf", "scipy.stats.poisson.pmf(np.array([0.0, 1.5, -1.0, 3.0]), mu)", mu=uniform(0.5, 4.0, 4),
-         note="float counts, some not counts (pmf 0)")
+    stat("poisson.pmf", "scipy.stats.poisson.pmf(np.array([0.0, 1.5, -1.0, 3.0]), mu)",
+         mu=uniform(0.5, 4.0, 4), note="float counts, some not counts (pmf 0)")
     stat("poisson.logpmf", "scipy.stats.poisson.logpmf(3, mu) + scipy.stats.poisson.logpmf(2.0, mu)",
          mu=uniform(0.5, 4.0), note="a Python int and a float count")
 

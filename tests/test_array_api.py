@@ -212,3 +212,19 @@ def test_a_vjp_whose_backward_sweep_gets_no_array_still_gives_the_namespaces():
 def test_other_transformations_still_refuse_namespace_arrays():
     with pytest.raises(srcad.TypeSupportError, match="value_and_grad, jvp and vjp only"):
         srcad.jacfwd(mlp_loss)(xp.asarray(W1), xp.asarray(X), xp.asarray(Y))
+
+
+def _namespace_rows(x):
+    return xp.sum(xp.sin(x) * x)
+
+
+def test_vmap_keeps_the_namespaces_arrays():
+    """vmap of namespace arrays runs once per example (the vectorised code is NumPy's) and
+    stacks the results in the namespace: nothing is converted to NumPy."""
+    rows = xp.asarray(RNG.normal(size=(4, 3)))
+    got = srcad.vmap(_namespace_rows)(rows)
+    assert type(got) is type(rows)
+    want = [float(np.sum(np.sin(r) * r)) for r in np.from_dlpack(rows)]
+    assert np.allclose(np.from_dlpack(got), want)
+    cols = srcad.vmap(lambda c: xp.sin(c) * 2.0, in_axes=1, out_axes=1)(rows)
+    assert type(cols) is type(rows) and np.allclose(np.from_dlpack(cols), 2.0 * np.sin(np.from_dlpack(rows)))

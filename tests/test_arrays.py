@@ -167,3 +167,12 @@ def test_cupy_arrays_on_a_gpu():
     g = srcad.grad(least_squares)(w, cp.asarray(X), cp.asarray(Y))
     assert isinstance(g, cp.ndarray)
     assert_tree_close(cp.asnumpy(g), 2.0 / len(Y) * X.T @ (X @ W - Y))
+
+
+def test_vmap_of_dask_arrays_stays_lazy():
+    """vmap over a dask array runs once per example (dask's calls) and stacks lazily."""
+    x = np.random.default_rng(3).normal(size=(6, 4))
+    rows = da.from_array(x, chunks=(3, 4))
+    got = srcad.vmap(lambda r: np.sum(np.sin(r) * r))(rows)
+    assert isinstance(got, da.Array)
+    assert np.allclose(got.compute(), np.sum(np.sin(x) * x, axis=1))
