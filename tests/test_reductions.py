@@ -115,3 +115,21 @@ def test_sum_of_a_product_is_the_diagonal_of_a_product_computed_anyway(n, d):
     assert "np.diagonal(" in src and "(xc * " not in src, src
     src = checked_source(centred, args, (2,))  # (without L's cotangent there is no product to read)
     assert "np.diagonal(" not in src, src
+
+
+def two_masked(x, y):
+    m = x > 0.2
+    return np.sum(np.where(m, 0.0, np.sin(x) * y) + np.where(m, 0.0, x * x))
+
+
+def test_two_wheres_of_one_mask_added_are_one_where():
+    """where(m, 0, a) + where(m, 0, b) is where(m, 0, a + b) (passes/simplify.py): one np.where
+    fewer (the value here; the adjoints of scipy.stats' discrete log-densities), exactly."""
+    args = (rng.normal(size=7), rng.normal(size=7))
+    checked_source(two_masked, args, (0, 1))
+    src = srcad.source(srcad.value_and_grad(two_masked, argnums=(0, 1)), *args)
+    code = "\n".join(line for line in src.splitlines() if not line.strip().startswith("#"))
+    assert code.count("np.where(") == 3, src  # (the value, x_bar, y_bar: one each)
+    x = np.array([0.5, -0.3, np.inf, 0.1])  # (inf where the mask picks 0: value and gradient finite)
+    v, (gx, gy) = srcad.value_and_grad(two_masked, argnums=(0, 1))(x, np.ones(4))
+    assert np.isfinite(v) and np.isfinite(gy).all() and v == two_masked(x, np.ones(4))

@@ -220,7 +220,27 @@ class Simplifier(KnownPieces, UniformIdentities):
         if x == y and isinstance(x, Var) and atom_type(x) == op.out.type and (
                 isinstance(x.type, T.Float) or (isinstance(x.type, T.Array) and x.type.kind == "f")):
             return dataclasses.replace(op, prim="operator.mul", args=(Const(2.0), x))  # t + t is 2 t (exact)
-        return None
+        return self.joined_wheres(op, x, y)
+
+    def joined_wheres(self, op: Apply, x: Atom, y: Atom):
+        """where(m, 0, a) + where(m, 0, b) is where(m, 0, a + b) (the zero in either branch, the
+        same in both), when each where is used only here: one np.where fewer, exactly (0 + 0 is 0)."""
+        dx, dy = (self.defs.get(v) if isinstance(v, Var) else None for v in (x, y))
+        if not (dx and dy and dx.prim == dy.prim == "numpy.where" and len(dx.args) == len(dy.args) == 3) \
+                or dx.kw or dy.kw or dx.args[0] != dy.args[0] or self.uses[x] != 1 or self.uses[y] != 1:
+            return None
+        zeros = [i for i in (1, 2) if _is_num(dx.args[i], 0) and _is_num(dy.args[i], 0)]
+        if len(zeros) != 1:
+            return None
+        a, b = dx.args[3 - zeros[0]], dy.args[3 - zeros[0]]
+        shape = broadcast(T.shape_of(atom_type(a)), T.shape_of(atom_type(b)))
+        if shape is None or not (_floaty(a) and _floaty(b)):
+            return None
+        arrays = any(isinstance(atom_type(v), T.Array) for v in (a, b))
+        inner = self.fresh(T.Array(len(shape), "f", shape) if arrays else T.Float())
+        self.pending.append(Apply((inner,), "operator.add", (a, b), (), op.loc))
+        picks = (Const(0.0), inner) if zeros[0] == 1 else (inner, Const(0.0))
+        return dataclasses.replace(op, prim="numpy.where", args=(dx.args[0],) + picks)
 
     def masked(self, op: Apply):
         """In adjoint code `where(m, g, 0) * y` is `where(m, g * y, 0)` (and likewise for /,
