@@ -42,7 +42,7 @@ class JvpTransformed(Transformed):
     def __init__(self, fn, kind: str = "jvp", target: str = "python"):
         super().__init__(fn, Spec(kind, (), True, False, target=target))
         self._gate.reason = "it has a tangent"
-        self._gate.arrays = kind == "jvp" and target == "python"  # (dask, array API: namespaces.py)
+        self._gate.arrays = kind in ("jvp", "tangent") and target == "python"  # (dask, array API; hvp)
 
     def _recipe(self) -> tuple:
         what = f"srcad.jvp of {getattr(self.fn, '__qualname__', 'a function')}"

@@ -405,6 +405,7 @@ def hvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     if len(primals) != len(tangents):
         raise ArgumentError(f"hvp: {len(primals)} primals but {len(tangents)} tangents")
     gate = Gate(f"hvp of {getattr(fun, '__qualname__', 'f')}", as_python_function(fun), "it has a tangent")
+    gate.arrays = target == "python"  # (dask, array API: namespaces.py; jvp of grad takes them)
     primals, tangents = admit_tangents(gate, primals, tangents, _names(fun))
     positions = tuple(i for i, t in enumerate(tangents) if t is not None)
     if not positions:

@@ -23,7 +23,7 @@ code under `guard`: a dask array the code would compute (float(x), a NumPy array
 np.asarray, a branch on a traced value) raises a TypeSupportError at the user's line instead of
 computing behind the user's back; for an array-API namespace, whatever the code needs that the
 namespace lacks (lending.Lacks: np.add.at, a NumPy array mixed in, np.einsum) is one too. Only
-grad, value_and_grad, jvp and vjp take them (the type gate refuses them elsewhere); any other error the
+grad, value_and_grad, jvp, vjp and hvp take them (the type gate refuses them elsewhere); any other error the
 code raises on them (NumPy refusing a dask array where it writes into its own: np.add.at, item
 assignment) is a TypeSupportError at the user's line too. Runtime helpers make their zeros with
 np.zeros_like of the array they stand for, never a full-size NumPy array
@@ -262,8 +262,8 @@ def refusal_hint(x) -> str:
     """Why an array of another library is not differentiated (for the type gate's error)."""
     module = type(x).__module__.split(".")[0]
     if library(x) is not None:
-        return ("arrays of this library are differentiated by srcad.grad, value_and_grad, jvp and vjp "
-                "only: use one of those, or convert it first (x.compute() for dask)")
+        return ("arrays of this library are differentiated by srcad.grad, value_and_grad, jvp, vjp and "
+                "hvp only: use one of those, or convert it first (x.compute() for dask)")
     if module in ("jax", "jaxlib"):
         return ("JAX arrays are immutable, and srcad's derivative code writes into the arrays it makes "
                 "(cotangent buffers of loops and slices), so srcad does not run it on them and never "

@@ -209,8 +209,19 @@ def test_a_vjp_whose_backward_sweep_gets_no_array_still_gives_the_namespaces():
     assert_tree_close(np.from_dlpack(v_bar), fd_grad_richardson(_xp_fn(doubled_sum), (V,), 0) * 1.5)
 
 
+def _sin_times(x):
+    return np.sum(np.sin(x) * x)
+
+
+def test_hvp_of_namespace_arrays_is_the_hand_derived_hessian_times_v():
+    x, v = RNG.normal(size=5), RNG.normal(size=5)
+    got = srcad.hvp(_sin_times, (xp.asarray(x),), (xp.asarray(v),))
+    assert type(got) is type(xp.asarray(x))
+    assert np.allclose(np.from_dlpack(got), (2.0 * np.cos(x) - x * np.sin(x)) * v)  # (a diagonal Hessian)
+
+
 def test_other_transformations_still_refuse_namespace_arrays():
-    with pytest.raises(srcad.TypeSupportError, match="value_and_grad, jvp and vjp only"):
+    with pytest.raises(srcad.TypeSupportError, match="value_and_grad, jvp, vjp and hvp only"):
         srcad.jacfwd(mlp_loss)(xp.asarray(W1), xp.asarray(X), xp.asarray(Y))
 
 

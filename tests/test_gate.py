@@ -71,7 +71,8 @@ def total(x):
 
 def test_foreign_arrays_as_differentiated_arguments_are_refused():
     """ndarray subclasses everywhere; dask and array-API-only arrays wherever they are not
-    supported (grad, value_and_grad, jvp and vjp take them: tests/test_arrays.py, tests/test_array_api.py)."""
+    supported (grad, value_and_grad, jvp, vjp and hvp take them: tests/test_arrays.py,
+    tests/test_array_api.py)."""
     import array_api_strict as xp  # (both in the test extras)
     import dask.array as dask_array
 
@@ -83,7 +84,7 @@ def test_foreign_arrays_as_differentiated_arguments_are_refused():
                 thunk()
 
 
-TAKE_ARRAYS = ("grad", "value_and_grad", "jvp", "vjp")  # (dask and array-API arrays: namespaces.py)
+TAKE_ARRAYS = ("grad", "value_and_grad", "jvp", "vjp", "hvp")  # (dask and array-API arrays: namespaces.py)
 
 
 def scaled_by(x, c):
