@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = ["einsum"]
 
+
 def einsum(*operands, **kw):
     """np.einsum(*operands, **kw); two NumPy arrays in the string form go through np.matmul."""
     if kw or len(operands) != 3 or not isinstance(operands[0], str) \
