@@ -72,6 +72,30 @@ def test_the_types_it_found_wrong_are_right(checked):
     assert np.allclose(srcad.grad(repeated)(x), fd_grad_richardson(repeated, (x,)), rtol=1e-7)
 
 
+def reversed_plus(x, y):
+    c0 = lambda a: a * (y[-1][-1] + a[::-1])  # noqa: E731 (a float plus an array: the tangents too)
+    return np.sum(c0(np.linspace(-0.8, 0.9, 8).reshape((4, 2)) @ x[[1, 2]]))
+
+
+def test_a_float_tangent_plus_an_array_one_is_an_array(checked):
+    """srcad.add of a float's tangent and an array's was typed as the float (fuzz 8200:1073)."""
+    x, y = RNG.normal(size=4), RNG.normal(size=(1, 4))
+    hess = srcad.hessian(reversed_plus, argnums=1)(x, y).reshape(4, 4)
+    step, want = 1e-4, np.zeros((4, 4))
+
+    def at(i, j, di, dj):
+        z = y.copy()
+        z[0, i] += di
+        z[0, j] += dj
+        return reversed_plus(x, z)
+
+    for i in range(4):
+        for j in range(4):  # (central second differences of f itself)
+            want[i, j] = (at(i, j, step, step) - at(i, j, step, -step) - at(i, j, -step, step)
+                          + at(i, j, -step, -step)) / (4 * step ** 2)
+    assert np.allclose(hess, want, atol=1e-5)
+
+
 @pytest.mark.parametrize("index", range(12))
 def test_fuzzed_programs_with_type_checks(index, checked, tmp_path):
     result = run_seed(f"types:{index}", CI_CONFIG, str(tmp_path))

@@ -114,7 +114,25 @@ defrule("srcad.broadcast_like", "v, like",
         vjp={"v": "srcad.unbroadcast(g, v)"}, out=ty.same("like"), fn=rt.broadcast_like,
         fresh=False, linear=("v",), shape=sh.second,
         readonly=True, complex="keeps", vmap=vmi.broadcast_up)  # (v itself when it has the shape already)
-defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=ty.same("x"), fn=rt.add,
+def _added(sig) -> T.Type:
+    """srcad.add: containers of the same structure, leaf by leaf; a sequence and an array, or
+    numbers and arrays, as NumPy adds them (a float tangent plus an array one is an array)."""
+    x, y = sig.type("x"), sig.type("y")
+    if isinstance(x, (T.List, T.Tuple, T.Dict)) and isinstance(y, (T.List, T.Tuple, T.Dict)):
+        return x
+    if isinstance(x, T.NoneT):
+        return y
+    if isinstance(y, T.NoneT) or x == y:
+        return x
+    out = ty.arith("x", "y")(sig)
+    for t, other in ((x, y), (y, x)):  # (an array and a number: the array's type, shape and all)
+        if isinstance(t, T.Array) and not isinstance(other, T.Array) and isinstance(out, T.Array) \
+                and t.ndim == out.ndim and t.kind == out.kind:
+            return t
+    return out
+
+
+defrule("srcad.add", "x, y", jvp=("t", "t"), vjp=("g", "g"), out=_added, fn=rt.add,
         linear=("x", "y"), complex="keeps", vmap=vmi.added)
 defrule("srcad.scatter_add", "acc, idx, v",
         jvp={"acc": "t", "v": "srcad.scatter_add(srcad.zeros_like(acc), idx, t)"},
