@@ -96,7 +96,7 @@ def test_a_float_tangent_plus_an_array_one_is_an_array(checked):
     assert np.allclose(hess, want, atol=1e-5)
 
 
-@pytest.mark.parametrize("index", range(12))
+@pytest.mark.parametrize("index", range(6))  # (long campaigns run outside CI: docs/reliability.md)
 def test_fuzzed_programs_with_type_checks(index, checked, tmp_path):
     result = run_seed(f"types:{index}", CI_CONFIG, str(tmp_path))
     assert result["outcome"] not in ("crash", "wrong"), result.get("source", "") + "\n" + "\n".join(
