@@ -222,6 +222,16 @@ class Simplifier(KnownPieces, UniformIdentities):
             return dataclasses.replace(op, prim="operator.mul", args=(Const(2.0), x))  # t + t is 2 t (exact)
         return self.joined_wheres(op, x, y)
 
+    def elementwise(self, prim: str, operands: tuple, loc) -> Var | None:
+        """prim(*operands), float operands of known shapes, emitted before the rewritten op (or None)."""
+        shape = broadcast(*(T.shape_of(atom_type(v)) for v in operands))
+        if shape is None or not all(map(_floaty, operands)):
+            return None
+        arrays = any(isinstance(atom_type(v), T.Array) for v in operands)
+        inner = self.fresh(T.Array(len(shape), "f", shape) if arrays else T.Float())
+        self.pending.append(Apply((inner,), prim, operands, (), loc))
+        return inner
+
     def joined_wheres(self, op: Apply, x: Atom, y: Atom):
         """where(m, 0, a) + where(m, 0, b) is where(m, 0, a + b) (the zero in either branch, the
         same in both), when each where is used only here: one np.where fewer, exactly (0 + 0 is 0)."""
@@ -232,13 +242,9 @@ class Simplifier(KnownPieces, UniformIdentities):
         zeros = [i for i in (1, 2) if _is_num(dx.args[i], 0) and _is_num(dy.args[i], 0)]
         if len(zeros) != 1:
             return None
-        a, b = dx.args[3 - zeros[0]], dy.args[3 - zeros[0]]
-        shape = broadcast(T.shape_of(atom_type(a)), T.shape_of(atom_type(b)))
-        if shape is None or not (_floaty(a) and _floaty(b)):
+        inner = self.elementwise("operator.add", (dx.args[3 - zeros[0]], dy.args[3 - zeros[0]]), op.loc)
+        if inner is None:
             return None
-        arrays = any(isinstance(atom_type(v), T.Array) for v in (a, b))
-        inner = self.fresh(T.Array(len(shape), "f", shape) if arrays else T.Float())
-        self.pending.append(Apply((inner,), "operator.add", (a, b), (), op.loc))
         picks = (Const(0.0), inner) if zeros[0] == 1 else (inner, Const(0.0))
         return dataclasses.replace(op, prim="numpy.where", args=(dx.args[0],) + picks)
 
@@ -259,12 +265,9 @@ class Simplifier(KnownPieces, UniformIdentities):
                 continue
             sel = b if _is_num(a, 0) else a
             operands = (sel,) if other is None else (sel, other) if first else (other, sel)
-            shape = broadcast(*(T.shape_of(atom_type(v)) for v in operands))
-            if shape is None or not all(map(_floaty, operands)):
+            inner = self.elementwise(op.prim, operands, op.loc)
+            if inner is None:
                 continue
-            arrays = any(isinstance(atom_type(v), T.Array) for v in operands)
-            inner = self.fresh(T.Array(len(shape), "f", shape) if arrays else T.Float())
-            self.pending.append(Apply((inner,), op.prim, operands, (), op.loc))
             picks = (inner, Const(0.0)) if sel is a else (Const(0.0), inner)
             return dataclasses.replace(op, prim="numpy.where", args=(m,) + picks)
         return None
