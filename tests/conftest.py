@@ -11,6 +11,15 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 # second, and tests that turn warnings into errors would fail by the clock (the warning's own
 # tests set srcad.config.slow_call_seconds). Subprocesses inherit it.
 os.environ.setdefault("SRCAD_SLOW_CALL_SECONDS", "none")
+# Subprocesses (cache, pickling, CLI tests) import srcad afresh: with PYTHONDONTWRITEBYTECODE set
+# (as on CI's machines) each one compiled srcad's ~180 modules again (a third of a second). srcad's
+# own bytecode is written once, here (still none for the modules tests write and edit: a
+# same-size edit within one second would run stale bytecode).
+if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+    import compileall
+
+    compileall.compile_dir(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "srcad"),
+                           quiet=1)
 
 import pytest  # noqa: E402
 

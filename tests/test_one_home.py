@@ -205,3 +205,27 @@ def test_a_new_elementwise_function_is_one_line(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT.parent)}
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def test_every_template_of_srcads_rules_parses_and_reads_only_its_names():
+    # srcad's own templates are parsed on first use (not at import); this is their check
+    rules = {id(rule): rule for rule in registry.RULES.values()}.values()
+    for rule in rules:
+        registry.check_templates(rule)
+    parsed = [t for r in rules for t in (*r.jvp.values(), *r.vjp.values()) if t._node is not None]
+    assert len(parsed) > 1000
+
+
+def test_a_rule_registered_by_a_user_is_checked_at_once():
+    with pytest.raises(registry.RuleError, match="unknown names"):
+        registry.defrule("srcad.test_bad_template", "x", jvp="t * nowhere(x)")
+    with pytest.raises(registry.RuleError, match="not a Python expression"):
+        registry.defrule("srcad.test_bad_syntax", "x", vjp="g *")
+    with pytest.raises(registry.RuleError, match=r"jvp template for x uses \['g'\]"):
+        registry.defrule("srcad.test_tangent_reads_g", "x", jvp="g * x", fn=abs)
+    assert "srcad.test_bad_template" not in registry.RULES
+    with registry.lazy_templates():  # deferred: the same mistake is found at the check
+        rule = registry.defrule("srcad.test_deferred_template", "x", jvp="t * nowhere(x)", fn=abs)
+    registry.RULES.pop("srcad.test_deferred_template")
+    with pytest.raises(registry.RuleError, match="unknown names"):
+        registry.check_templates(rule)

@@ -4,23 +4,66 @@ functions see of a call (Sig). srcad/rules/registry.py registers rules; every st
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import gast
 
+from ..errors import RuleError
 from ..ir import types as T
 
+TEMPLATE_GLOBALS = ("np", "math", "srcad")  # the modules every template may read
 
-@dataclass
+
 class Template:
-    """A parsed template expression with the free names it reads."""
+    """A template expression with the free names it reads. Parsed on first use: srcad's own
+    rules are checked by the test suite rather than at import (parsing ~1,000 templates was half
+    of `import srcad`); `check()` parses and checks now (user rules, tests)."""
 
-    source: str
-    node: gast.expr
-    names: frozenset[str]
-    namespace: dict = field(default_factory=dict)  # extra names the template may use
-    derived: bool = False  # made by srcad from the rule (a linear parameter's tangent), not written
+    __slots__ = ("source", "namespace", "derived", "_allowed", "_where", "_node", "_names")
+
+    def __init__(self, source: str, namespace: dict, allowed: frozenset[str], where: str,
+                 derived: bool = False):
+        self.source = source
+        self.namespace = namespace  # extra names the template may use
+        self.derived = derived  # made by srcad from the rule (a linear parameter's tangent), not written
+        self._allowed, self._where = allowed, where
+        self._node = self._names = None
+
+    @property
+    def node(self) -> gast.expr:
+        if self._node is None:
+            self.check()
+        return self._node
+
+    @property
+    def names(self) -> frozenset[str]:
+        if self._names is None:
+            self.check()
+        return self._names
+
+    def check(self) -> Template:
+        """Parse; a RuleError when it is not an expression or reads a name it may not."""
+        if self._node is None:
+            self._node, self._names = _parsed(self.source, self._allowed, self._where, self.namespace)
+        return self
+
+    def __repr__(self) -> str:
+        return f"Template({self.source!r})"
+
+
+def _parsed(src: str, allowed: frozenset[str], where: str, namespace: dict):
+    try:
+        node = gast.parse(src, mode="eval").body
+    except SyntaxError as e:
+        raise RuleError(f"{where}: template {src!r} is not a Python expression: {e}") from None
+    names = frozenset(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+    known = allowed | set(TEMPLATE_GLOBALS) | set(namespace)
+    unknown = sorted(n for n in names - known if not hasattr(builtins, n))
+    if unknown:
+        raise RuleError(f"{where}: template {src!r} uses unknown names {unknown}")
+    return node, names
 
 
 @dataclass
@@ -209,3 +252,20 @@ RAISES = {
     "power": "as 'scalars', except when the exponent is a nonnegative number literal",
     "index": "unless the key is a literal within the known length, shape or keys of the container",
 }
+
+
+def check_templates(rule: Rule) -> None:
+    """Parse a rule's templates; a RuleError for a template that is not an expression, reads a
+    name it may not, or a tangent template that reads the cotangent g (an adjoint one the
+    tangent t)."""
+    for templates in (rule.let, rule.jvp, rule.vjp, rule.cjvp, rule.cvjp):
+        for template in templates.values():
+            template.check()
+    for template in (rule.jvp_all, rule.vjp_all):
+        if template is not None:
+            template.check()
+    for kind, templates in (("jvp", rule.jvp), ("vjp", rule.vjp), ("jvp", rule.cjvp), ("vjp", rule.cvjp)):
+        for p, tpl in templates.items():
+            bad = {"g"} if kind == "jvp" else {"t"}
+            if tpl.names & bad:
+                raise RuleError(f"rule {rule.name}: {kind} template for {p} uses {sorted(tpl.names & bad)}")

@@ -11,7 +11,7 @@ from ..frontend.resolve import library_code
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, Ext, Var, atom_type
 from ..rules import registry
-from ..rules.registry import TEMPLATE_GLOBALS
+from ..rules.record import TEMPLATE_GLOBALS
 from .emitter import aloc
 from .naming import cotangent
 from .operands import operand_params
