@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
+from . import runtime
 from .codegen.compile import user_location
 from .errors import Diagnostic, SrcadError, TypeSupportError
 from .ir.kinds import array_library as library
@@ -159,9 +160,11 @@ def guarded_function(function, names: tuple, what: str, namespace=None):
     (those of its arguments, or `namespace`: vjp's backward sweep may be given numbers alone), and
     its results the namespace's own again."""
     if all(n in _PROTOCOLS for n in names):
+        bound = _dask_bound(function) if "dask" in names else function
+
         def run_guarded(*args):
             with guard(names, what):
-                return function(*args)
+                return bound(*args)
         return run_guarded
     bound: dict = {}
 
@@ -174,6 +177,58 @@ def guarded_function(function, names: tuple, what: str, namespace=None):
                 bound[id(xp)] = rebound(function, xp)
             return unlend(bound[id(xp)](*lend(args, _namespace_of)), numpy_given)
     return run_lent
+
+
+def _dask_bound(function):
+    """The generated `function` with `np` bound to NumPy whose np.zeros, np.ones, np.empty and
+    np.full make dask arrays (of rank >= 1): the cotangent buffers reverse mode writes slices and
+    items of dask arrays into (`x_bar[1:] += g`) are dask arrays then, written lazily (dask's
+    __setitem__), not NumPy arrays a dask array cannot be written into."""
+    import types
+
+    import numpy as np
+
+    if not isinstance(function, types.FunctionType) or function.__globals__.get("np") is not np:
+        return function
+    if "dask" not in _SHIMS:
+        import dask.array as da
+
+        shim = types.ModuleType("numpy for dask")
+        shim.__dict__.update(np.__dict__)
+        for name in ("zeros", "ones", "empty", "full"):
+            shim.__dict__[name] = _made_lazily(getattr(np, name), getattr(da, name))
+        _SHIMS["dask"] = shim
+    namespace = dict(function.__globals__, np=_SHIMS["dask"])
+    for name, value in function.__globals__.items():
+        if value is runtime.broadcast_to:  # (the cotangent of np.sum: a number broadcast)
+            namespace[name] = _broadcast_lazily
+    return types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__,
+                              function.__closure__)
+
+
+_SHIMS: dict = {}
+
+
+def _broadcast_lazily(v, shape):
+    """srcad.broadcast_to(v, shape) for the derivative code of dask arrays: a number broadcast
+    to a shape is a dask array (a NumPy one would be the gradient of a dask array)."""
+    if tuple(shape) == () or not isinstance(v, (float, int)) and not (
+            type(v).__module__ == "numpy" and getattr(v, "ndim", 1) == 0):
+        return runtime.broadcast_to(v, shape)
+    import dask.array as da
+
+    return da.broadcast_to(v, tuple(shape))
+
+
+def _made_lazily(numpy_make, dask_make):
+    def make(shape, *args, **kwargs):
+        if shape == () or kwargs.get("like") is not None or kwargs.get("order", "C") != "C":
+            return numpy_make(shape, *args, **kwargs)
+        kwargs.pop("order", None)
+        return dask_make(shape, *args, **kwargs)
+
+    make.__name__ = numpy_make.__name__
+    return make
 
 
 def first_namespace(args):

@@ -57,6 +57,7 @@ from .factorizations import band_matvec, band_outer, band_transpose, lu_rows, qr
 from .fft import fft_axes, fft_sizes, irfft_weights, resize_axes
 from .indexing import (
     scatter_add,
+    scatter_add_lazily,
     setitem,
     take_adjoint,
     take_along_adjoint,
@@ -157,7 +158,8 @@ __all__ = ["T", "check_type", "loop_trips", "segment_bound", "segment_count", "s
            "partition_order", "polyval_adjoint", "prod_hvp", "prod_partials", "quantile_adjoint",
            "quantile_tangent", "qr_operand", "reduceat_adjoint", "reduceat_tangent", "require_scalar",
            "rolled_axis", "running_extreme_index", "scalar_output", "shape_error",
-           "scatter_add", "select_adjoint", "select_choices_adjoint", "select_rest", "select_tangent",
+           "scatter_add", "scatter_add_lazily", "select_adjoint", "select_choices_adjoint", "select_rest",
+           "select_tangent",
            "sequence_adjoint", "setitem", "sort_order", "split_like", "stop_gradient", "sum_adjoint",
            "sum_to_shape", "svd_rank", "take_adjoint", "take_along_adjoint", "tensordot_adjoint", "tie_div",
            "to_triangle", "trapezoid_weights", "unbound", "unbroadcast", "unique_adjoint", "unique_tangent",

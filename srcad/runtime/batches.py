@@ -31,7 +31,7 @@ def example_of(x, b):
         return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
     if isinstance(x, dict):
         return {k: example_of(v, b) for k, v in x.items()}
-    return x[b] if isinstance(x, np.ndarray) else x
+    return x[b] if isinstance(x, np.ndarray) or hasattr(x, "__array_function__") else x
 
 
 def domain_checked(y, x, x2=None):

@@ -101,6 +101,8 @@ def sequence_adjoint(c, x):
     (a list, a tuple, or an array of them for an array x: its rows)."""
     if isinstance(x, np.ndarray):
         return np.reshape(np.array(c, dtype=float), np.shape(x))
+    if hasattr(x, "__array_function__") and hasattr(x, "shape"):  # (dask, CuPy: its rows' library)
+        return np.stack(c) if len(c) else np.zeros_like(x, dtype=float)
     return tuple(c) if isinstance(x, tuple) else list(c)
 
 

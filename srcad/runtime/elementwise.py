@@ -15,7 +15,7 @@ __all__ = ["log_or_zero", "clip_mask", "not_a_count", "select_rest", "select_cho
 def log_or_zero(x):
     """log(x), and 0 where x is 0: the factor in d(x ** y)/dy = x ** y * log(x), whose
     limit at x = 0 (for y > 0) is 0, not 0 * -inf."""
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) or hasattr(x, "__array_function__"):  # (dask, CuPy arrays too)
         return np.log(np.where(x == 0.0, 1.0, x))
     return float(np.log(x)) if x != 0.0 else 0.0
 

@@ -11,8 +11,8 @@ import numpy as np
 
 from .cotangents import add, zeros_like
 
-__all__ = ["scatter_add", "setitem", "write_winners", "without_key", "zero_item", "take_adjoint",
-           "take_along_adjoint"]
+__all__ = ["scatter_add", "scatter_add_lazily", "setitem", "write_winners", "without_key", "zero_item",
+           "take_adjoint", "take_along_adjoint"]
 
 
 def scatter_add(acc, idx, g):
@@ -25,8 +25,26 @@ def scatter_add(acc, idx, g):
     if isinstance(acc, (list, dict)):
         acc[idx] = add(acc[idx], g)
         return acc
+    if not isinstance(acc, np.ndarray) and type(acc).__module__.startswith("dask."):
+        return scatter_add_lazily(acc, idx, g)
     np.add.at(acc, idx, g)
     return acc
+
+
+def scatter_add_lazily(acc, idx, g):
+    """acc[idx] += g accumulating repeated indices, for a dask array acc (dask has no np.add.at):
+    a new array, acc plus the weighted count of the flat positions idx selects (found on
+    broadcast views of NumPy coordinates; an index made from a dask array would compute it).
+    Only NumPy's functions, which hand dask arrays to dask."""
+    shape, axes = np.shape(acc), range(np.ndim(acc))
+    coords = [np.broadcast_to(np.arange(n).reshape([-1 if k == a else 1 for k in axes]),
+                              shape)[idx] for a, n in enumerate(shape)]
+    weights = np.ravel(np.broadcast_to(g, np.shape(coords[0])))
+    positions = np.ravel(np.ravel_multi_index(tuple(coords), shape))
+    if not isinstance(weights, np.ndarray):  # (dask's bincount wants both in its chunks)
+        positions = np.zeros_like(weights, dtype=np.intp) + positions
+    added = np.bincount(positions, weights=weights, minlength=int(np.prod(shape)))
+    return acc + np.reshape(added, shape)
 
 
 def setitem(x, idx, v, old=None, added=False):
@@ -41,10 +59,10 @@ def write_winners(x, idx):
     """For `x[idx] = v`: which selected positions keep their value. An index that repeats
     (x[[0, 0]] = v) keeps only its last write, so only that entry of v has a derivative."""
     keys = idx if isinstance(idx, tuple) else (idx,)
-    if not isinstance(x, np.ndarray) or all(
+    if isinstance(x, (dict, list, tuple)) or all(
             isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in keys):
         return True  # (a dict key or list index names one item)
-    shape = np.shape(np.asarray(x)[idx])
+    shape = np.zeros(np.shape(x), dtype=bool)[idx].shape  # (x may be a dask array: not read)
     ids = np.arange(int(np.prod(shape))).reshape(shape)
     last = np.zeros(np.shape(x), dtype=np.intp)
     last[idx] = ids

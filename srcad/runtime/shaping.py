@@ -69,6 +69,8 @@ def _items_like(pieces, arrays):
     array shaped like it when `arrays` is an array (a sequence of its rows)."""
     if isinstance(arrays, np.ndarray):
         return np.reshape(np.array(pieces, dtype=float), np.shape(arrays))
+    if hasattr(arrays, "__array_function__") and hasattr(arrays, "shape"):  # (dask, CuPy)
+        return np.stack(pieces) if len(pieces) else np.zeros_like(arrays, dtype=float)
     return pieces
 
 

@@ -31,7 +31,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-known-bugs", action="store_true", help=f"switch off {', '.join(KNOWN_BUGS)}")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per program")
     for name, help_ in (("hessian", "hessian/hvp"), ("rank-only", "rank-only code"),
-                        ("cache", "persistent cache round trip"), ("codegen", "srcad codegen round trip")):
+                        ("cache", "persistent cache round trip"), ("codegen", "srcad codegen round trip"),
+                        ("dask", "dask-array arguments")):
         p.add_argument(f"--{name}", type=float, help=f"fraction of programs with the {help_} check")
     p.add_argument("--replay", metavar="SEED:I", help="generate and check one program, print it")
     p.add_argument("--check", metavar="FILE", help="check a program file")
@@ -47,7 +48,7 @@ def config_from(args) -> Config:
         cfg = cfg.without_known_bugs()
     if args.features:
         cfg = cfg.with_features(args.features)
-    for name in ("hessian", "rank_only", "cache", "codegen"):
+    for name in ("hessian", "rank_only", "cache", "codegen", "dask"):
         value = getattr(args, name)
         if value is not None:
             setattr(cfg, name, value)

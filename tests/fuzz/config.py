@@ -100,6 +100,7 @@ class Config:
     rank_only: float = 0.2        # ... with the rank-only (shape_variants = 0) comparison
     cache: float = 0.05           # ... with the persistent-cache round trip
     codegen: float = 0.05         # ... with the `srcad codegen` round trip
+    dask: float = 0.1             # ... with the differentiated arrays as dask arrays
     timeout: float = 30.0         # seconds per program (a hang is a crash)
 
     def w(self, feature: str) -> float:

@@ -12,7 +12,7 @@ import numpy as np
 
 import srcad
 
-from . import costly
+from . import costly, foreign
 from .checks import Checks, Timeout
 from .config import Config
 from .outcome import Finding, first_of, short_traceback, worst
@@ -32,6 +32,7 @@ RUNNERS = {
     "rank_only": costly.check_rank_only,
     "cache": costly.check_cache,
     "codegen": costly.check_codegen,
+    "dask": foreign.check_dask,
 }
 
 
@@ -45,7 +46,7 @@ def sampled_checks(cfg: Config, seed: str) -> list[str]:
     names = ["grad", "value_and_grad", "budget", "jvp", "vjp", "jacfwd"]
     if rng.random() < cfg.hessian:
         names += ["hessian", "hvp"]
-    for name in ("rank_only", "cache", "codegen"):
+    for name in ("rank_only", "cache", "codegen", "dask"):
         if rng.random() < getattr(cfg, name):
             names.append(name)
     return names
