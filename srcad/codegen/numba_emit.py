@@ -63,9 +63,22 @@ def reserve_stack(s, need):
     if s.shape[0] == 0:
         return np.empty((need,) + s.shape[1:], s.dtype)
     out = np.empty((max(need, 2 * s.shape[0]),) + s.shape[1:], s.dtype)
-    for i in range(s.shape[0]):  # (numba compiles this loop faster than np.concatenate)
-        out[i] = s[i]
+    for k, v in np.ndenumerate(s):  # (numba compiles this loop faster than np.concatenate or
+        out[k] = v                  # out[i] = s[i], whose shape check took 9 s to compile)
     return out
+
+
+def store_row(s, i, v):
+    """s[i] = v for a stack of arrays, v of the shape of s[i]: entry by entry, which numba
+    compiles in a quarter of a second, where the shape check of its slice assignment took
+    seconds (on every first call: the RNN's gradient took 11 s to compile)."""
+    row = s[i]
+    for k, x in np.ndenumerate(v):
+        row[k] = x
+
+
+#: the numba target's own helpers (generated code calls them; written out with it)
+OWN_HELPERS = (reserve_stack, store_row)
 
 
 class _Families:
@@ -229,8 +242,13 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
             regrow = _assign(_name(name, gast.Store()), _call(reserve, [_name(name), gast.BinOp(
                 left=_name(count), op=gast.Add(), right=gast.Constant(value=1, kind=None))]))
             check = [gast.If(test=full, body=[regrow], orelse=[])] if id(op) not in self._unchecked else []
-            return check + [_assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
-                            self.atom(op.args[1])),
+            if self.stacks[root][0]:  # (an array element: entry by entry)
+                store = gast.Expr(value=_call(_name(self.ns.ref(store_row, "_store_row")), [
+                    _name(name), _name(count), self.atom(op.args[1])]))
+            else:
+                store = _assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
+                                self.atom(op.args[1]))
+            return check + [store,
                     gast.AugAssign(target=_name(count, gast.Store()), op=gast.Add(),
                                    value=gast.Constant(value=1, kind=None))]
         if _stack_op(op, "pop"):

@@ -29,7 +29,7 @@ from ..errors import CodegenError
 from ..frontend.resolve import GlobalsProxy
 from ..identifiers import is_identifier
 from ..version import __version__
-from .numba_emit import decorator, outside, reserve_stack
+from .numba_emit import OWN_HELPERS, decorator, outside
 
 
 def helper_functions() -> dict:
@@ -165,7 +165,7 @@ def _own(obj) -> bool:
 def own_helpers(names, jit) -> list[str]:
     """The numba target's own helpers (stack arrays) among `names`, jitted."""
     out = []
-    for fn in (reserve_stack,):
+    for fn in OWN_HELPERS:
         if fn.__name__ in names:
             out += ["", ""] + jit + [inspect.getsource(fn).rstrip()]
     return out
@@ -231,7 +231,7 @@ def standalone_units(units, namespace: dict) -> tuple[set, list[str]]:
     unit's text jitted; one reading user globals becomes a jitted `_nb_NAME` taking them as
     extra arguments, and a plain `NAME` that reads them when called)."""
     own = {obj.__name__ for obj in namespace.values()
-           if obj is reserve_stack}
+           if any(obj is fn for fn in OWN_HELPERS)}
     texts = []
     for rendered, name in units:
         source, extras = outside(rendered.source, rendered.namespace)
