@@ -72,6 +72,21 @@ def in_loop(x):
     return total
 
 
+def returned_in_a_branch(x):  # fuzz 8500:1036: a branch's yield is a use of m (its output)
+    m = np.max(x)
+    if x[0] > -10.0:
+        return m
+    return np.sum(x)
+
+
+def chosen_in_a_loop(x):  # a loop carrying m out as its value
+    m = np.max(x)
+    v = 0.0
+    for _ in range(2):
+        v = m
+    return v
+
+
 def rng_x(shape, ties=False):
     x = np.random.default_rng(3).normal(0.0, 2.0, shape)
     if ties:
@@ -82,7 +97,7 @@ def rng_x(shape, ties=False):
 INVARIANT = [(logsumexp, (8,)), (logsumexp_rows, (3, 5)), (logsumexp_cols, (4, 6)),
              (log_softmax_min, (3, 4))]
 NOT = [(not_invariant_sum, (6,)), (not_invariant_axis, (3, 4)), (not_invariant_outer, (3, 4)),
-       (in_loop, (5,))]
+       (in_loop, (5,)), (returned_in_a_branch, (5,)), (chosen_in_a_loop, (4,))]
 
 
 @pytest.mark.parametrize("ties", [False, True])

@@ -51,7 +51,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Block, Const, Function, Var, atom_type, iter_ops, max_var_id
+from ..ir.nodes import Apply, Block, Const, Function, Var, atom_type, iter_blocks, iter_ops, max_var_id
 from ..rules import registry
 
 MARK = "srcad.shift_invariant"
@@ -206,6 +206,10 @@ def _invariant(fn: Function, m: Var, outputs) -> bool:
         result = _step(op, rule.shift, state)
         if result is not None:
             state[op.out] = result
+    for block in iter_blocks(fn.body):  # (a branch or loop yielding a value: a use, too)
+        if block is not fn.body and any(isinstance(a, Var) and state.get(a) is not None
+                                        for a in block.yields):
+            raise _Unknown
     return all(not (isinstance(o, Var) and state.get(o) is not None) for o in outputs)
 
 
