@@ -239,8 +239,15 @@ class Transformed:
         try:  # (the API boundary: srcad's frames leave the traceback, srcad/tracebacks.py)
             if self._deps is None or self._deps or self._twin is not None:
                 self._refresh()
-            # (floats, ints and bools: their types are their kinds, the cheapest key of all)
-            built = None if kwargs else self._by_type.get(tuple(map(type, args)))
+            # (floats, ints and bools: their types are their kinds, the cheapest key of all;
+            # NumPy arrays: (shape, dtype kind) inline, as _quick_kind gives them)
+            built = None
+            if not kwargs:
+                types = tuple(map(type, args))
+                built = self._by_type.get(types)
+                if built is None and np.ndarray in types and len(args) == self._nparams:
+                    built = self._fast.get(tuple([("a", a.shape, a.dtype.kind) if type(a) is np.ndarray
+                                                  else _quick_kind(a) for a in args]))
             if built is None:
                 built, args = self._find(args, kwargs)
             self._latest = built
