@@ -328,3 +328,27 @@ def test_in_place_updates_read_an_overlapping_operand_as_numpy_does(monkeypatch)
     assert g.latest().function.compiled() and "+= np.copy(z[::-1])" in srcad.source(g)
     assert_tree_close(got, srcad.grad(overlapping_updates)(x), rtol=1e-12, atol=1e-12)
     assert_tree_close(got, fd_grad(overlapping_updates, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+def slice_writes(x, y):
+    z = np.zeros((4, 3))
+    z[1:] = x[:-1] * y  # (a store into a slice, broadcast: y is a row)
+    z[:2, 1:] += x[2:, :2]
+    z[1:] = z[:-1] * 2.0  # (overlapping: the right side is read before the write)
+    return np.sum(z * z) + np.sum(z[0] * y)
+
+
+def test_slice_stores_are_written_entry_by_entry(monkeypatch):
+    """An array stored into a slice of an array is written by `_store_into` / `_add_into` (numba
+    compiles its own slice assignment's shape check for seconds per rank), with NumPy's
+    semantics: broadcasting, and an overlapping right side read before the write."""
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    rng = np.random.default_rng(8)
+    args = (rng.normal(size=(4, 3)), rng.normal(size=3))
+    g = srcad.grad(slice_writes, argnums=(0, 1), target="numba")
+    got = g(*args)
+    source = srcad.source(g)
+    assert g.latest().function.compiled() and "_store_into(" in source and "_add_into(" in source
+    assert_tree_close(got, srcad.grad(slice_writes, argnums=(0, 1))(*args), rtol=1e-12, atol=1e-12)
+    for k in range(2):
+        assert_tree_close(got[k], fd_grad(slice_writes, args, k), rtol=1e-6, atol=1e-8)

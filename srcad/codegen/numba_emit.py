@@ -41,7 +41,7 @@ from ..ir.nodes import Apply, Const, For, If, While, iter_ops
 from ..passes.buffers import reuses
 from ..rules import registry
 from .emit import CodeEmitter
-from .numba_loops import ScalarLoops
+from .numba_loops import ScalarLoops, add_into, store_into
 from .syntax import _assign, _attr, _call, _name
 
 #: The first capacity of a stack array (made room for before a loop, doubled when full).
@@ -78,7 +78,7 @@ def store_row(s, i, v):
 
 
 #: the numba target's own helpers (generated code calls them; written out with it)
-OWN_HELPERS = (reserve_stack, store_row)
+OWN_HELPERS = (reserve_stack, store_row, store_into, add_into)
 
 
 class _Families:

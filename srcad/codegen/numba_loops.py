@@ -26,7 +26,7 @@ import numpy as np
 
 from ..analysis.aliases import Aliases, update_base
 from ..ir import types as T
-from ..ir.nodes import Apply, Const
+from ..ir.nodes import Apply, Const, atom_type
 from ..rules import registry
 from .syntax import BINOPS, INPLACE, _assign, _attr, _call, _name
 
@@ -182,7 +182,10 @@ class ScalarLoops:
 
     def buffered(self, op: Apply, stmts: list) -> list:
         """`x += v` and `x[i] += v` with an array v that may share memory with x, v copied first:
-        NumPy buffers such an operand, numba's in-place operators read it as they write x."""
+        NumPy buffers such an operand, numba's in-place operators read it as they write x. An
+        array stored into (or added to) a basic-indexed part of a float array is written entry by
+        entry (`_store_into(x[1:], v)`): numba's slice assignment checks shapes with an error
+        message that takes seconds to compile, per rank."""
         k = self.naming.accumulate.get(id(op))
         value = op.args[1 - k] if k is not None else None
         if k is None:
@@ -190,12 +193,27 @@ class ScalarLoops:
             value = op.args[-1] if k is not None and len(op.args) > k + 1 else None
         if value is None or not (isinstance(getattr(value, "type", None), T.Array) and value.type.ndim != 0):
             return stmts
-        if not self._reads_base(op.args[k], self._vars_of(value)):
+        overlap = self._reads_base(op.args[k], self._vars_of(value))
+        if overlap:
+            for s in stmts:
+                if isinstance(s, gast.AugAssign):
+                    s.value = _call(_attr(_name("np"), "copy"), [s.value])
+        if value.type.ndim is None or not _basic_store(op, k):
             return stmts
-        for s in stmts:
-            if isinstance(s, gast.AugAssign):
-                s.value = _call(_attr(_name("np"), "copy"), [s.value])
-        return stmts
+        return [self._entrywise(s, overlap) for s in stmts]
+
+    def _entrywise(self, s, overlap: bool):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Subscript):
+            target, helper, value = s.targets[0], store_into, s.value
+            if overlap:
+                value = _call(_attr(_name("np"), "copy"), [value])
+        elif isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript) \
+                and isinstance(s.op, gast.Add):
+            target, helper, value = s.target, add_into, s.value
+        else:
+            return s
+        view = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load())
+        return gast.Expr(value=_call(_name(self.ns.ref(helper, "_" + helper.__name__)), [view, value]))
 
     def _vars_of(self, a) -> list:
         """The variables the printed atom `a` reads (through the operations inlined into it)."""
@@ -226,6 +244,29 @@ class ScalarLoops:
                 body = [gast.For(target=_name(i.id, gast.Store()), iter=_call(_name("range"), [
                     gast.Constant(value=d, kind=None)]), body=body, orelse=[], type_comment=None)]
         return body
+
+
+def _basic_store(op: Apply, k: int) -> bool:
+    """Is op a store into x[idx] of a float array x, idx numbers and slices (x[idx] a view)?"""
+    base = op.args[k]
+    if len(op.args) != k + 3 or not (isinstance(base.type, T.Array) and base.type.kind == "f"):
+        return False
+    t = atom_type(op.args[k + 1])
+    keys = t.elts if isinstance(t, T.Tuple) else (t,)
+    return all((isinstance(e, T.Int) and not isinstance(e, T.Bool))
+               or (isinstance(e, T.Opaque) and e.what == "slice") for e in keys)
+
+
+def store_into(dst, v):
+    """dst[...] = v, v broadcast, entry by entry (the numba target's slice assignment)."""
+    for k, x in np.ndenumerate(np.broadcast_to(v, dst.shape)):
+        dst[k] = x
+
+
+def add_into(dst, v):
+    """dst[...] += v, v broadcast, entry by entry (the numba target's slice accumulation)."""
+    for k, x in np.ndenumerate(np.broadcast_to(v, dst.shape)):
+        dst[k] += x
 
 
 def _shape_node(shape):
