@@ -221,11 +221,18 @@ def _broadcast_lazily(v, shape):
 
 
 def _made_lazily(numpy_make, dask_make):
+    """numpy_make (np.zeros, np.ones, np.empty, np.full) making a dask array for shapes of rank
+    >= 1 (NumPy's positional parameters passed to dask by name: da.full ignores a positional
+    dtype)."""
+    names = ("fill_value", "dtype", "order") if numpy_make.__name__ == "full" else ("dtype", "order")
+
     def make(shape, *args, **kwargs):
-        if shape == () or kwargs.get("like") is not None or kwargs.get("order", "C") != "C":
+        if len(args) > len(names) or set(kwargs) - set(names) - {"like"}:
             return numpy_make(shape, *args, **kwargs)
-        kwargs.pop("order", None)
-        return dask_make(shape, *args, **kwargs)
+        named = dict(kwargs, **dict(zip(names, args)))
+        if shape == () or named.get("like") is not None or named.pop("order", "C") != "C":
+            return numpy_make(shape, *args, **kwargs)
+        return dask_make(shape, **named)
 
     make.__name__ = numpy_make.__name__
     return make

@@ -225,3 +225,14 @@ def test_gradients_that_write_slices_and_items_of_dask_arrays_stay_lazy():
     np.testing.assert_allclose(got, [2 * x[0], 0, 4 * x[2]] + [0] * 6, rtol=1e-12)
     value, vjp_fn = srcad.vjp(rosen, da.from_array(x, chunks=4))
     np.testing.assert_allclose(_lazy(vjp_fn(2.0)[0]), 2 * hand, rtol=1e-12)
+
+
+def test_array_makers_in_code_run_on_dask_make_dask_arrays_with_numpys_parameters():
+    from srcad.namespaces import _made_lazily
+
+    full, zeros = _made_lazily(np.full, da.full), _made_lazily(np.zeros, da.zeros)
+    made = full((2,), 1.5, np.float32)  # (a positional dtype, which da.full would ignore)
+    assert isinstance(made, da.Array) and made.dtype == np.float32 and list(made.compute()) == [1.5, 1.5]
+    assert isinstance(zeros((3,), np.float32), da.Array) and zeros((3,), np.float32).dtype == np.float32
+    assert type(zeros(())) is np.ndarray  # (a 0-d buffer stays NumPy's: a number)
+    assert zeros((2, 2), order="F").flags["F_CONTIGUOUS"]  # (what dask cannot make: NumPy's)
