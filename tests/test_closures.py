@@ -78,6 +78,8 @@ REFUSED = [
     (bad.generator_given_to_zip, (1.0,), srcad.UnsupportedSyntaxError, "ZIP_GENERATOR", "not consumed"),
     (bad.is_a_generator, (1.0,), srcad.UnsupportedSyntaxError, "TOP_GENERATOR", "is a generator"),
     (bad.closure_as_an_index, (1.0,), srcad.UnsupportedSyntaxError, "INDEX", "used as a value"),
+    (bad.reassigned_after_the_inner_loop, (1.0,), srcad.UnsupportedSyntaxError, "REASSIGNED_LATER",
+     "used as a value"),
 ]
 
 

@@ -220,13 +220,15 @@ class ClosureLowering:
 
     def read_key(self, k):
         """The current value of a variable; a function, module or other object known while
-        transforming that no open loop reassigns is read as itself (not as a value carried
-        around the loop), so that calls of it are resolved here."""
-        if not any(k in written for written in self.ctx.loop_writes):
-            outer = self.b.invariant(k)
-            if isinstance(outer, Const) and isinstance(outer.value, Ext) or (
-                    isinstance(outer, Var) and (outer in self.ctx.callees or outer in self.ctx.holds)):
-                return outer
+        transforming that no open loop inside the block defining it reassigns is read as itself
+        (not as a value carried around those loops), so that calls of it are resolved here: a
+        nested function made in a loop's body and called in a loop inside it, too."""
+        outer, inside = self.b.invariant(k)
+        loops = self.ctx.loop_writes[len(self.ctx.loop_writes) - inside:] if inside else []
+        if not any(k in written for written in loops) and (  # (the loops inside its definition)
+                isinstance(outer, Const) and isinstance(outer.value, Ext) or (
+                    isinstance(outer, Var) and (outer in self.ctx.callees or outer in self.ctx.holds))):
+            return outer
         return self.b.read(k)
 
     def call_local(self, fn: LocalFunction, args, kw, node):

@@ -132,18 +132,21 @@ class Builder:
         found = self._lookup(key, len(self._frames) - 1, create=True)
         return _UNDEF if found is None else found
 
-    def invariant(self, key: Hashable) -> Atom | None:
-        """The value of a variable from before the open loops that, so far, only carry it
-        unchanged (None when it was never written). The caller must know that no open loop
-        writes it later in its body: then this is the value every iteration reads."""
+    def invariant(self, key: Hashable) -> tuple[Atom | None, int]:
+        """(the value of a variable from before the open loops that, so far, only carry it
+        unchanged, or None when it was never written; how many of the open loops are inside the
+        block that defined it). The caller must know that none of those loops writes it later
+        in its body: then this is the value every iteration of them reads."""
+        loops = 0
         for frame in reversed(self._frames):
             if key in frame.defs:
                 value = frame.defs[key]
                 if not (frame.is_loop and frame.carried.get(key) is value):
-                    return value
+                    return value, loops
             elif key in frame.killed:
-                return None
-        return None
+                return None, loops
+            loops += frame.is_loop
+        return None, loops
 
     def position(self) -> tuple:
         """The open blocks, outermost first (see `dominated_by`)."""

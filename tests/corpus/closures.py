@@ -187,6 +187,25 @@ def list_given_to_helper(x):
     return sum(_apply_all([scale, scale], x * x))
 
 
+def called_in_inner_loops(x, y):
+    # a nested function made in a loop's body, called in loops inside that body (fuzz 8400:127:
+    # it was refused as a value carried around the inner loops)
+    total = 0.0
+    for i in range(3):
+        w = y[i % 2] * (i + 1.0)
+
+        def step(a):
+            return np.tanh(a * w) + 0.1 * i * a  # noqa: B023 (called in this iteration)
+
+        k = 0
+        while k < 2 and total < 50.0:
+            total = total + np.sum(step(x * (k + 1.0)))
+            k += 1
+        for j in range(2):
+            total = total + np.sum(step(x[::-1]) * j)
+    return total
+
+
 _W = np.array([[0.5, -0.2], [0.3, 0.8]])
 _LAYERS = [(_W, np.array([0.1, -0.1])), (_W.T, np.array([0.0, 0.2]))]
 
@@ -219,4 +238,5 @@ CASES = [
     (late_binding_pitfall, (0.7,)),
     (kept_in_containers, (0.4,)),
     (list_given_to_helper, (0.9,)),
+    (called_in_inner_loops, (np.array([0.3, -0.6, 0.2]), np.array([0.8, -1.1]))),
 ]

@@ -129,3 +129,13 @@ def closure_as_an_index(x):
     g = lambda t: t
     y = np.array([x, 2.0 * x])
     return np.sum(y[g])  # INDEX
+
+
+def reassigned_after_the_inner_loop(x):
+    g = lambda t: t * 1.0  # noqa: E731
+    total = 0.0
+    for _ in range(3):
+        for _ in range(2):
+            total = total + g(x)  # REASSIGNED_LATER
+        g = lambda t: t * 2.0  # noqa: E731 (the next iterations' inner loops call this one)
+    return total
