@@ -59,7 +59,7 @@ def write_winners(x, idx):
     """For `x[idx] = v`: which selected positions keep their value. An index that repeats
     (x[[0, 0]] = v) keeps only its last write, so only that entry of v has a derivative."""
     keys = idx if isinstance(idx, tuple) else (idx,)
-    if isinstance(x, (dict, list, tuple)) or all(
+    if isinstance(x, (dict, list, tuple)) or not hasattr(x, "shape") or all(
             isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in keys):
         return True  # (a dict key or list index names one item)
     shape = np.zeros(np.shape(x), dtype=bool)[idx].shape  # (x may be a dask array: not read)
