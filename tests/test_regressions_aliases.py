@@ -160,6 +160,41 @@ def test_a_conditional_alias_used_after_the_write_is_refused():
         srcad.grad(conditional_alias_used_after)(0.7, np.ones(3))
 
 
+def joined_after_the_write(x, z):
+    # fuzz 8400:3: `t = v if ... else x` joins v and x, but a write into v is not a write
+    # into x (it was refused: "another reference to the same object (x)")
+    for i in range(2):
+        v = np.sum(z * z) + z
+        v -= x
+        t = v if i == 0 else x
+    return np.sum(t * z) + np.sum(x * x)
+
+
+def write_into_the_join(x, z):
+    w = z * 2.0
+    t = w if np.sum(x) > 0 else x
+    t += 1.0  # t may be the argument x
+    return np.sum(t)
+
+
+def join_read_after_a_write_into_a_branch(x, z):
+    v = z * 2.0
+    t = v if np.sum(x) > 0 else x
+    v *= 3.0  # t may be v: the old value is read after the write
+    return np.sum(t) + np.sum(v)
+
+
+def test_a_write_into_one_joined_value_is_not_a_write_into_the_other():
+    args = (np.array([1.0, -2.0]), np.array([0.5, 0.3]))
+    for k in range(2):
+        assert srcad.grad(joined_after_the_write, argnums=k)(*args) == pytest.approx(
+            fd_grad(joined_after_the_write, args, k), rel=1e-6)
+    with pytest.raises(srcad.UnsafeMutationError, match="belongs to the caller"):
+        srcad.grad(write_into_the_join)(np.array([1.0, 2.0]), np.array([0.5, 0.3]))
+    with pytest.raises(srcad.UnsafeMutationError, match="in place while"):
+        srcad.grad(join_read_after_a_write_into_a_branch)(np.array([1.0, 2.0]), np.array([0.5, 0.3]))
+
+
 def einsum_view_then_write(y):
     # W1:101: np.einsum('ji->ij', y0) is a view of y0; the backward sweep read it after codegen
     # had written into y0 in place (a wrong gradient)

@@ -57,6 +57,11 @@ class Aliases:
         self.user, self.skip = user, skip  # skip: ids of stores whose element edge is left out
         fresh = user if fresh is None else fresh  # objects a loop body makes anew are not its init
         self.parent: dict = {}
+        # (user=True) the same relation without the joins of ifs, which are kept as directed
+        # edges instead: an if's result may be either branch's object, but the two branches'
+        # objects are not one (observers)
+        self.apart: dict = {}
+        self.joins: list = []  # (an if's result, a value one branch yields)
         self.foreign_vars: set = set()
         self.edges: list = []  # (container, element) pairs of Vars
         self.read_from: set = set()  # containers that elements are taken out of
@@ -122,6 +127,11 @@ class Aliases:
         self.links.append((b, a) if join else (a, b))
         if not join:
             self.links.append((b, a))
+            ra, rb = _find(self.apart, a), _find(self.apart, b)
+            if ra != rb:
+                self.apart[rb] = ra
+        else:
+            self.joins.append((a, b))
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[rb] = ra
@@ -279,7 +289,10 @@ class Aliases:
         return self.groups.get(self.find(v), [v])
 
     def observers(self, v: Var) -> list:
-        """Every value through which a write into `v`'s object can be seen."""
+        """Every value through which a write into `v`'s object can be seen (user=True: of the
+        values an `if` joins, an observer of each, not of each other)."""
+        if self.user:
+            return self._observers_apart(v)
         roots, stack = set(), [self.find(v)]
         while stack:
             r = stack.pop()
@@ -288,3 +301,44 @@ class Aliases:
             roots.add(r)
             stack.extend(self.held_by.get(r, ()))
         return [m for r in roots for m in self.groups.get(r, [r])]
+
+    def _observers_apart(self, v: Var) -> list:
+        objects = self._objects()
+        targets = objects.get(_find(self.apart, v), {_find(self.apart, v)})
+        members = [m for m in self.parent
+                   if objects.get(_find(self.apart, m), {_find(self.apart, m)}) & targets]
+        members = members or [v]
+        roots, stack = set(), [self.find(m) for m in members]
+        while stack:  # (the containers holding one of them: through the full relation)
+            r = stack.pop()
+            if r not in roots:
+                roots.add(r)
+                stack.extend(self.held_by.get(r, ()))
+        mine = {self.find(m) for m in members}
+        return members + [m for r in roots - mine for m in self.groups.get(r, [r])]
+
+    def _objects(self) -> dict:
+        """(user=True) for each class of `apart`: the classes whose object it may be (itself,
+        and through an if's result, each branch's), to a fixed point."""
+        if getattr(self, "_objects_of", None) is None:
+            out: dict = {}
+            for o, a in self.joins:
+                out.setdefault(_find(self.apart, o), {_find(self.apart, o)}).add(_find(self.apart, a))
+            changed = True
+            while changed:
+                changed = False
+                for objs in out.values():
+                    more = set().union(*(out.get(x, ()) for x in objs)) - objs
+                    if more:
+                        objs |= more
+                        changed = True
+            self._objects_of = out
+        return self._objects_of
+
+
+def _find(parent: dict, x):
+    parent.setdefault(x, x)
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
