@@ -431,3 +431,30 @@ def test_function_argument_next_to_a_function_in_an_attribute(act):
     layer = Holds(W, act)
     g = srcad.grad(layer_then)(x, layer, np.sin)
     np.testing.assert_allclose(g, fd_grad(lambda x: layer_then(x, layer, np.sin), (x,)), rtol=1e-6, atol=1e-8)
+
+
+class MadeInside:
+    def __init__(self, w):
+        self.w = w
+
+    def scaled(self, a):
+        return a * self.w
+
+
+def object_made_inside(x, b):
+    o = MadeInside(x[-1])
+    return o.scaled(b) + o.w
+
+
+def test_an_object_made_inside_from_a_differentiated_value_is_refused_with_what_to_do():
+    args = (np.array([1.0, 2.0]), 0.5)
+    with pytest.raises(srcad.NoRuleError) as err:
+        srcad.grad(object_made_inside)(*args)
+    d = err.value.diagnostics[0]
+    assert d.line == object_made_inside.__code__.co_firstlineno + 2  # (the first use, backwards)
+    assert "o is what a call srcad has no rule for returned" in d.hint and "pass it in" in d.hint
+    with pytest.raises(srcad.NoRuleError) as err:
+        srcad.jvp(object_made_inside, args, (np.ones(2), 0.0))
+    d = err.value.diagnostics[0]
+    assert d.line == object_made_inside.__code__.co_firstlineno + 1 and "MadeInside" in str(err.value)
+    assert "make the object outside it and pass it in" in d.hint

@@ -59,6 +59,13 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
         return NoRuleError(msg, [diagnostic(op.loc, msg, "write the sample reparameterised, e.g. "
                                             "loc + scale * np.random.standard_normal(size), or wrap "
                                             "the parameters in srcad.stop_gradient")])
+    if rule.name in ("srcad.method", "srcad.getattr") and len(op.args) > 1 and isinstance(op.args[1], Var) \
+            and isinstance(op.args[1].type, T.Unknown):
+        hint = (f"{op.args[1].hint or 'the object'} is what a call srcad has no rule for returned "
+                "(an object of your class made inside the function from a differentiated value?): "
+                "srcad inlines the methods of objects given as arguments, globals or list items; "
+                "make it outside the function and pass it in (a dataclass, or a class registered "
+                "with srcad.register_pytree, to differentiate with respect to its fields)")
     msg = f"no {kind} rule for {name}{what}"
     return NoRuleError(msg, [diagnostic(op.loc, msg, hint)])
 
@@ -94,6 +101,11 @@ def _called(fn, hint: str):
                 "otherwise " + hint)
     if library_code(fn):
         name += " (library code, which srcad does not differentiate through)"
+    elif isinstance(fn, type):
+        hint = ("srcad does not make objects of your classes from differentiated values inside the "
+                "function: make the object outside it and pass it in (its methods are inlined; a "
+                "dataclass, or a class registered with srcad.register_pytree, to differentiate with "
+                "respect to its fields)")
     return name, hint
 
 
