@@ -60,7 +60,7 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
                                             "loc + scale * np.random.standard_normal(size), or wrap "
                                             "the parameters in srcad.stop_gradient")])
     if rule.name in ("srcad.method", "srcad.getattr") and len(op.args) > 1 and isinstance(op.args[1], Var) \
-            and isinstance(op.args[1].type, T.Unknown):
+            and isinstance(op.args[1].type, T.Unknown) and not hint.startswith(FROZEN_HINT):
         hint = (f"{op.args[1].hint or 'the object'} is what a call srcad has no rule for returned "
                 "(an object of your class made inside the function from a differentiated value?): "
                 "srcad inlines the methods of objects given as arguments, globals or list items; "
