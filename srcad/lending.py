@@ -23,11 +23,11 @@ from __future__ import annotations
 import inspect
 import math
 import operator
-import types
 
 import numpy as np
 
 from . import runtime
+from .rebinding import numpy_with, with_numpy
 
 __all__ = ["Lent", "Lacks", "lend", "unlend", "rebound"]
 
@@ -475,18 +475,10 @@ def rebound(function, xp):
     namespace `xp`: the cotangent buffers
     reverse mode makes for a loop are the namespace's, not NumPy arrays the namespace's arrays
     would be written into. Every other name is NumPy's own (dispatching to `xp` through Lent)."""
-    if not isinstance(function, types.FunctionType) or function.__globals__.get("np") is not np:
-        return function
     if id(xp) not in _SHIMS:
-        shim = types.ModuleType(f"numpy for {xp.__name__}")
-        shim.__dict__.update(np.__dict__)
-        for make in (np.zeros, np.ones, np.full, np.empty, np.eye, np.arange, np.linspace):
-            setattr(shim, make.__name__, _made_in(xp, make))
-        shim.asarray, shim.array = _as_array_in(xp, False), _as_array_in(xp, True)  # (np.array copies)
-        _SHIMS[id(xp)] = (xp, shim)
-    namespace = dict(function.__globals__, np=_SHIMS[id(xp)][1])
-    for name, value in function.__globals__.items():
-        if value is runtime.broadcast_to:  # (the cotangent seed of np.mean: a number broadcast)
-            namespace[name] = _broadcast_in(xp)
-    return types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__,
-                              function.__closure__)
+        makers = {make.__name__: _made_in(xp, make)
+                  for make in (np.zeros, np.ones, np.full, np.empty, np.eye, np.arange, np.linspace)}
+        makers.update(asarray=_as_array_in(xp, False), array=_as_array_in(xp, True))  # (np.array copies)
+        _SHIMS[id(xp)] = (xp, numpy_with(f"numpy for {xp.__name__}", makers))
+    return with_numpy(function, _SHIMS[id(xp)][1], _broadcast_in(xp))
+

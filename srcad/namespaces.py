@@ -41,6 +41,7 @@ from .codegen.compile import user_location
 from .errors import Diagnostic, SrcadError, TypeSupportError
 from .ir.kinds import array_library as library
 from .lending import Lacks, lend, rebound, unlend
+from .rebinding import numpy_with, with_numpy
 
 
 def libraries(args) -> tuple:
@@ -184,26 +185,14 @@ def _dask_bound(function):
     np.full make dask arrays (of rank >= 1): the cotangent buffers reverse mode writes slices and
     items of dask arrays into (`x_bar[1:] += g`) are dask arrays then, written lazily (dask's
     __setitem__), not NumPy arrays a dask array cannot be written into."""
-    import types
-
-    import numpy as np
-
-    if not isinstance(function, types.FunctionType) or function.__globals__.get("np") is not np:
-        return function
     if "dask" not in _SHIMS:
         import dask.array as da
+        import numpy as np
 
-        shim = types.ModuleType("numpy for dask")
-        shim.__dict__.update(np.__dict__)
-        for name in ("zeros", "ones", "empty", "full"):
-            shim.__dict__[name] = _made_lazily(getattr(np, name), getattr(da, name))
-        _SHIMS["dask"] = shim
-    namespace = dict(function.__globals__, np=_SHIMS["dask"])
-    for name, value in function.__globals__.items():
-        if value is runtime.broadcast_to:  # (the cotangent of np.sum: a number broadcast)
-            namespace[name] = _broadcast_lazily
-    return types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__,
-                              function.__closure__)
+        makers = ("zeros", "ones", "empty", "full")
+        _SHIMS["dask"] = numpy_with("numpy for dask", {
+            name: _made_lazily(getattr(np, name), getattr(da, name)) for name in makers})
+    return with_numpy(function, _SHIMS["dask"], _broadcast_lazily)
 
 
 _SHIMS: dict = {}
