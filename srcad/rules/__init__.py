@@ -5,7 +5,7 @@
 from .registry import RULES, Rule, defrule, lazy_family, lazy_templates, load_all, lookup, rule_for_object
 
 # isort: off
-with lazy_templates():  # (parsed on first use; tests/test_rules_registry.py checks them all)
+with lazy_templates():  # (parsed on first use; tests/test_one_home.py checks them all)
     from . import operators
     from . import builtins_, math_, numpy_elementwise, numpy_arrays, internal
     from . import numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral

@@ -33,7 +33,7 @@ from ..ir.nodes import Const, Ext, Var
 from . import batching, shapes, vmaps
 from .record import COMPLEX, KINDS, RAISES, Rule, Sig, Template, check_templates
 
-#: Names every template may use besides its parameters.
+#: True while srcad's own rules register (lazy_templates): their templates are parsed on first use.
 _DEFER_PARSE = [False]
 _SPECIAL_NAMES = ("ans", "g", "t")
 _NO_DEFAULT = object()

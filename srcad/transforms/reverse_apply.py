@@ -36,8 +36,11 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
             name = f"method .{target}()"
             if target in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "logpmf", "pmf"):
                 hint = FROZEN_HINT + hint
+            else:
+                hint = _object_hint(op) or hint
         elif rule.name == "srcad.getattr":
             name = f"attribute .{target}"
+            hint = _object_hint(op) or hint
         elif isinstance(target, Ext):
             name, hint = _called(target.obj, hint)
     elif rule.name == "srcad.call" and op.args and isinstance(op.args[0], Var):
@@ -59,15 +62,21 @@ def no_rule_error(op: Apply, rule, what: str, kind: str) -> NoRuleError:
         return NoRuleError(msg, [diagnostic(op.loc, msg, "write the sample reparameterised, e.g. "
                                             "loc + scale * np.random.standard_normal(size), or wrap "
                                             "the parameters in srcad.stop_gradient")])
-    if rule.name in ("srcad.method", "srcad.getattr") and len(op.args) > 1 and isinstance(op.args[1], Var) \
-            and isinstance(op.args[1].type, T.Unknown) and not hint.startswith(FROZEN_HINT):
-        hint = (f"{op.args[1].hint or 'the object'} is what a call srcad has no rule for returned "
-                "(an object of your class made inside the function from a differentiated value?): "
-                "srcad inlines the methods of objects given as arguments, globals or list items; "
-                "make it outside the function and pass it in (a dataclass, or a class registered "
-                "with srcad.register_pytree, to differentiate with respect to its fields)")
     msg = f"no {kind} rule for {name}{what}"
     return NoRuleError(msg, [diagnostic(op.loc, msg, hint)])
+
+
+def _object_hint(op: Apply) -> str | None:
+    """What to do when a method or attribute is read off a value srcad knows nothing about (what
+    a call without a rule returned: an object of the user's class made in the function)."""
+    obj = op.args[1] if len(op.args) > 1 else None
+    if not (isinstance(obj, Var) and isinstance(obj.type, T.Unknown)):
+        return None
+    return (f"{obj.hint or 'the object'} is what a call srcad has no rule for returned (an object "
+            "of your class made inside the function from a differentiated value?): srcad inlines "
+            "the methods of objects given as arguments, globals or list items; make it outside the "
+            "function and pass it in (a dataclass, or a class registered with "
+            "srcad.register_pytree, to differentiate with respect to its fields)")
 
 
 FROZEN_HINT = ("a frozen scipy.stats distribution is supported where srcad sees it made: "
