@@ -62,6 +62,7 @@ class Aliases:
         # objects are not one (observers)
         self.apart: dict = {}
         self.joins: list = []  # (an if's result, a value one branch yields)
+        self._objects_of: dict | None = None  # (_objects, once)
         self.foreign_vars: set = set()
         self.edges: list = []  # (container, element) pairs of Vars
         self.read_from: set = set()  # containers that elements are taken out of
@@ -111,11 +112,7 @@ class Aliases:
     # building
 
     def find(self, x):
-        self.parent.setdefault(x, x)
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
+        return _find(self.parent, x)
 
     def union(self, a, b, join: bool = False) -> None:
         """a and b may be the same object; `join`: a is an if's result and b what a branch
@@ -127,10 +124,11 @@ class Aliases:
         self.links.append((b, a) if join else (a, b))
         if not join:
             self.links.append((b, a))
+        if self.user and not join:
             ra, rb = _find(self.apart, a), _find(self.apart, b)
             if ra != rb:
                 self.apart[rb] = ra
-        else:
+        elif self.user:
             self.joins.append((a, b))
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
@@ -320,7 +318,7 @@ class Aliases:
     def _objects(self) -> dict:
         """(user=True) for each class of `apart`: the classes whose object it may be (itself,
         and through an if's result, each branch's), to a fixed point."""
-        if getattr(self, "_objects_of", None) is None:
+        if self._objects_of is None:
             out: dict = {}
             for o, a in self.joins:
                 out.setdefault(_find(self.apart, o), {_find(self.apart, o)}).add(_find(self.apart, a))
