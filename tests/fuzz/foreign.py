@@ -64,6 +64,9 @@ def check_dask(run):
     if out is _FAILED or ref is _FAILED:
         return
     t = _computed(out[1])
-    if not trees.same_structure(t, run.value()):
-        run.tight("dask", trees.flatten_like(t, run.value()), trees.flatten_like(ref[1], run.value()),
-                  "jvp of dask arrays differs from NumPy's")
+    bad = trees.same_structure(t, run.value())
+    if bad:
+        run.add("wrong", "dask", "structure", f"tangent output of dask arrays: {bad}")
+        return
+    run.tight("dask", trees.flatten_like(t, run.value()), trees.flatten_like(ref[1], run.value()),
+              "jvp of dask arrays differs from NumPy's")
