@@ -8,6 +8,7 @@ Their rules: srcad/rules/internal.py and helpers.py.
 import numpy as np
 
 from .cotangents import add, zeros_like
+from .shaping import items_like
 
 __all__ = ["list_append", "list_pop", "list_insert", "list_pop_at", "list_extend", "list_unextend",
            "list_repeat", "list_unrepeat",
@@ -99,11 +100,7 @@ def items_cotangent(d, pairs):
 def sequence_adjoint(c, x):
     """The adjoint of list(x) and tuple(x): the cotangents c of the items, in x's container
     (a list, a tuple, or an array of them for an array x: its rows)."""
-    if isinstance(x, np.ndarray):
-        return np.reshape(np.array(c, dtype=float), np.shape(x))
-    if hasattr(x, "__array_function__") and hasattr(x, "shape"):  # (dask, CuPy: its rows' library)
-        return np.stack(c) if len(c) else np.zeros_like(x, dtype=float)
-    return tuple(c) if isinstance(x, tuple) else list(c)
+    return tuple(c) if isinstance(x, tuple) else items_like(list(c), x)
 
 
 def array_adjoint(g, x):

@@ -8,7 +8,7 @@ helpers.py).
 import numpy as np
 
 __all__ = ["T", "inverse_axes", "rolled_axis", "c_column", "split_like", "join_like", "unstack_like",
-           "untile", "unrepeat", "pad_adjoint", "diag_adjoint", "diagonal_adjoint"]
+           "untile", "unrepeat", "pad_adjoint", "diag_adjoint", "diagonal_adjoint", "items_like"]
 
 
 def T(x):
@@ -52,7 +52,7 @@ def split_like(g, arrays, axis=0, ndmin=1):
             shapes = [promote(np.empty(s, dtype=bool)).shape for s in shapes]
         sizes = [s[axis] for s in shapes]
         pieces = _slices(g, sizes, axis)
-    return _items_like([float(np.reshape(p, ())) if isinstance(x, float)
+    return items_like([float(np.reshape(p, ())) if isinstance(x, float)
                         else np.reshape(p, np.shape(x)) for p, x in zip(pieces, arrays)], arrays)
 
 
@@ -64,7 +64,7 @@ def _slices(g, sizes, axis):
     return [g[(slice(None),) * axis + (slice(end - size, end),)] for size, end in zip(sizes, ends)]
 
 
-def _items_like(pieces, arrays):
+def items_like(pieces, arrays):
     """The cotangents of the items of `arrays` as the cotangent of `arrays`: a list, or one
     array shaped like it when `arrays` is an array (a sequence of its rows)."""
     if isinstance(arrays, np.ndarray):
@@ -95,7 +95,7 @@ def unstack_like(c, arrays, axis=0):
     `arrays` (a float for a float), in a list (an array when `arrays` is an array)."""
     c = c if hasattr(c, "__array_function__") else np.asarray(c)  # (dask, array-API: never converted)
     pieces = list(np.moveaxis(c, axis, 0))
-    return _items_like([float(p) if isinstance(x, float) else np.reshape(p, np.shape(x))
+    return items_like([float(p) if isinstance(x, float) else np.reshape(p, np.shape(x))
                         for p, x in zip(pieces, arrays)], arrays)
 
 
