@@ -79,8 +79,45 @@ def tuple_carried_after_continue(x, n):
     return s
 
 
+def _assigned_if_less(a, b):
+    if a < b:
+        w = b
+    return a * w
+
+
+def _last_of_loop(a, n):
+    for i in range(n):
+        w = a * i
+    return w
+
+
+def helper_called_in_a_loop(x, bs):
+    # fuzz 9200:1068: each call of the helper starts with its locals unassigned; inlined into the
+    # loop, w kept the previous call's value, and the derivatives returned where f raises
+    s = 0.0
+    for b in bs:
+        s = s + _assigned_if_less(x, b)
+    return s
+
+
+def helper_loop_called_in_a_loop(x, ns):
+    s = 0.0
+    for n in ns:
+        s = s + _last_of_loop(x, n)
+    return s
+
+
+def helper_result_unused_in_a_loop(x, bs):
+    for b in bs:
+        _assigned_if_less(x, b)
+    return 2.0 * x
+
+
 X1 = np.array([-0.5])
 RAISING = [
+    (helper_called_in_a_loop, (1.0, [2.0, 0.0])),
+    (helper_loop_called_in_a_loop, (1.5, [3, 0])),
+    (helper_result_unused_in_a_loop, (1.0, [2.0, 0.0])),
     (tuple_carried_after_continue, (0.7, 6)),
     (assigned_a_value_computed_before, (X1,)),
     (unused_read_one_branch, (2.0, -1.0)),
@@ -109,6 +146,8 @@ def test_derivatives_raise_unbound_local_error_where_the_function_does(fn, args)
 
 
 EXACT = [
+    (helper_called_in_a_loop, (1.0, [2.0, 3.0])),
+    (helper_loop_called_in_a_loop, (1.5, [3, 2])),
     (tuple_carried_after_continue, (0.7, 3)),
     (unused_read_one_branch, (2.0, 1.0)),
     (read_after_early_return, (2.0, 1)),

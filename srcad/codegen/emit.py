@@ -63,6 +63,8 @@ class Rendered:
 
 
 class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
+    _depth = 0  # loops around the statements being printed
+
     def __init__(self, fn: Function, comments: bool = True, release: bool = True):
         self.fn = fn
         self.release = release  # `del` large temporaries after their last use
@@ -281,14 +283,24 @@ class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
                        _call(helper, [target, self.atom(idx), self.atom(value)]))
 
     def copies(self, pairs) -> list:
-        """Parallel assignment dst <- src for pairs whose names differ."""
-        todo = []
+        """Parallel assignment dst <- src for pairs whose names differ. A dst that is not assigned
+        on this path (src UNDEF) is left unassigned; inside a loop, where an earlier iteration may
+        have assigned its name (a helper's local, inlined), it is unassigned explicitly, so that
+        Python raises UnboundLocalError where the user's code does."""
+        todo, unbound = [], []
         for dst, src in pairs:
             if isinstance(src, Const) and src.value is UNDEF:
+                if self._depth:
+                    unbound.append(self.name(dst))
                 continue
             if isinstance(src, Var) and src not in self.inline and self.name(src) == self.name(dst):
                 continue
             todo.append((dst, src))
+        return self._parallel(todo) + [stmt for name in dict.fromkeys(unbound) for stmt in (
+            _assign(_name(name, gast.Store()), gast.Constant(value=None, kind=None)),
+            gast.Delete(targets=[_name(name, gast.Del())]))]
+
+    def _parallel(self, todo) -> list:
         if not todo:
             return []
         dsts = {self.name(d) for d, _ in todo}
@@ -323,7 +335,11 @@ class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
         params = op.body.params[1:]
         pre = self.copies(zip(params, op.init))
         rng = self.range_expr(op)
-        body = self.block(op.body, self.loop_tail(op, params))
+        self._depth += 1
+        try:
+            body = self.block(op.body, self.loop_tail(op, params))
+        finally:
+            self._depth -= 1
         target = _name(self.name(op.body.params[0]), gast.Store())
         return pre + [gast.For(target=target, iter=rng, body=body or [gast.Pass()], orelse=[],
                                type_comment=None)]
@@ -344,9 +360,13 @@ class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
     def while_stmt(self, op: While) -> list:
         params = op.body.params
         pre = self.copies(zip(params, op.init))
-        cond_stmts = self.block(op.cond)
-        test = self.atom(op.cond.yields[0])
-        body = self.block(op.body, self.loop_tail(op, params))
+        self._depth += 1
+        try:
+            cond_stmts = self.block(op.cond)
+            test = self.atom(op.cond.yields[0])
+            body = self.block(op.body, self.loop_tail(op, params))
+        finally:
+            self._depth -= 1
         if real(cond_stmts):
             guard = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=test), body=[gast.Break()], orelse=[])
             return pre + [gast.While(test=gast.Constant(value=True, kind=None),

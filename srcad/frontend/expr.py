@@ -24,6 +24,7 @@ from ..ir.nodes import UNDEF, Atom, Const, Ext, Loc, Var
 from ..rules import registry
 from .displays import Displays, Star, is_literal
 from .inside import TransformsInside
+from .planned import UNASSIGNED
 from .resolve import LiveCell, LiveGlobal, LocalFunction, Static, library_code, static_attr
 
 Lowered = Var | Const | Static | LiveGlobal | LiveCell
@@ -196,6 +197,8 @@ class ExprLowerer(Displays, TransformsInside):
         return Const(node.value)  # (a complex literal too: transforms/policy.py decides where it may go)
 
     def expr_Name(self, node) -> Lowered:
+        if node.id == UNASSIGNED:  # (srcad's own code read again: frontend/planned.py)
+            return Const(UNDEF)
         return self.lookup_name(node.id, node)
 
     def expr_BinOp(self, node) -> Lowered:

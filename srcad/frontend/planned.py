@@ -6,6 +6,10 @@ assignments they mean the same:
     np.exp(t, out=t)            ->  t = np.exp(t)
     y = np.add(t, s, out=t)     ->  t = np.add(t, s); y = t
     del t                       ->  (nothing)
+    w = None; del w             ->  w = <unassigned>
+
+(the last: a variable srcad's code unassigns, where the user's code has not assigned it on
+this path, inside a loop whose earlier iterations may have; read as the undefined value).
 
 (`t *= s` needs nothing: augmented assignment is read as it is in the user's code.) Only
 code srcad generated is read this way; `out=` in a user's code is refused where it is
@@ -47,9 +51,29 @@ def _load(name: gast.Name) -> gast.Name:
     return gast.Name(id=name.id, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
+#: the name _Undo writes for "unassigned" (not an identifier: never in a user's code)
+UNASSIGNED = "<unassigned>"
+
+
+def _unassigns(first, second) -> bool:
+    """Are the two statements `w = None` and `del w`?"""
+    return (isinstance(first, gast.Assign) and len(first.targets) == 1
+            and isinstance(first.targets[0], gast.Name)
+            and isinstance(first.value, gast.Constant) and first.value.value is None
+            and isinstance(second, gast.Delete) and len(second.targets) == 1
+            and isinstance(second.targets[0], gast.Name) and second.targets[0].id == first.targets[0].id)
+
+
 class _Undo(gast.NodeTransformer):
     def visit_Delete(self, node):
         return None
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list):
+                setattr(node, field, _unassigned(stmts))
+        return super().generic_visit(node)
 
     def visit_Expr(self, node):
         out = _out(node.value)
@@ -65,6 +89,21 @@ class _Undo(gast.NodeTransformer):
         first = gast.Assign(targets=[_store(out)], value=_without_out(node.value), type_comment=None)
         second = gast.Assign(targets=node.targets, value=_load(out), type_comment=None)
         return [gast.copy_location(first, node), gast.copy_location(second, node)]
+
+
+def _unassigned(stmts: list) -> list:
+    out, i = [], 0
+    while i < len(stmts):
+        if i + 1 < len(stmts) and _unassigns(stmts[i], stmts[i + 1]):
+            name = stmts[i].targets[0]
+            marker = gast.Name(id=UNASSIGNED, ctx=gast.Load(), annotation=None, type_comment=None)
+            unassign = gast.Assign(targets=[name], value=marker, type_comment=None)
+            out.append(gast.copy_location(unassign, stmts[i]))
+            i += 2
+        else:
+            out.append(stmts[i])
+            i += 1
+    return out
 
 
 def undo_memory_planning(node):
