@@ -88,7 +88,7 @@ def test_scalar_loop_compiles_with_numba_constructs():
     assert g.latest().function.compiled()
     text = srcad.source(g)
     assert "reversed(" not in text and "range(n - 1, -1, -1)" in text
-    assert "np.empty(0, np.float64)" in text and ".pop()" not in text  # (the stack is an array)
+    assert "_stack_y = np.empty(max(n, 0))" in text and ".pop()" not in text  # (the stack is an array)
     assert "== _stack_y.shape[0]" not in text  # (room for every trip was made before the loop)
     assert_tree_close(got, srcad.grad(ode, argnums=(0, 1))(0.7, 1.5, 50), rtol=1e-12, atol=0)
     assert_tree_close(got[0], fd_grad(ode, (0.7, 1.5, 50), 0), rtol=1e-6, atol=1e-8)
@@ -352,3 +352,64 @@ def test_slice_stores_are_written_entry_by_entry(monkeypatch):
     assert_tree_close(got, srcad.grad(slice_writes, argnums=(0, 1))(*args), rtol=1e-12, atol=1e-12)
     for k in range(2):
         assert_tree_close(got[k], fd_grad(slice_writes, args, k), rtol=1e-6, atol=1e-8)
+
+
+def half_power(x):
+    y = x ** 0.5  # (a complex value where x < 0: its type is checked at run time, srcad.known)
+    return 2.0 * x + 0.0 * y
+
+
+def rnn_like(W, h, xs):
+    s = 0.0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])
+        s = s + np.sum(h * h)
+    return s
+
+
+def test_run_time_type_checks_compile_and_defer_to_cpython(monkeypatch):
+    """`x ** 0.5` of a float (a value checked at run time: complex where x < 0) compiles for
+    numba; where numba computes NaN and CPython a complex number, the call runs in CPython and
+    raises its error."""
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    g = srcad.grad(half_power, target="numba")
+    assert g(4.0) == 2.0 and g.latest().function.compiled() and "_known(" in srcad.source(g)
+    with pytest.raises(srcad.TypeSupportError, match="complex"):
+        srcad.grad(half_power)(-1.0)
+    with pytest.raises(srcad.TypeSupportError, match="complex"):
+        g(-1.0)
+    root_g = srcad.grad(lambda x: x ** 0.5 + x, target="numba")
+    assert root_g(4.0) == pytest.approx(0.5 / 2.0 + 1.0, rel=1e-14)
+
+
+def test_stacks_of_a_loop_are_allocated_for_its_trips_without_helpers(monkeypatch):
+    """A loop's stacks, empty when it starts, are allocated for its trips, and an array is
+    pushed entry by entry in the generated code itself: no helper functions for numba to
+    compile (each one a tenth of a second or more of a first call)."""
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    rng = np.random.default_rng(9)
+    args = (0.3 * rng.normal(size=(5, 5)), rng.normal(size=(5, 1)), rng.normal(size=(7, 5, 1)))
+    g = srcad.grad(rnn_like, argnums=(0, 1), target="numba")
+    got = g(*args)
+    source = srcad.source(g)
+    assert g.latest().function.compiled() and "_reserve(" not in source and "_store_row" not in source
+    assert "np.empty((7, 5, 1), np.float64)" in source
+    for k in range(2):
+        assert_tree_close(got[k], fd_grad(rnn_like, args, k), rtol=1e-6, atol=1e-8)
+
+
+def halving(x, tol):
+    s = 0.0
+    while x > tol:  # (a while loop: its stack grows by doubling)
+        s = s + math.sin(x)
+        x = 0.5 * x
+    return s
+
+
+def test_stacks_of_a_while_loop_grow(monkeypatch):
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    g = srcad.grad(halving, target="numba")
+    got = g(3.0, 1e-3)
+    source = srcad.source(g)
+    assert g.latest().function.compiled() and "np.empty(0, np.float64)" in source and "_reserve(" in source
+    assert got == pytest.approx(sum(math.cos(3.0 * 0.5 ** k) * 0.5 ** k for k in range(12)), rel=1e-12)

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..analysis.aliases import update_base
 from ..ir import types as T
-from ..ir.nodes import Apply, Const, For, If, While, iter_ops
+from ..ir.nodes import Apply, Block, Const, For, If, While, iter_blocks, iter_ops
 from ..passes.buffers import reuses
 from ..rules import registry
 from .emit import CodeEmitter
@@ -68,17 +68,20 @@ def reserve_stack(s, need):
     return out
 
 
-def store_row(s, i, v):
-    """s[i] = v for a stack of arrays, v of the shape of s[i]: entry by entry, which numba
-    compiles in a quarter of a second, where the shape check of its slice assignment took
-    seconds (on every first call: the RNN's gradient took 11 s to compile)."""
-    row = s[i]
-    for k, x in np.ndenumerate(v):
-        row[k] = x
+def known_number(x, where):
+    """srcad.known (a value of a type unknown while transforming) in compiled code, where numba
+    has typed every value: a complex one, or a float NaN (where CPython's `x ** 0.5` of a negative
+    x is complex), raises, and the call runs again in CPython, which raises the CPython target's
+    error or gives its result."""
+    if np.iscomplexobj(x):
+        raise TypeError()
+    if isinstance(x, float):
+        if x != x:
+            raise ValueError()
 
 
 #: the numba target's own helpers (generated code calls them; written out with it)
-OWN_HELPERS = (reserve_stack, store_row, store_into, add_into)
+OWN_HELPERS = (reserve_stack, store_into, add_into, known_number)
 
 
 class _Families:
@@ -183,6 +186,7 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
                     id(updates[v]) in self.naming.inplace for v in members if v in updates):
                 self.stacks[root] = elt
         self._unchecked = self._reserved_pushes(fn)
+        self._fresh, self._made_by_loop = self._fresh_stacks(fn)
 
     def _reserved_pushes(self, fn) -> set:
         """ids of the pushes that need no capacity check: the one push of a stack in a for
@@ -201,6 +205,31 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
                         direct[root] = o
             safe.update(id(o) for root, o in direct.items() if counts[root] == 1)
         return safe
+
+    def _fresh_stacks(self, fn) -> tuple[dict, set]:
+        """(id(for loop) -> the stacks it allocates outright, the stacks made by a loop's
+        allocation alone). A loop allocates a stack for its trips when the stack is still empty
+        as the loop starts (made by `srcad.list` earlier in the loop's own block, pushed onto by
+        nothing in between) and its body pushes onto it directly: no helper call, which numba
+        compiles separately, a tenth of a second or more of a first call."""
+        fresh, made = {}, set()
+        for block in iter_blocks(fn.body):
+            empty = set()
+            for op in block.ops:
+                if isinstance(op, Apply) and op.prim == "srcad.list":
+                    if self._stack_of(op.outs[0]) is not None:
+                        empty.add(self._stack_of(op.outs[0]))
+                    continue
+                nested = iter_ops(Block((), (op,), ())) if isinstance(op, (For, If, While)) else (op,)
+                pushed = {self._stack_of(o.outs[0]) for o in nested if isinstance(o, Apply)
+                          and _stack_op(o, "push")}
+                if isinstance(op, For):
+                    direct = {self._stack_of(o.outs[0]) for o in op.body.ops if isinstance(o, Apply)
+                              and _stack_op(o, "push")}
+                    fresh[id(op)] = empty & direct
+                    made |= empty & direct
+                empty -= pushed
+        return fresh, made
 
     def _members(self, root):
         return [v for v in self.naming.names if self._fam.find(v) is root]
@@ -227,30 +256,20 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
         name = self.name(op.outs[0])
         count = name + "_n"
         if op.prim == "srcad.list":
+            zero = _assign(_name(count, gast.Store()), gast.Constant(value=0, kind=None))
+            if root in self._made_by_loop:  # (allocated by the loop that first pushes onto it)
+                return [zero]
             shape, dtype = self.stacks[root]
             dims = gast.Tuple(elts=[gast.Constant(value=d, kind=None) for d in (FIRST_CAPACITY,) + shape],
                               ctx=gast.Load()) if shape else gast.Constant(value=FIRST_CAPACITY, kind=None)
             dtype_node = _attr(_name("np"), dtype.split(".", 1)[1])
             empty = _call(_attr(_name("np"), "empty"), [dims, dtype_node])
-            return [_assign(_name(name, gast.Store()), empty),
-                    _assign(_name(count, gast.Store()), gast.Constant(value=0, kind=None))]
+            return [_assign(_name(name, gast.Store()), empty), zero]
         if _stack_op(op, "push"):
-            reserve = _name(self.ns.ref(reserve_stack, "_reserve"))
-            full = gast.Compare(left=_name(count), ops=[gast.Eq()], comparators=[
-                gast.Subscript(value=_attr(_name(name), "shape"), slice=gast.Constant(value=0, kind=None),
-                               ctx=gast.Load())])
-            regrow = _assign(_name(name, gast.Store()), _call(reserve, [_name(name), gast.BinOp(
-                left=_name(count), op=gast.Add(), right=gast.Constant(value=1, kind=None))]))
-            check = [gast.If(test=full, body=[regrow], orelse=[])] if id(op) not in self._unchecked else []
-            if self.stacks[root][0]:  # (an array element: entry by entry)
-                store = gast.Expr(value=_call(_name(self.ns.ref(store_row, "_store_row")), [
-                    _name(name), _name(count), self.atom(op.args[1])]))
-            else:
-                store = _assign(gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Store()),
-                                self.atom(op.args[1]))
-            return check + [store,
-                    gast.AugAssign(target=_name(count, gast.Store()), op=gast.Add(),
-                                   value=gast.Constant(value=1, kind=None))]
+            check = [] if id(op) in self._unchecked else [self._grow_when_full(name)]
+            return check + self._push(name, self.stacks[root][0], op.args[1]) + [
+                gast.AugAssign(target=_name(count, gast.Store()), op=gast.Add(),
+                               value=gast.Constant(value=1, kind=None))]
         if _stack_op(op, "pop"):
             out = [gast.AugAssign(target=_name(count, gast.Store()), op=gast.Sub(),
                                   value=gast.Constant(value=1, kind=None))]
@@ -259,6 +278,30 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
                                    gast.Subscript(value=_name(name), slice=_name(count), ctx=gast.Load())))
             return out
         return super().apply_stmt(op)
+
+    def _grow_when_full(self, name: str):
+        """`if name_n == name.shape[0]: name = _reserve(name, name_n + 1)`"""
+        count, one = _name(name + "_n"), gast.Constant(value=1, kind=None)
+        full = gast.Compare(left=count, ops=[gast.Eq()], comparators=[gast.Subscript(
+            value=_attr(_name(name), "shape"), slice=gast.Constant(value=0, kind=None), ctx=gast.Load())])
+        grow = _call(_name(self.ns.ref(reserve_stack, "_reserve")), [
+            _name(name), gast.BinOp(left=_name(name + "_n"), op=gast.Add(), right=one)])
+        return gast.If(test=full, body=[_assign(_name(name, gast.Store()), grow)], orelse=[])
+
+    def _push(self, name: str, shape: tuple, value) -> list:
+        """`name[name_n] = value`; an array value entry by entry, in loops over its (known)
+        shape: numba compiles the slice assignment's shape check in seconds, a loop in
+        hundredths (a helper function would be compiled on its own, a tenth of a second more)."""
+        count, pre, node = _name(name + "_n"), [], self.atom(value)
+        if not shape:
+            return [_assign(gast.Subscript(value=_name(name), slice=count, ctx=gast.Store()), node)]
+        if not isinstance(node, gast.Name):
+            tmp = self.fresh_name()
+            pre, node = [_assign(_name(tmp, gast.Store()), node)], _name(tmp)
+        index = [gast.Constant(value=0, kind=None) if d == 1 else _name(self.fresh_name()) for d in shape]
+        target = gast.Subscript(value=_name(name), slice=gast.Tuple(elts=[count] + index, ctx=gast.Load()),
+                                ctx=gast.Store())
+        return pre + self._loops(shape, index, [_assign(target, self._element(node.id, index))])
 
     def expr(self, op: Apply, index: bool = False):
         """srcad's broadcasting helpers, where the types say what they do, as the NumPy call
@@ -275,12 +318,17 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
                   and self._stack_of(o.outs[0]) is not None]
         if not pushed:
             return stmts
-        trips = self._trips(op)
-        reserve = _name(self.ns.ref(reserve_stack, "_reserve"))
-        pre = []
-        for stack in dict.fromkeys(self.name(v) for v in pushed):
-            pre.append(_assign(_name(stack, gast.Store()), _call(reserve, [
-                _name(stack), gast.BinOp(left=_name(stack + "_n"), op=gast.Add(), right=trips)])))
+        trips, fresh, pre = self._trips(op), self._fresh.get(id(op), set()), []
+        for root, stack in {self._stack_of(v): self.name(v) for v in pushed}.items():
+            if root in fresh:  # (empty: allocated for the loop's trips outright)
+                shape, dtype = self.stacks[root]
+                rows = trips if isinstance(trips, gast.Constant) and trips.value >= 0 else _call(
+                    _name("max"), [trips, gast.Constant(value=0, kind=None)])
+                grown = _empty(rows, shape, dtype)
+            else:
+                grown = _call(_name(self.ns.ref(reserve_stack, "_reserve")), [
+                    _name(stack), gast.BinOp(left=_name(stack + "_n"), op=gast.Add(), right=trips)])
+            pre.append(_assign(_name(stack, gast.Store()), grown))
         return stmts[:-1] + pre + stmts[-1:]
 
     def _trips(self, op: For):
@@ -389,8 +437,21 @@ def _contiguous(em, op):
     return _call(_attr(_name("np"), "ascontiguousarray"), [CodeEmitter.expr(em, op)])
 
 
+def _empty(rows, shape: tuple, dtype: str):
+    """np.empty of `rows` rows of `shape` and `dtype` ("np.float64"): `np.empty(rows)` for
+    floats, the form numba compiles fastest."""
+    if not shape and dtype == "np.float64":
+        return _call(_attr(_name("np"), "empty"), [rows])
+    dims = gast.Tuple(elts=[rows] + [gast.Constant(value=d, kind=None) for d in shape], ctx=gast.Load())
+    return _call(_attr(_name("np"), "empty"), [dims, _attr(_name("np"), dtype.split(".", 1)[1])])
+
+
+def _known_number(em, op):
+    return _call(_name(em.ns.ref(known_number, "_known")), [em.atom(a) for a in op.args])
+
+
 _SPECIAL = {"broadcast_to": _broadcast_to, "expand_reduced": _expand_reduced, "zeros_like": _zeros_like,
-            "unbroadcast": _unbroadcast, "contiguous": _contiguous}  # (by Rule.numba)
+            "unbroadcast": _unbroadcast, "contiguous": _contiguous, "known": _known_number}  # (by Rule.numba)
 
 
 def _minus(node, k: int, atom):

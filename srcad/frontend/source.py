@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import sys
 import types
 import weakref
 from dataclasses import dataclass
@@ -47,7 +48,14 @@ def _where(fn) -> str:
 def _source_lines(fn) -> tuple[list[str], int]:
     code = getattr(fn, "__code__", None)
     try:
-        lines, first = inspect.getsourcelines(code if isinstance(code, types.CodeType) else fn)
+        if inspect.isfunction(fn) and isinstance(code, types.CodeType) and fn.__module__ in sys.modules:
+            # (findsource of the function, not of its code or inspect.getsourcelines: no unwrapping of
+            # __wrapped__, and its module found by name, where a code object's module is searched
+            # for among all of sys.modules, tenths of a second once numba or jax is imported)
+            every, start = inspect.findsource(fn)
+            lines, first = inspect.getblock(every[start:]), start + 1
+        else:
+            lines, first = inspect.getsourcelines(code if isinstance(code, types.CodeType) else fn)
     except (OSError, TypeError) as e:
         name = getattr(fn, "__qualname__", repr(fn))
         raise SourceUnavailableError(

@@ -79,7 +79,8 @@ nondiff("srcad.stop_gradient", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh
 nondiff("srcad.shift_invariant", "x", out=ty.same("x"), fn=rt.stop_gradient, fresh=False,
         shape=sh.first, kind="elementwise")
 # a value of a type unknown while transforming, checked where it meets a differentiated one
-nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=0, shift="check")
+nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=0, shift="check",
+        numba="known")
 # SRCAD_DEBUG=types: a value checked to be of its inferred type (codegen/typechecks.py)
 nondiff("srcad.check_type", "v, expect, name, where", out=ty.none, fn=rt.check_type, impure=True, nouts=0,
         shift="check")
