@@ -6,6 +6,8 @@ here: Python's semantics (late binding, the values the functions return), the re
 each at the user's line, and what surrounds the transformation (caching on the function
 given, lambdas on one line)."""
 
+import functools
+
 import numpy as np
 import pytest
 from corpus import closures, generators, unpacking
@@ -194,3 +196,48 @@ def test_a_list_argument_holding_one_function_is_specialised_on_it():
     g = srcad.grad(bad.list_of_function_arguments)
     assert g(1.0, [np.sin]) == pytest.approx(np.cos(1.0), rel=1e-12)  # by hand
     assert g(1.0, [np.cos]) == pytest.approx(-np.sin(1.0), rel=1e-12)  # rebuilt for the other one
+
+
+def apply_twice(fn, v, w):
+    return fn(v) * w + v
+
+
+def helper_with_a_lambda(a, b):
+    return apply_twice(lambda t: t * b, a, 0.5)
+
+
+def reentered_through_a_partial(x):
+    return apply_twice(functools.partial(helper_with_a_lambda, b=x), x, 2.0)
+
+
+def reentered_through_a_lambda(x):
+    return apply_twice(lambda a: apply_twice(lambda t: t * x, a, 0.5), x, 2.0)
+
+
+def reentered_three_deep(x):
+    return apply_twice(lambda a: apply_twice(lambda b: apply_twice(lambda c: c * a * b, b + 1.0, 1.0) - b - 1.0,
+                                             2.0 * a, 1.0) - 2.0 * a, x, 1.0) - x
+
+
+def recursion_passing_a_lambda(fn, x, n):
+    if n == 0:
+        return fn(x)
+    return recursion_passing_a_lambda(lambda a: fn(a) * 2.0, x, n - 1)
+
+
+@pytest.mark.parametrize("fn,derivative", [
+    # fuzz 8900:4, 8900:7: a helper that calls its function argument, entered again from inside
+    # that function with another lambda, was taken for recursion and refused
+    (reentered_through_a_partial, lambda x: 2.0 * x + 3.0),  # (x*x*0.5 + x)*2 + x
+    (reentered_through_a_lambda, lambda x: 2.0 * x + 3.0),
+    (reentered_three_deep, lambda x: 12.0 * x * x + 4.0 * x),  # x * 2x * (2x + 1)
+])
+def test_a_helper_entered_again_through_its_function_argument_is_inlined(fn, derivative):
+    for x in (1.5, -0.7):
+        assert srcad.grad(fn)(x) == pytest.approx(derivative(x), rel=1e-12)
+        assert srcad.grad(fn)(x) == pytest.approx(fd_grad(fn, (x,), 0), rel=1e-6)
+
+
+def test_recursion_passing_a_lambda_is_refused_at_the_users_line():
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="lambda .made at line"):
+        srcad.grad(lambda x: recursion_passing_a_lambda(lambda a: a * a, x, 3))(1.5)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..custom import RUNTIME
-from ..errors import UnsupportedSyntaxError, diagnostic
+from ..errors import RecursionNotSupportedError, UnsupportedSyntaxError, diagnostic
 from ..identifiers import identifier
 from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, While, iter_ops
 from ..rules import registry
@@ -231,6 +231,26 @@ class ClosureLowering:
             return outer
         return self.b.read(k)
 
+    def recursive(self, fn, args, kw) -> bool:
+        """Is a call of fn, which is being lowered, recursion? Not when it is given nested
+        functions (lambdas, closures, partials of them) made at other places than the calls
+        of fn being lowered: `apply(lambda a: apply(lambda b: ..., a), x)` enters apply again
+        through the outer lambda, with another function, and is inlined like any call."""
+        given = passed_functions(args, kw)
+        return not given or any(f is fn and p == given for f, p in zip(self.ctx.stack, self.ctx.passed))
+
+    def check_recursion(self, fn, node) -> None:
+        """Refuse a nested function or a generator that calls itself (a user function's
+        recursion is resolved while specialising instead: call_function)."""
+        stack = self.ctx.stack
+        if fn in stack or any(getattr(f, "node", 0) is getattr(fn, "node", 1) for f in stack):
+            names = " -> ".join(getattr(f, "qualname", None) or f.__qualname__ for f in self.ctx.stack + [fn])
+            raise self.error(
+                RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
+                "rewrite the recursion as a loop, or as a module-level function (srcad inlines "
+                "calls to user functions)",
+            )
+
     def call_local(self, fn: LocalFunction, args, kw, node):
         if isinstance(fn, Partial):
             given = dict(kw)
@@ -302,6 +322,21 @@ class ClosureLowering:
         if isinstance(fn, LocalFunction):
             return self.call_local(fn, args, kw, node)
         return self.call_static(fn, args, kw, node)
+
+
+def passed_functions(args, kw) -> tuple:
+    """Where the nested functions among a call's arguments were made (their definitions' places
+    in the source; a partial by what it wraps), in order: a call's key for the recursion check."""
+    def site(obj):
+        if isinstance(obj, Partial):
+            return ("partial", site(obj.func))
+        if isinstance(obj, Closure):  # (where its source is: a lambda's def is made anew each time)
+            return (obj.loc.file, obj.loc.line, obj.loc.col) if obj.loc is not None else id(obj.node)
+        return obj
+
+    atoms = list(args) + [a for _, a in kw]
+    return tuple(site(a.value.obj) for a in atoms if isinstance(a, Const) and isinstance(a.value, Ext)
+                 and isinstance(a.value.obj, LocalFunction))
 
 
 def _holds(op) -> str:

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError
+from ..errors import UnsafeMutationError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
 from .binding import ArgumentBinding, argument_cells
 from .callees import KnownCallees
-from .closures import ClosureLowering, ClosureScope, Frame, signature_of
+from .closures import ClosureLowering, ClosureScope, Frame, passed_functions, signature_of
 from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
@@ -46,6 +46,7 @@ class LowerContext:
 
     builder: Builder
     stack: list = field(default_factory=list)  # functions being lowered (recursion check)
+    passed: list = field(default_factory=list)  # per function of `stack`: the nested functions given to it
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     functions: list = field(default_factory=list)  # every user function lowered (for caching)
     loop_writes: list = field(default_factory=list)  # per open loop: the keys its body assigns
@@ -171,7 +172,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Argume
             raise self.refuse_generator_call(fn, node)
         if isinstance(fn, LocalFunction):
             return self.call_local(fn, args, kw, node)
-        if fn in self.ctx.stack:  # recursion: inlined while specialising, as deep as types say
+        if fn in self.ctx.stack and self.recursive(fn, args, kw):
+            # recursion: inlined while specialising, as deep as types say
             return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:
@@ -190,18 +192,6 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Argume
         check(parsed, top=False)
         return FunctionLowerer(self.ctx, parsed, prefix=next(self.ctx.counter))
 
-    def check_recursion(self, fn, node) -> None:
-        """Refuse a nested function or a generator that calls itself (a user function's
-        recursion is resolved while specialising instead: call_function)."""
-        stack = self.ctx.stack
-        if fn in stack or any(getattr(f, "node", 0) is getattr(fn, "node", 1) for f in stack):
-            names = " -> ".join(getattr(f, "qualname", None) or f.__qualname__ for f in self.ctx.stack + [fn])
-            raise self.error(
-                RecursionNotSupportedError, node, f"recursive call ({names}) is not supported",
-                "rewrite the recursion as a loop, or as a module-level function (srcad inlines "
-                "calls to user functions)",
-            )
-
     def inline(self, args, kw, node, caller: FunctionLowerer) -> Atom:
         """Lower a call of this function (a user function, or a nested one) at the caller."""
         fn = self.closure or self.parsed.fn
@@ -210,12 +200,14 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Argume
         self.call_loc = site = caller.loc(node)
         self.via = caller.via + ((site.file, site.line, site.col),) if site is not None else caller.via
         self.ctx.stack.append(fn)
+        self.ctx.passed.append(passed_functions(args, kw))
         if self.closure is None:
             self.ctx.functions.append(fn)
         for name, value in bound:
             self.write(name, value)
         result = self.body()
         self.ctx.stack.pop()
+        self.ctx.passed.pop()
         self.frame.close(self.b)
         for k in self.keys_written:
             self.b.kill(k)
@@ -472,7 +464,7 @@ def _lower_function(fn, statics: dict) -> Lowered_:
     parsed = parse_function(fn)
     check(parsed)
     b = Builder()
-    ctx = LowerContext(b, stack=[fn], functions=[fn])
+    ctx = LowerContext(b, stack=[fn], passed=[()], functions=[fn])
     low = FunctionLowerer(ctx, parsed)
     args = parsed.node.args
     names = [a.id for a in getattr(args, "posonlyargs", [])] + [a.id for a in args.args]
