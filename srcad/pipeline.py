@@ -17,6 +17,7 @@ from .codegen.targets import compile_function, render
 from .custom import CustomRule
 from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
+from .frontend.objects import check_no_local_objects
 from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
 from .ir import types as T
@@ -168,6 +169,7 @@ def typed(fn, arg_types, free_types, inlined: list | None = None) -> Function:
         check_mutations(f)  # on the code as written, before dead code is dropped
     f = cleanup(f)
     check_no_local_functions(f)
+    check_no_local_objects(f)
     return erase_local_functions(f)
 
 

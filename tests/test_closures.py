@@ -215,8 +215,8 @@ def reentered_through_a_lambda(x):
 
 
 def reentered_three_deep(x):
-    return apply_twice(lambda a: apply_twice(lambda b: apply_twice(lambda c: c * a * b, b + 1.0, 1.0) - b - 1.0,
-                                             2.0 * a, 1.0) - 2.0 * a, x, 1.0) - x
+    inner = lambda a, b: apply_twice(lambda c: c * a * b, b + 1.0, 1.0) - b - 1.0  # noqa: E731
+    return apply_twice(lambda a: apply_twice(lambda b: inner(a, b), 2.0 * a, 1.0) - 2.0 * a, x, 1.0) - x
 
 
 def recursion_passing_a_lambda(fn, x, n):

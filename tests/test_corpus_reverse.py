@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
-from corpus import branches, calls, closures, generators, loops, straight, unpacking
+from corpus import branches, calls, closures, generators, loops, objects, straight, unpacking
 from oracle import assert_tree_close, fd_grad
 
 import srcad
 
-FAMILIES = [straight, branches, calls, loops, closures, unpacking, generators]
+FAMILIES = [straight, branches, calls, loops, closures, unpacking, generators, objects]
 
 
 def _differentiable_positions(args):

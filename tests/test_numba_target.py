@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
-from corpus import branches, calls, closures, generators, loops, straight, unpacking
+from corpus import branches, calls, closures, generators, loops, objects, straight, unpacking
 from oracle import assert_tree_close, fd_grad
 
 import srcad
@@ -22,7 +22,7 @@ import srcad
 numba = pytest.importorskip("numba")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FAMILIES = [straight, branches, calls, loops, closures, unpacking, generators]
+FAMILIES = [straight, branches, calls, loops, closures, unpacking, generators, objects]
 SAMPLE = {"ode_euler", "nested", "while_counter", "break_continue", "rnn_cell", "reversed_ranges",
           "overwritten_in_branches", "math_more", "carried_array", "stencil_in_place"}
 

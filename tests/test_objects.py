@@ -446,15 +446,10 @@ def object_made_inside(x, b):
     return o.scaled(b) + o.w
 
 
-def test_an_object_made_inside_from_a_differentiated_value_is_refused_with_what_to_do():
-    args = (np.array([1.0, 2.0]), 0.5)
-    with pytest.raises(srcad.NoRuleError) as err:
-        srcad.grad(object_made_inside)(*args)
-    d = err.value.diagnostics[0]
-    assert d.line == object_made_inside.__code__.co_firstlineno + 2  # (the first use, backwards)
-    assert "o is what a call srcad has no rule for returned" in d.hint and "pass it in" in d.hint
-    with pytest.raises(srcad.NoRuleError) as err:
-        srcad.jvp(object_made_inside, args, (np.ones(2), 0.0))
-    d = err.value.diagnostics[0]
-    assert d.line == object_made_inside.__code__.co_firstlineno + 1 and "MadeInside" in str(err.value)
-    assert "make the object outside it and pass it in" in d.hint
+def test_an_object_made_inside_from_a_differentiated_value_is_differentiated():
+    """(It was refused with a hint to make it outside: frontend/objects.py makes it while
+    lowering; more in tests/corpus/objects.py and tests/test_objects_made_inside.py.)"""
+    x, b = np.array([1.0, 2.0]), 0.5
+    np.testing.assert_allclose(srcad.grad(object_made_inside)(x, b), [0.0, b + 1.0], rtol=1e-15)
+    _, tangent = srcad.jvp(object_made_inside, (x, b), (np.array([0.0, 1.0]), 1.0))
+    assert tangent == pytest.approx((b + 1.0) + x[-1], rel=1e-15)  # d/dx[-1] and d/db, by hand

@@ -291,6 +291,9 @@ class ExprLowerer(Displays, TransformsInside):
 
     def expr_Attribute(self, node) -> Lowered:
         base = self.expr(node.value)
+        made = self.attribute_of_object(base, node)
+        if made is not None:  # (an object made inside the function: frontend/objects.py)
+            return made
         if node.attr == "cell_contents" and isinstance(_current(base), types.CellType):
             return _cell_read(_current(base), node.value)  # generated code transformed again
         module = isinstance(base, Const) and isinstance(getattr(base.value, "obj", None), types.ModuleType)
@@ -356,6 +359,14 @@ class ExprLowerer(Displays, TransformsInside):
             return self.emit("srcad.call", [self.atom(callee, node)] + args, kw, node=node)
         return self.call_static(s.obj, args, kw, node)
 
+    def attribute_of_object(self, base, node) -> Lowered | None:
+        """`base.attr` for an object made inside the function (a hook: frontend/objects.py)."""
+        return None
+
+    def construct(self, fn, args, kw, node) -> Atom | None:
+        """`fn(...)` making or calling an object of the user's class (a hook: frontend/objects.py)."""
+        return None
+
     def frozen_call(self, node) -> Atom | None:
         """A method of a frozen scipy.stats distribution (a hook: frontend/frozen.py)."""
         return None
@@ -416,6 +427,9 @@ class ExprLowerer(Displays, TransformsInside):
             return self.call_function(fn, args, kw, node)
         if library_code(fn):  # a call into a library: a constant, or an error if differentiated
             return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
+        made = self.construct(fn, args, kw, node)  # (objects of the user's classes made inside: objects.py)
+        if made is not None:
+            return made
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             self_atom = self.atom(Static(fn.__self__), node)
             return self.call_function(fn.__func__, [self_atom] + list(args), kw, node)

@@ -36,6 +36,7 @@ from .frozen import FrozenDistributions
 from .generators import GeneratorLowering, is_generator
 from .higher_order import HigherOrderCalls
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
+from .objects import ObjectLowering
 from .resolve import LocalFunction, Scope, Static
 from .source import ParsedFunction, code_signature, parse_function
 
@@ -62,8 +63,8 @@ class LowerContext:
     cell_sources: dict = field(default_factory=dict)
 
 
-class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ArgumentBinding, GeneratorLowering,
-                      HigherOrderCalls, LoopLowering, ExprLowerer):
+class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ObjectLowering, ArgumentBinding,
+                      GeneratorLowering, HigherOrderCalls, LoopLowering, ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
     A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its
@@ -336,6 +337,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Argume
             self.write(target.id, self.emit(INPLACE[type(node.op)], (old, rhs), node=node,
                                             hint=target.id))
             return
+        if isinstance(target, gast.Attribute):
+            return self.augassign_attribute(node)
         rhs = self.value(node.value)
         if isinstance(target, gast.Subscript):
             base = self.value(target.value)
@@ -376,6 +379,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Argume
                 self.assign(t, self.emit("operator.getitem", (value, Const(k)), node=target))
         elif isinstance(target, gast.Subscript):
             self.assign_item(target, value)
+        elif isinstance(target, gast.Attribute):
+            self.assign_attribute(target, value)  # (of an object made inside: objects.py)
         else:
             raise self.mutation_error(target, target)
 
@@ -384,7 +389,7 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Argume
         if isinstance(base_node, gast.Name) and base_node.id not in self.scope.locals:
             raise self.error(UnsafeMutationError, target, f"cannot write into global {base_node.id!r}",
                              "copy it into a local variable first (x = g.copy())")
-        if not isinstance(base_node, (gast.Name, gast.Subscript)):
+        if not isinstance(base_node, (gast.Name, gast.Subscript, gast.Attribute)):
             raise self.mutation_error(target, target)
         base = self.value(base_node)
         new = self.emit("operator.setitem", (base, self.index(target.slice), value), node=target,
@@ -399,7 +404,7 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Argume
             return super().method_call(recv, name, node)
         target = node.func.value
         local = isinstance(target, (gast.Name, gast.Subscript)) and not (
-            isinstance(target, gast.Name) and target.id not in self.scope.locals)
+            isinstance(target, gast.Name) and target.id not in self.scope.locals) or self.made_inside(target)
         args, kw = self.call_args(node)
         recv_hint = target.id if isinstance(target, gast.Name) else ""
         new, result = self.emit("srcad.mutate_call", [Const(name), Const(local), recv] + args, kw,
