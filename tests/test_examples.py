@@ -45,6 +45,8 @@ EXPECTED = {
     "scaling_dask": ["gradient vs finite differences: OK", "a dask.array.core.Array with",
                      "computed: equals the gradient of the NumPy arrays: True", "2 worker processes: ",
                      "memory per worker: ", "one process vs 2 workers: equal True"],
+    "kalman_objects": ["max relative |grad - finite differences| at the start", "L-BFGS-B: ",
+                       "drift variance q: fitted", "noise variance r: fitted"],
     "offline_codegen": ["def grad_energy(x, k):", "springs_grad.py is up to date",
                         "in a fresh interpreter: srcad is not importable", "dE/dk = 0.1"],
 }
