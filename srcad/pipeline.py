@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from .analysis import reads
 from .codegen.targets import compile_function, render
 from .custom import CustomRule
+from .errors import UnsupportedSyntaxError
 from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
-from .frontend.objects import check_no_local_objects
+from .frontend.objects import RUN_TIME_SITES, check_no_local_objects
 from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
 from .ir import types as T
@@ -161,7 +162,24 @@ def free_reads(low: Lowered_) -> tuple:
 
 def typed(fn, arg_types, free_types, inlined: list | None = None) -> Function:
     """Lowered, specialised to argument types, cleaned up and checked (`inlined` receives
-    the user functions inlined while specialising: methods of objects)."""
+    the user functions inlined while specialising: methods of objects). An object made inside
+    that the code would hold is made when the code runs instead (frontend/objects.py), as
+    before srcad made objects while transforming: a constant, or an error where a
+    differentiated value meets it."""
+    while True:
+        try:
+            return _typed(fn, arg_types, free_types, inlined)
+        except UnsupportedSyntaxError as e:
+            site = getattr(e, "site", None)
+            if site is None or site in RUN_TIME_SITES:
+                raise
+            RUN_TIME_SITES.add(site)
+            _LOWERED.clear()  # (the site may be in any function lowered so far)
+            if inlined is not None:
+                inlined.clear()
+
+
+def _typed(fn, arg_types, free_types, inlined: list | None) -> Function:
     low = lowered(fn, static_arguments(arg_types))
     generated = _generated(low.function)  # (srcad's own code: its writes and reads are safe)
     f = verify(specialize(low.function, tuple(arg_types), free_types, lowered, inlined, trusted=generated))

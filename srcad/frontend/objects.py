@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import itertools
 import types
 from dataclasses import dataclass, field
 
@@ -39,6 +40,12 @@ from .expr import INPLACE, ext_name, static_atom
 from .resolve import Static, library_code
 
 _MISSING = object()
+_SERIALS = itertools.count()
+
+#: Where objects are made, (file, line, col), whose object the generated code would hold
+#: (check_no_local_objects): made there when the code runs instead, as calls of other
+#: functions are (a constant, or an error where a differentiated value meets it).
+RUN_TIME_SITES: set = set()
 _HOOKS = ("__getattr__", "__getattribute__", "__setattr__", "__delattr__")
 
 
@@ -50,6 +57,11 @@ class LocalObject:
     loc: object  # the IR Loc where it was made
     frozen: bool = False  # a frozen dataclass: no attribute writes after its __init__
     class_reads: set = field(default_factory=set)  # attributes read from the class
+    serial: int = field(default_factory=lambda: next(_SERIALS))  # (its variables' keys: ids are reused)
+
+    @property
+    def site(self) -> tuple | None:
+        return (self.loc.file, self.loc.line, self.loc.col) if self.loc is not None else None
 
     def __repr__(self) -> str:
         where = f" (line {self.loc.line})" if self.loc is not None else ""
@@ -69,11 +81,11 @@ class ObjectInit:
 
 
 def _attr_key(obj: LocalObject, attr: str):
-    return ("attr", id(obj), attr)
+    return ("attr", obj.serial, attr)
 
 
 def _set_key(obj: LocalObject, attr: str):
-    return ("attr set", id(obj), attr)  # Const(True) where the attribute has been assigned
+    return ("attr set", obj.serial, attr)  # Const(True) where the attribute has been assigned
 
 
 def local_object(a) -> LocalObject | None:
@@ -128,11 +140,14 @@ class ObjectLowering:
             return self._super(node)
         if not (isinstance(cls, type) and user_class(cls)) or library_code(cls):
             return None
+        loc = self.loc(node)
+        if loc is not None and (loc.file, loc.line, loc.col) in RUN_TIME_SITES:
+            return None
         reason = _refusal(cls)
         if reason is not None:
             raise self.error(UnsupportedSyntaxError, node, f"cannot make an object of {cls.__qualname__} "
                              f"inside the function: {reason}", "make it outside and pass it in")
-        obj = LocalObject(cls, self.loc(node))
+        obj = LocalObject(cls, loc)
         atom = Const(Ext(ext_name(cls), obj))
         if _dataclass_init(cls):
             self._dataclass_fields(cls, obj, args, kw, node)
@@ -271,5 +286,7 @@ def _refuse(obj: LocalObject, loc) -> None:
            "dict or tuple, chosen by a branch, carried by a loop, compared, or given to a library "
            "function): srcad reads its attributes and inlines its methods while transforming, and "
            "cannot keep the object in the generated code")
-    raise UnsupportedSyntaxError(msg, [diagnostic(loc, msg, "read the values you need out of it, or make "
+    err = UnsupportedSyntaxError(msg, [diagnostic(loc, msg, "read the values you need out of it, or make "
                                                   "the object outside the function and pass it in")])
+    err.site = obj.site  # (pipeline.typed: made when the code runs instead, if nothing differentiates it)
+    raise err

@@ -73,10 +73,14 @@ def _object_hint(op: Apply) -> str | None:
     if not (isinstance(obj, Var) and isinstance(obj.type, T.Unknown)):
         return None
     return (f"{obj.hint or 'the object'} is what a call srcad has no rule for returned (an object "
-            "of your class made inside the function from a differentiated value?): srcad inlines "
-            "the methods of objects given as arguments, globals or list items; make it outside the "
-            "function and pass it in (a dataclass, or a class registered with "
-            "srcad.register_pytree, to differentiate with respect to its fields)")
+            "of your class made inside the function, which srcad differentiates through where " + _HELD +
+            "): read the numbers you need out of it where it is made, or make it outside the function "
+            "and pass it in (a dataclass, or a class registered with srcad.register_pytree, to "
+            "differentiate with respect to its fields)")
+
+
+_HELD = ("the generated code need not hold it; here it is returned, kept in a list, dict or tuple, chosen "
+         "by a conditional, carried by a loop, compared or given to a library function")
 
 
 FROZEN_HINT = ("a frozen scipy.stats distribution is supported where srcad sees it made: "
@@ -111,10 +115,10 @@ def _called(fn, hint: str):
     if library_code(fn):
         name += " (library code, which srcad does not differentiate through)"
     elif isinstance(fn, type):
-        hint = ("srcad does not make objects of your classes from differentiated values inside the "
-                "function: make the object outside it and pass it in (its methods are inlined; a "
-                "dataclass, or a class registered with srcad.register_pytree, to differentiate with "
-                "respect to its fields)")
+        hint = ("srcad differentiates through objects of your classes made inside the function where "
+                + _HELD + ": read the numbers you need out of it, or make the object outside and pass it "
+                "in (its methods are inlined; a dataclass, or a class registered with "
+                "srcad.register_pytree, to differentiate with respect to its fields)")
     return name, hint
 
 
