@@ -100,11 +100,49 @@ def frozen_write(x):
     return f.a
 
 
-def shadowing(x):
+def method_replaced(x):
     p = Point(x, x)
-    d = p.dims
-    p.dims = 3
-    return d * p.x
+    n = p.norm2()
+    p.norm2 = lambda: 0.0
+    return n + p.norm2()
+
+
+class Counter:
+    step = 1.0  # (read through the object until an instance attribute hides it)
+
+
+def class_default_then_instance(x):
+    c = Counter()
+    s = 0.0
+    for i in range(3):
+        s = s + c.step * x  # (the class's 1.0 in the first iteration)
+        c.step = x * (i + 2)
+    return s + Counter.step
+
+
+class Optimizer:
+    lr = 0.1
+
+    def __init__(self, lr=None):
+        if lr is not None:
+            self.lr = lr
+
+    def step(self, w, g):
+        return w - self.lr * g
+
+
+def optional_override(w, lr):
+    return np.sum(Optimizer().step(w, w) ** 2) + np.sum(Optimizer(lr).step(w, w) ** 2)
+
+
+def test_class_attributes_until_the_instance_has_its_own():
+    x = 0.6
+    assert srcad.grad(class_default_then_instance)(x) == pytest.approx(1.0 + 10.0 * x, rel=1e-14)  # x + 5x^2
+    w, lr = np.array([1.0, -2.0]), 0.5
+    np.testing.assert_allclose(srcad.grad(optional_override)(w, lr), 2.0 * (0.9 ** 2 + (1 - lr) ** 2) * w,
+                               rtol=1e-14)
+    assert srcad.grad(optional_override, argnums=1)(w, lr) == pytest.approx(
+        fd_grad(optional_override, (w, lr), 1), rel=1e-6)
 
 
 @pytest.mark.parametrize("fn,text,line", [
@@ -116,7 +154,7 @@ def shadowing(x):
     (given_to_a_library_function, "need not hold it", 2),
     (own_new, "it defines __new__", 1),
     (frozen_write, "frozen dataclass", 2),
-    (shadowing, "was read before", 3),
+    (method_replaced, "method norm2 was read before", 3),
 ])
 def test_refusals_name_the_users_line(fn, text, line):
     with pytest.raises(srcad.SrcadError) as err:

@@ -109,6 +109,14 @@ def _refusal(cls: type) -> str | None:
     return None
 
 
+def _class_data(cls: type, attr: str | None = None):
+    """The names of cls's plain data attributes (not methods, properties or other descriptors,
+    not dunder names), or whether `attr` is one."""
+    names = {k for c in cls.__mro__[:-1] for k, v in vars(c).items()
+             if not (k.startswith("__") and k.endswith("__")) and not hasattr(type(v), "__get__")}
+    return names if attr is None else attr in names
+
+
 def _frozen(cls: type) -> bool:
     params = getattr(cls, "__dataclass_params__", None)
     return bool(params is not None and params.frozen)
@@ -149,6 +157,8 @@ class ObjectLowering:
                              f"inside the function: {reason}", "make it outside and pass it in")
         obj = LocalObject(cls, loc)
         atom = Const(Ext(ext_name(cls), obj))
+        for name in _class_data(cls):  # (no instance attribute of that name yet: the class's is read)
+            self.b.write(_set_key(obj, name), Const(False))
         if _dataclass_init(cls):
             self._dataclass_fields(cls, obj, args, kw, node)
             post = inspect.getattr_static(cls, "__post_init__", None)
@@ -206,13 +216,26 @@ class ObjectLowering:
 
     def object_attribute(self, base, obj: LocalObject, attr: str, node):
         """`obj.attr`: the attribute's variable, else what the class has under that name."""
-        if self.b.is_bound(_attr_key(obj, attr)) and self._assigned(obj, attr):
-            return self.b.read(_attr_key(obj, attr))
-        if not self.b.is_bound(_attr_key(obj, attr)) and hasattr(obj.cls, attr):
-            obj.class_reads.add(attr)  # (the class's: an instance attribute assigned later would hide it)
+        key = _attr_key(obj, attr)
+        if _class_data(obj.cls, attr):  # (the instance's where it was assigned, else the class's)
+            flag = self.b.read(_set_key(obj, attr))  # (False from the object's making: construct)
+            if flag == Const(True):
+                return self.b.read(key)
+            if flag == Const(False):
+                return self.emit("srcad.getattr", (Const(attr), static_atom(obj.cls)), node=node, hint=attr)
+            self.b.begin_if(flag, self.loc(node))
+            mine = self.b.read(key)
+            self.b.begin_else((mine,))
+            theirs = self.emit("srcad.getattr", (Const(attr), static_atom(obj.cls)), node=node, hint=attr)
+            return self.b.end_if((theirs,))[0]
+        if self.b.is_bound(key):
+            if self._assigned(obj, attr):
+                return self.b.read(key)
+        elif hasattr(obj.cls, attr):
+            obj.class_reads.add(attr)  # (a method...: an instance attribute assigned later would hide it)
             return self._class_attribute(base, obj, None, attr, node)
-        value = self.b.read(_attr_key(obj, attr))  # (assigned on some paths, or later in a loop)
-        return self.emit("srcad.bound", (value, Const(attr)), node=node, hint=attr)
+        # (assigned on some paths only, or later in a loop: raises where it is unassigned)
+        return self.emit("srcad.bound", (self.b.read(key), Const(attr)), node=node, hint=attr)
 
     def _class_attribute(self, base, obj: LocalObject, owner, attr: str, node):
         """`attr` of obj's class (of `owner`, a class of its MRO, when given: super()), bound to obj."""
@@ -240,7 +263,7 @@ class ObjectLowering:
         raw = inspect.getattr_static(obj.cls, attr, None)
         if obj.frozen or attr in obj.class_reads or (raw is not None and hasattr(type(raw), "__set__")):
             why = ("a frozen dataclass" if obj.frozen else f"{attr} is a property or descriptor"
-                   if attr not in obj.class_reads else f"its class's {attr} was read before")
+                   if attr not in obj.class_reads else f"its class's method {attr} was read before")
             raise self.error(UnsupportedSyntaxError, node, f"cannot assign to {attr!r} of the "
                              f"{obj.cls.__qualname__} object: {why}")
         self.b.var_hints.setdefault(_attr_key(obj, attr), attr)
