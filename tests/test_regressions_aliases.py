@@ -315,16 +315,49 @@ def updated_functionally(x):
     return np.hypot(w, 0.75) + 0.5 * w
 
 
-@pytest.mark.parametrize("fn", [update_read_by_dead_code, update_printed, update_asserted])
+class ShiftedAtRunTime(dict):
+    """Shifted, as a dict's subclass: made when the code runs, its methods opaque calls."""
+
+    def __init__(self, w):
+        super().__init__()
+        self.w = w
+
+    m, upd = Shifted.m, Shifted.upd
+
+
+def opaque_update_read_by_dead_code(x):
+    o = ShiftedAtRunTime(0.0)
+    v = o.upd(x[1])
+    t = 0.5 * v  # noqa: F841 (dead)
+    return o.m(0.5)
+
+
+def opaque_update_printed(x):
+    o = ShiftedAtRunTime(0.0)
+    v = o.upd(x[1])
+    print("updated to", v)
+    return o.m(0.5)
+
+
+@pytest.mark.parametrize("fn", [opaque_update_read_by_dead_code, opaque_update_printed])
 def test_a_change_by_a_call_whose_result_the_output_does_not_need_is_refused(fn):
-    # its result was read (by dead code, print or assert), so srcad took the call for one whose
-    # result matters; the result did not reach the output, so no rule was asked for, and the
-    # derivative through o.w was silently 0
+    # its result was read (by dead code or print), so srcad took the call for one whose result
+    # matters; the result did not reach the output, so no rule was asked for, and the derivative
+    # through o.w was silently 0 (fuzz 9811:1152, where o was an object of the user's class made
+    # inside, which srcad now makes while transforming: below)
     with pytest.raises(srcad.UnsafeMutationError, match=r"\.upd\(\) is given a differentiated value and "
                        "its result does not reach the output"):
         srcad.grad(fn)([0.5, 0.5])
     with pytest.raises(srcad.UnsafeMutationError, match="does not reach the output"):
         srcad.jvp(fn, ([0.5, 0.5],), ([1.0, 1.0],))
+
+
+@pytest.mark.parametrize("fn", [update_read_by_dead_code, update_printed, update_asserted])
+def test_a_change_by_a_method_of_an_object_made_inside_is_followed(fn):
+    x = [0.5, 0.5]
+    want = fd_grad(fn, (x,))
+    assert np.allclose(srcad.grad(fn)(x), want)
+    assert srcad.jvp(fn, (x,), ([1.0, 1.0],))[1] == pytest.approx(float(np.sum(want)), rel=1e-6)
 
 
 def test_the_same_update_written_functionally_by_a_constant_or_unread_is_exact():

@@ -28,7 +28,7 @@ def opaque(x):
     return CustomThing()(x)
 
 
-class CustomThing:
+class CustomThing(dict):  # (a dict's subclass: made when the code runs, a call without a rule)
     def __call__(self, x):
         return x
 
