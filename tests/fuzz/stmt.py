@@ -67,7 +67,7 @@ class Stmts:
             ("unbound_read", 0.7, lambda: self.s_unbound_read(ind)),
             ("closure", 1.0, lambda: self.s_function(ind, "closure")),
             ("lambda", 1.0, lambda: self.s_function(ind, "lambda")),
-            ("method", 0.25, lambda: self.s_object(ind)),  # (srcad refuses K0(e) built in f)
+            ("method", 0.25, lambda: self.s_object(ind)),  # (K0(e) built in f: frontend/objects.py)
             ("mixed_list", 1.5, lambda: self.s_mixed(ind, ctx)),
             ("shift", 1.0, lambda: self.s_shift(ind)),
         ])
