@@ -72,11 +72,12 @@ def _object_hint(op: Apply) -> str | None:
     obj = op.args[1] if len(op.args) > 1 else None
     if not (isinstance(obj, Var) and isinstance(obj.type, T.Unknown)):
         return None
-    return (f"{obj.hint or 'the object'} is what a call srcad has no rule for returned (an object "
-            "of your class made inside the function, which srcad differentiates through where " + _HELD +
-            "): read the numbers you need out of it where it is made, or make it outside the function "
-            "and pass it in (a dataclass, or a class registered with srcad.register_pytree, to "
-            "differentiate with respect to its fields)")
+    return (f"{obj.hint or 'the object'} is a value srcad knows nothing about while transforming: what "
+            "a call srcad has no rule for returned (an object of your class made inside the function, "
+            "which srcad differentiates through where " + _HELD + "), or an object `srcad codegen` "
+            "cannot carry into a standalone file; read the numbers you need out of it where it is made, "
+            "or make it outside the function and pass it in (a dataclass, or a class registered with "
+            "srcad.register_pytree, to differentiate with respect to its fields)")
 
 
 _HELD = ("the generated code need not hold it; here it is returned, kept in a list, dict or tuple, chosen "
