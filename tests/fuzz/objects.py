@@ -88,7 +88,31 @@ class Objects:
             res = self._result_name(ret)
             lines.append(f"{ind}{res} = {o}.{method}({self.value_d(param, 1)})")
             self.bind(res, ret)
+        # (srcad makes the object while transforming, its attributes variables: frontend/objects.py)
+        write = self.rng.random()
+        if write < 0.25:  # an attribute written directly, then read by the method
+            lines.append(f"{ind}{o}.w = {self.value_d(c.w, 1)}")
+        elif write < 0.45:  # written on one path only: the method reads either value
+            lines += [f"{ind}if {self.cond(1)}:", f"{ind}    {o}.w = {o}.w * 0.5 + {self.value_d(c.w, 1)}"]
+        if write < 0.45:
+            res = self._result_name(c.ret)
+            lines.append(f"{ind}{res} = {o}.m({self.value_d(c.param, 1)})")
+            self.bind(res, c.ret)
         return lines
+
+    def s_pobj_new(self, ind: str) -> list[str] | None:
+        """`p1 = D0(w, b)` in f: a dataclass, named tuple or registered class made inside from
+        differentiated values, like an argument of its class in scope (its methods, `use_D0`)."""
+        made = [v for v in self.scope.values() if v.ty.kind == "pobj"]
+        if not made:
+            return None
+        ty = self.rng.choice(made).ty
+        (_, w), (_, b) = ty.items
+        name = self.new_name("p")
+        line = f"{ind}{name} = {ty.cls}({self.value_d(w, 1)}, {self.value_d(b, 1)})"
+        self.bind(name, ty)
+        self.used.add("pytree_obj")
+        return [line]
 
     # -- "pytree_obj": object arguments ------------------------------------------------
     def pobj_type(self, shape: tuple) -> Ty:
