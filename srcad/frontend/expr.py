@@ -202,10 +202,15 @@ class ExprLowerer(Displays, TransformsInside):
         return self.lookup_name(node.id, node)
 
     def expr_BinOp(self, node) -> Lowered:
-        return self.emit(BINOPS[type(node.op)], (self.value(node.left), self.value(node.right)), node=node)
+        left, right = self.value(node.left), self.value(node.right)
+        made = self.object_operator(node.op, left, right, node)  # (an object made inside: objects.py)
+        return made if made is not None else self.emit(BINOPS[type(node.op)], (left, right), node=node)
 
     def expr_UnaryOp(self, node) -> Lowered:
         operand = self.expr(node.operand)
+        made = self.object_operator(node.op, operand, None, node)
+        if made is not None:
+            return made
         s = self.static_of(operand)
         if s is not None and isinstance(node.op, gast.USub) and isinstance(s.obj, (int, float)) \
                 and not isinstance(s.obj, bool):
@@ -358,6 +363,11 @@ class ExprLowerer(Displays, TransformsInside):
         if s is None:
             return self.emit("srcad.call", [self.atom(callee, node)] + args, kw, node=node)
         return self.call_static(s.obj, args, kw, node)
+
+    def object_operator(self, op, left, right, node, inplace: bool = False) -> Atom | None:
+        """`left op right` (right None: a unary op) when an operand is an object made inside the
+        function: its class's method (a hook: frontend/objects.py)."""
+        return None
 
     def attribute_of_object(self, base, node) -> Lowered | None:
         """`base.attr` for an object made inside the function (a hook: frontend/objects.py)."""

@@ -332,10 +332,10 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
             if target.id not in self.scope.locals:
                 raise self.error(UnsafeMutationError, node, f"cannot assign to global {target.id!r}",
                                  "return the new value instead")
-            old = self.read_local(target.id, target)
-            rhs = self.value(node.value)
-            self.write(target.id, self.emit(INPLACE[type(node.op)], (old, rhs), node=node,
-                                            hint=target.id))
+            old, rhs = self.read_local(target.id, target), self.value(node.value)
+            made = self.object_operator(node.op, old, rhs, node, inplace=True)  # (objects.py)
+            self.write(target.id, made if made is not None else self.emit(
+                INPLACE[type(node.op)], (old, rhs), node=node, hint=target.id))
             return
         if isinstance(target, gast.Attribute):
             return self.augassign_attribute(node)

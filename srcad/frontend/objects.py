@@ -47,6 +47,8 @@ _SERIALS = itertools.count()
 #: functions are (a constant, or an error where a differentiated value meets it).
 RUN_TIME_SITES: set = set()
 _HOOKS = ("__getattr__", "__getattribute__", "__setattr__", "__delattr__")
+_DUNDERS = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "truediv", "FloorDiv": "floordiv",
+            "Mod": "mod", "Pow": "pow", "MatMult": "matmul", "USub": "neg", "UAdd": "pos"}
 
 
 @dataclass(eq=False, repr=False)
@@ -188,6 +190,23 @@ class ObjectLowering:
                 raise self.error(UnsupportedSyntaxError, node, f"the field {f.name} of {cls.__qualname__} "
                                  "has a default_factory", "pass its value when making the object")
             self.write_attribute(obj, f.name, value, node)
+
+    def object_operator(self, op, left, right, node, inplace: bool = False):
+        """`left op right` with an object made inside as an operand: its class's `__add__`,
+        `__radd__` (`__iadd__` first for `+=`), `__neg__`... inlined; None: no such operand."""
+        name = _DUNDERS.get(type(op).__name__)
+        lobj, robj = local_object(left), local_object(right) if right is not None else None
+        if name is None or (lobj is None and robj is None):
+            return None
+        tries = ([(lobj, f"__i{name}__", left, right)] if inplace else []) + [
+            (lobj, f"__{name}__", left, right), (robj, f"__r{name}__", right, left)]
+        for obj, method, a, b in tries:
+            fn = inspect.getattr_static(obj.cls, method, None) if obj is not None else None
+            if isinstance(fn, types.FunctionType):
+                out = self.call_function(fn, [a] if right is None else [a, b], [], node)
+                if not (isinstance(out, Const) and out.value is NotImplemented):
+                    return out
+        return None  # (no method of its class: the object is an operand, refused or made at run time)
 
     def attribute_of_object(self, base, node):
         """`base.attr` where base is an object made inside (None: it is not)."""

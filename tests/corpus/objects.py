@@ -196,6 +196,36 @@ def frozen_dataclass(x):
     return y
 
 
+class Vec2:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __add__(self, o):
+        return Vec2(self.x + o.x, self.y + o.y)
+
+    def __sub__(self, o):
+        return Vec2(self.x - o.x, self.y - o.y)
+
+    def __mul__(self, k):
+        return Vec2(self.x * k, self.y * k)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return Vec2(-self.x, -self.y)
+
+    def dot(self, o):
+        return self.x * o.x + self.y * o.y
+
+
+def vector_operators(q):
+    p, v = Vec2(q[0], q[1]), Vec2(0.5, -0.2)
+    w = v + 0.1 * (-p * 2.0)
+    p2 = p + w * 0.1
+    p2 += w
+    return p2.dot(p2) + (p2 - Vec2(1.0, 0.0)).dot(w)
+
+
 CASES = [
     (gaussian_likelihood, (np.array([0.2, -0.3]),)),
     (dataclass_model, (np.array([0.5, -0.4]), 0.3)),
@@ -209,4 +239,5 @@ CASES = [
     (objects_made_in_loop, (np.array([0.3, -0.7, 1.1, 0.5]),)),
     (object_given_to_helper, (1.5, 0.4)),
     (frozen_dataclass, (0.8,)),
+    (vector_operators, (np.array([0.3, -0.8]),)),
 ]
