@@ -85,8 +85,25 @@ def lowered(fn, statics: tuple = ()) -> Lowered_:
     key = tuple((i, id(obj)) for i, obj in statics)
     got = versions.get(key)
     if got is None or any(obj is not s for (_, obj), (_, s) in zip(got.statics, statics)):
-        got = versions[key] = lower_function(fn, statics) if statics else lower_function(fn)
+        got = _objects_retried(lambda: lower_function(fn, statics) if statics else lower_function(fn))
+        _LOWERED.setdefault(fn, {})[key] = got
     return got
+
+
+def _objects_retried(make):
+    """make(), again while it refuses an object made inside the function at a place not yet
+    marked: marked, such objects are made when the code runs (frontend/objects.py), as before
+    srcad made objects while transforming: a constant, or an error where a differentiated
+    value meets it."""
+    while True:
+        try:
+            return make()
+        except UnsupportedSyntaxError as e:
+            site = getattr(e, "site", None)
+            if site is None or site in RUN_TIME_SITES:
+                raise
+            RUN_TIME_SITES.add(site)
+            _LOWERED.clear()  # (the place may be in any function lowered so far)
 
 
 def static_arguments(arg_types) -> tuple:
@@ -162,21 +179,13 @@ def free_reads(low: Lowered_) -> tuple:
 
 def typed(fn, arg_types, free_types, inlined: list | None = None) -> Function:
     """Lowered, specialised to argument types, cleaned up and checked (`inlined` receives
-    the user functions inlined while specialising: methods of objects). An object made inside
-    that the code would hold is made when the code runs instead (frontend/objects.py), as
-    before srcad made objects while transforming: a constant, or an error where a
-    differentiated value meets it."""
-    while True:
-        try:
-            return _typed(fn, arg_types, free_types, inlined)
-        except UnsupportedSyntaxError as e:
-            site = getattr(e, "site", None)
-            if site is None or site in RUN_TIME_SITES:
-                raise
-            RUN_TIME_SITES.add(site)
-            _LOWERED.clear()  # (the site may be in any function lowered so far)
-            if inlined is not None:
-                inlined.clear()
+    the user functions inlined while specialising: methods of objects); see _objects_retried."""
+    def attempt():
+        if inlined is not None:
+            inlined.clear()
+        return _typed(fn, arg_types, free_types, inlined)
+
+    return _objects_retried(attempt)
 
 
 def _typed(fn, arg_types, free_types, inlined: list | None) -> Function:

@@ -96,7 +96,7 @@ def local_object(a) -> LocalObject | None:
 
 
 def _refusal(cls: type) -> str | None:
-    """Why objects of cls cannot be made while lowering (None: they can)."""
+    """Why objects of cls cannot be made while lowering (None: they can); `why_not_made`."""
     if type(cls).__call__ is not type.__call__:
         return f"its metaclass {type(cls).__name__} has its own __call__"
     if cls.__new__ is not object.__new__:
@@ -117,6 +117,11 @@ def _class_data(cls: type, attr: str | None = None):
     names = {k for c in cls.__mro__[:-1] for k, v in vars(c).items()
              if not (k.startswith("__") and k.endswith("__")) and not hasattr(type(v), "__get__")}
     return names if attr is None else attr in names
+
+
+def why_not_made(cls: type) -> str | None:
+    """Why srcad makes objects of the user's class cls when the code runs, not while transforming."""
+    return _refusal(cls) if isinstance(cls, type) and user_class(cls) else None
 
 
 def _frozen(cls: type) -> bool:
@@ -143,8 +148,7 @@ class ObjectLowering:
         if isinstance(cls, LocalObject):  # obj(...): its class's __call__
             call = inspect.getattr_static(cls.cls, "__call__", None)
             if not isinstance(call, types.FunctionType):
-                raise self.error(UnsupportedSyntaxError, node, f"the {cls.cls.__qualname__} object is not "
-                                 "callable")
+                raise self._cannot(cls, node, f"the {cls.cls.__qualname__} object is not callable")
             return self.call_function(call, [Const(Ext(ext_name(cls.cls), cls))] + list(args), kw, node)
         if cls is super and not args and not kw:
             return self._super(node)
@@ -153,10 +157,8 @@ class ObjectLowering:
         loc = self.loc(node)
         if loc is not None and (loc.file, loc.line, loc.col) in RUN_TIME_SITES:
             return None
-        reason = _refusal(cls)
-        if reason is not None:
-            raise self.error(UnsupportedSyntaxError, node, f"cannot make an object of {cls.__qualname__} "
-                             f"inside the function: {reason}", "make it outside and pass it in")
+        if _refusal(cls) is not None:  # (made when the code runs: reverse_apply names the reason)
+            return None
         obj = LocalObject(cls, loc)
         atom = Const(Ext(ext_name(cls), obj))
         for name in _class_data(cls):  # (no instance attribute of that name yet: the class's is read)
@@ -168,17 +170,26 @@ class ObjectLowering:
                 self.call_function(post, [atom], [], node)
         elif inspect.getattr_static(cls, "__init__") is object.__init__:
             if args or kw:
-                raise self.error(UnsupportedSyntaxError, node, f"{cls.__qualname__}() takes no arguments")
+                raise self._cannot(obj, node, f"{cls.__qualname__}() takes no arguments")
         else:
             self.call_function(inspect.getattr_static(cls, "__init__"), [atom] + list(args), kw, node)
         obj.frozen = _frozen(cls)
         return atom
 
+    def _cannot(self, obj: LocalObject, node, message: str) -> UnsupportedSyntaxError:
+        """The error for what srcad cannot do with an object it makes while transforming; its
+        site makes pipeline.typed make that object when the code runs instead (where the same
+        thing is an error only if a differentiated value reaches it, as before)."""
+        err = self.error(UnsupportedSyntaxError, node, message, "make the object outside the function and "
+                         "pass it in, or keep its numbers in local variables")
+        err.site = obj.site
+        return err
+
     def _dataclass_fields(self, cls, obj: LocalObject, args, kw, node) -> None:
         try:
             bound = inspect.signature(cls).bind(*self.no_stars(args, node), **dict(kw))
         except TypeError as e:
-            raise self.error(UnsupportedSyntaxError, node, f"bad call to {cls.__qualname__}: {e}") from None
+            raise self._cannot(obj, node, f"bad call to {cls.__qualname__}: {e}") from None
         for f in dataclasses.fields(cls):
             if not f.init:
                 continue
@@ -187,8 +198,8 @@ class ObjectLowering:
             elif f.default is not dataclasses.MISSING:
                 value = static_atom(f.default)
             else:
-                raise self.error(UnsupportedSyntaxError, node, f"the field {f.name} of {cls.__qualname__} "
-                                 "has a default_factory", "pass its value when making the object")
+                raise self._cannot(obj, node, f"the field {f.name} of {cls.__qualname__} has a "
+                                   "default_factory")
             self.write_attribute(obj, f.name, value, node)
 
     def object_operator(self, op, left, right, node, inplace: bool = False):
@@ -269,7 +280,7 @@ class ObjectLowering:
             return Static(raw.__get__(None, obj.cls))
         if raw is _MISSING or hasattr(type(raw), "__get__"):
             what = "has no attribute" if raw is _MISSING else "has an attribute srcad cannot read,"
-            raise self.error(UnsupportedSyntaxError, node, f"the {obj.cls.__qualname__} object made at line "
+            raise self._cannot(obj, node, f"the {obj.cls.__qualname__} object made at line "
                              f"{obj.loc.line if obj.loc else '?'} {what} {attr!r}")
         return self.emit("srcad.getattr", (Const(attr), static_atom(owner or obj.cls)), node=node, hint=attr)
 
@@ -283,7 +294,7 @@ class ObjectLowering:
         if obj.frozen or attr in obj.class_reads or (raw is not None and hasattr(type(raw), "__set__")):
             why = ("a frozen dataclass" if obj.frozen else f"{attr} is a property or descriptor"
                    if attr not in obj.class_reads else f"its class's method {attr} was read before")
-            raise self.error(UnsupportedSyntaxError, node, f"cannot assign to {attr!r} of the "
+            raise self._cannot(obj, node, f"cannot assign to {attr!r} of the "
                              f"{obj.cls.__qualname__} object: {why}")
         self.b.var_hints.setdefault(_attr_key(obj, attr), attr)
         self.b.write(_attr_key(obj, attr), value)

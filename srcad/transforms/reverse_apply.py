@@ -7,6 +7,7 @@ cotangents reduced back to each input's shape when NumPy broadcast it. A mixin o
 from __future__ import annotations
 
 from ..errors import NoRuleError, diagnostic
+from ..frontend.objects import why_not_made
 from ..frontend.resolve import library_code
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, Ext, Var, atom_type
@@ -116,8 +117,10 @@ def _called(fn, hint: str):
     if library_code(fn):
         name += " (library code, which srcad does not differentiate through)"
     elif isinstance(fn, type):
+        reason = why_not_made(fn)
+        held = f"it does not make objects of {qualname} while transforming ({reason})" if reason else _HELD
         hint = ("srcad differentiates through objects of your classes made inside the function where "
-                + _HELD + ": read the numbers you need out of it, or make the object outside and pass it "
+                + held + ": read the numbers you need out of it, or make the object outside and pass it "
                 "in (its methods are inlined; a dataclass, or a class registered with "
                 "srcad.register_pytree, to differentiate with respect to its fields)")
     return name, hint
