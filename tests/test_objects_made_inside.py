@@ -206,3 +206,32 @@ def test_a_list_attribute_and_forward_mode_against_finite_differences():
         assert g == pytest.approx(fd_grad(list_attribute, args, k), rel=1e-6)
         tangents = (1.0, 0.0) if k == 0 else (0.0, 1.0)
         assert srcad.jvp(list_attribute, args, tangents)[1] == pytest.approx(g, rel=1e-12)
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def prod(self):
+        return self.a * self.b
+
+
+@dataclasses.dataclass
+class Counted:
+    a: float
+    n: int = dataclasses.field(init=False, default=3)
+
+
+def slots_and_a_field_left_out_of_init(x):
+    s = Slotted(x[0], x[1])
+    s.b = s.b * 2.0
+    return s.prod() + Counted(x[0]).n * x[1]
+
+
+def test_slots_and_fields_left_out_of_init():
+    x = np.array([0.7, -1.3])
+    want = np.array([2.0 * x[1], 2.0 * x[0] + 3.0])  # 2 x0 x1 + 3 x1, by hand
+    np.testing.assert_allclose(srcad.grad(slots_and_a_field_left_out_of_init)(x), want, rtol=1e-15)

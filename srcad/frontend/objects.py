@@ -190,8 +190,14 @@ class ObjectLowering:
             bound = inspect.signature(cls).bind(*self.no_stars(args, node), **dict(kw))
         except TypeError as e:
             raise self._cannot(obj, node, f"bad call to {cls.__qualname__}: {e}") from None
-        for f in dataclasses.fields(cls):
+        fields = dataclasses.fields(cls)
+        if set(bound.signature.parameters) != {f.name for f in fields if f.init}:  # (InitVar)
+            raise self._cannot(obj, node, f"{cls.__qualname__} has init-only variables")
+        for f in fields:
             if not f.init:
+                if f.default_factory is not dataclasses.MISSING:
+                    raise self._cannot(obj, node, f"the field {f.name} of {cls.__qualname__} has a "
+                                       "default_factory")
                 continue
             if f.name in bound.arguments:
                 value = bound.arguments[f.name]
@@ -228,6 +234,9 @@ class ObjectLowering:
             owner = next((k for k in after if node.attr in k.__dict__), None)
             if owner is object and node.attr == "__init__":
                 return Static(ObjectInit)
+            if owner is None:
+                raise self._cannot(obj, node, f"super() of {sup.cls.__qualname__} has no attribute "
+                                   f"{node.attr!r}")
             return self._class_attribute(sup.self_atom, obj, owner, node.attr, node)
         obj = local_object(base)
         return None if obj is None else self.object_attribute(base, obj, node.attr, node)
@@ -240,7 +249,7 @@ class ObjectLowering:
             return None
         cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
         me = self.read_local(self.node.args.args[0].id, node)
-        if local_object(me) is None:
+        if local_object(me) is None or cls not in local_object(me).cls.__mro__:
             return None
         return Const(Ext("super", SuperOf(cls, me)))
 
@@ -261,7 +270,8 @@ class ObjectLowering:
         if self.b.is_bound(key):
             if self._assigned(obj, attr):
                 return self.b.read(key)
-        elif hasattr(obj.cls, attr):
+        elif hasattr(obj.cls, attr) and not isinstance(inspect.getattr_static(obj.cls, attr),
+                                                        types.MemberDescriptorType):
             obj.class_reads.add(attr)  # (a method...: an instance attribute assigned later would hide it)
             return self._class_attribute(base, obj, None, attr, node)
         # (assigned on some paths only, or later in a loop: raises where it is unassigned)
@@ -281,7 +291,7 @@ class ObjectLowering:
         if raw is _MISSING or hasattr(type(raw), "__get__"):
             what = "has no attribute" if raw is _MISSING else "has an attribute srcad cannot read,"
             raise self._cannot(obj, node, f"the {obj.cls.__qualname__} object made at line "
-                             f"{obj.loc.line if obj.loc else '?'} {what} {attr!r}")
+                               f"{obj.loc.line if obj.loc else '?'} {what} {attr!r}")
         return self.emit("srcad.getattr", (Const(attr), static_atom(owner or obj.cls)), node=node, hint=attr)
 
     def _assigned(self, obj: LocalObject, attr: str) -> bool:
@@ -291,11 +301,13 @@ class ObjectLowering:
 
     def write_attribute(self, obj: LocalObject, attr: str, value, node) -> None:
         raw = inspect.getattr_static(obj.cls, attr, None)
+        if isinstance(raw, types.MemberDescriptorType):  # (a __slots__ name: an instance attribute)
+            raw = None
         if obj.frozen or attr in obj.class_reads or (raw is not None and hasattr(type(raw), "__set__")):
             why = ("a frozen dataclass" if obj.frozen else f"{attr} is a property or descriptor"
                    if attr not in obj.class_reads else f"its class's method {attr} was read before")
-            raise self._cannot(obj, node, f"cannot assign to {attr!r} of the "
-                             f"{obj.cls.__qualname__} object: {why}")
+            raise self._cannot(obj, node, f"cannot assign to {attr!r} of the {obj.cls.__qualname__} "
+                               f"object: {why}")
         self.b.var_hints.setdefault(_attr_key(obj, attr), attr)
         self.b.write(_attr_key(obj, attr), value)
         self.b.write(_set_key(obj, attr), Const(True))
