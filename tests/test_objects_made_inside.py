@@ -77,7 +77,7 @@ def given_to_a_library_function(x):
     return float(np.sum(np.asarray([p.x]))) + len(repr(p))
 
 
-class Slotted:
+class OwnNew:
     def __new__(cls, *args):
         return super().__new__(cls)
 
@@ -86,7 +86,7 @@ class Slotted:
 
 
 def own_new(x):
-    return Slotted(x).a
+    return OwnNew(x).a
 
 
 @dataclasses.dataclass(frozen=True)
