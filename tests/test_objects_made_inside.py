@@ -235,3 +235,23 @@ def test_slots_and_fields_left_out_of_init():
     x = np.array([0.7, -1.3])
     want = np.array([2.0 * x[1], 2.0 * x[0] + 3.0])  # 2 x0 x1 + 3 x1, by hand
     np.testing.assert_allclose(srcad.grad(slots_and_a_field_left_out_of_init)(x), want, rtol=1e-15)
+
+
+@dataclasses.dataclass
+class Scaled:
+    a: float
+    scale: dataclasses.InitVar[float] = 1.0
+    b: float = 0.5
+
+    def __post_init__(self, scale):
+        self.a = self.a * scale
+
+
+def init_only_variable(x):
+    return Scaled(x[0], 3.0).a + Scaled(x[1]).a * Scaled(x[0], b=x[1]).b
+
+
+def test_init_only_variables_reach_post_init():
+    x = np.array([0.7, -1.3])
+    want = np.array([3.0, 2.0 * x[1]])  # 3 x0 + x1 * x1, by hand
+    np.testing.assert_allclose(srcad.grad(init_only_variable)(x), want, rtol=1e-15)

@@ -164,10 +164,10 @@ class ObjectLowering:
         for name in _class_data(cls):  # (no instance attribute of that name yet: the class's is read)
             self.b.write(_set_key(obj, name), Const(False))
         if _dataclass_init(cls):
-            self._dataclass_fields(cls, obj, args, kw, node)
+            init_only = self._dataclass_fields(cls, obj, args, kw, node)
             post = inspect.getattr_static(cls, "__post_init__", None)
             if isinstance(post, types.FunctionType):
-                self.call_function(post, [atom], [], node)
+                self.call_function(post, [atom] + init_only, [], node)
         elif inspect.getattr_static(cls, "__init__") is object.__init__:
             if args or kw:
                 raise self._cannot(obj, node, f"{cls.__qualname__}() takes no arguments")
@@ -185,14 +185,17 @@ class ObjectLowering:
         err.site = obj.site
         return err
 
-    def _dataclass_fields(self, cls, obj: LocalObject, args, kw, node) -> None:
+    def _dataclass_fields(self, cls, obj: LocalObject, args, kw, node) -> list:
+        """The fields the generated __init__ writes; returns the values of the init-only
+        variables (InitVar), for __post_init__."""
         try:
             bound = inspect.signature(cls).bind(*self.no_stars(args, node), **dict(kw))
         except TypeError as e:
             raise self._cannot(obj, node, f"bad call to {cls.__qualname__}: {e}") from None
         fields = dataclasses.fields(cls)
-        if set(bound.signature.parameters) != {f.name for f in fields if f.init}:  # (InitVar)
-            raise self._cannot(obj, node, f"{cls.__qualname__} has init-only variables")
+        names = {f.name for f in fields if f.init}
+        init_only = [bound.arguments[k] if k in bound.arguments else static_atom(p.default)
+                     for k, p in bound.signature.parameters.items() if k not in names]
         for f in fields:
             if not f.init:
                 if f.default_factory is not dataclasses.MISSING:
@@ -207,6 +210,7 @@ class ObjectLowering:
                 raise self._cannot(obj, node, f"the field {f.name} of {cls.__qualname__} has a "
                                    "default_factory")
             self.write_attribute(obj, f.name, value, node)
+        return init_only
 
     def object_operator(self, op, left, right, node, inplace: bool = False):
         """`left op right` with an object made inside as an operand: its class's `__add__`,
