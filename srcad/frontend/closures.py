@@ -39,7 +39,7 @@ import gast
 from ..custom import RUNTIME
 from ..errors import RecursionNotSupportedError, UnsupportedSyntaxError, diagnostic
 from ..identifiers import identifier
-from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, While, iter_ops
+from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, While, ext_object, iter_ops
 from ..rules import registry
 from .definite import assigned_at_definitions
 from .expr import static_atom
@@ -284,7 +284,7 @@ class ClosureLowering:
         return out
 
     def function_value(self, a, fn, values: dict, node):
-        obj = a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else None
+        obj = ext_object(a)
         if not isinstance(obj, LocalFunction):
             return a
         made = self.python_function(obj)
@@ -335,8 +335,7 @@ def passed_functions(args, kw) -> tuple:
         return obj
 
     atoms = list(args) + [a for _, a in kw]
-    return tuple(site(a.value.obj) for a in atoms if isinstance(a, Const) and isinstance(a.value, Ext)
-                 and isinstance(a.value.obj, LocalFunction))
+    return tuple(site(ext_object(a)) for a in atoms if isinstance(ext_object(a), LocalFunction))
 
 
 def _holds(op) -> str:

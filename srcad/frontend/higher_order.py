@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.nodes import Const, Ext, Var
+from ..ir.nodes import Const, Ext, Var, ext_object
 from .closures import Partial
 from .resolve import LocalFunction
 
@@ -46,7 +46,7 @@ class HigherOrderCalls:
 
     def function_of(self, a, what: str, node):
         """The function an argument holds, known while lowering (or an error)."""
-        obj = a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else self.known_callee(a)
+        obj = ext_object(a) if ext_object(a) is not None else self.known_callee(a)
         if obj is None or not (isinstance(obj, LocalFunction) or callable(obj)):
             raise self.error(UnsupportedSyntaxError, node, f"{what} of a function computed at run time",
                              "give it a function srcad knows while transforming: a function, a "

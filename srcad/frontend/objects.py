@@ -14,12 +14,12 @@ writes, through any name that refers to it, are reads and writes of those variab
             z = (v - self.mu) / self.s    ->     (lowered as)  z = (x[1] - x[0]) / 2.0 ...
             return -0.5 * z * z
 
-The object never reaches the generated code: one that would (returned, kept in a list or a
-dict, chosen by a branch, carried by a loop, compared, given to a library function) is an
-UnsupportedSyntaxError at that line (`check_no_local_objects`). Classes with their own
-`__new__`, metaclass call, `__getattr__`, `__getattribute__`, `__setattr__` or `__delattr__`
-are refused where they are called, as are attribute descriptors other than methods,
-properties, static and class methods.
+The object never reaches the generated code. One that would (returned, kept in a list or a
+dict, chosen by a branch, carried by a loop, compared, given to a library function:
+`check_no_local_objects`), one srcad cannot follow (a write to a frozen dataclass or a
+property, a `default_factory`), and objects of classes with their own `__new__`, metaclass
+call, `__getattr__`, `__getattribute__`, `__setattr__` or `__delattr__` are made when the code
+runs instead, as calls srcad does not see into (`made_at_run_time`, pipeline._objects_retried).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import gast
 
 from ..errors import UnsupportedSyntaxError, diagnostic
 from ..ir.kinds import user_class
-from ..ir.nodes import REGION_OPS, Const, Ext, Function, iter_ops
+from ..ir.nodes import REGION_OPS, Const, Ext, Function, ext_object, iter_ops
 from .closures import Partial
 from .expr import INPLACE, ext_name, static_atom
 from .resolve import Static, library_code
@@ -91,7 +91,7 @@ def _set_key(obj: LocalObject, attr: str):
 
 
 def local_object(a) -> LocalObject | None:
-    obj = a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else None
+    obj = ext_object(a)
     return obj if isinstance(obj, LocalObject) else None
 
 
@@ -177,13 +177,7 @@ class ObjectLowering:
         return atom
 
     def _cannot(self, obj: LocalObject, node, message: str) -> UnsupportedSyntaxError:
-        """The error for what srcad cannot do with an object it makes while transforming; its
-        site makes pipeline.typed make that object when the code runs instead (where the same
-        thing is an error only if a differentiated value reaches it, as before)."""
-        err = self.error(UnsupportedSyntaxError, node, message, "make the object outside the function and "
-                         "pass it in, or keep its numbers in local variables")
-        err.site = obj.site
-        return err
+        return made_at_run_time(obj, self.loc(node), message)
 
     def _dataclass_fields(self, cls, obj: LocalObject, args, kw, node) -> list:
         """The fields the generated __init__ writes; returns the values of the init-only
@@ -231,7 +225,7 @@ class ObjectLowering:
 
     def attribute_of_object(self, base, node):
         """`base.attr` where base is an object made inside (None: it is not)."""
-        sup = base.value.obj if isinstance(base, Const) and isinstance(base.value, Ext) else None
+        sup = ext_object(base)
         if isinstance(sup, SuperOf):
             obj = local_object(sup.self_atom)
             after = obj.cls.__mro__[obj.cls.__mro__.index(sup.cls) + 1:]
@@ -351,11 +345,18 @@ def check_no_local_objects(fn: Function) -> None:
 
 def _refuse(obj: LocalObject, loc) -> None:
     made = f" (made at line {obj.loc.line})" if obj.loc is not None else ""
-    msg = (f"the {obj.cls.__qualname__} object{made} is used as a value here (returned, kept in a list, "
-           "dict or tuple, chosen by a branch, carried by a loop, compared, or given to a library "
-           "function): srcad reads its attributes and inlines its methods while transforming, and "
-           "cannot keep the object in the generated code")
-    err = UnsupportedSyntaxError(msg, [diagnostic(loc, msg, "read the values you need out of it, or make "
-                                                  "the object outside the function and pass it in")])
-    err.site = obj.site  # (pipeline.typed: made when the code runs instead, if nothing differentiates it)
-    raise err
+    raise made_at_run_time(obj, loc, f"the {obj.cls.__qualname__} object{made} is used as a value here "
+                           "(returned, kept in a list, dict or tuple, chosen by a branch, carried by a "
+                           "loop, compared, or given to a library function): srcad reads its attributes "
+                           "and inlines its methods while transforming, and cannot keep the object in the "
+                           "generated code")
+
+
+def made_at_run_time(obj: LocalObject, loc, message: str) -> UnsupportedSyntaxError:
+    """The error for what srcad cannot do with an object it makes while transforming; its site
+    makes pipeline._objects_retried make that object when the code runs instead (where the same
+    thing is an error only if a differentiated value reaches it, as before)."""
+    hint = "make the object outside the function and pass it in, or keep its numbers in local variables"
+    err = UnsupportedSyntaxError(message, [diagnostic(loc, message, hint)])
+    err.site = obj.site
+    return err

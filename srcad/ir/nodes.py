@@ -110,6 +110,11 @@ class Const:
 Atom = Var | Const
 
 
+def ext_object(a) -> object | None:
+    """The object an atom refers to (a Const of an Ext), else None."""
+    return a.value.obj if isinstance(a, Const) and isinstance(a.value, Ext) else None
+
+
 def atom_type(a: Atom) -> Type:
     """The type of a value or literal (UNDEF is bottom, external objects are opaque)."""
     if isinstance(a, Var):

@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..ir import types as T
-from ..ir.nodes import UNDEF, Atom, Const, Ext, atom_type
+from ..ir.nodes import UNDEF, Atom, Const, Ext, atom_type, ext_object
 from ..rules import registry
 
 _NUMBER = (bool, int, float)
@@ -85,8 +85,7 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
         if known is not None:
             return known if prim == "operator.is_" else not known
     if prim == "builtins.isinstance" and len(args) == 2:
-        cls = args[1].value.obj if isinstance(args[1], Const) and isinstance(args[1].value, Ext) \
-            else _const(args[1])
+        cls = ext_object(args[1]) if ext_object(args[1]) is not None else _const(args[1])
         want = _CLASSES.get(cls) if isinstance(cls, type) else None
         t = types[0]
         owner = T.class_of(t)

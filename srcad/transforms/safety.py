@@ -17,7 +17,19 @@ from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, posit
 from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import Apply, Block, Const, Ext, For, Function, If, Var, While, atom_type, iter_ops
+from ..ir.nodes import (
+    Apply,
+    Block,
+    Const,
+    For,
+    Function,
+    If,
+    Var,
+    While,
+    atom_type,
+    ext_object,
+    iter_ops,
+)
 from ..passes.dce import matters, needed_by, needed_values
 from ..rules import registry
 from ..rules.library import module_never_writes, never_writes_arguments
@@ -84,8 +96,7 @@ def _may_write(op: Apply, why: str, read: set | None = None):
     ({what}: the callee)."""
     if op.prim not in ("srcad.call", "srcad.method"):
         return None
-    callee = op.args[0].value.obj if isinstance(op.args[0], Const) and isinstance(op.args[0].value, Ext) \
-        else None
+    callee = ext_object(op.args[0])
     if op.prim == "srcad.call" and never_writes_arguments(callee):
         return None  # (logging.debug(x), plt.plot(x): run as written)
     recv = atom_type(op.args[1]) if op.prim == "srcad.method" and len(op.args) > 1 else None
