@@ -17,19 +17,7 @@ from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, posit
 from ..analysis.liveness import liveness
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import (
-    Apply,
-    Block,
-    Const,
-    For,
-    Function,
-    If,
-    Var,
-    While,
-    atom_type,
-    ext_object,
-    iter_ops,
-)
+from ..ir.nodes import Apply, Block, Const, For, Function, If, Var, While, atom_type, ext_object, iter_ops
 from ..passes.dce import matters, needed_by, needed_values
 from ..rules import registry
 from ..rules.library import module_never_writes, never_writes_arguments
