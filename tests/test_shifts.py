@@ -25,6 +25,16 @@ def logsumexp_cols(x):  # m of shape (n,) broadcast against (k, n): constant alo
     return np.sum(m + np.log(np.exp(x - m).sum(axis=0)))
 
 
+def logsumexp_rows_indexed(x):  # m (r,) given its axis back by indexing (GradBench's gmm)
+    m = np.max(x, axis=1)
+    return np.sum(m + np.log(np.sum(np.exp(x - m[:, None]), axis=1)))
+
+
+def logsumexp_cols_indexed(x):  # (k, r, c): m (r, c), x - m[None, ...]
+    m = x.max(axis=0)
+    return np.sum(m[None, ...] + np.log(np.sum(np.exp(x - m[None, ...]), axis=0, keepdims=True)))
+
+
 def log_softmax_min(x):  # a min works as well as a max
     m = np.min(x, axis=-1, keepdims=True)
     z = x - m
@@ -57,6 +67,11 @@ def not_invariant_axis(x):  # a sum over the axis along which m varies
 def not_invariant_outer(x):  # m (r, 1) plus a (r,) vector: an outer sum, not a shift
     m = np.max(x, axis=1, keepdims=True)
     return np.sum(m + np.log(np.sum(np.exp(x - m), axis=1)))
+
+
+def not_invariant_selected(x):  # m[0] selects one row's max: not a move of axes
+    m = np.max(x, axis=1)
+    return np.sum(np.log(np.sum(np.exp(x - m[:, None]), axis=1))) + m[0]
 
 
 def not_invariant_product(x, w):  # m times an array is no shift
@@ -95,9 +110,10 @@ def rng_x(shape, ties=False):
 
 
 INVARIANT = [(logsumexp, (8,)), (logsumexp_rows, (3, 5)), (logsumexp_cols, (4, 6)),
-             (log_softmax_min, (3, 4))]
+             (logsumexp_rows_indexed, (4, 3)), (logsumexp_cols_indexed, (3, 2, 4)), (log_softmax_min, (3, 4))]
 NOT = [(not_invariant_sum, (6,)), (not_invariant_axis, (3, 4)), (not_invariant_outer, (3, 4)),
-       (in_loop, (5,)), (returned_in_a_branch, (5,)), (chosen_in_a_loop, (4,))]
+       (not_invariant_selected, (3, 4)), (in_loop, (5,)), (returned_in_a_branch, (5,)),
+       (chosen_in_a_loop, (4,))]
 
 
 @pytest.mark.parametrize("ties", [False, True])

@@ -13,6 +13,19 @@ computed at all.
 from __future__ import annotations
 
 from ..ir import types as T
+from ..ir.nodes import Const, atom_type
+
+
+def shape_query(rule, args, kw) -> Const | None:
+    """The value of a query of an array's shape (np.shape, x.ndim, len...: rules with
+    `of_shape`) when the array's shape is known, or None."""
+    if rule is None or rule.of_shape is None or len(args) != 1 or kw:
+        return None
+    t = atom_type(args[0])
+    if isinstance(t, T.Array) and t.shape is not None:
+        value = rule.of_shape(t.shape)
+        return Const(value) if value is not None else None
+    return None
 
 
 def infer(rule, sig):

@@ -71,11 +71,31 @@ class _Gatherer:
             if isinstance(op, Apply):
                 if op.prim in _PRODUCT and len(op.outs) == 1 and not op.kw:
                     defs[op.out] = op
+                if op.prim in ("operator.getitem", "numpy.expand_dims"):
+                    op = self.hoisted(op, defs, ops)
+                    defs.update((o, op) for o in op.outs if op.prim in _PRODUCT)
                 new = self.rewrite(op, defs) if op.prim in _PRODUCT and not op.kw else None
                 ops.extend(new if new is not None else [op])
             else:
                 ops.append(op.map(block=self.block))
         return Block(b.params, tuple(ops), b.yields)
+
+    def hoisted(self, op: Apply, defs: dict, ops: list) -> Apply:
+        """(c * a)[:, None] -> c * a[:, None] for a scalar c (a key of whole slices and new
+        axes only; np.expand_dims), so that c joins the product the result is a factor of."""
+        x, key = op.args if len(op.args) == 2 else (None, None)
+        d = defs.get(x) if isinstance(x, Var) else None
+        parts = key.value if isinstance(key, Const) and isinstance(key.value, tuple) else ()
+        view = op.prim == "numpy.expand_dims" and isinstance(key, Const) or parts and all(
+            k is None or k is Ellipsis or k == slice(None) for k in parts)
+        if d is None or d.prim != _MUL or self.uses[x] != 1 or op.kw or not view:
+            return op
+        for c, a in (d.args, d.args[::-1]):
+            if _is_scalar(c) and _is_array(a) and atom_type(a) == atom_type(x):
+                moved = self.fresh(op.out.type)
+                ops.append(Apply((moved,), op.prim, (a, key), (), op.loc))
+                return Apply(op.outs, _MUL, (c, moved), (), op.loc)
+        return op
 
     def factors(self, a: Atom, power: int, defs: dict, out: list, root: bool = False) -> int:
         """Flatten a product tree into (atom, ±1) factors; returns the sign; counts array ops."""
@@ -126,7 +146,9 @@ class _Gatherer:
                 acc = self.emit(_DIV, (Const(1.0), a), a.type, new, op.loc)
                 continue
             acc = self.emit(_MUL if p > 0 else _DIV, (acc, a), op.out.type, new, op.loc)
-        if scale is not None:
+        if scale == Const(-1.0):
+            new.append(Apply(op.outs, _NEG, (acc,), (), op.loc))
+        elif scale is not None:
             new.append(Apply(op.outs, _MUL, (scale, acc), (), op.loc))
         elif new:
             last = new.pop()

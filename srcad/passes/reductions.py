@@ -8,6 +8,7 @@ where that saves a pass over the big array:
     sum(-A, axis)       ->  -sum(A, axis)
     sum(A * B, axis=0)  ->  diagonal(A.T @ B)         (when A.T @ B is computed before: no product)
     sum(A + B, axis)    ->  sum(A, axis) + sum(B, axis)   (when A or B is pushed further)
+    sum(einsum('mij,ijk->mik', A, B), axis=0)  ->  einsum('ij,ijk->ik', sum(A, axis=0), B)
 
 A backward sweep often builds such a value: the cotangent of `xc` in `z = xc * q + xc @ L.T`
 is `z_bar * q + z_bar @ L`, and `xc = x - mean` sums it over the points; after the rewrite
@@ -102,6 +103,8 @@ class _Push:
                 if _shape(big) == shape and self.constant_along(small, shape, axis):
                     part = self.part(big, shape, axis, new, loc)
                     return self.emit(new, "operator.mul", (part, small), out, loc)
+        if op.prim == "numpy.einsum":
+            return self.einsum(args, axis, out, new, loc)
         if op.prim == "operator.matmul" and len(shape) == 2 and all(
                 _shape(a) is not None and len(_shape(a)) == 2 for a in args):
             a, b = args
@@ -109,6 +112,28 @@ class _Push:
                 return self.emit(new, "operator.matmul", (self.summed(a, 0, new, loc), b), out, loc)
             return self.emit(new, "operator.matmul", (a, self.summed(b, 1, new, loc)), out, loc)
         return None
+
+    def einsum(self, args, axis: int, out: tuple, new: list, loc):
+        """sum(einsum('mij,ijk->mik', g, L), axis=0) -> einsum('ij,ijk->ik', sum(g, axis=0), L):
+        the summed letter in one operand only (once) is summed there first."""
+        spec = args[0].value if args and isinstance(args[0], Const) else None
+        if not isinstance(spec, str) or "->" not in spec or "." in spec or len(args) != 3:
+            return None
+        ins, result = spec.replace(" ", "").split("->")
+        terms = ins.split(",")
+        letter = result[axis]
+        holders = [i for i, t in enumerate(terms) if letter in t]
+        if len(terms) != 2 or len(holders) != 1 or terms[holders[0]].count(letter) != 1:
+            return None
+        i = holders[0]
+        operand = args[1 + i]
+        if _shape(operand) is None:
+            return None
+        parts = list(args[1:])
+        parts[i] = self.part(operand, _shape(operand), terms[i].index(letter), new, loc)
+        terms[i] = terms[i].replace(letter, "")
+        new_spec = ",".join(terms) + "->" + result.replace(letter, "")
+        return self.emit(new, "numpy.einsum", (Const(new_spec), *parts), out, loc)
 
     def diagonal_of(self, args, shape: tuple, axis: int) -> Var | None:
         """A matrix product `a.T @ b` (or `b.T @ a`) computed before this point, when the
@@ -157,9 +182,9 @@ class _Push:
     def rewrite(self, op: Apply) -> list:
         kw = dict(op.kw)
         axis = kw.pop("axis", None)
+        keep = kw.pop("keepdims", Const(False))
         if not (op.prim == "numpy.sum" and len(op.args) == 1 and isinstance(axis, Const)
-                and type(axis.value) is int and all(a == Const(False) for a in kw.values())
-                and set(kw) <= {"keepdims"}):
+                and type(axis.value) is int and not kw and keep in (Const(False), Const(True))):
             return [op]
         x = op.args[0]
         shape = _shape(x)
@@ -172,6 +197,8 @@ class _Push:
         got = self.push(x, axis % len(shape), new, op.loc)
         if got is None:
             return [op]
+        if keep.value:  # (keepdims: the pushed sum with the axis put back)
+            return new + [Apply(op.outs, "numpy.expand_dims", (got, Const(axis % len(shape))), (), op.loc)]
         last = new.pop()
         return new + [dataclasses.replace(last, outs=op.outs)]
 

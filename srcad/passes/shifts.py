@@ -161,6 +161,31 @@ def _reduced(op: Apply, role: str, s: _State) -> _State:
     return dataclasses.replace(s, rep=rep)
 
 
+def _indexed(args, st) -> _State | None:
+    """v[key] with a key of whole slices, None (new axes) and one Ellipsis: the same values,
+    axes moved (`mx[:, None]`). Any other key selects elements: not followed."""
+    s = st[0]
+    key = args[1].value if len(args) == 2 and isinstance(args[1], Const) else ()
+    key = key if isinstance(key, tuple) else (key,)
+    if s is None or st[1] is not None or not key or key.count(Ellipsis) > 1 or not all(
+            k is None or k is Ellipsis or k == slice(None) for k in key):
+        raise _Unknown
+    taken = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if taken > len(s.rep):
+        raise _Unknown
+    rest, rep = list(s.rep), []
+    for k in key:
+        if k is None:
+            rep.append(None)
+        elif k is Ellipsis:
+            count = len(s.rep) - taken
+            rep += rest[:count]
+            del rest[:count]
+        else:
+            rep.append(rest.pop(0))
+    return dataclasses.replace(s, rep=tuple(rep + rest))
+
+
 def _step(op: Apply, role: str, state: dict) -> _State | None:
     """The state of op's result, given its operands' states (some depend on m)."""
     args = op.args
@@ -171,6 +196,8 @@ def _step(op: Apply, role: str, state: dict) -> _State | None:
         return st[0]
     if len(args) == 2 and not op.kw and role in ("add", "sub", "mul", "div"):
         return _binary(role, args[0], args[1], st[0], st[1], _ndim(op.out))
+    if role == "index":
+        return _indexed(args, st)
     reduction = role in ("sum", "mean", "extremum")
     s = st[0]
     if (len(args) != 1 and not reduction) or s is None or any(x is not None for x in st[1:]):

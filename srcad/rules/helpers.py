@@ -125,7 +125,8 @@ _VJP_VJP = {"h": _h_adjoint(),
             **{name: f"srcad.einsum_vjp(subscripts, {j}, h, {', '.join(_with(j, 'g', 'k'))})"
                for j, name in enumerate(_OPS)}}
 defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None, d=None, e=None, f=None", vjp=_VJP_VJP,
-        out=ty.array(None), fn=rt.einsum_vjp, fresh=False, multilinear=("h",) + _OPS, complex="keeps",
+        out=ty.array(None), shape=shn.einsum_vjp, fn=rt.einsum_vjp, fresh=False, multilinear=("h",) + _OPS,
+        complex="keeps",
         complex_vjp={p: conjugated(v) for p, v in _VJP_VJP.items()})
 
 # prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is the Hessian of the

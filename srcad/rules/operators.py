@@ -121,7 +121,7 @@ _RESTORE = f"srcad.without_key(g, idx) if added else srcad.setitem(g, idx, {_ZER
 # indexing: x[idx] and its functional update x[idx] = v
 defrule("operator.getitem", "x, idx", jvp="t[idx]", out=ty.getitem, scatter=("idx", "g"),
         fresh=False, linear=("x",), refuses=("idx",), shape=sh.index, batch=bt.getitem, vmap=vmi.getitem,
-        complex="keeps",
+        complex="keeps", shift="index",
         type_errors="never", int_operands="an index", objects="items", holds="first",
         raises="index")  # (np.r_[x, y]: an object indexed by floats)
 defrule("operator.setitem", "x, idx, v, old=None, added=False",

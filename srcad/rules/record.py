@@ -166,7 +166,8 @@ class Rule:
     # argument it `stores` may be one. Anything else would see a tuple where Python sees an object
     # what it does to a value shifted by a max subtracted for stability (passes/shifts.py): "add",
     # "sub", "mul", "div", "neg", "exp", "log" (elementwise), "sum", "mean" (reductions),
-    # "extremum" (max/min: a candidate, and a reduction), "same" (the value itself), "check" (no result)
+    # "extremum" (max/min: a candidate, and a reduction), "same" (the value itself), "check" (no result),
+    # "index" (x[key]: whole slices and new axes move axes; any other key is not followed)
     shift: str = ""
     # how the CPython printer writes it when its first argument is an array of known rank:
     # "T" (x.T; the other arguments at their defaults), "newaxis" (x[:, None] for a literal axis):

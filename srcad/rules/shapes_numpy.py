@@ -269,9 +269,19 @@ def expand_dims_of(shape, axis):
     return _expand_dims(lambda p: shape, lambda p, d: axis if p == "axis" else NO)
 
 
+def _einsum_vjp(s, c):
+    """The adjoint for operand k has operand k's shape, which the call carries as a tuple."""
+    k = c("k", NO)
+    if type(k) is not int or not 0 <= k < 6:
+        return None
+    shape = c("abcdef"[k], NO)
+    return shape if isinstance(shape, tuple) and all(type(d) is int for d in shape) else None
+
+
 cumulative, diff, expand_dims, squeeze = map(exact, (_cumulative, _diff, _expand_dims, _squeeze))
 swapaxes, moveaxis, diag, diagonal = map(exact, (_swapaxes, _moveaxis, _diag, _diagonal))
 tile, repeat, tensordot, einsum = map(exact, (_tile, _repeat, _tensordot, _einsum))
+einsum_vjp = exact(_einsum_vjp)
 kron, inner, solve, pinv = map(exact, (_kron, _inner, _solve, _pinv))
 atleast_1d, atleast_2d, atleast_3d = (exact(_atleast(n)) for n in (1, 2, 3))
 broadcast_to, sort = exact(_broadcast_to), exact(_sort)

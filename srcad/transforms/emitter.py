@@ -15,6 +15,7 @@ import gast
 import numpy as np
 
 from .. import runtime
+from ..analysis.shapes import shape_query
 from ..errors import NoRuleError, diagnostic
 from ..frontend.expr import ExprLowerer
 from ..frontend.resolve import Static
@@ -42,7 +43,7 @@ class Emitter:
             raise NoRuleError(f"no rule named {prim}", [diagnostic(loc, f"no rule named {prim}")])
         args, kw = tuple(args), tuple(kw)
         if nouts == 1 and not rule.impure and rule.updates is None:
-            folded = fold_apply(prim, args, kw)
+            folded = shape_query(rule, args, kw) or fold_apply(prim, args, kw)
             if folded is not None:
                 return folded
         if prim == "numpy.where" and loc is not None and loc.adjoint and isinstance(args[0], Const) \

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..analysis.shapes import shape_query
 from ..errors import (
     NoRuleError,
     SrcadError,
@@ -454,13 +455,7 @@ def _known_result(prim: str, args, kw, types=()) -> Const | None:
     keys the code on (T.Int.value), and folds of constants (passes/fold.py)."""
     if prim == "srcad.global" and types and isinstance(types[0], T.Int) and types[0].value is not None:
         return Const(types[0].value)
-    rule = registry.lookup(prim)
-    if rule is not None and rule.of_shape is not None and len(args) == 1 and not kw:
-        t = atom_type(args[0])
-        if isinstance(t, T.Array) and t.shape is not None:
-            value = rule.of_shape(t.shape)
-            return Const(value) if value is not None else None
-    return fold_apply(prim, args, kw)
+    return shape_query(registry.lookup(prim), args, kw) or fold_apply(prim, args, kw)
 
 
 def specialize(fn: Function, arg_types: tuple[T.Type, ...], free_types: dict | None = None,

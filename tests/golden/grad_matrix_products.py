@@ -9,11 +9,11 @@ def grad_matrix_products(A, v):
     A_bar = np.dot(_t5, _t6) + np.dot(_t0, _t5).T
     _t11 = np.outer(_broadcast_to(1.0, (3,)), v)
     w_bar = np.reshape(np.dot(np.ravel(v), _broadcast_to(1.0, (3, 2))), (2,)) + w
-    w_bar = w_bar + w
+    w_bar += w
     # adjoint of line 82: B = A.T @ A
     _t12 = _t11 @ _t0
     A_bar += _t6 @ _t11
     A_bar += _t12.T
     # adjoint of line 81: w = A @ v
-    A_bar += _unbroadcast(w_bar[:, None] * v, A)
+    A_bar += w_bar[:, None] * v
     return A_bar
