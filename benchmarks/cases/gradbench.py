@@ -143,6 +143,33 @@ def gmm_objective(alphas, means, icf, x, wishart_gamma, wishart_m):
             + prior - k * (c - _multigammaln(0.5 * nu, d)))
 
 
+def gmm_objective_grad(alphas, means, icf, x, wishart_gamma, wishart_m):
+    """The gradient of gmm_objective as a NumPy expert writes it for this (vectorised) form:
+    the forward quantities once, the adjoint of each step by hand, every einsum over the
+    components as a batched np.matmul."""
+    n, d = x.shape
+    qdiags = np.exp(icf[:, :d])
+    index, lower = _lower_index(d)
+    Ls = icf[:, index] * lower
+    xck = x[None, :, :] - means[:, None, :]                          # (k, n, d)
+    Lxc = qdiags[:, None, :] * xck + np.matmul(xck, Ls.transpose(0, 2, 1))
+    inner = alphas[:, None] + np.sum(icf[:, :d], axis=1)[:, None] - 0.5 * np.sum(Lxc * Lxc, axis=2)
+    e = np.exp(inner - np.max(inner, axis=0))
+    w = e / np.sum(e, axis=0)                                        # (k, n) posteriors
+    w_total = np.sum(w, axis=1)
+    ea = np.exp(alphas - np.max(alphas))
+    G = Lxc * -w[:, :, None]                                         # d objective / d Lxc
+    gamma2 = wishart_gamma * wishart_gamma
+    icf_bar = np.empty_like(icf)
+    icf_bar[:, :d] = (w_total[:, None] - wishart_m + qdiags * (np.sum(G * xck, axis=1) + gamma2 * qdiags))
+    icf_bar[:, d:] = gamma2 * icf[:, d:]
+    Ls_bar = np.matmul(G.transpose(0, 2, 1), xck)                    # (k, d, d)
+    icf_bar[:, index[lower]] += Ls_bar[:, lower]
+    xc_bar = np.sum(G, axis=1)                                       # summed over points
+    means_bar = -(qdiags * xc_bar + np.matmul(xc_bar[:, None, :], Ls)[:, 0, :])
+    return w_total - n * ea / np.sum(ea), means_bar, icf_bar
+
+
 def lstm_objective(main_params, extra_params, state, sequence):
     layers = main_params.shape[0] // 2
     b = sequence.shape[1]
@@ -207,7 +234,7 @@ KMEANS = Case(
     peers={"autograd": SAME, "jax": SAME},
 )
 GMM = Case(
-    name="gb_gmm", forward=gmm_objective, hand_grad=adbench_gmm.gmm_objective_grad, argnums=(0, 1, 2),
+    name="gb_gmm", forward=gmm_objective, hand_grad=gmm_objective_grad, argnums=(0, 1, 2),
     sizes=(Size("d=2,k=5,n=1e3", adbench_gmm.inputs(2, 5, 1000)),
            Size("d=10,k=25,n=1e4", adbench_gmm.inputs(10, 25, 10_000), quick=False)),
     peers={"autograd": SAME, "jax": SAME},
