@@ -2,17 +2,20 @@
 a hand-written numba gradient, srcad's CPython target, and jax.jit of a lax.scan rewrite of
 the loop, both at steady state and with its compile time amortised over 100 calls.
 
-First-call times are measured once per process on cold caches, after numba's own start-up:
-srcad's numba modules go to a fresh temporary directory (SRCAD_NUMBA_DIR), so numba compiles
-them (the two ODE rows share one generated function: the second row's first call finds it
-compiled); JAX compiles a new jitted function. Each is the first call minus one
-steady-state call.
+First calls are each measured in a fresh interpreter, after the compiler's own start-up
+(numba's, JAX's), minus one steady-state call: cold (srcad's numba modules in an empty
+SRCAD_NUMBA_DIR, so numba compiles them; JAX without a persistent cache) and in a new process
+with warm caches (numba's machine code on disk, which srcad asks for with cache=True; JAX's
+persistent compilation cache, filled by a process before).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -127,13 +130,79 @@ PROBLEMS = (  # (label, case, size label, hand-written numba gradient)
 
 
 def numba_rows(budget=None) -> list:
-    """One row per loop problem: best times, first-call seconds and checks."""
+    """One row per loop problem: best times, first-call seconds and checks. Every first call is
+    measured in a fresh interpreter (a compiler's first use in a process warms it for the
+    next function: measured one after another in one process, the later one looks cheaper)."""
     import numba
-    os.environ["SRCAD_NUMBA_DIR"] = tempfile.mkdtemp(prefix="srcad-bench-numba-")
-    numba.njit(lambda x: x + 1.0)(1.0)  # (numba's own start-up, once per process, counts for no one)
+    os.environ["SRCAD_NUMBA_DIR"] = tempfile.mkdtemp(prefix="srcad-bench-numba-")  # (this process's)
+    jax_cache = tempfile.mkdtemp(prefix="srcad-bench-jax-")
+    firsts = {label: _first_calls(label, jax_cache) for label, *_ in PROBLEMS}
+    numba.njit(lambda x: x + 1.0)(1.0)
     jax_scan = _jax_scan() if peers.installed("jax") else (None, None)
-    return [_row(label, case, size_label, hand_py, jax_scan, budget)
+    return [dict(_row(label, case, size_label, hand_py, jax_scan, budget), **firsts[label])
             for label, case, size_label, hand_py in PROBLEMS]
+
+
+def _first_calls(label: str, jax_cache: str) -> dict:
+    """Cold: srcad (an empty numba cache: transform and compile), the hand-written numba
+    gradient, jax.jit (no persistent cache). New process with warm caches: srcad (numba's
+    machine code on disk, cache=True), jax.jit (its persistent compilation cache, filled by
+    the process before)."""
+    numba_dir = tempfile.mkdtemp(prefix="srcad-bench-numba-")  # (empty: numba compiles)
+    out = {"first_srcad": _probe("srcad", label, numba_dir=numba_dir), "first_hand": _probe("hand", label)}
+    out["new_srcad"] = _probe("srcad", label, numba_dir=numba_dir)  # (now filled)
+    if peers.installed("jax"):
+        out["first_jax"] = _probe("jax", label)
+        _probe("jax", label, jax_cache)
+        out["new_jax"] = _probe("jax", label, jax_cache)
+    return out
+
+
+_PROBE = """
+import json, sys
+sys.path.insert(0, {root!r})
+from benchmarks import numba_group
+print(json.dumps(numba_group.first_call_here({which!r}, {label!r}, {cache!r})))
+"""
+
+
+def _probe(which: str, label: str, jax_cache: str | None = None,
+           numba_dir: str | None = None) -> float | None:
+    """The first call of `which` in a fresh interpreter, minus a steady-state call (imports
+    and each compiler's own start-up excluded)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, **({"SRCAD_NUMBA_DIR": numba_dir} if numba_dir else {}))
+    run = subprocess.run([sys.executable, "-c", _PROBE.format(root=root, which=which, label=label,
+                                                              cache=jax_cache)],
+                         capture_output=True, text=True, cwd=root, env=env)
+    if run.returncode != 0:
+        return None
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def first_call_here(which: str, label: str, jax_cache: str | None) -> float:
+    """(In the probe's process) the first call's time minus a steady-state call's."""
+    _, case, size_label, hand_py = next(p for p in PROBLEMS if p[0] == label)
+    args = next(s for s in case.sizes if s.label == size_label).build()
+    if which in ("srcad", "hand"):
+        import numba
+        numba.njit(lambda x: x + 1.0)(1.0)  # (numba's own start-up)
+        f = srcad.grad(_fresh(case.forward), argnums=case.argnums, target="numba") if which == "srcad" \
+            else numba.njit(cache=False, nogil=True)(hand_py)
+        call = lambda: f(*args)  # noqa: E731
+    else:
+        jax, make = _jax_scan()
+        jax.block_until_ready(jax.jit(lambda x: x + 1.0)(1.0))  # (JAX's own start-up)
+        if jax_cache is not None:
+            jax.config.update("jax_compilation_cache_dir", jax_cache)
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+            jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+        jit = make("ode" if case is ode.CASE else "rnn")
+        jargs = tuple(jax.numpy.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+        call = lambda: jax.block_until_ready(jit(*jargs))  # noqa: E731
+    _, first = _timed_first(call)
+    _, steady = _timed_first(call)
+    return first - steady
 
 
 def _timed_first(call):
@@ -148,25 +217,21 @@ def _row(label, case, size_label, hand_py, jax_scan, budget) -> dict:
     args = size.build()
     expected = case.unpack(case.hand_grad(*args))
     g_nb = srcad.grad(_fresh(case.forward), argnums=case.argnums, target="numba")
-    got, first_srcad = _timed_first(lambda: g_nb(*args))
+    checks = {"srcad numba": g_nb(*args)}
     hand_nb = numba.njit(cache=False, nogil=True)(hand_py)
-    checks = {"srcad numba": got}
-    checks["hand numba"], first_hand = _timed_first(lambda: hand_nb(*args))
+    checks["hand numba"] = hand_nb(*args)
     g_py = srcad.grad(case.forward, argnums=case.argnums)
     runs = {"hand": lambda: case.hand_grad(*args), "srcad": lambda: g_py(*args),
             "srcad numba": lambda: g_nb(*args), "hand numba": lambda: hand_nb(*args)}
     jax, make_jax = jax_scan
-    first_jax = None
     if jax is not None:
         jit = make_jax("ode" if case is ode.CASE else "rnn")
         jargs = tuple(jax.numpy.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
-        checks["jax.jit scan"], first_jax = _timed_first(lambda: jax.block_until_ready(jit(*jargs)))
+        checks["jax.jit scan"] = jax.block_until_ready(jit(*jargs))
         runs["jax.jit scan"] = lambda: jax.block_until_ready(jit(*jargs))
     best = best_times(runs, budget) if budget is not None else best_times(runs)
     problems = {k: mismatch(case.unpack(v, np.asarray), expected) for k, v in checks.items()}
-    return dict(label=label, best=best, problems=problems, compiled=g_nb.latest().function.compiled(),
-                first_srcad=first_srcad - best["srcad numba"], first_hand=first_hand - best["hand numba"],
-                first_jax=None if first_jax is None else first_jax - best["jax.jit scan"])
+    return dict(label=label, best=best, problems=problems, compiled=g_nb.latest().function.compiled())
 
 
 def _fresh(f):
@@ -174,29 +239,47 @@ def _fresh(f):
     return fresh(f)
 
 
+def _amortised(steady, first):
+    return None if steady is None or first is None else steady + first / AMORTISED
+
+
+def _first_cells(steady_srcad, steady_jit, srcad_first, jit_first) -> list:
+    """srcad numba and jax.jit with their first calls spread over AMORTISED calls, and the ratio."""
+    ours, theirs = _amortised(steady_srcad, srcad_first), _amortised(steady_jit, jit_first)
+    return ["-" if ours is None else us(ours), "-" if theirs is None else us(theirs),
+            "-" if ours is None or theirs is None else ratio(ours / theirs)]
+
+
+def _s(v) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
 def numba_table(rows) -> Table:
     table = Table(["case", "hand (NumPy) µs", "srcad µs", "hand numba µs", "srcad numba µs",
-                   "srcad numba / hand numba", "jax.jit scan µs", "jax.jit scan + compile/100 µs",
-                   "srcad numba / jit scan+compile", "srcad numba first call s", "jit scan first call s",
-                   "srcad numba + compile/100 µs"])
+                   "srcad numba / hand numba", "jax.jit scan µs",
+                   "cold first call s: srcad numba", "hand numba", "jit scan",
+                   "cold: srcad numba + first/100 µs", "jit scan + first/100 µs", "ratio",
+                   "new process first call s: srcad numba", "jit scan",
+                   "new process: srcad numba + first/100 µs", "jit scan + first/100 µs", "ratio"])
     for r in rows:
         b = r["best"]
         jit = b.get("jax.jit scan")
-        amortised = None if jit is None or r["first_jax"] is None else jit + r["first_jax"] / AMORTISED
         table.rows.append([
             r["label"], us(b["hand"]), us(b["srcad"]), us(b["hand numba"]),
             us(b["srcad numba"]) + ("" if r["compiled"] else " (fell back)"),
-            ratio(b["srcad numba"] / b["hand numba"]),
-            "-" if jit is None else us(jit), "-" if amortised is None else us(amortised),
-            "-" if amortised is None else ratio(b["srcad numba"] / amortised),
-            f"{r['first_srcad']:.2f}", "-" if r["first_jax"] is None else f"{r['first_jax']:.2f}",
-            us(b["srcad numba"] + r["first_srcad"] / AMORTISED)])
+            ratio(b["srcad numba"] / b["hand numba"]), "-" if jit is None else us(jit),
+            _s(r["first_srcad"]), _s(r["first_hand"]), _s(r.get("first_jax"))]
+            + _first_cells(b["srcad numba"], jit, r["first_srcad"], r.get("first_jax"))
+            + [_s(r["new_srcad"]), _s(r.get("new_jax"))]
+            + _first_cells(b["srcad numba"], jit, r["new_srcad"], r.get("new_jax")))
         for k, p in r["problems"].items():
             if p:
                 table.notes.append(f"! {r['label']} {k}: WRONG: {p}")
                 table.problems += 1
-    table.notes.append(f"jax.jit scan + compile/{AMORTISED}: steady-state time plus the first call's compile "
-                       f"time spread over {AMORTISED} calls; first calls on cold caches (srcad: transform "
-                       "and numba compile; the hand-written numba gradient compiles in "
-                       + ", ".join(f"{r['first_hand']:.2f}" for r in rows) + " s)")
+    table.notes.append(f"first calls, each in a fresh interpreter (imports and each compiler's start-up "
+                       f"excluded), minus a steady-state call; + first/{AMORTISED}: the steady-state time "
+                       f"with the first call spread over {AMORTISED} calls; ratio: srcad numba's over "
+                       "jax.jit's. cold: empty caches (srcad: transform and numba compile; jax.jit: trace "
+                       "and XLA compile). new process: warm caches (srcad: numba's machine code on disk, "
+                       "cache=True; jax.jit: its persistent compilation cache, filled by a process before)")
     return table

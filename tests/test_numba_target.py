@@ -7,6 +7,7 @@ branches, arrays, and cases known to fall back); SRCAD_NUMBA_CORPUS=all runs eve
 
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -256,9 +257,10 @@ def rnn_two_inputs(W, U, h0, xs):
 
 
 def test_loop_accumulations_compile_for_numba(monkeypatch):
-    """The CPython target contracts `W_bar += a @ h.T` over the loop with np.tensordot
-    (passes/contract.py), which numba cannot compile: the numba target keeps the per-step
-    products, and compiles (strict: no fallback). Against a hand-derived backward sweep."""
+    """`W_bar += a @ h.T` is contracted after the loop (passes/contract.py) on both targets:
+    numba cannot compile np.tensordot, so the numba target gathers the stored factors into
+    matrices by loops and multiplies them (numba_products.py); compiled (strict: no fallback).
+    Against a hand-derived backward sweep."""
     monkeypatch.setattr(srcad.config, "strict_target", True)
     rng = np.random.default_rng(5)
     W, U = rng.normal(0.0, 0.4, (4, 4)), rng.normal(0.0, 0.4, (4, 3))
@@ -268,6 +270,7 @@ def test_loop_accumulations_compile_for_numba(monkeypatch):
     assert g.latest().function.compiled()
     text = srcad.source(g)  # (scalar loops: numba_loops.py; products of C-ordered operands)
     assert "np.ascontiguousarray(W.T)" in text and "h_bar[" in text and "@ h_1.T" not in text
+    assert "tensordot" not in text and re.search(r"W_bar = _u\d+ @ _u\d+", text), text
     hs = [h0]
     for t in range(5):
         hs.append(np.tanh(W @ hs[-1] + U @ xs[t]))
@@ -278,6 +281,26 @@ def test_loop_accumulations_compile_for_numba(monkeypatch):
         U_bar += a @ xs[t].T
         h_bar = W.T @ a
     assert_tree_close(got, (W_bar, U_bar), rtol=1e-10, atol=1e-12)
+
+
+def contractions(a, b, c):
+    return np.sum(np.sin(np.tensordot(a, b, axes=((2, 0), (0, 1))))) + np.sum(np.tensordot(a, c, axes=1) ** 2)
+
+
+def test_tensordot_is_gathered_matrices_and_one_product(monkeypatch):
+    """np.tensordot (any axes) in the numba target: both operands gathered into C-ordered
+    matrices by loops, one `@`; compiled (strict: a fallback raises), equal to the CPython
+    target and to finite differences. (Forward mode: the reverse adjoint of a tensordot is a
+    run-time helper numba does not compile, so a gradient falls back.)"""
+    monkeypatch.setattr(srcad.config, "strict_target", True)
+    rng = np.random.default_rng(12)
+    args = (rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 2, 5)), rng.normal(size=(4, 3)))
+    tangents = tuple(rng.normal(size=a.shape) for a in args)
+    value, tangent = srcad.jvp(contractions, args, tangents, target="numba")
+    assert "tensordot" not in srcad.source(srcad.jvp, contractions)
+    assert_tree_close((value, tangent), srcad.jvp(contractions, args, tangents), rtol=1e-12, atol=1e-12)
+    want = sum(np.sum(fd_grad(contractions, args, k) * tangents[k]) for k in range(3))
+    assert tangent == pytest.approx(want, rel=1e-6)
 
 
 def small_arrays(x, y, row):

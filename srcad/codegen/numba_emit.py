@@ -42,6 +42,8 @@ from ..passes.buffers import reuses
 from ..rules import registry
 from .emit import CodeEmitter
 from .numba_loops import ScalarLoops, add_into, store_into
+from .numba_products import Contractions
+from .numba_special import SPECIAL
 from .syntax import _assign, _attr, _call, _name
 
 #: The first capacity of a stack array (made room for before a loop, doubled when full).
@@ -168,7 +170,7 @@ def stack_families(fn) -> dict:
     return {r: elements[r] for r in roots if r not in bad and r in elements}, fam
 
 
-class NumbaEmitter(ScalarLoops, CodeEmitter):
+class NumbaEmitter(ScalarLoops, Contractions, CodeEmitter):
     """CodeEmitter with the numba target's loops, stacks and scalar loops (numba_loops.py)."""
 
     def __init__(self, fn, comments: bool = True):
@@ -243,9 +245,15 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
     def _movable(self, op) -> bool:
         if isinstance(op, Apply) and op.prim == "srcad.list" and self._stack_of(op.outs[0]) is not None:
             return False
+        if isinstance(op, Apply) and getattr(registry.lookup(op.prim), "numba", "") == "tensordot":
+            return False  # (a statement: its operands are gathered by loops, Contractions)
         return super()._movable(op)
 
     def apply_stmt(self, op: Apply) -> list:
+        if getattr(registry.lookup(op.prim), "numba", "") == "tensordot":
+            got = self.contraction(op)
+            if got is not None:
+                return got
         if update_base(op) is None and reuses(op) is None:
             loop = self.scalar_loop(op, self.naming.accumulate.get(id(op)))
             if loop is not None:
@@ -358,85 +366,6 @@ class NumbaEmitter(ScalarLoops, CodeEmitter):
                                                          right=self.atom(step)), neg])
 
 
-def _scalar(a) -> bool:
-    t = a.type if hasattr(a, "type") else None
-    return isinstance(t, (T.Float, T.Int)) or (isinstance(a, Const) and type(a.value) in (int, float))
-
-
-def _array(a, ndim_positive: bool = True) -> bool:
-    t = getattr(a, "type", None)
-    return isinstance(t, T.Array) and t.ndim is not None and (t.ndim > 0 or not ndim_positive) \
-        and t.kind == "f"
-
-
-def _full(em, shape_node, v):
-    return _call(_attr(_name("np"), "full"), [shape_node, em.atom(v)])
-
-
-def _broadcast_to(em, op):
-    """srcad.broadcast_to(v, shape) of a number to a known non-empty shape: np.full."""
-    v, shape = op.args[0], op.args[1]
-    if _scalar(v) and isinstance(shape, Const) and isinstance(shape.value, tuple) and shape.value:
-        return _full(em, em.atom(shape), v)
-    return None
-
-
-def _expand_reduced(em, op):
-    """srcad.expand_reduced(v, x) of a full reduction (axis None) of an array x: np.full."""
-    v, x = op.args[0], op.args[1]
-    rest = op.args[2:] + tuple(a for _, a in op.kw)
-    if not (_scalar(v) and all(isinstance(a, Const) and a.value in (None, False) for a in rest)):
-        return None
-    if _array(x):
-        return _full(em, _attr(em.atom(x), "shape"), v)
-    return em.atom(v) if isinstance(getattr(x, "type", None), (T.Float, T.Int)) else None
-
-
-def _zeros_like(em, op):
-    x = op.args[0]
-    if _array(x, ndim_positive=False):
-        return _call(_attr(_name("np"), "zeros"), [_attr(em.atom(x), "shape")])
-    return None
-
-
-def _unbroadcast(em, op):
-    """srcad.unbroadcast(g, x) where g already has x's shape: g."""
-    g, x = op.args
-    tg, tx = getattr(g, "type", None), getattr(x, "type", None)
-    if isinstance(tg, T.Float) and isinstance(tx, T.Float):
-        return em.atom(g)
-    if _array(g) and isinstance(tx, T.Float):
-        return _call(_attr(em.atom(g), "sum"), [])
-    if not (_array(g) and _array(x) and _known(tg.shape) and _known(tx.shape)):
-        return None
-    if tg.shape == tx.shape:
-        return em.atom(g)
-    lead = len(tg.shape) - len(tx.shape)
-    if lead < 0:
-        return None
-    node = em.atom(g)
-    for _ in range(lead):  # (numba's sum takes one axis, and no keepdims)
-        node = _call(_attr(node, "sum"), [], [("axis", gast.Constant(value=0, kind=None))])
-    for i in reversed(range(len(tx.shape))):
-        if tx.shape[i] == 1 and tg.shape[lead + i] != 1:
-            node = _call(_attr(node, "sum"), [], [("axis", gast.Constant(value=i, kind=None))])
-    shape = gast.Tuple(elts=[gast.Constant(value=d, kind=None) for d in tx.shape], ctx=gast.Load())
-    return _call(_attr(node, "reshape"), [shape])
-
-
-def _known(shape) -> bool:
-    return shape is not None and all(type(d) is int for d in shape)
-
-
-def _contiguous(em, op):
-    """A transpose of an array of two or more dimensions, copied to C order: numba compiles
-    np.dot once per combination of its operands' layouts (C, F, A), each for a second or so."""
-    t = getattr(op.out, "type", None)
-    if not (isinstance(t, T.Array) and t.ndim is not None and t.ndim >= 2):
-        return None
-    return _call(_attr(_name("np"), "ascontiguousarray"), [CodeEmitter.expr(em, op)])
-
-
 def _empty(rows, shape: tuple, dtype: str):
     """np.empty of `rows` rows of `shape` and `dtype` ("np.float64"): `np.empty(rows)` for
     floats, the form numba compiles fastest."""
@@ -450,8 +379,7 @@ def _known_number(em, op):
     return _call(_name(em.ns.ref(known_number, "_known")), [em.atom(a) for a in op.args])
 
 
-_SPECIAL = {"broadcast_to": _broadcast_to, "expand_reduced": _expand_reduced, "zeros_like": _zeros_like,
-            "unbroadcast": _unbroadcast, "contiguous": _contiguous, "known": _known_number}  # (by Rule.numba)
+_SPECIAL = {**SPECIAL, "known": _known_number}  # (by Rule.numba)
 
 
 def _minus(node, k: int, atom):

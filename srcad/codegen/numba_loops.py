@@ -200,7 +200,36 @@ class ScalarLoops:
                     s.value = _call(_attr(_name("np"), "copy"), [s.value])
         if value.type.ndim is None or not _basic_store(op, k):
             return stmts
-        return [self._entrywise(s, overlap) for s in stmts]
+        shape = _row_shape(op, k, value)
+        out = []
+        for s in stmts:
+            looped = self._looped(s, shape, overlap) if shape is not None else None
+            out += looped if looped is not None else [self._entrywise(s, overlap)]
+        return out
+
+    def _looped(self, s, shape: tuple, overlap: bool) -> list | None:
+        """`x[t] = v` (or +=) with v of the shape of x[t] as loops over its entries, in the
+        function (no helper for numba to compile)."""
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Subscript):
+            target, value = s.targets[0], s.value
+        elif isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript) \
+                and isinstance(s.op, gast.Add):
+            target, value = s.target, s.value
+        else:
+            return None
+        view = self.fresh_name()
+        pre = [_assign(_name(view, gast.Store()), gast.Subscript(value=target.value, slice=target.slice,
+                                                                  ctx=gast.Load()))]
+        if overlap:
+            value = _call(_attr(_name("np"), "copy"), [value])
+        source = value.id if isinstance(value, gast.Name) else self.fresh_name()
+        if source != getattr(value, "id", None):
+            pre.append(_assign(_name(source, gast.Store()), value))
+        index = [gast.Constant(value=0, kind=None) if d == 1 else _name(self.fresh_name()) for d in shape]
+        dst, src = self._element(view, index, gast.Store()), self._element(source, index)
+        body = _assign(dst, src) if isinstance(s, gast.Assign) else gast.AugAssign(target=dst, op=gast.Add(),
+                                                                                   value=src)
+        return pre + self._loops(shape, index, [body])
 
     def _entrywise(self, s, overlap: bool):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Subscript):
@@ -244,6 +273,17 @@ class ScalarLoops:
                 body = [gast.For(target=_name(i.id, gast.Store()), iter=_call(_name("range"), [
                     gast.Constant(value=d, kind=None)]), body=body, orelse=[], type_comment=None)]
         return body
+
+
+def _row_shape(op: Apply, k: int, value) -> tuple | None:
+    """The shape of x[i, j] (ints only) in a store into it, when v has exactly that shape."""
+    base, key = op.args[k], atom_type(op.args[k + 1])
+    keys = key.elts if isinstance(key, T.Tuple) else (key,)
+    shape = loop_shape(base.type)
+    if shape is None or not all(isinstance(e, T.Int) and not isinstance(e, T.Bool) for e in keys):
+        return None
+    row = shape[len(keys):]
+    return row if row and T.shape_of(value.type) == row else None
 
 
 def _basic_store(op: Apply, k: int) -> bool:

@@ -60,7 +60,7 @@ for _path, (_a, _b) in {"numpy.tensordot": ("a", "b"), "numpy.linalg.tensordot":
             vjp={_a: f"srcad.tensordot_adjoint(g, {_b}, np.shape({_a}), axes, 0)",
                  _b: f"srcad.tensordot_adjoint(g, {_a}, np.shape({_b}), axes, 1)"},
             out=_tensordot_type(_a, _b), multilinear=(_a, _b),
-            shape=shn.tensordot if _path == "numpy.tensordot" else None)
+            shape=shn.tensordot if _path == "numpy.tensordot" else None, numba="tensordot")
 
 defrule("numpy.vdot", "a, b",
         vjp=("np.reshape(g * b, np.shape(a))", "np.reshape(g * a, np.shape(b))"),

@@ -1,0 +1,100 @@
+"""The numba target's np.tensordot (which numba does not compile; the loop contraction of
+passes/contract.py makes it): both operands gathered into C-ordered matrices by loops, then
+one matrix product, the `@` of two C-ordered matrices the generated code already uses (numba
+compiles np.transpose, np.ascontiguousarray and reshape of each rank and layout separately,
+seconds of a first call):
+
+    W_bar = np.tensordot(A, H, axes=((0, 2), (0, 2)))      (A: (50, 64, 1), H: (50, 64, 1))
+    ->
+    _u1 = np.empty((64, 50), np.float64)
+    for _u2 in range(50):
+        for _u3 in range(64):
+            _u1[_u3, _u2] = A[_u2, _u3, 0]
+    _u4 = ... (H as a (50, 64) matrix, the same way)
+    W_bar = _u1 @ _u4
+"""
+
+from __future__ import annotations
+
+import math
+
+import gast
+
+from ..ir import types as T
+from ..ir.nodes import Apply, Const
+from .syntax import _assign, _attr, _call, _name
+
+
+def _int(v: int):
+    return gast.Constant(value=v, kind=None)
+
+
+def _flat(index: list, dims: list):
+    """The row-major position of `index` (nodes) in an array of `dims`."""
+    node, stride = None, 1
+    for i, d in reversed(list(zip(index, dims))):
+        if d != 1:
+            term = i if stride == 1 else gast.BinOp(left=i, op=gast.Mult(), right=_int(stride))
+            node = term if node is None else gast.BinOp(left=term, op=gast.Add(), right=node)
+        stride *= d
+    return node if node is not None else _int(0)
+
+
+def _axes(op: Apply):
+    """(shape of a, shape of b, contracted axes of a, of b), or None when not all known."""
+    axes = dict(op.kw).get("axes", op.args[2] if len(op.args) > 2 else None)
+    if len(op.args) < 2 or not isinstance(axes, Const):
+        return None
+    a, b = op.args[:2]
+    shapes = [T.shape_of(getattr(x, "type", None)) for x in (a, b)]
+    if not all(isinstance(getattr(x, "type", None), T.Array) and x.type.kind == "f" for x in (a, b)) or \
+            not all(s and all(type(d) is int for d in s) for s in shapes):
+        return None
+    ax = axes.value
+    if type(ax) is int and 0 <= ax <= min(len(s) for s in shapes):  # (the last ax axes of a, first of b)
+        ax = (tuple(range(len(shapes[0]) - ax, len(shapes[0]))), tuple(range(ax)))
+    if not (isinstance(ax, tuple) and len(ax) == 2 and all(isinstance(x, tuple) for x in ax)):
+        return None
+    ia, ib = ([i % len(s) for i in x] for x, s in zip(ax, shapes))
+    if len(ia) != len(ib) or [shapes[0][i] for i in ia] != [shapes[1][i] for i in ib]:
+        return None
+    return shapes[0], shapes[1], ia, ib
+
+
+class Contractions:
+    """A mixin of NumbaEmitter: `contraction` prints an np.tensordot of known shapes."""
+
+    def contraction(self, op: Apply) -> list | None:
+        got = _axes(op)
+        if got is None:
+            return None
+        sa, sb, ia, ib = got
+        fa = [i for i in range(len(sa)) if i not in ia]
+        fb = [i for i in range(len(sb)) if i not in ib]
+        stmts: list = []
+        left = self._gathered(op.args[0], sa, fa, ia, stmts)
+        right = self._gathered(op.args[1], sb, ib, fb, stmts)
+        product = gast.BinOp(left=_name(left), op=gast.MatMult(), right=_name(right))
+        out = tuple(sa[i] for i in fa) + tuple(sb[i] for i in fb)
+        if out != (math.prod(sa[i] for i in fa), math.prod(sb[i] for i in fb)):
+            product = _call(_attr(product, "reshape"), [gast.Tuple(elts=[_int(d) for d in out],
+                                                                   ctx=gast.Load())])
+        return stmts + [_assign(_name(self.name(op.out), gast.Store()), product)]
+
+    def _gathered(self, a, shape: tuple, rows: list, cols: list, stmts: list) -> str:
+        """a's entries as a C-ordered matrix: the axes `rows` (flattened) by the axes `cols`."""
+        m, n = math.prod(shape[i] for i in rows), math.prod(shape[i] for i in cols)
+        mat = self.fresh_name()
+        stmts.append(_assign(_name(mat, gast.Store()), _call(_attr(_name("np"), "empty"), [
+            gast.Tuple(elts=[_int(m), _int(n)], ctx=gast.Load()), _attr(_name("np"), "float64")])))
+        index = [_int(0) if d == 1 else _name(self.fresh_name()) for d in shape]
+        src = self.atom(a)
+        if not isinstance(src, gast.Name):
+            name = self.fresh_name()
+            stmts.append(_assign(_name(name, gast.Store()), src))
+            src = _name(name)
+        target = gast.Subscript(value=_name(mat), slice=gast.Tuple(elts=[
+            _flat([index[i] for i in rows], [shape[i] for i in rows]),
+            _flat([index[i] for i in cols], [shape[i] for i in cols])], ctx=gast.Load()), ctx=gast.Store())
+        stmts.extend(self._loops(shape, index, [_assign(target, self._element(src.id, index))]))
+        return mat
