@@ -18,6 +18,10 @@ from dataclasses import dataclass
 
 _SRCAD_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
+#: generated file name -> {generated line: (user file, user line, ...)} (codegen/compile.py fills
+#: it): a problem found in srcad's generated code, transformed again, is reported at the user's line
+SOURCE_MAPS: dict[str, dict] = {}
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -33,7 +37,16 @@ class Diagnostic:
     def __post_init__(self):
         """A line of srcad's own source reached through a call of yours (a source implementation
         in srcad/rules/, inlined in place of scipy.stats.norm.logpdf...) is reported at your call,
-        naming the line of the implementation."""
+        naming the line of the implementation; a line of srcad's generated code (transformed
+        again: a Hessian) at the line of yours it was generated from."""
+        user = SOURCE_MAPS.get(self.file, {}).get(self.line) if self.file.startswith("<srcad ") else None
+        if user is not None:
+            text = linecache.getline(user[0], user[1])
+            set_ = object.__setattr__
+            set_(self, "message", f"{self.message} (in srcad's generated code, line {self.line} of "
+                 f"{self.file})")
+            set_(self, "file", user[0]), set_(self, "line", user[1])
+            set_(self, "col", len(text) - len(text.lstrip()))
         if not self.via or not own_source(self.file):
             return
         inner = max((k for k, (f, _, _) in enumerate(self.via) if not own_source(f)), default=None)

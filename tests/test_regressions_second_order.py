@@ -3,6 +3,7 @@ is an array because of the condition), and a `return` inside a loop that builds 
 comprehension (the generated gradient carries the list and the return value through the
 loop). Every way of nesting is checked against second-order finite differences."""
 
+import collections
 import math
 
 import numpy as np
@@ -204,3 +205,28 @@ def test_grad_of_grad_through_a_list_slice_cotangent(argnum):
     got = srcad.grad(through_grad_of_chain_product, argnums=argnum)(y, z)
     assert np.allclose(got, fd_grad(through_grad_of_chain_product, (y, z), argnum), atol=1e-6)
     assert np.any(got != 0)
+
+
+Pair = collections.namedtuple("Pair", ["w", "b"])
+
+
+def unused_pair(x):
+    v = np.sum(np.sin(x.w))
+    if not (v < 10.0):
+        return v + x.b
+    p = Pair(x.w, np.sum(x.w))  # noqa: F841 (unused: a call srcad does not see into, given differentiated values)
+    return v + x.b
+
+
+def test_a_refusal_in_generated_code_names_the_users_line():
+    """Fuzz 10100:365: the gradient runs the unused call as written; transforming that gradient
+    again (a Hessian) refused it at a line of srcad's generated code. The error is at the user's
+    line, naming the generated line too."""
+    x = Pair(np.array([[0.3, -0.2], [0.1, 0.4]]), 0.5)
+    g = srcad.grad(unused_pair)(x)  # (hand-derived: cos(w), 1)
+    assert np.allclose(g.w, np.cos(x.w), rtol=1e-14) and g.b == 1.0
+    with pytest.raises(srcad.SrcadError) as caught:
+        srcad.hessian(unused_pair)(x)
+    text = str(caught.value)
+    line = unused_pair.__code__.co_firstlineno + 4
+    assert f"{__file__}:{line}:4:" in text and "generated code" in text, text

@@ -11,11 +11,8 @@ from __future__ import annotations
 import hashlib
 import linecache
 
-from ..errors import add_note
+from ..errors import SOURCE_MAPS, add_note
 from .emit import Rendered
-
-#: generated file name -> {generated line: (user file, user line)}
-SOURCE_MAPS: dict[str, dict] = {}
 
 
 def generated_filename(source: str, name: str) -> str:
