@@ -268,8 +268,8 @@ def test_loop_accumulations_compile_for_numba(monkeypatch):
     g = srcad.grad(rnn_two_inputs, argnums=(0, 1), target="numba")
     got = g(W, U, h0, xs)
     assert g.latest().function.compiled()
-    text = srcad.source(g)  # (scalar loops: numba_loops.py; products of C-ordered operands)
-    assert "np.ascontiguousarray(W.T)" in text and "h_bar[" in text and "@ h_1.T" not in text
+    text = srcad.source(g)  # (scalar loops: numba_loops.py; W.T copied by a loop, numba_products.py)
+    assert "ascontiguousarray" not in text and "W[" in text and "h_bar[" in text and "@ h_1.T" not in text
     assert "tensordot" not in text and re.search(r"W_bar = _u\d+ @ _u\d+", text), text
     hs = [h0]
     for t in range(5):
@@ -289,18 +289,25 @@ def contractions(a, b, c):
 
 def test_tensordot_is_gathered_matrices_and_one_product(monkeypatch):
     """np.tensordot (any axes) in the numba target: both operands gathered into C-ordered
-    matrices by loops, one `@`; compiled (strict: a fallback raises), equal to the CPython
-    target and to finite differences. (Forward mode: the reverse adjoint of a tensordot is a
-    run-time helper numba does not compile, so a gradient falls back.)"""
+    matrices by loops, one `@`; its adjoint a tensordot and a transpose
+    (passes/product_adjoints.py), no run-time helper. Compiled (strict: a fallback raises),
+    equal to the CPython target and to finite differences, in both modes."""
     monkeypatch.setattr(srcad.config, "strict_target", True)
     rng = np.random.default_rng(12)
     args = (rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 2, 5)), rng.normal(size=(4, 3)))
+    g = srcad.grad(contractions, argnums=(0, 1, 2), target="numba")
+    got = g(*args)
+    code = "\n".join(ln for ln in srcad.source(g).splitlines() if not ln.strip().startswith("#"))
+    assert g.latest().function.compiled() and "tensordot" not in code, code
+    assert_tree_close(got, srcad.grad(contractions, argnums=(0, 1, 2))(*args), rtol=1e-12, atol=1e-12)
+    for k in range(3):
+        assert_tree_close(got[k], fd_grad(contractions, args, k), rtol=1e-6, atol=1e-8)
     tangents = tuple(rng.normal(size=a.shape) for a in args)
     value, tangent = srcad.jvp(contractions, args, tangents, target="numba")
-    assert "tensordot" not in srcad.source(srcad.jvp, contractions)
-    assert_tree_close((value, tangent), srcad.jvp(contractions, args, tangents), rtol=1e-12, atol=1e-12)
-    want = sum(np.sum(fd_grad(contractions, args, k) * tangents[k]) for k in range(3))
-    assert tangent == pytest.approx(want, rel=1e-6)
+    code = "\n".join(ln for ln in srcad.source(srcad.jvp, contractions).splitlines()
+                     if not ln.strip().startswith("#"))
+    assert "tensordot" not in code, code
+    assert tangent == pytest.approx(sum(np.sum(got[k] * tangents[k]) for k in range(3)), rel=1e-10)
 
 
 def small_arrays(x, y, row):

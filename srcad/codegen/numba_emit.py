@@ -42,7 +42,7 @@ from ..passes.buffers import reuses
 from ..rules import registry
 from .emit import CodeEmitter
 from .numba_loops import ScalarLoops, add_into, store_into
-from .numba_products import Contractions
+from .numba_products import Contractions, permuted
 from .numba_special import SPECIAL
 from .syntax import _assign, _attr, _call, _name
 
@@ -245,8 +245,9 @@ class NumbaEmitter(ScalarLoops, Contractions, CodeEmitter):
     def _movable(self, op) -> bool:
         if isinstance(op, Apply) and op.prim == "srcad.list" and self._stack_of(op.outs[0]) is not None:
             return False
-        if isinstance(op, Apply) and getattr(registry.lookup(op.prim), "numba", "") == "tensordot":
-            return False  # (a statement: its operands are gathered by loops, Contractions)
+        if isinstance(op, Apply) and (getattr(registry.lookup(op.prim), "numba", "") == "tensordot"
+                                      or permuted(op) is not None):
+            return False  # (a statement: written by loops, Contractions)
         return super()._movable(op)
 
     def apply_stmt(self, op: Apply) -> list:
@@ -254,6 +255,8 @@ class NumbaEmitter(ScalarLoops, Contractions, CodeEmitter):
             got = self.contraction(op)
             if got is not None:
                 return got
+        if permuted(op, literal=False) is not None:
+            return self.transposed(op)
         if update_base(op) is None and reuses(op) is None:
             loop = self.scalar_loop(op, self.naming.accumulate.get(id(op)))
             if loop is not None:

@@ -22,6 +22,7 @@ import gast
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Const
+from ..rules import registry
 from .syntax import _assign, _attr, _call, _name
 
 
@@ -61,8 +62,49 @@ def _axes(op: Apply):
     return shapes[0], shapes[1], ia, ib
 
 
+def permuted(op: Apply, literal: bool = True):
+    """(shape of x, axes) of np.transpose(x, axes) with literal axes and x of known shape (with
+    `literal` False also x.T, np.transpose(x), srcad.T(x): the axes reversed)."""
+    rule = registry.lookup(op.prim)
+    if rule is None or rule.numba != "contiguous" or op.kw or not op.args:
+        return None
+    t, shape = getattr(op.args[0], "type", None), T.shape_of(getattr(op.args[0], "type", None))
+    if len(op.args) == 2 and isinstance(op.args[1], Const) and op.args[1].value is not None:
+        perm = op.args[1].value
+    elif literal or len(op.args) > 2 or (len(op.args) == 2 and op.args[1] != Const(None)) or shape is None:
+        return None
+    else:
+        perm = tuple(reversed(range(len(shape))))
+    if not (isinstance(t, T.Array) and t.kind == "f" and shape and all(type(d) is int for d in shape)
+            and isinstance(perm, tuple) and sorted(perm) == list(range(len(shape)))):
+        return None
+    return shape, perm
+
+
 class Contractions:
-    """A mixin of NumbaEmitter: `contraction` prints an np.tensordot of known shapes."""
+    """A mixin of NumbaEmitter: `contraction` prints an np.tensordot of known shapes, `transposed`
+    a transpose of known shape written as a statement as a copy by loops (numba compiles
+    np.transpose(x, axes) for seconds, 6 s for a matrix on this machine, and
+    np.ascontiguousarray(x.T) for half a second, where a loop copying it takes a tenth)."""
+
+    def transposed(self, op: Apply) -> list | None:
+        got = permuted(op, literal=False)
+        if got is None:
+            return None
+        shape, perm = got
+        out = self.fresh_name()
+        index = [_int(0) if d == 1 else _name(self.fresh_name()) for d in shape]
+        src = self.atom(op.args[0])
+        dims = gast.Tuple(elts=[_int(shape[k]) for k in perm], ctx=gast.Load())
+        stmts = [_assign(_name(out, gast.Store()), _call(_attr(_name("np"), "empty"), [
+            dims, _attr(_name("np"), "float64")]))]
+        if not isinstance(src, gast.Name):
+            name = self.fresh_name()
+            stmts.append(_assign(_name(name, gast.Store()), src))
+            src = _name(name)
+        target = self._element(out, [index[k] for k in perm], gast.Store())
+        stmts.extend(self._loops(shape, index, [_assign(target, self._element(src.id, index))]))
+        return stmts + [_assign(_name(self.name(op.out), gast.Store()), _name(out))]
 
     def contraction(self, op: Apply) -> list | None:
         got = _axes(op)

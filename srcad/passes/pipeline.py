@@ -10,9 +10,9 @@ from .buffers import reuse_buffers
 from .contract import contract_after_loops
 from .cse import cse
 from .dce import dce, mark_kept
-from .einsums import einsum_adjoints
 from .licm import licm
 from .ownership import copy_views_read_across_writes, own_loop_updates
+from .product_adjoints import product_adjoints
 from .reductions import push_sums
 from .scalarize import scalarize
 from .scatters import merge_scatters
@@ -30,14 +30,14 @@ def cleanup(fn: Function) -> Function:
 
 
 def optimize(fn: Function, contract: bool = True, blas: bool = True) -> Function:
-    """After a transform: drop the marks of shift-invariant maxima (passes/shifts.py), simplify, write
-    einsum adjoints of known shapes as einsums, take sums before the products that feed them, hoist loop
-    invariants, share common subexpressions, gather
-    scalar factors of array products, drop dead code; sum products accumulated over a loop's
+    """After a transform: drop the marks of shift-invariant maxima (passes/shifts.py), simplify,
+    write the adjoints of einsums and tensordots of known shapes as those products, take sums
+    before the products that feed them, hoist loop invariants, share common subexpressions,
+    gather scalar factors of array products, drop dead code; sum products accumulated over a loop's
     iterations in one contraction after it (unless `contract` is False: a memory budget
     stores nothing more per iteration); sums over an axis of a matrix as matrix-vector products
     (unless `blas` is False: the numba target); copy arrays that loops update in place once, up front."""
-    fn = verify(push_sums(einsum_adjoints(dce(simplify(drop_marks(fn))))))
+    fn = verify(push_sums(product_adjoints(dce(simplify(drop_marks(fn))))))
     fn = verify(cse(licm(fn)))
     fn = verify(simplify(fn))
     fn = verify(dce(fn))

@@ -79,7 +79,7 @@ linear("average_weights_adjoint", "c, w, axis=None", "srcad.average_weights(g, c
 defrule("srcad.tensordot_adjoint", "c, x, shape, axes, which",
         vjp={"c": "np.tensordot(g, x, axes) if which == 0 else np.tensordot(x, g, axes)",
              "x": "srcad.tensordot_adjoint(c, g, np.shape(x), axes, 1 - which)"},
-        out=ty.from_shape("shape"), fn=rt.tensordot_adjoint, multilinear=("c", "x"))
+        out=ty.from_shape("shape"), shape=sh.literal, fn=rt.tensordot_adjoint, multilinear=("c", "x"))
 
 defrule("srcad.kron_adjoint", "c, x, shape, which",
         vjp={"c": "np.kron(g, x) if which == 0 else np.kron(x, g)",

@@ -1,7 +1,7 @@
-"""The adjoint of an einsum written as an einsum when the shapes are known (passes/einsums.py),
-and a sum of it over a letter of one operand taken in that operand first
-(passes/reductions.py). Gradients against finite differences; the generated code checked
-for what it computes."""
+"""The adjoints of einsums and tensordots written as those products when the shapes are known
+(passes/product_adjoints.py), and a sum of an einsum over a letter of one operand taken in that
+operand first (passes/reductions.py). Gradients against finite differences; the generated code
+checked for what it computes."""
 
 import numpy as np
 import pytest
@@ -92,3 +92,35 @@ def test_complex_operands():
         return np.sum(np.abs(np.einsum("ij,jk->ik", a, b)) ** 2)
 
     assert_tree_close(srcad.grad(f)(b), fd_grad_richardson(f, (b,), 0), rtol=1e-6, atol=1e-8)
+
+
+def td_mixed(a, b):
+    return np.sum(np.sin(np.tensordot(a, b, axes=((2, 0), (0, 1)))))
+
+
+def td_int(a, b):
+    return np.sum(np.tensordot(a, b, axes=1) ** 2)
+
+
+def dot_nd(a, b):
+    return np.sum(np.cos(np.dot(a, b)))
+
+
+def inner_nd(a, b):
+    return np.sum(np.inner(a, b) ** 3)
+
+
+def td_outer(a, b):
+    return np.sum(np.tensordot(a, b, axes=0) ** 2)
+
+
+@pytest.mark.parametrize("f, sa, sb", [(td_mixed, (2, 3, 4), (4, 2, 5)), (td_int, (2, 3, 4), (4, 3)),
+                                       (dot_nd, (2, 3, 4), (5, 4, 2)), (inner_nd, (3, 4), (2, 5, 4)),
+                                       (td_outer, (2, 3), (4,))], ids=lambda v: getattr(v, "__name__", ""))
+def test_tensordot_adjoint_is_a_tensordot_and_a_transpose(f, sa, sb):
+    """The adjoint of np.tensordot (np.dot and np.inner of N-d arrays) with literal axes and
+    known shapes: a tensordot and, where the axes come out in another order, a transpose
+    (passes/product_adjoints.py), with no run-time helper."""
+    args = (rng.normal(size=sa), rng.normal(size=sb))
+    src = checked_source(f, args, (0, 1))
+    assert "_tensordot_adjoint" not in src, src
