@@ -107,11 +107,10 @@ def adjoint_as_tensordot(op: Apply, fresh) -> list | None:
         return None
     c, x = op.args[:2]
     shape, axes, which = (a.value for a in op.args[2:])
-    nx = len(T.shape_of(atom_type(x)) or ()) if isinstance(atom_type(x), T.Array) else None
-    if not isinstance(shape, tuple) or which not in (0, 1) or nx is None or \
-            T.shape_of(atom_type(x)) is None or T.shape_of(op.out.type) != shape:
+    sx = T.shape_of(atom_type(x)) if isinstance(atom_type(x), T.Array) else None
+    if not isinstance(shape, tuple) or which not in (0, 1) or sx is None or T.shape_of(op.out.type) != shape:
         return None
-    nds = (len(shape), nx) if which == 0 else (nx, len(shape))
+    nds = (len(shape), len(sx)) if which == 0 else (len(sx), len(shape))
     got = _contraction(axes, nds)
     if got is None:
         return None
