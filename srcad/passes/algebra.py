@@ -87,7 +87,7 @@ class _Gatherer:
         d = defs.get(x) if isinstance(x, Var) else None
         parts = key.value if isinstance(key, Const) and isinstance(key.value, tuple) else ()
         view = op.prim == "numpy.expand_dims" and isinstance(key, Const) or parts and all(
-            k is None or k is Ellipsis or k == slice(None) for k in parts)
+            k is None or k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in parts)
         if d is None or d.prim != _MUL or self.uses[x] != 1 or op.kw or not view:
             return op
         for c, a in (d.args, d.args[::-1]):

@@ -164,11 +164,12 @@ def _reduced(op: Apply, role: str, s: _State) -> _State:
 def _indexed(args, st) -> _State | None:
     """v[key] with a key of whole slices, None (new axes) and one Ellipsis: the same values,
     axes moved (`mx[:, None]`). Any other key selects elements: not followed."""
-    s = st[0]
-    key = args[1].value if len(args) == 2 and isinstance(args[1], Const) else ()
+    if len(args) != 2 or st[0] is None or st[1] is not None or not isinstance(args[1], Const):
+        raise _Unknown
+    s, key = st[0], args[1].value
     key = key if isinstance(key, tuple) else (key,)
-    if s is None or st[1] is not None or not key or key.count(Ellipsis) > 1 or not all(
-            k is None or k is Ellipsis or k == slice(None) for k in key):
+    if not key or not all(k is None or k is Ellipsis or (isinstance(k, slice) and k == slice(None))
+                          for k in key) or key.count(Ellipsis) > 1:
         raise _Unknown
     taken = sum(1 for k in key if k is not None and k is not Ellipsis)
     if taken > len(s.rep):
