@@ -28,6 +28,16 @@ def shape_query(rule, args, kw) -> Const | None:
     return None
 
 
+def axes_key(key) -> tuple | None:
+    """The key as a tuple when indexing with it only moves axes (whole slices `:`, new axes
+    None, at most one Ellipsis: `x[:, None]`, `x[None, ...]`), else None (it selects elements)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not parts or parts.count(Ellipsis) > 1 or not all(
+            k is None or k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in parts):
+        return None
+    return parts
+
+
 def infer(rule, sig):
     """The exact shape of the result of `rule` on arguments of known shapes, or None."""
     if rule.shape is None:

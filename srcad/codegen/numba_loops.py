@@ -222,9 +222,7 @@ class ScalarLoops:
                                                                   ctx=gast.Load()))]
         if overlap:
             value = _call(_attr(_name("np"), "copy"), [value])
-        source = value.id if isinstance(value, gast.Name) else self.fresh_name()
-        if source != getattr(value, "id", None):
-            pre.append(_assign(_name(source, gast.Store()), value))
+        source = named(self, value, pre)
         index = [gast.Constant(value=0, kind=None) if d == 1 else _name(self.fresh_name()) for d in shape]
         dst, src = self._element(view, index, gast.Store()), self._element(source, index)
         body = _assign(dst, src) if isinstance(s, gast.Assign) else gast.AugAssign(target=dst, op=gast.Add(),
@@ -273,6 +271,16 @@ class ScalarLoops:
                 body = [gast.For(target=_name(i.id, gast.Store()), iter=_call(_name("range"), [
                     gast.Constant(value=d, kind=None)]), body=body, orelse=[], type_comment=None)]
         return body
+
+
+def named(em, node, stmts: list) -> str:
+    """The name of a printed value: the node itself if it is a name, else a new name assigned
+    it in `stmts`."""
+    if isinstance(node, gast.Name):
+        return node.id
+    name = em.fresh_name()
+    stmts.append(_assign(_name(name, gast.Store()), node))
+    return name
 
 
 def _row_shape(op: Apply, k: int, value) -> tuple | None:

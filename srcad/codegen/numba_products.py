@@ -23,6 +23,7 @@ import gast
 from ..ir import types as T
 from ..ir.nodes import Apply, Const
 from ..rules import registry
+from .numba_loops import named
 from .syntax import _assign, _attr, _call, _name
 
 
@@ -68,7 +69,8 @@ def permuted(op: Apply, literal: bool = True):
     rule = registry.lookup(op.prim)
     if rule is None or rule.numba != "contiguous" or op.kw or not op.args:
         return None
-    t, shape = getattr(op.args[0], "type", None), T.shape_of(getattr(op.args[0], "type", None))
+    t = getattr(op.args[0], "type", None)
+    shape = T.shape_of(t)
     if len(op.args) == 2 and isinstance(op.args[1], Const) and op.args[1].value is not None:
         perm = op.args[1].value
     elif literal or len(op.args) > 2 or (len(op.args) == 2 and op.args[1] != Const(None)) or shape is None:
@@ -92,18 +94,9 @@ class Contractions:
         if got is None:
             return None
         shape, perm = got
-        out = self.fresh_name()
-        index = [_int(0) if d == 1 else _name(self.fresh_name()) for d in shape]
-        src = self.atom(op.args[0])
-        dims = gast.Tuple(elts=[_int(shape[k]) for k in perm], ctx=gast.Load())
-        stmts = [_assign(_name(out, gast.Store()), _call(_attr(_name("np"), "empty"), [
-            dims, _attr(_name("np"), "float64")]))]
-        if not isinstance(src, gast.Name):
-            name = self.fresh_name()
-            stmts.append(_assign(_name(name, gast.Store()), src))
-            src = _name(name)
-        target = self._element(out, [index[k] for k in perm], gast.Store())
-        stmts.extend(self._loops(shape, index, [_assign(target, self._element(src.id, index))]))
+        stmts: list = []
+        out = self._copied(op.args[0], shape, [shape[k] for k in perm], stmts,
+                           lambda name, index: self._element(name, [index[k] for k in perm], gast.Store()))
         return stmts + [_assign(_name(self.name(op.out), gast.Store()), _name(out))]
 
     def contraction(self, op: Apply) -> list | None:
@@ -125,18 +118,20 @@ class Contractions:
 
     def _gathered(self, a, shape: tuple, rows: list, cols: list, stmts: list) -> str:
         """a's entries as a C-ordered matrix: the axes `rows` (flattened) by the axes `cols`."""
-        m, n = math.prod(shape[i] for i in rows), math.prod(shape[i] for i in cols)
-        mat = self.fresh_name()
-        stmts.append(_assign(_name(mat, gast.Store()), _call(_attr(_name("np"), "empty"), [
-            gast.Tuple(elts=[_int(m), _int(n)], ctx=gast.Load()), _attr(_name("np"), "float64")])))
+        def place(name, index):
+            at = [_flat([index[i] for i in axes], [shape[i] for i in axes]) for axes in (rows, cols)]
+            return gast.Subscript(value=_name(name), slice=gast.Tuple(elts=at, ctx=gast.Load()),
+                                  ctx=gast.Store())
+        dims = (math.prod(shape[i] for i in rows), math.prod(shape[i] for i in cols))
+        return self._copied(a, shape, dims, stmts, place)
+
+    def _copied(self, a, shape: tuple, dims, stmts: list, place) -> str:
+        """The name of a new float array of `dims` holding the entries of a (of `shape`), each
+        written by loops at `place(name, index)`, the target of the entry at `index`."""
+        out = self.fresh_name()
+        stmts.append(_assign(_name(out, gast.Store()), _call(_attr(_name("np"), "empty"), [
+            gast.Tuple(elts=[_int(d) for d in dims], ctx=gast.Load()), _attr(_name("np"), "float64")])))
         index = [_int(0) if d == 1 else _name(self.fresh_name()) for d in shape]
-        src = self.atom(a)
-        if not isinstance(src, gast.Name):
-            name = self.fresh_name()
-            stmts.append(_assign(_name(name, gast.Store()), src))
-            src = _name(name)
-        target = gast.Subscript(value=_name(mat), slice=gast.Tuple(elts=[
-            _flat([index[i] for i in rows], [shape[i] for i in rows]),
-            _flat([index[i] for i in cols], [shape[i] for i in cols])], ctx=gast.Load()), ctx=gast.Store())
-        stmts.extend(self._loops(shape, index, [_assign(target, self._element(src.id, index))]))
-        return mat
+        src = named(self, self.atom(a), stmts)
+        stmts.extend(self._loops(shape, index, [_assign(place(out, index), self._element(src, index))]))
+        return out

@@ -25,6 +25,7 @@ import dataclasses
 import math
 from collections import Counter
 
+from ..analysis.shapes import axes_key
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Function, Var, atom_type, iter_blocks, max_var_id
 
@@ -86,8 +87,7 @@ class _Gatherer:
         x, key = op.args if len(op.args) == 2 else (None, None)
         d = defs.get(x) if isinstance(x, Var) else None
         parts = key.value if isinstance(key, Const) and isinstance(key.value, tuple) else ()
-        view = op.prim == "numpy.expand_dims" and isinstance(key, Const) or parts and all(
-            k is None or k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in parts)
+        view = op.prim == "numpy.expand_dims" and isinstance(key, Const) or axes_key(parts) is not None
         if d is None or d.prim != _MUL or self.uses[x] != 1 or op.kw or not view:
             return op
         for c, a in (d.args, d.args[::-1]):

@@ -33,7 +33,7 @@ from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, Function, Var, atom_type, max_var_id
 
 
-def _parsed(spec: str, count: int):
+def parsed_spec(spec: str, count: int):
     """(input terms, output term) of an explicit or implicit einsum spec without '...'."""
     spec = spec.replace(" ", "")
     ins, arrow, out = spec.partition("->")
@@ -72,7 +72,7 @@ def adjoint_as_einsum(op: Apply) -> Apply | None:
     if not 0 <= k < len(ops) or not isinstance(ops[k], Const) or not isinstance(ops[k].value, tuple) \
             or any(o == Const(None) for o in ops):
         return None
-    parsed = _parsed(args[0].value, len(ops))
+    parsed = parsed_spec(args[0].value, len(ops))
     if parsed is None:
         return None
     terms, out = parsed

@@ -37,6 +37,7 @@ from collections import Counter
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, Function, Var, atom_type, iter_blocks, max_var_id
+from .product_adjoints import parsed_spec
 
 
 def _shape(a) -> tuple | None:
@@ -117,13 +118,13 @@ class _Push:
         """sum(einsum('mij,ijk->mik', g, L), axis=0) -> einsum('ij,ijk->ik', sum(g, axis=0), L):
         the summed letter in one operand only (once) is summed there first."""
         spec = args[0].value if args and isinstance(args[0], Const) else None
-        if not isinstance(spec, str) or "->" not in spec or "." in spec or len(args) != 3:
+        parsed = parsed_spec(spec, 2) if isinstance(spec, str) and "->" in spec and len(args) == 3 else None
+        if parsed is None:
             return None
-        ins, result = spec.replace(" ", "").split("->")
-        terms = ins.split(",")
+        terms, result = parsed
         letter = result[axis]
         holders = [i for i, t in enumerate(terms) if letter in t]
-        if len(terms) != 2 or len(holders) != 1 or terms[holders[0]].count(letter) != 1:
+        if len(holders) != 1 or terms[holders[0]].count(letter) != 1:
             return None
         i = holders[0]
         operand = args[1 + i]

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..analysis.shapes import axes_key
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, Function, Var, atom_type, iter_blocks, iter_ops, max_var_id
 from ..rules import registry
@@ -166,10 +167,8 @@ def _indexed(args, st) -> _State | None:
     axes moved (`mx[:, None]`). Any other key selects elements: not followed."""
     if len(args) != 2 or st[0] is None or st[1] is not None or not isinstance(args[1], Const):
         raise _Unknown
-    s, key = st[0], args[1].value
-    key = key if isinstance(key, tuple) else (key,)
-    if not key or not all(k is None or k is Ellipsis or (isinstance(k, slice) and k == slice(None))
-                          for k in key) or key.count(Ellipsis) > 1:
+    s, key = st[0], axes_key(args[1].value)
+    if key is None:
         raise _Unknown
     taken = sum(1 for k in key if k is not None and k is not Ellipsis)
     if taken > len(s.rep):
