@@ -7,7 +7,7 @@ import types
 
 import numpy as np
 import pytest
-from oracle import assert_tree_close, fd_grad_richardson
+from oracle import assert_tree_close, fd_grad, fd_grad_richardson
 
 import srcad
 
@@ -165,3 +165,20 @@ def test_a_rebound_global_with_the_persistent_cache(monkeypatch, tmp_path):
         args = _rnn_args(n, rng)
         assert_tree_close(g(*args), fd_grad_richardson(rnn_global_c, args, 0), rtol=1e-6, atol=1e-8)
         assert f"np.zeros({n})" in srcad.source(g)
+
+
+def test_one_array_reshaped_in_place_gets_the_code_of_its_new_shape():
+    # (a call with one array is keyed by its shape and dtype kind at every call, not by the
+    # array object: the same array given again after `x.shape = ...` builds new code)
+    def f(x):
+        return np.sum(np.sin(x[0]) * x[-1])
+    g = srcad.grad(f)
+    x = np.linspace(0.1, 1.2, 12)
+    for shape in [(12,), (3, 4), (12,), (2, 6)]:
+        x.shape = shape
+        want = np.zeros_like(x)
+        want[0] += np.cos(x[0]) * x[-1]
+        want[-1] += np.sin(x[0])
+        np.testing.assert_allclose(g(x), want, rtol=1e-12)
+        np.testing.assert_allclose(g(x), fd_grad(f, (x,), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g(x.astype(np.float32)), want, rtol=1e-5)
