@@ -242,12 +242,9 @@ class Transformed:
             # (floats, ints and bools: their types are their kinds, the cheapest key of all;
             # NumPy arrays: (shape, dtype kind) inline, as _quick_kind gives them)
             built = None
-            if kwargs:
-                pass
-            elif len(args) == 1 and type(args[0]) is np.ndarray and self._nparams == 1:
-                a = args[0]  # (one array: its key spelled out, the most common call of all)
-                built = self._fast.get((("a", a.shape, a.dtype.kind),))
-            else:
+            if not kwargs and len(args) == 1 and type(args[0]) is np.ndarray and self._nparams == 1:
+                built = self._fast.get((("a", args[0].shape, args[0].dtype.kind),))  # (one array)
+            elif not kwargs:
                 types = tuple(map(type, args))
                 built = self._by_type.get(types)
                 if built is None and np.ndarray in types and len(args) == self._nparams:

@@ -217,6 +217,24 @@ def test_hessians_against_finite_differences_of_the_gradient():
                       fd_grad(mvn_objective, [mean, c, xs], 1), rtol=1e-6)
 
 
+def poisson_counts(mu, k):
+    return np.sum(poisson.logpmf(k, np.exp(mu)))
+
+
+@pytest.mark.parametrize("k", [np.array([0, 3, -1, 2]), np.array([0.0, 3.0, 1.5, 2.0])], ids=["int", "float"])
+def test_counts_outside_the_support_by_their_dtype(k):
+    # an integer count is outside the support only where negative: the generated code says
+    # `k < 0` there; a float count needs np.floor too (srcad.not_a_count at run time)
+    mu = np.array([0.3, -0.2, 0.5, 1.1])
+    g = srcad.grad(poisson_counts)
+    want = np.where((k < 0) | (np.floor(k) != k), 0.0, k - np.exp(mu))  # (d/dmu of k mu - e^mu)
+    np.testing.assert_allclose(g(mu, k), want, rtol=1e-12)
+    inside = want != 0.0  # (-inf outside the support: finite differences there are nan)
+    fd = fd_grad_richardson(poisson_counts, [mu[inside], k[inside]], 0)
+    np.testing.assert_allclose(g(mu, k)[inside], fd, rtol=1e-7)
+    assert ("_not_a_count" in srcad.source(g)) == (k.dtype.kind == "f")
+
+
 # -- errors at the user's line -----------------------------------------------------------------
 
 def t_cdf_in_df(x, df):

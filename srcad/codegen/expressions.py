@@ -46,6 +46,8 @@ def _python_form(form: str, a: list, args, kw) -> gast.expr | None:
         parts = [gast.Slice(lower=None, upper=None, step=None)] * k + [gast.Constant(value=None, kind=None)]
         key = parts[0] if len(parts) == 1 else gast.Tuple(elts=parts, ctx=gast.Load())
         return gast.Subscript(value=a[0], slice=key, ctx=gast.Load())
+    if form == "negative" and not kw and len(args) == 1 and args[0].type.kind in ("i", "u", "b"):
+        return gast.Compare(left=a[0], ops=[gast.Lt()], comparators=[gast.Constant(value=0, kind=None)])
     return None
 
 

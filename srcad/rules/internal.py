@@ -93,7 +93,7 @@ nondiff("srcad.zeros_like", "x", out=ty.same("x"), fn=rt.zeros_like, numba="zero
 nondiff("srcad.clip_mask", "x, lo, hi", out=ty.array_like("x", kind="b"), fn=rt.clip_mask,
         vmap=vm.broadcasting("x", "lo", "hi"))
 # scipy.stats' discrete distributions (rules/stats_discrete.py): where a count is not one
-nondiff("srcad.not_a_count", "k", out=ty.compare("k"), fn=rt.not_a_count, shape=sh.first,
+nondiff("srcad.not_a_count", "k", out=ty.compare("k"), fn=rt.not_a_count, shape=sh.first, python="negative",
         vmap=vm.broadcasting("k"))
 nondiff("srcad.inverse_axes", "axes", out=ty.unknown, fn=rt.inverse_axes, foldable=True)
 

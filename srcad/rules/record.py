@@ -171,7 +171,8 @@ class Rule:
     shift: str = ""
     # how the CPython printer writes it when its first argument is an array of known rank:
     # "T" (x.T; the other arguments at their defaults), "newaxis" (x[:, None] for a literal axis):
-    # the same view, without a NumPy function's Python layer (~1-2 µs a call)
+    # the same view, without a NumPy function's Python layer (~1-2 µs a call); "negative"
+    # (x < 0, for an integer array: srcad.not_a_count's whole work there)
     python: str = ""
     numba: str = ""  # how the numba target prints it: "push"/"pop" (a stack of the backward sweep,
     # an array with a fill count), "contiguous" (a transpose, copied to C order so that the products
