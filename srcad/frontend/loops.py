@@ -83,16 +83,19 @@ def assigned_names(nodes) -> set[str]:
 class LoopLowering:
     def stmt_For(self, node) -> None:
         jumps = jumps_in(node.body, loops=True) | ({"ret"} if jumps_in(node.body, False) else set())
-        with self.loop_writing({self.key(n) for n in assigned_names([node.target] + node.body)}):
-            self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps)
+        names = assigned_names([node.target] + node.body)
+        carried = self.carry_objects(names)  # (the loop's reads of them are the twins: carried.py)
+        with self.loop_writing({self.key(n) for n in names} - {key for key, *_ in carried}):
+            self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps, carried=carried)
 
     def stmt_While(self, node) -> None:
-        jumps = jumps_in(node.body, loops=True)
-        with self.loop_writing({self.key(n) for n in assigned_names(node.body)}):
+        jumps, names = jumps_in(node.body, loops=True), assigned_names(node.body)
+        carried = self.carry_objects(names)
+        with self.loop_writing({self.key(n) for n in names} - {key for key, *_ in carried}):
             self.b.begin_while(loc=self.loc(node))
             cond = self.value(node.test)
             self.b.begin_while_body(cond)
-            exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node)
+            exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node, carried)
             self.b.end_while(exit_flag=exit_flag)
 
     @contextlib.contextmanager
@@ -105,14 +108,16 @@ class LoopLowering:
         finally:
             self.ctx.loop_writes.pop()
 
-    def loop_body(self, lower, jumps: set[str], node):
-        """Lower a loop body with fresh break/continue flags; return its exit flag or None."""
+    def loop_body(self, lower, jumps: set[str], node, carried=()):
+        """Lower a loop body with fresh break/continue flags; return its exit flag or None
+        (`carried`: objects carried by the loop, carried.py)."""
         depth = len(self.loops)
         brk, cont = self.flag(f"brk{depth}"), self.flag(f"cont{depth}")
         self.loops.append((brk, cont))
         self.write_key(brk, Const(False))
         self.write_key(cont, Const(False))
         lower()
+        self.rejoin_objects(carried, self.loc(node))
         self.loops.pop()
         exit_flag = None
         if "brk" in jumps:
@@ -125,7 +130,7 @@ class LoopLowering:
         return exit_flag
 
     def iterate(self, iter_node, target, lower_body, node, jumps=frozenset(), space=None,
-                on_item=None) -> None:
+                on_item=None, carried=()) -> None:
         """`for target in iter_node: lower_body()` as a loop over a range (`space`: the
         iteration space of iter_node, when it is already evaluated; `on_item(value)`, when
         given, takes each item instead of `target`: a `yield from`)."""
@@ -146,7 +151,7 @@ class LoopLowering:
                 self.assign(target, item)
             lower_body()
 
-        exit_flag = self.loop_body(body, set(jumps), node)
+        exit_flag = self.loop_body(body, set(jumps), node, carried)
         self.b.end_for(exit_flag=exit_flag)
 
     def iteration_space(self, it, node):

@@ -28,6 +28,7 @@ from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
 from .binding import ArgumentBinding, argument_cells
 from .callees import KnownCallees
+from .carried import CarriedObjects
 from .closures import ClosureLowering, ClosureScope, Frame, passed_functions, signature_of
 from .definite import maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
@@ -63,7 +64,8 @@ class LowerContext:
     cell_sources: dict = field(default_factory=dict)
 
 
-class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ObjectLowering, ArgumentBinding,
+class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ObjectLowering, CarriedObjects,
+                      ArgumentBinding,
                       GeneratorLowering, HigherOrderCalls, LoopLowering, ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls.
 

@@ -15,7 +15,8 @@ writes, through any name that refers to it, are reads and writes of those variab
             return -0.5 * z * z
 
 The object never reaches the generated code. One that would (returned, kept in a list or a
-dict, chosen by a branch, carried by a loop, compared, given to a library function:
+dict, chosen by a branch, carried by a loop other than as carried.py carries it, compared,
+given to a library function:
 `check_no_local_objects`), one srcad cannot follow (a write to a frozen dataclass or a
 property, a `default_factory`), and objects of classes with their own `__new__`, metaclass
 call, `__getattr__`, `__getattribute__`, `__setattr__` or `__delattr__` are made when the code
@@ -59,6 +60,8 @@ class LocalObject:
     loc: object  # the IR Loc where it was made
     frozen: bool = False  # a frozen dataclass: no attribute writes after its __init__
     class_reads: set = field(default_factory=set)  # attributes read from the class
+    attrs: set = field(default_factory=set)  # the attributes ever assigned to it (carried.py)
+    twin: bool = False  # a loop's twin of an object it carries (carried.py: its flags are invariant)
     serial: int = field(default_factory=lambda: next(_SERIALS))  # (its variables' keys: ids are reused)
 
     @property
@@ -307,6 +310,7 @@ class ObjectLowering:
             raise self._cannot(obj, node, f"cannot assign to {attr!r} of the {obj.cls.__qualname__} "
                                f"object: {why}")
         self.b.var_hints.setdefault(_attr_key(obj, attr), attr)
+        obj.attrs.add(attr)
         self.b.write(_attr_key(obj, attr), value)
         self.b.write(_set_key(obj, attr), Const(True))
 

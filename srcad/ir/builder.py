@@ -148,6 +148,10 @@ class Builder:
             loops += frame.is_loop
         return None, loops
 
+    def bindings(self):
+        """(key, value) of every variable defined in an open block (outer blocks first)."""
+        return ((k, v) for frame in self._frames for k, v in frame.defs.items())
+
     def position(self) -> tuple:
         """The open blocks, outermost first (see `dominated_by`)."""
         return tuple(self._frames)

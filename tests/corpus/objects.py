@@ -226,6 +226,31 @@ def vector_operators(q):
     return p2.dot(p2) + (p2 - Vec2(1.0, 0.0)).dot(w)
 
 
+def state_carried_by_a_loop(q):
+    # (a new Vec2 every iteration: the loop carries its attributes, frontend/carried.py)
+    p, w = Vec2(q[0], q[1]), Vec2(0.5, -0.25)
+    for _ in range(4):
+        p = p + w * p.dot(p) * 0.1
+    return p.x * p.y
+
+
+@dataclasses.dataclass
+class Particle:
+    x: float
+    v: float
+
+    def moved(self, k, dt):
+        return Particle(self.x + dt * self.v, self.v - dt * k * np.sin(self.x))
+
+
+def state_stepped_by_a_method_in_a_while(k, x0):
+    s, t = Particle(x0, 0.0), 0.0
+    while t < 1.0:
+        s = s.moved(k, 0.125)
+        t = t + 0.125
+    return s.x * s.x + s.v
+
+
 CASES = [
     (gaussian_likelihood, (np.array([0.2, -0.3]),)),
     (dataclass_model, (np.array([0.5, -0.4]), 0.3)),
@@ -240,4 +265,6 @@ CASES = [
     (object_given_to_helper, (1.5, 0.4)),
     (frozen_dataclass, (0.8,)),
     (vector_operators, (np.array([0.3, -0.8]),)),
+    (state_carried_by_a_loop, (np.array([0.3, -0.8]),)),
+    (state_stepped_by_a_method_in_a_while, (1.3, 0.4)),
 ]
