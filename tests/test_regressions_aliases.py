@@ -367,3 +367,19 @@ def test_the_same_update_written_functionally_by_a_constant_or_unread_is_exact()
     assert np.allclose(srcad.grad(updated_by_a_constant)(x), [0.0, np.hypot(0.25, 0.75) + 0.5 * 0.25])
     # o changes, but the output does not read it
     assert np.allclose(srcad.grad(updated_and_not_read)(x), fd_grad(updated_and_not_read, (x,)))
+
+
+W3 = np.arange(9.0).reshape(3, 3)
+
+
+def diag_of_a_written_vector(lam):
+    v = np.full(3, lam)
+    v[0] = 2 * lam  # (its adjoint writes into the cotangent np.diag's adjoint gives)
+    return np.sum(np.diag(v) * W3) + np.sum(np.diagflat(v) * W3.T)
+
+
+def test_the_cotangent_of_diag_of_a_vector_can_be_written_into():
+    # (np.diag of a matrix is a read-only view: the adjoint of np.diag(v) copies it)
+    assert srcad.grad(diag_of_a_written_vector)(0.7) == pytest.approx(24.0, rel=1e-14)  # 2 (0 + 4 + 8)
+    assert srcad.grad(diag_of_a_written_vector)(0.7) == pytest.approx(
+        fd_grad(diag_of_a_written_vector, (0.7,), 0), rel=1e-7)

@@ -199,7 +199,7 @@ move("numpy.take_along_axis", "arr, indices, axis=-1", "srcad.take_along_adjoint
      ty.rank("arr"), "arr", raises="always")
 move("numpy.diag", "v, k=0", "srcad.diag_adjoint(g, v, k)", _diag_type, "v",
      shape=shn.diag, keeps_kind=True)
-move("numpy.diagflat", "v, k=0", "np.reshape(np.diag(g, k), np.shape(v))",
+move("numpy.diagflat", "v, k=0", "np.reshape(srcad.diag_adjoint(g, np.ravel(v), k), np.shape(v))",
      ty.array(2), "v")
 view("numpy.diagonal", "a, offset=0, axis1=0, axis2=1",
      "srcad.diagonal_adjoint(g, a, offset, axis1, axis2)", ty.rank("a", -1), "a",

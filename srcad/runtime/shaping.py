@@ -144,7 +144,7 @@ def diag_adjoint(g, v, k=0):
     """The adjoint of np.diag(v, k): the k-th diagonal of g when v is a vector, else a
     matrix shaped like v holding g on its k-th diagonal."""
     if np.ndim(v) == 1:
-        return np.diag(g, k)
+        return np.diag(g, k).copy()  # (np.diag of a matrix is a read-only view; a cotangent is written to)
     out = np.zeros(np.shape(v))
     i = np.arange(np.shape(g)[0])
     if k >= 0:

@@ -100,6 +100,33 @@ class Objects:
             self.bind(res, c.ret)
         return lines
 
+    def s_carried_object(self, ind: str) -> list[str] | None:
+        """`o0 = K0(e)` before a loop whose body replaces it: `o0 = K0(o0.w * c + e)` (a state a
+        loop steps: frontend/carried.py), sometimes after `o0.upd(e)`, under a condition (the loop
+        carries the object itself: refused) or with another name on it first (refused too)."""
+        if not self.classes:
+            return None
+        c = self.rng.choice(self.classes)
+        o, i = self.new_name("o"), self.new_name("i")
+        lines = [f"{ind}{o} = {c.name}({self.value_d(c.w, 1)})"]
+        self.bind(o, Ty("obj", cls=c.name))
+        form = self.rng.random()
+        if form < 0.1:
+            lines.append(f"{ind}{self.new_name('alias')} = {o}")
+        lines.append(f"{ind}for {i} in range({self.rng.randint(1, 3)}):")
+        if form > 0.55:
+            lines.append(f"{ind}    {o}.upd({self.value_d(c.w, 1)})")
+        new = f"{o} = {c.name}({o}.w * {self.rng.choice(['0.5', '-0.75', '1.25'])} + {self.value_d(c.w, 1)})"
+        if 0.1 <= form < 0.2:
+            lines += [f"{ind}    if {self.cond(1)}:", f"{ind}        {new}"]
+        else:
+            lines.append(f"{ind}    {new}")
+        res = self._result_name(c.ret)
+        lines.append(f"{ind}{res} = {o}.m({self.value_d(c.param, 1)})")
+        self.bind(res, c.ret)
+        self.used.add("carried_obj")
+        return lines
+
     def s_pobj_new(self, ind: str) -> list[str] | None:
         """`p1 = D0(w, b)` in f: a dataclass, named tuple or registered class made inside from
         differentiated values, like an argument of its class in scope (its methods, `use_D0`)."""
