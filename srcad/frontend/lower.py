@@ -346,7 +346,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
             base = self.value(target.value)
             idx = self.index(target.slice)
             old = self.emit("operator.getitem", (base, idx), node=node)
-            new = self.emit(INPLACE[type(node.op)].replace(".i", ".", 1), (old, rhs), node=node)
+            inplace = INPLACE[type(node.op)]  # (in place or not: once types are known, sequences.py)
+            new = self.emit("srcad.item_update", (Const(inplace), base, old, rhs), node=node)
             self.assign(target, new)
             return
         raise self.mutation_error(target, node)

@@ -69,6 +69,10 @@ nondiff("srcad.method", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
 nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
 # v.update(...) as written: srcad.mutate of a local list or dict, or a method of the user's class
 nondiff("srcad.mutate_call", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
+# x[k] += v as written: the item changed in place (an array or list in a list or dict, as
+# Python's __iadd__ does) or replaced (an item of an array, a number): which one is known once
+# types are (transforms/sequences.py item_update)
+nondiff("srcad.item_update", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
 nondiff("srcad.format", "*args", out=lambda sig: T.STR)
 nondiff("srcad.assert", "test, msg", out=ty.none, impure=True, nouts=0)
 nondiff("srcad.raise", "exc", out=ty.none, impure=True, nouts=0)

@@ -120,6 +120,24 @@ def check_unseen_changes(body: Block, outputs, varied: set, useful: set) -> None
                                           [problem])
 
 
+def _stored_back(fn: Function) -> dict:
+    """{the result of an in-place operation on an item: the container it came from} for
+    `xs[k] += v` (transforms/sequences.py item_update): `xs[k]` changed in place and stored back
+    in the same slot of the same container. The container sees the change, as in Python
+    (its setitem is the user's write, checked in turn: no older version of it is used after)."""
+    defs = {op.outs[0]: op for op in iter_ops(fn.body) if isinstance(op, Apply) and len(op.outs) == 1}
+    out = {}
+    for op in iter_ops(fn.body):
+        if not (isinstance(op, Apply) and op.prim == "operator.setitem" and len(op.args) >= 3):
+            continue
+        value = defs.get(op.args[2])
+        item = defs.get(value.args[update_base(value)]) if value is not None and _user_write(value) \
+            and update_base(value) is not None else None
+        if item is not None and item.prim == "operator.getitem" and item.args[:2] == op.args[:2]:
+            out[value.outs[0]] = op.args[0]
+    return out
+
+
 def _stale_diagnostic(op, base: Var, stale: list):
     if stale == [base.hint]:  # (the value before the write: an earlier line or a loop reads it)
         what = (f"the value {_describe(base)} had before this change is read afterwards (a later "
@@ -148,7 +166,7 @@ def check_mutations(fn: Function) -> None:
     late = late_stores(loop_bodies(fn))
     relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late)) if late else full
     pos = positions(fn.body) if late else {}
-    problems = []
+    problems, holders = [], _stored_back(fn)
     for op in updates:
         base = op.args[update_base(op)]
         aliases = relaxed if late and before_late_stores(op, base, late, relaxed, pos) else full
@@ -160,7 +178,7 @@ def check_mutations(fn: Function) -> None:
             continue
         after = live.live_after[id(op)]
         stale = sorted({m.hint or "a view" for m in aliases.observers(base)
-                        if m in after and m not in op.outs})
+                        if m in after and m not in op.outs and m is not holders.get(op.outs[0])})
         if stale:
             problems.append(_stale_diagnostic(op, base, stale))
     if problems:

@@ -4,9 +4,10 @@ which resolves calls by type."""
 
 from __future__ import annotations
 
-from ..errors import TypeSupportError, UnsupportedSyntaxError, diagnostic
+from ..errors import TypeSupportError, UnsafeMutationError, UnsupportedSyntaxError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, atom_type
+from ..rules import registry
 
 
 class SequenceOps:
@@ -19,6 +20,8 @@ class SequenceOps:
         seqs = [isinstance(t, (T.List, T.Tuple)) for t in types]
         if not any(seqs):
             return prim, args, kw
+        if prim in ("operator.iadd", "operator.imul") and isinstance(types[0], T.List):
+            return self.list_in_place(op, prim, args, types, pre)
         other = types[1] if seqs[0] else types[0]
         if isinstance(other, (T.Array, T.Float)) or (isinstance(other, T.Num) and prim.endswith("add")):
             return prim, args, kw  # NumPy: the list becomes an array
@@ -36,6 +39,35 @@ class SequenceOps:
                 return "srcad.list_repeat", (args if seqs[0] else args[::-1]), kw
             return "srcad.list_concat", args, kw
         return "srcad.tuple", self.tuple_items(op, args, types, repeat, pre), ()
+
+    def item_update(self, op: Apply, args) -> list:
+        """`x[k] op= v` (frontend/lower.py): Python gets the item, applies op's in-place form
+        (`__iadd__`) and stores the result. An array or list held by a list or dict changes in
+        place, which every other reference to it sees: the in-place operation, checked as
+        `a += b` is (transforms/safety.py). Anything else (an item of an array: its store is
+        the write; a number, a tuple) is replaced: `x[k] = x[k] op v`."""
+        inplace, base, old, rhs = args
+        mutable = isinstance(atom_type(base), (T.List, T.Dict)) and \
+            isinstance(atom_type(old), (T.Array, T.List))
+        prim = inplace.value if mutable else inplace.value.replace(".i", ".", 1)
+        return self.apply_args(Apply(op.outs, prim, (old, rhs), (), op.loc), (old, rhs), ())
+
+    def list_in_place(self, op: Apply, prim: str, args, types, pre: list):
+        """`xs += ys` and `xs *= n` change the list in place (list.__iadd__, __imul__): every
+        other reference to it sees the change, so they are the user's writes xs.extend(...),
+        checked as xs.append(v) is (transforms/safety.py), not a new list."""
+        xs, other = args
+        if prim == "operator.iadd" and isinstance(types[1], T.List):
+            return registry.lookup("list.extend").name, (xs, other), ()
+        if prim == "operator.imul" and isinstance(other, Const) and type(other.value) is int \
+                and other.value >= 1:
+            more = self.fresh("", T.List(types[0].elt))
+            pre.append(Apply((more,), "srcad.list_repeat", (xs, Const(other.value - 1)), (), op.loc))
+            return registry.lookup("list.extend").name, (xs, more), ()
+        msg = f"{'+=' if prim.endswith('iadd') else '*='} of a list and {types[1]}"
+        raise UnsafeMutationError(msg, [diagnostic(
+            op.loc, f"{msg} changes the list in place, in a way srcad does not follow",
+            "write xs.extend(ys) (a list ys), or build a new list: xs = xs + list(ys), xs = xs * n")])
 
     def tuple_items(self, op: Apply, args, types, repeat: bool, pre: list) -> tuple:
         """The items of a tuple concatenation (t1 + t2) or repetition (t * n, n known)."""
