@@ -214,3 +214,39 @@ def test_the_sum_of_an_empty_list_is_a_constant():
     assert np.array_equal(srcad.grad(sum_of_nothing)(x, 0), np.zeros(2))
     assert np.array_equal(srcad.grad(sum_of_nothing)(x, 2), np.zeros(2))
     assert srcad.jvp(sum_of_nothing, (x, 0), (np.ones(2), None))[1] == 0.0
+
+
+# -- a loop over constant keys of a dict: `for k in ("w", "b"): p[k] = ...` (transforms/unroll.py:
+# each iteration specialised with its key, which was "a dict key computed at run time" before)
+
+def _params_loss(p, x):
+    return np.sum(np.tanh(p["w"] * x + p["b"]) ** 2)
+
+
+def sgd_over_constant_keys(p0, x):
+    p = dict(p0)
+    for _ in range(2):
+        g = srcad.grad(_params_loss)(p, x)
+        for k in ("w", "b"):
+            p[k] = p[k] - 0.1 * g[k]
+    return _params_loss(p, x)
+
+
+def sgd_over_the_dict(p0, x):
+    p = dict(p0)
+    for _ in range(2):
+        g = srcad.grad(_params_loss)(p, x)
+        for k in p:
+            p[k] = p[k] - 0.1 * g[k]
+    return _params_loss(p, x)
+
+
+@pytest.mark.parametrize("fn", [sgd_over_constant_keys, sgd_over_the_dict])
+def test_a_loop_over_constant_keys_updates_every_entry(fn):
+    p0, x, h = {"w": np.array([1.0, 2.0]), "b": 0.3}, np.array([0.5, -0.2]), 1e-5
+    got = srcad.grad(fn)(p0, x)
+    want_w = [(fn({"w": p0["w"] + h * e, "b": 0.3}, x) - fn({"w": p0["w"] - h * e, "b": 0.3}, x)) / (2 * h)
+              for e in np.eye(2)]
+    want_b = (fn({"w": p0["w"], "b": 0.3 + h}, x) - fn({"w": p0["w"], "b": 0.3 - h}, x)) / (2 * h)
+    np.testing.assert_allclose(got["w"], want_w, rtol=1e-6)
+    assert got["b"] == pytest.approx(want_b, rel=1e-6)

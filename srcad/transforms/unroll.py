@@ -93,7 +93,11 @@ class UnrollOps:
         for inner in iter_ops(op.body):
             if not (isinstance(inner, Apply) and inner.prim == "operator.getitem" and inner.args[1] == index):
                 continue
-            t = atom_type(self.atom(inner.args[0]))
+            seq = self.atom(inner.args[0])
+            if isinstance(seq, Const) and isinstance(seq.value, (tuple, list)) and any(
+                    isinstance(k, str) for k in seq.value):  # (keys: `for k in ("w", "b"): p[k]`)
+                return True
+            t = atom_type(seq)
             if isinstance(t, T.List) and t.items is not None:  # (layers of several classes)
                 return True
             if isinstance(t, T.Tuple) and len(set(t.elts)) > 1:
