@@ -483,3 +483,48 @@ def test_an_item_changed_in_place_and_seen_elsewhere_is_refused(fn):
 def test_an_item_that_belongs_to_the_caller_is_refused():
     with pytest.raises(srcad.UnsafeMutationError):
         srcad.grad(shallow_copy_of_an_argument, argnums=1)({"w": np.ones(3)}, np.array([0.5, -1.0, 2.0]))
+
+
+# -- M[i][j] = v: a write into an item (a row of a local list of lists or of a 2-D array) stored
+# back into its container; refused where another reference to the row is read afterwards
+
+def lists_of_lists_written(x):
+    M = [[0.0] * 3 for _ in range(3)]
+    for i in range(3):
+        for j in range(3):
+            M[i][j] = x[i] * x[j] + M[i][j]
+    return sum(sum(r) * x[k] for k, r in enumerate(M))
+
+
+def rows_of_an_array_written(x):
+    G = np.zeros((3, 3))
+    for i in range(3):
+        G[i][i] = x[i] ** 2
+        G[i][0] += x[i]
+    return np.sum(G * x)
+
+
+@pytest.mark.parametrize("fn", [lists_of_lists_written, rows_of_an_array_written])
+def test_chained_item_writes_against_finite_differences(fn):
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(srcad.grad(fn)(x), fd_grad(fn, (x,), 0), rtol=1e-6, atol=1e-9)
+
+
+def row_of_an_array_seen_elsewhere(x):
+    G = np.outer(x, x)
+    r = G[0]
+    G[0][1] = 5.0 * x[2]  # (r sees it)
+    return np.sum(r * x)
+
+
+def row_of_a_list_seen_elsewhere(x):
+    M = [[x[0], x[1]], [x[2], x[0]]]
+    row = M[0]
+    M[0][1] = x[2] * 3.0  # (row sees it)
+    return row[1] * x[0]
+
+
+@pytest.mark.parametrize("fn", [row_of_an_array_seen_elsewhere, row_of_a_list_seen_elsewhere])
+def test_a_chained_write_seen_through_another_reference_is_refused(fn):
+    with pytest.raises(srcad.UnsafeMutationError):
+        srcad.grad(fn)(np.array([0.5, -1.0, 2.0]))
