@@ -264,6 +264,8 @@ for _name, _dom in {"sin": S, "cos": S, "tan": uniform(-1.0, 1.0), "asin": unifo
                     "log10": uniform(0.5, 3.0), "sqrt": uniform(0.5, 3.0), "fabs": S, "erf": S,
                     "erfc": S, "degrees": S, "radians": S}.items():
     row(f"math.{_name}", f"math.{_name}(x)", x=_dom)
+row("math.lgamma", "math.lgamma(x)", x=uniform(0.3, 4.0))
+row("math.gamma", "math.gamma(x)", x=uniform(0.3, 4.0))
 row("math.log", "math.log(x)", x=uniform(0.5, 3.0))
 row("math.log", "math.log(x, y)", x=uniform(0.5, 3.0), y=uniform(1.5, 3.0), note="with a base")
 row("math.pow", "math.pow(x, y)", x=uniform(0.5, 2.0), y=S)

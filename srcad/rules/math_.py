@@ -68,3 +68,14 @@ nondiff("math.gcd", "*args", out=ty.scalar_int)
 # fsum is sum with exact rounding: the same derivative
 defrule("math.fsum", "seq", vjp="srcad.sum_adjoint(g, seq)", out=ty.scalar_float,
         linear=("seq",))
+
+try:  # (their derivatives are digamma's: scipy.special, an optional dependency)
+    import scipy.special as _special
+except ImportError:
+    _special = None
+if _special is not None:
+    # lgamma and gamma raise ValueError at 0 and the negative integers, as Python's do
+    elementwise("math.lgamma", "special.digamma(x)", out=F, raises="always", namespace={"special": _special},
+                vmap=None)
+    elementwise("math.gamma", "ans * special.digamma(x)", out=F, raises="always",
+                namespace={"special": _special}, vmap=None)
