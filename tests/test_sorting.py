@@ -132,3 +132,45 @@ def test_nan_quantiles_of_a_row_of_nans_pass_no_derivative():
     assert_tree_close(g, ref)
     assert np.allclose(g, [[0.0, 0.0, 0.0], [1.5, 0.0, 1.5]])  # hand: the mean of the two numbers, times 3
     assert jv == pytest.approx(np.sum(ref * t))
+
+
+# -- y.sort() and y.fill(v) on a local array: the write y[...] = np.sort(y) (or v), checked
+# like any write into y
+
+def array_sorted_in_place(x):
+    y = x * np.array([1.0, -2.0, 0.5, 3.0])
+    y.sort()
+    return y[0] * 2 + y[-1] * y[1]
+
+
+def array_filled_in_place(x):
+    y = x ** 2
+    s = np.sum(y * x)
+    y.fill(x[0])
+    return s + np.sum(y * x)
+
+
+@pytest.mark.parametrize("fn", [array_sorted_in_place, array_filled_in_place])
+def test_arrays_sorted_and_filled_in_place(fn):
+    x = np.array([0.5, -1.0, 2.0, 0.25])
+    np.testing.assert_allclose(srcad.grad(fn)(x), fd_grad(fn, (x,), 0), rtol=1e-6, atol=1e-9)
+    _, t = srcad.jvp(fn, (x,), (np.ones(4),))
+    assert t == pytest.approx(np.sum(fd_grad(fn, (x,), 0)), rel=1e-6)
+
+
+def sorted_while_another_name_reads_it(x):
+    y = x * 1.0
+    z = y
+    y.sort()  # (z sees it)
+    return z[0] * x[1]
+
+
+def sorts_its_argument(x):
+    x.sort()
+    return x[0]
+
+
+@pytest.mark.parametrize("fn", [sorted_while_another_name_reads_it, sorts_its_argument])
+def test_an_array_sorted_in_place_and_seen_elsewhere_is_refused(fn):
+    with pytest.raises(srcad.UnsafeMutationError):
+        srcad.grad(fn)(np.array([0.5, -1.0, 2.0, 0.25]))

@@ -69,6 +69,15 @@ class SequenceOps:
             op.loc, f"{msg} changes the list in place, in a way srcad does not follow",
             "write xs.extend(ys) (a list ys), or build a new list: xs = xs + list(ys), xs = xs * n")])
 
+    def array_in_place(self, op: Apply, name: str, recv: Atom, rest, pre: list):
+        """`y.sort()` and `y.fill(v)` on a local array: the write `y[...] = np.sort(y)` (or
+        `= v`), checked as any item write into y is (transforms/safety.py)."""
+        if name == "fill":
+            return "operator.setitem", (recv, Const(Ellipsis), rest[0]), ()
+        ordered = self.fresh("", atom_type(recv))
+        pre.append(Apply((ordered,), "numpy.sort", (recv,), (), op.loc))
+        return "operator.setitem", (recv, Const(Ellipsis), ordered), ()
+
     def tuple_items(self, op: Apply, args, types, repeat: bool, pre: list) -> tuple:
         """The items of a tuple concatenation (t1 + t2) or repetition (t * n, n known)."""
         if repeat:

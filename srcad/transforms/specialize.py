@@ -403,6 +403,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                 return "srcad.list_pop_at", (recv, args[2]), kw  # xs.pop(i)
             if isinstance(t, T.List) and name == "sort":
                 return self.list_sort(op, recv, args[2:], kw, pre)
+            if isinstance(t, T.Array) and name in ("sort", "fill") and not kw and len(args) == (
+                    2 if name == "sort" else 3):
+                return self.array_in_place(op, name, recv, args[2:], pre)
             mutator = registry.lookup(f"list.{name}")  # xs.append(v), xs.pop()...: the user's own writes
             if isinstance(t, T.List) and mutator is not None and mutator.user_write and (
                     name != "pop" or len(args) == 2):
