@@ -1,8 +1,9 @@
-"""Objects made inside the function and carried by a loop (frontend/carried.py): `s = s.step()`
-in a loop's body. Gradients, forward derivatives and Hessians against finite differences; the
-cases where the loop cannot carry the object's attributes in its place (another reference to
-it, an iteration ending with the name on something else) refuse or make the object when the
-code runs, and never give a derivative that differs from finite differences."""
+"""Objects made inside the function and carried by a loop or chosen by an if
+(frontend/carried.py): `s = s.step()` in a loop's body, `if c: g = G(b)`. Gradients, forward
+derivatives and Hessians against finite differences; the cases where the attributes cannot
+stand for the object (another reference to it, an iteration ending with the name on something
+else) refuse or make the object when the code runs, and never give a derivative that differs
+from finite differences."""
 
 import dataclasses
 
@@ -213,3 +214,95 @@ def test_a_new_attribute_on_the_carried_object_raises_as_python_does():
         given_a_new_attribute(0.4, 0.3)
     with pytest.raises((srcad.SrcadError, AttributeError)):
         srcad.grad(given_a_new_attribute)(0.4, 0.3)
+
+
+# -- objects an if chooses -----------------------------------------------------------------------
+
+def replaced_on_one_branch(x, rate):
+    w = Walker(x, 0.0)
+    if x > 0.3:
+        w = w.moved(rate)
+    return w.x * (1.0 + w.t)
+
+
+def made_on_both_branches(x, rate):
+    if x * rate > 0.1:
+        w = Walker(x * rate, 1.0)
+    else:
+        w = Walker(x - rate, 2.0)
+    return w.x * w.t
+
+
+def chosen_by_elif_chains_in_a_loop(x, rate):
+    w = Walker(x, 0.0)
+    for i in range(5):
+        if i % 3 == 0:
+            w = w.moved(rate)
+        elif i % 3 == 1:
+            w = Walker(w.x * 0.5 + rate, w.t)
+    return w.x + w.t
+
+
+def dataclass_state_chosen(k, x0):
+    s = State(x0, np.zeros_like(x0))
+    for i in range(4):
+        if i % 2 == 0:
+            s = s.step(k, 0.1)
+    return s.energy(k)
+
+
+IF_CASES = [
+    (replaced_on_one_branch, (0.4, 0.3)),
+    (replaced_on_one_branch, (0.2, 0.3)),
+    (made_on_both_branches, (0.4, 0.3)),
+    (made_on_both_branches, (0.2, 0.3)),
+    (chosen_by_elif_chains_in_a_loop, (0.4, 0.3)),
+    (dataclass_state_chosen, (2.0, np.array([1.0, 0.5]))),
+]
+
+
+@pytest.mark.parametrize("fn,args", IF_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_objects_chosen_by_an_if_against_finite_differences(fn, args):
+    for argnum in (0, 1):
+        got = srcad.grad(fn, argnums=argnum)(*args)
+        np.testing.assert_allclose(got, fd_grad_richardson(fn, list(args), argnum), rtol=1e-7, atol=1e-10)
+    assert source_has_no_object(fn, args)
+
+
+def other_name_sees_the_change(x, rate):
+    w = Walker(x, 0.0)
+    first = w
+    if x > 0.3:
+        w = Walker(x * 2.0, 1.0)
+    w.x = w.x + rate  # (changes `first` too when the if did not replace w)
+    return first.x * w.t + w.x
+
+
+def rebound_to_an_older_object(x, rate):
+    a, b = Walker(x, 0.0), Walker(rate, 1.0)
+    w = a
+    if x > 0.3:
+        w = b
+    b.x = b.x * 3.0  # (w sees it when it is b)
+    return w.x * x
+
+
+def rebound_to_an_older_object_in_a_loop(x, rate):
+    a, b = Walker(x, 0.0), Walker(rate, 1.0)
+    w = a
+    for _ in range(2):
+        w = b
+        b.x = b.x * 3.0  # (w sees it)
+    return w.x * x
+
+
+@pytest.mark.parametrize("fn", [other_name_sees_the_change, rebound_to_an_older_object,
+                                rebound_to_an_older_object_in_a_loop])
+@pytest.mark.parametrize("x", [0.4, 0.2])
+def test_an_object_also_referred_to_elsewhere_is_exact_or_refused(fn, x):
+    try:
+        got = srcad.grad(fn)(x, 0.3)
+    except srcad.SrcadError as e:
+        assert e.diagnostics and e.diagnostics[0].file == fn.__code__.co_filename
+        return
+    np.testing.assert_allclose(got, fd_grad_richardson(fn, [x, 0.3], 0), rtol=1e-7)

@@ -1,4 +1,5 @@
-"""Objects made inside the function that a loop carries from one iteration to the next:
+"""Objects made inside the function that a loop carries from one iteration to the next, or
+that the branches of an if replace (`join_objects`, the same twins at the end of each branch):
 
     s = State(x0, v0)
     for _ in range(n):
@@ -36,9 +37,13 @@ def _refers_to(value, atom) -> bool:
     return isinstance(bound, Partial) and any(a == atom for a in bound.args)
 
 
-def sole_reference(builder, key, atom) -> bool:
-    """Is the variable `key` the only one (of every open block) that refers to the object?"""
-    return not any(k != key and _refers_to(v, atom) for k, v in builder.bindings())
+def sole_reference(builder, key, atom, here_too: bool = True) -> bool:
+    """Is the variable `key` the only one (of every open block) that refers to the object?
+    With here_too False, variables the innermost block defines do not count: at the end of a
+    loop's body or of a branch, they are carried or joined, and one of them that still refers
+    to an object made inside is refused where it is used (objects.check_no_local_objects)."""
+    return not any(k != key and _refers_to(v, atom) and (here_too or not inner)
+                   for k, (v, inner) in builder.bindings().items())
 
 
 def _names(obj: LocalObject) -> set:
@@ -70,7 +75,7 @@ def _copy_attributes(builder, source: LocalObject, target: LocalObject) -> None:
 
 
 class CarriedObjects:
-    """A mixin of FunctionLowerer (lower.py): loops that carry objects made inside."""
+    """A mixin of FunctionLowerer (lower.py): loops and ifs that replace objects made inside."""
 
     def carry_objects(self, names) -> list:
         """Before a loop whose body assigns `names`: bind each of them that refers to an object
@@ -98,11 +103,12 @@ class CarriedObjects:
         """At the end of a loop's body: the object each name refers to now, of the twin's class
         and with the same attributes assigned, gives the twin its attribute values."""
         for key, twin_atom, assigned, attrs in entries:
-            twin, now = local_object(twin_atom), local_object(self.b.read(key))
+            atom = self.b.read(key)
+            twin, now = local_object(twin_atom), local_object(atom)
             if now is twin and twin.attrs == attrs:
                 continue
             if now is None or now.cls is not twin.cls or _assigned(self.b, now) != assigned \
-                    or twin.attrs != attrs:
+                    or twin.attrs != attrs or not sole_reference(self.b, key, atom, here_too=False):
                 raise made_at_run_time(twin, node_loc, f"the {twin.cls.__qualname__} object (made at line "
                                        f"{twin.loc.line if twin.loc else '?'}) is carried by this loop, and "
                                        "an iteration ends with its name referring to something else than "
@@ -110,6 +116,43 @@ class CarriedObjects:
                                        "assigns it a new attribute)")
             _copy_attributes(self.b, now, twin)
             self.b.write(key, twin_atom)
+
+
+    def join_objects(self, twins, names, made: dict) -> dict:
+        """At the end of a branch of an if: a name the branch rebinds to an object of a twin's
+        class, with the attributes it had, gives the twin (made before the if, carry_objects)
+        its attribute values and refers to it again, so the branches join attributes, not
+        objects. A name no twin stands for, bound by the first branch to an object made in it,
+        gets one then (`made`, given to the second branch's call): the second branch must end
+        with the name on an object of the same class, with the same attributes assigned.
+        Anything else is left for the join: an object chosen by the if, refused (or made at
+        run time) as before."""
+        for key, twin_atom, assigned, attrs in twins:
+            self._merge_into(key, twin_atom, assigned, attrs)
+        for name in sorted(names):
+            key = self.key(name)
+            if key in made:
+                self._merge_into(key, *made[key])
+                continue
+            atom = self.b.read(key) if self.b.is_bound(key) else None
+            now = local_object(atom)
+            if now is None or now.twin or any(key == k for k, *_ in twins) or _assigned(self.b, now) is None \
+                    or not sole_reference(self.b, key, atom, here_too=False):
+                continue
+            twin = LocalObject(now.cls, now.loc, now.frozen, set(now.class_reads), twin=True)
+            made[key] = (Const(Ext(ext_name(now.cls), twin)), _assigned(self.b, now), frozenset(now.attrs))
+            _copy_attributes(self.b, now, twin)
+            self.b.write(key, made[key][0])
+        return made
+
+    def _merge_into(self, key, twin_atom, assigned, attrs) -> None:
+        atom = self.b.read(key) if self.b.is_bound(key) else None
+        twin, now = local_object(twin_atom), local_object(atom)
+        if now is None or now is twin or now.cls is not twin.cls or twin.attrs != attrs or \
+                _assigned(self.b, now) != assigned or not sole_reference(self.b, key, atom, here_too=False):
+            return
+        _copy_attributes(self.b, now, twin)
+        self.b.write(key, twin_atom)
 
 
 def _assigned(builder, obj: LocalObject) -> frozenset | None:

@@ -1,4 +1,4 @@
-"""Lowering loops: `for` over ranges and sequences (enumerate, zip, reversed, dict keys),
+"""Lowering `if` and loops: `for` over ranges and sequences (enumerate, zip, reversed, dict keys),
 `while`, `break` / `continue` / `return` inside them, and comprehensions, into the SSA
 builder's structured For and While regions. A mixin of FunctionLowerer (lower.py).
 
@@ -81,6 +81,19 @@ def assigned_names(nodes) -> set[str]:
 
 
 class LoopLowering:
+    def stmt_If(self, node, then_extra=(), else_extra=()) -> None:
+        cond = self.value(node.test)
+        then, orelse = list(node.body) + list(then_extra), list(node.orelse) + list(else_extra)
+        names = assigned_names(then + orelse)
+        twins = self.carry_objects(names)  # (objects a branch replaces: frontend/carried.py)
+        self.b.begin_if(cond, self.loc(node))
+        self.stmts(then)
+        made = self.join_objects(twins, names, {})
+        self.b.begin_else()
+        self.stmts(orelse)
+        self.join_objects(twins, names, made)
+        self.b.end_if()
+
     def stmt_For(self, node) -> None:
         jumps = jumps_in(node.body, loops=True) | ({"ret"} if jumps_in(node.body, False) else set())
         names = assigned_names([node.target] + node.body)

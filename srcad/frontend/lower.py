@@ -416,17 +416,6 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
             self.assign(target, new)
         return result
 
-    # -- if / loops --------------------------------------------------------------------------
-
-    def stmt_If(self, node, then_extra=(), else_extra=()) -> None:
-        cond = self.value(node.test)
-        self.b.begin_if(cond, self.loc(node))
-        self.stmts(list(node.body) + list(then_extra))
-        self.b.begin_else()
-        self.stmts(list(node.orelse) + list(else_extra))
-        self.b.end_if()
-
-
 def _positions(elts) -> list:
     """(position, value) of a sequence's items, by positive and negative positions."""
     n = len(elts)

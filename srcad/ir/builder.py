@@ -148,9 +148,19 @@ class Builder:
             loops += frame.is_loop
         return None, loops
 
-    def bindings(self):
-        """(key, value) of every variable defined in an open block (outer blocks first)."""
-        return ((k, v) for frame in self._frames for k, v in frame.defs.items())
+    def bindings(self) -> dict:
+        """{key: (value, whether the innermost open block defines it)} of every variable an
+        open block defines (the innermost definition of each; a loop's own value for one it
+        has only carried so far is the value from before it)."""
+        out = {}
+        for depth, frame in enumerate(self._frames):
+            for k, v in frame.defs.items():
+                if frame.is_loop and frame.carried.get(k) is v and k in out:
+                    continue  # (carried unchanged so far: what it was before the loop, as `invariant`)
+                out[k] = (v, depth == len(self._frames) - 1)
+            for k in frame.killed:
+                out.pop(k, None)
+        return out
 
     def position(self) -> tuple:
         """The open blocks, outermost first (see `dominated_by`)."""
