@@ -528,3 +528,59 @@ def row_of_a_list_seen_elsewhere(x):
 def test_a_chained_write_seen_through_another_reference_is_refused(fn):
     with pytest.raises(srcad.UnsafeMutationError):
         srcad.grad(fn)(np.array([0.5, -1.0, 2.0]))
+
+
+# -- one object in two slots of a container: an in-place change of one slot shows in both in
+# Python; srcad checks when the code runs that the item it changes is held once (an adversarial
+# pass over the in-place item writes above found these)
+
+def array_in_two_slots(x):
+    a = x * 1.0
+    h = [a, a]
+    h[0] *= 2.0
+    return np.sum(h[1] * x)
+
+
+def array_under_two_keys(x):
+    a = x * 1.0
+    d = {"p": a, "q": a}
+    d["p"] += x
+    return np.sum(d["q"] * x)
+
+
+def one_row_twice(x):
+    r = [x[0], x[1]]
+    M = [r, r]
+    M[0][1] = x[0] * 5.0
+    return M[1][1] * x[1]
+
+
+def list_in_two_slots_extended(x):
+    r = [x[0]]
+    h = [r, [r]]  # (also inside a list the container holds)
+    h[0] += [x[1] * 2]
+    return sum(h[1][0]) * x[2]
+
+
+@pytest.mark.parametrize("fn", [array_in_two_slots, array_under_two_keys, one_row_twice,
+                                list_in_two_slots_extended])
+def test_an_item_held_twice_and_changed_in_place_is_refused(fn):
+    x = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(srcad.UnsafeMutationError) as err:
+        srcad.grad(fn)(x)
+    d = err.value.diagnostics[0]
+    assert d.file == fn.__code__.co_filename and d.line == fn.__code__.co_firstlineno + 3
+
+
+def rows_held_once(x):
+    M = [[x[0], x[1]], [x[0], x[1]]]  # (equal rows, two objects)
+    M[0][1] = x[0] * 5.0
+    h = [np.zeros(3), np.zeros(3)]  # (two equal expressions srcad would merge, x * 1.0 twice,
+    h[0] += x                       # are one object in the generated code: refused there)
+    h[1] += 2.0 * x
+    return M[1][1] * x[1] + M[0][1] + np.sum(h[0] * h[1])
+
+
+def test_equal_items_that_are_different_objects_are_fine():
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(srcad.grad(rows_held_once)(x), fd_grad(rows_held_once, (x,), 0), rtol=1e-6)

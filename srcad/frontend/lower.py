@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..errors import UnsafeMutationError, UnsupportedSyntaxError
+from ..errors import UnsafeMutationError, UnsupportedSyntaxError, where_text
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
 from .binding import ArgumentBinding, argument_cells
@@ -395,6 +395,10 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         if not isinstance(base_node, (gast.Name, gast.Subscript, gast.Attribute)):
             raise self.mutation_error(target, target)
         base = self.value(base_node)
+        if isinstance(base_node, gast.Subscript):  # (x[i][j] = v: x[i] changed in place, held once)
+            where = Const(where_text(self.loc(target), "?"))
+            self.emit("srcad.check_unshared", (self.value(base_node.value), base, where), node=target,
+                      nouts=0)
         new = self.emit("operator.setitem", (base, self.index(target.slice), value), node=target,
                         hint=base_node.id if isinstance(base_node, gast.Name) else "")
         self.assign(base_node, new)

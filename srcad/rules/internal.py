@@ -64,6 +64,9 @@ nondiff("srcad.check_length", "xs, n", out=ty.none, fn=rt.check_length, impure=T
 # a, b = v (a, *rest = v): v has that many items (checked while specialising when its length is known)
 nondiff("srcad.check_unpack", "xs, n, starred", out=ty.none, fn=rt.check_unpack, impure=True, nouts=0,
         raises="always", objects="items", holds="length", vmap=vmi.length_checks)
+# x[k] += v, x[k][j] = v: the item changed in place is held by the container only once
+nondiff("srcad.check_unshared", "xs, item, where", out=ty.none, fn=rt.check_unshared, impure=True, nouts=0,
+        raises="always", objects="items", vmap=vmi.length_checks)
 nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True, objects="any")  # (p.w: a child)
 nondiff("srcad.method", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
 nondiff("srcad.mutate", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)

@@ -12,8 +12,8 @@ import numpy as np
 from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
-           "custom_cotangents", "check_length", "check_unpack", "arg_cell", "arg_partial", "data_only",
-           "shape_error"]
+           "custom_cotangents", "check_length", "check_unpack", "check_unshared", "arg_cell", "arg_partial",
+           "data_only", "shape_error"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -31,6 +31,29 @@ def _error_at(kind, fallback, where, message, hint):
         return getattr(errors, kind)(f"{where}: {message}; {hint}")
     diag = errors.Diagnostic(m.group(2), int(m.group(3)), int(m.group(4)), message, hint)
     return getattr(errors, kind)(f"{m.group(1)}: {message}" if m.group(1) else message, [diag])
+
+
+def check_unshared(container, item, where):
+    """Raise where `item`, which `x[k] op= v` or `x[k][j] = v` changes in place, is held more than
+    once by `container` (in two slots, or also inside a list, dict or tuple it holds): Python's
+    change shows in every slot, srcad's in the one written."""
+    if isinstance(container, (list, tuple, dict)) and _count_held(container, item, set()) > 1:
+        raise _error_at("UnsafeMutationError", ValueError, where,
+                        "this changes in place an object held more than once by the list or dict",
+                        "give each slot its own object (a copy), or build the new value and assign it")
+
+
+def _count_held(container, item, seen: set) -> int:
+    if id(container) in seen:
+        return 0
+    seen.add(id(container))
+    found = 0
+    for v in (container.values() if isinstance(container, dict) else container):
+        if v is item:
+            found += 1
+        elif isinstance(v, (list, tuple, dict)):
+            found += _count_held(v, item, seen)
+    return found
 
 
 def scalar_output(x, where):

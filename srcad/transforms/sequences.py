@@ -4,7 +4,7 @@ which resolves calls by type."""
 
 from __future__ import annotations
 
-from ..errors import TypeSupportError, UnsafeMutationError, UnsupportedSyntaxError, diagnostic
+from ..errors import TypeSupportError, UnsafeMutationError, UnsupportedSyntaxError, diagnostic, where_text
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, atom_type
 from ..rules import registry
@@ -50,7 +50,9 @@ class SequenceOps:
         mutable = isinstance(atom_type(base), (T.List, T.Dict)) and \
             isinstance(atom_type(old), (T.Array, T.List))
         prim = inplace.value if mutable else inplace.value.replace(".i", ".", 1)
-        return self.apply_args(Apply(op.outs, prim, (old, rhs), (), op.loc), (old, rhs), ())
+        check = [Apply((), "srcad.check_unshared", (base, old, Const(where_text(op.loc, "?"))), (), op.loc)] \
+            if mutable else []  # (an item in two slots: Python's change shows in both)
+        return check + self.apply_args(Apply(op.outs, prim, (old, rhs), (), op.loc), (old, rhs), ())
 
     def list_in_place(self, op: Apply, prim: str, args, types, pre: list):
         """`xs += ys` and `xs *= n` change the list in place (list.__iadd__, __imul__): every
