@@ -250,3 +250,18 @@ def test_a_loop_over_constant_keys_updates_every_entry(fn):
     want_b = (fn({"w": p0["w"], "b": 0.3 + h}, x) - fn({"w": p0["w"], "b": 0.3 - h}, x)) / (2 * h)
     np.testing.assert_allclose(got["w"], want_w, rtol=1e-6)
     assert got["b"] == pytest.approx(want_b, rel=1e-6)
+
+
+def dict_grown_while_iterated(w, b):
+    p = {"w": w, "b": b}
+    for k in p:
+        p[k + "x"] = p[k] * w  # (RuntimeError in Python: the dict changed size during iteration)
+    return p["w"] + p["b"]
+
+
+def test_a_dict_given_new_keys_in_a_loop_over_keys_is_refused():
+    with pytest.raises(RuntimeError):
+        dict_grown_while_iterated(0.4, 0.3)
+    with pytest.raises(srcad.TypeSupportError) as err:
+        srcad.grad(dict_grown_while_iterated)(0.4, 0.3)
+    assert err.value.diagnostics[0].line == dict_grown_while_iterated.__code__.co_firstlineno + 3

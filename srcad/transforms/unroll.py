@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..errors import TypeSupportError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Const, For, Function, atom_type, iter_ops, max_var_id
 from ..ir.rewrite import renumber
@@ -52,6 +53,10 @@ class UnrollOps:
             for inner in body.ops:
                 ops.extend(self.op(inner))
             values = [self.atom(y) for y in body.yields[: len(values)]]
+        index = op.body.params[0]
+        if any(isinstance(inner, Apply) and inner.prim == "operator.getitem" and inner.args[1] == index
+               and _keys(self.atom(inner.args[0])) for inner in iter_ops(op.body)):
+            _no_keys_added(ops)  # (a loop over keys)
         for out, v in zip(op.outs, values):
             self.env[out] = v
         return ops
@@ -94,8 +99,7 @@ class UnrollOps:
             if not (isinstance(inner, Apply) and inner.prim == "operator.getitem" and inner.args[1] == index):
                 continue
             seq = self.atom(inner.args[0])
-            if isinstance(seq, Const) and isinstance(seq.value, (tuple, list)) and any(
-                    isinstance(k, str) for k in seq.value):  # (keys: `for k in ("w", "b"): p[k]`)
+            if _keys(seq):  # (`for k in ("w", "b"): p[k]`)
                 return True
             t = atom_type(seq)
             if isinstance(t, T.List) and t.items is not None:  # (layers of several classes)
@@ -107,6 +111,24 @@ class UnrollOps:
                 if isinstance(joined, (T.Unknown, T.Object, T.Function)):
                     return True
         return False
+
+
+def _keys(seq) -> bool:
+    """Is seq a constant tuple or list of dict keys (strings among them)?"""
+    return isinstance(seq, Const) and isinstance(seq.value, (tuple, list)) and any(
+        isinstance(k, str) for k in seq.value)
+
+
+def _no_keys_added(ops: list) -> None:
+    """A loop over a dict's keys that adds keys to a dict raises RuntimeError in Python when
+    the dict is the one iterated; srcad, which iterates the keys as they were, refuses any
+    (a loop over a tuple of keys adding others was refused before it was unrolled, too)."""
+    for op in ops:
+        if isinstance(op, Apply) and op.prim == "operator.setitem" and len(op.args) == 5 \
+                and op.args[4] == Const(True):
+            raise TypeSupportError("a dict given new keys in a loop over keys", [diagnostic(
+                op.loc, "a dict given new keys in a loop over keys (Python raises RuntimeError when it "
+                "is the dict iterated)", "collect the new entries in another dict, and merge it after")])
 
 
 def _widened(before: T.Type, after: T.Type) -> bool:
