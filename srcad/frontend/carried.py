@@ -80,9 +80,10 @@ class CarriedObjects:
     def carry_objects(self, names) -> list:
         """Before a loop whose body assigns `names`: bind each of them that refers to an object
         made inside (as its only reference) to a twin; returns (key, twin atom, attributes
-        assigned) for `rejoin_objects` at the end of the body. The loop's reads of such a name
-        before it is rebound are reads of the twin (the loop does not count it as written,
-        loops.py): every iteration ends with the name on the twin, or rejoin_objects refuses."""
+        assigned, attributes) for `rejoin_objects` at the end of the body. The loop's reads of
+        such a name before it is rebound are reads of the twin (the loop does not count it as
+        written, loops.py): every iteration ends with the name on the twin, or rejoin_objects
+        refuses."""
         entries = []
         for name in sorted(names):
             key = self.key(name)
@@ -90,33 +91,21 @@ class CarriedObjects:
                 continue
             atom = self.read_key(key)  # (an object bound before open loops: itself, closures.py)
             obj = local_object(atom)
-            if obj is None or not sole_reference(self.b, key, atom) or _assigned(self.b, obj) is None:
-                continue
-            twin = LocalObject(obj.cls, obj.loc, obj.frozen, set(obj.class_reads), twin=True)
-            _copy_attributes(self.b, obj, twin)
-            twin_atom = Const(Ext(ext_name(obj.cls), twin))
-            self.b.write(key, twin_atom)
-            entries.append((key, twin_atom, _assigned(self.b, obj), frozenset(twin.attrs)))
+            if obj is not None and sole_reference(self.b, key, atom) and _assigned(self.b, obj) is not None:
+                entries.append((key, *self._twin(key, obj)))
         return entries
 
     def rejoin_objects(self, entries, node_loc) -> None:
         """At the end of a loop's body: the object each name refers to now, of the twin's class
         and with the same attributes assigned, gives the twin its attribute values."""
         for key, twin_atom, assigned, attrs in entries:
-            atom = self.b.read(key)
-            twin, now = local_object(twin_atom), local_object(atom)
-            if now is twin and twin.attrs == attrs:
-                continue
-            if now is None or now.cls is not twin.cls or _assigned(self.b, now) != assigned \
-                    or twin.attrs != attrs or not sole_reference(self.b, key, atom, here_too=False):
+            if not self._merge_into(key, twin_atom, assigned, attrs):
+                twin = local_object(twin_atom)
                 raise made_at_run_time(twin, node_loc, f"the {twin.cls.__qualname__} object (made at line "
                                        f"{twin.loc.line if twin.loc else '?'}) is carried by this loop, and "
                                        "an iteration ends with its name referring to something else than "
                                        "an object of its class with the same attributes assigned (or "
                                        "assigns it a new attribute)")
-            _copy_attributes(self.b, now, twin)
-            self.b.write(key, twin_atom)
-
 
     def join_objects(self, twins, names, made: dict) -> dict:
         """At the end of a branch of an if: a name the branch rebinds to an object of a twin's
@@ -127,8 +116,8 @@ class CarriedObjects:
         with the name on an object of the same class, with the same attributes assigned.
         Anything else is left for the join: an object chosen by the if, refused (or made at
         run time) as before."""
-        for key, twin_atom, assigned, attrs in twins:
-            self._merge_into(key, twin_atom, assigned, attrs)
+        for key, *twin in twins:
+            self._merge_into(key, *twin)
         for name in sorted(names):
             key = self.key(name)
             if key in made:
@@ -139,20 +128,33 @@ class CarriedObjects:
             if now is None or now.twin or any(key == k for k, *_ in twins) or _assigned(self.b, now) is None \
                     or not sole_reference(self.b, key, atom, here_too=False):
                 continue
-            twin = LocalObject(now.cls, now.loc, now.frozen, set(now.class_reads), twin=True)
-            made[key] = (Const(Ext(ext_name(now.cls), twin)), _assigned(self.b, now), frozenset(now.attrs))
-            _copy_attributes(self.b, now, twin)
-            self.b.write(key, made[key][0])
+            made[key] = self._twin(key, now)
         return made
 
-    def _merge_into(self, key, twin_atom, assigned, attrs) -> None:
+    def _twin(self, key, obj: LocalObject) -> tuple:
+        """Bind the variable `key` to a new twin of obj (its class, its attributes); returns
+        (the twin's atom, obj's attributes assigned, obj's attributes)."""
+        twin = LocalObject(obj.cls, obj.loc, obj.frozen, set(obj.class_reads), twin=True)
+        _copy_attributes(self.b, obj, twin)
+        atom = Const(Ext(ext_name(obj.cls), twin))
+        self.b.write(key, atom)
+        return atom, _assigned(self.b, obj), frozenset(obj.attrs)
+
+    def _merge_into(self, key, twin_atom, assigned, attrs) -> bool:
+        """Does the variable `key` end on the twin, with the attributes it had (`attrs`,
+        `assigned`)? When it refers to another object of the twin's class with those attributes
+        assigned that nothing from before refers to, that object's attributes become the
+        twin's and the variable refers to the twin again."""
         atom = self.b.read(key) if self.b.is_bound(key) else None
         twin, now = local_object(twin_atom), local_object(atom)
-        if now is None or now is twin or now.cls is not twin.cls or twin.attrs != attrs or \
-                _assigned(self.b, now) != assigned or not sole_reference(self.b, key, atom, here_too=False):
-            return
+        if now is twin or twin.attrs != attrs:
+            return now is twin and twin.attrs == attrs
+        if now is None or now.cls is not twin.cls or _assigned(self.b, now) != assigned \
+                or not sole_reference(self.b, key, atom, here_too=False):
+            return False
         _copy_attributes(self.b, now, twin)
         self.b.write(key, twin_atom)
+        return True
 
 
 def _assigned(builder, obj: LocalObject) -> frozenset | None:

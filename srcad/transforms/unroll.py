@@ -40,7 +40,11 @@ class UnrollOps:
         indices = list(range(start, stop, step))
         if op.reverse:
             indices.reverse()
-        if not 0 < len(indices) <= MAX_UNROLL or not self._reads_mixed_tuple(op):
+        if not 0 < len(indices) <= MAX_UNROLL:
+            return None
+        seqs = self._indexed(op)
+        keys = any(_keys(seq) for seq in seqs)  # (`for k in ("w", "b"): p[k]`)
+        if not keys and not any(_mixed(atom_type(seq)) for seq in seqs):
             return None
         values = [self.atom(a) for a in op.init]
         ops: list = []
@@ -53,10 +57,8 @@ class UnrollOps:
             for inner in body.ops:
                 ops.extend(self.op(inner))
             values = [self.atom(y) for y in body.yields[: len(values)]]
-        index = op.body.params[0]
-        if any(isinstance(inner, Apply) and inner.prim == "operator.getitem" and inner.args[1] == index
-               and _keys(self.atom(inner.args[0])) for inner in iter_ops(op.body)):
-            _no_keys_added(ops)  # (a loop over keys)
+        if keys:
+            _no_keys_added(ops)
         for out, v in zip(op.outs, values):
             self.env[out] = v
         return ops
@@ -91,26 +93,25 @@ class UnrollOps:
         values = tuple(self.atom(y) for y in body.yields[: len(init)])
         return ops + [self.loop_for(dataclasses.replace(op, start=Const(start + step), init=values))]
 
-    def _reads_mixed_tuple(self, op: For) -> bool:
-        """Does the body index, by the loop's index, a tuple whose items' types join into
-        one that loses what they are (a value of unknown type, objects of several classes)?"""
+    def _indexed(self, op: For) -> list:
+        """The sequences the body indexes by the loop's index."""
         index = op.body.params[0]
-        for inner in iter_ops(op.body):
-            if not (isinstance(inner, Apply) and inner.prim == "operator.getitem" and inner.args[1] == index):
-                continue
-            seq = self.atom(inner.args[0])
-            if _keys(seq):  # (`for k in ("w", "b"): p[k]`)
-                return True
-            t = atom_type(seq)
-            if isinstance(t, T.List) and t.items is not None:  # (layers of several classes)
-                return True
-            if isinstance(t, T.Tuple) and len(set(t.elts)) > 1:
-                joined = T.BOTTOM
-                for e in t.elts:
-                    joined = T.join(joined, e)
-                if isinstance(joined, (T.Unknown, T.Object, T.Function)):
-                    return True
-        return False
+        return [self.atom(inner.args[0]) for inner in iter_ops(op.body) if isinstance(inner, Apply)
+                and inner.prim == "operator.getitem" and inner.args[1] == index]
+
+
+def _mixed(t: T.Type) -> bool:
+    """Is t a tuple whose items' types join into one that loses what they are (a value of
+    unknown type, objects of several classes), or a list typed item by item (layers of several
+    classes)?"""
+    if isinstance(t, T.List) and t.items is not None:
+        return True
+    if isinstance(t, T.Tuple) and len(set(t.elts)) > 1:
+        joined = T.BOTTOM
+        for e in t.elts:
+            joined = T.join(joined, e)
+        return isinstance(joined, (T.Unknown, T.Object, T.Function))
+    return False
 
 
 def _keys(seq) -> bool:
