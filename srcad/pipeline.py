@@ -18,7 +18,7 @@ from .custom import CustomRule
 from .errors import UnsupportedSyntaxError
 from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
-from .frontend.objects import RUN_TIME_SITES, check_no_local_objects
+from .frontend.objects import check_no_local_objects, making_at_run_time, run_time_sites
 from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
 from .ir import types as T
@@ -82,7 +82,7 @@ def lowered(fn, statics: tuple = ()) -> Lowered_:
     versions = _LOWERED.get(fn)
     if versions is None:
         versions = _LOWERED[fn] = {}
-    key = tuple((i, id(obj)) for i, obj in statics)
+    key = (tuple((i, id(obj)) for i, obj in statics), run_time_sites())
     got = versions.get(key)
     if got is None or any(obj is not s for (_, obj), (_, s) in zip(got.statics, statics)):
         got = _objects_retried(lambda: lower_function(fn, statics) if statics else lower_function(fn))
@@ -94,16 +94,17 @@ def _objects_retried(make):
     """make(), again while it refuses an object made inside the function at a place not yet
     marked: marked, such objects are made when the code runs (frontend/objects.py), as before
     srcad made objects while transforming: a constant, or an error where a differentiated
-    value meets it."""
+    value meets it. The marks last for this transformation only (and key the IR cache)."""
+    sites = run_time_sites()  # (those of an enclosing attempt)
     while True:
-        try:
-            return make()
-        except UnsupportedSyntaxError as e:
-            site = getattr(e, "site", None)
-            if site is None or site in RUN_TIME_SITES:
-                raise
-            RUN_TIME_SITES.add(site)
-            _LOWERED.clear()  # (the place may be in any function lowered so far)
+        with making_at_run_time(sites):
+            try:
+                return make()
+            except UnsupportedSyntaxError as e:
+                site = getattr(e, "site", None)
+                if site is None or site in sites:
+                    raise
+        sites = sites | {site}
 
 
 def static_arguments(arg_types) -> tuple:

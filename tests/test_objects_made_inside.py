@@ -255,3 +255,37 @@ def test_init_only_variables_reach_post_init():
     x = np.array([0.7, -1.3])
     want = np.array([3.0, 2.0 * x[1]])  # 3 x0 + x1 * x1, by hand
     np.testing.assert_allclose(srcad.grad(init_only_variable)(x), want, rtol=1e-15)
+
+
+class Walker:
+    def __init__(self, x, t):
+        self.x = x
+        self.t = t
+
+    def moved(self, r):
+        return Walker(self.x * (1.0 - r * self.x), self.t + 0.25)
+
+
+def kept_from_a_loop(x, r):  # (an iteration's object outlives it: refused)
+    w, keep = Walker(x, 0.0), None
+    for i in range(3):
+        w = w.moved(r)
+        if i == 1:
+            keep = w
+    return w.x + keep.x
+
+
+def walked(x, r):
+    w = Walker(x, 0.0)
+    for _ in range(3):
+        w = w.moved(r)
+    return w.x
+
+
+def test_what_one_function_needs_does_not_change_how_another_is_transformed():
+    """An object-making line marked, for one function, to make its object when the code runs
+    stays as it was for the next function (refusals do not depend on what ran before)."""
+    want = fd_grad(walked, (0.4, 0.3))
+    with pytest.raises(srcad.SrcadError):
+        srcad.grad(kept_from_a_loop)(0.4, 0.3)
+    np.testing.assert_allclose(srcad.grad(walked)(0.4, 0.3), want, rtol=1e-7)

@@ -25,6 +25,8 @@ runs instead, as calls srcad does not see into (`made_at_run_time`, pipeline._ob
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import inspect
 import itertools
@@ -45,8 +47,10 @@ _SERIALS = itertools.count()
 
 #: Where objects are made, (file, line, col), whose object the generated code would hold
 #: (check_no_local_objects): made there when the code runs instead, as calls of other
-#: functions are (a constant, or an error where a differentiated value meets it).
-RUN_TIME_SITES: set = set()
+#: functions are (a constant, or an error where a differentiated value meets it). One
+#: transformation's set (pipeline._objects_retried), so that what one function needs does not
+#: change how another is transformed.
+_RUN_TIME_SITES: contextvars.ContextVar = contextvars.ContextVar("srcad_run_time_sites", default=frozenset())
 _HOOKS = ("__getattr__", "__getattribute__", "__setattr__", "__delattr__")
 _DUNDERS = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "truediv", "FloorDiv": "floordiv",
             "Mod": "mod", "Pow": "pow", "MatMult": "matmul", "USub": "neg", "UAdd": "pos"}
@@ -158,7 +162,7 @@ class ObjectLowering:
         if not (isinstance(cls, type) and user_class(cls)) or library_code(cls):
             return None
         loc = self.loc(node)
-        if loc is not None and (loc.file, loc.line, loc.col) in RUN_TIME_SITES:
+        if loc is not None and (loc.file, loc.line, loc.col) in _RUN_TIME_SITES.get():
             return None
         if _refusal(cls) is not None:  # (made when the code runs: reverse_apply names the reason)
             return None
@@ -354,6 +358,21 @@ def _refuse(obj: LocalObject, loc) -> None:
                            "loop, compared, or given to a library function): srcad reads its attributes "
                            "and inlines its methods while transforming, and cannot keep the object in the "
                            "generated code")
+
+
+def run_time_sites() -> frozenset:
+    """The places whose objects the transformation under way makes when the code runs."""
+    return _RUN_TIME_SITES.get()
+
+
+@contextlib.contextmanager
+def making_at_run_time(sites: frozenset):
+    """Make the objects of `sites` when the code runs, within the block."""
+    token = _RUN_TIME_SITES.set(sites)
+    try:
+        yield
+    finally:
+        _RUN_TIME_SITES.reset(token)
 
 
 def made_at_run_time(obj: LocalObject, loc, message: str) -> UnsupportedSyntaxError:
