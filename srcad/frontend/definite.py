@@ -148,14 +148,15 @@ class _Walker:
                 self.expr(e, d, bound)
             self.at_def[node] = d | bound
             return
-        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
             inner = set(bound)
             for gen in node.generators:
                 self.expr(gen.iter, d, frozenset(inner))
                 inner |= _stored(gen.target)
                 for cond in gen.ifs:
                     self.expr(cond, d, frozenset(inner))
-            self.expr(node.elt, d, frozenset(inner))
+            for part in (node.key, node.value) if isinstance(node, gast.DictComp) else (node.elt,):
+                self.expr(part, d, frozenset(inner))
             return
         for child in gast.iter_child_nodes(node):
             self.expr(child, d, bound)

@@ -338,7 +338,7 @@ class ExprLowerer(Displays, TransformsInside):
     def expr_ListComp(self, node) -> Lowered:
         return self.comprehension(node)
 
-    expr_GeneratorExp = expr_ListComp
+    expr_GeneratorExp = expr_DictComp = expr_ListComp
 
     def comprehension(self, node) -> Lowered:
         raise self.error(UnsupportedSyntaxError, node, "comprehensions are not supported here")

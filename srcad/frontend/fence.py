@@ -20,7 +20,7 @@ HANDLED = frozenset(
     Module Expression FunctionDef Return Assign AugAssign AnnAssign For While If Expr Pass
     Break Continue Assert Raise
     BoolOp BinOp UnaryOp IfExp Dict Compare Call Constant Attribute Subscript Name List Tuple
-    Slice ListComp GeneratorExp JoinedStr FormattedValue Starred Lambda Yield YieldFrom
+    Slice ListComp GeneratorExp DictComp JoinedStr FormattedValue Starred Lambda Yield YieldFrom
     Load Store Param Add Sub Mult MatMult Div Mod Pow FloorDiv BitAnd BitOr BitXor LShift
     RShift And Or Invert Not UAdd USub Eq NotEq Lt LtE Gt GtE Is IsNot In NotIn
     arguments keyword comprehension
@@ -58,8 +58,6 @@ REJECTED: dict[str, tuple[str, str]] = {
     "NamedExpr": ("assignment expressions (:=) are not supported", "assign on a separate line"),
     "Set": ("sets are not supported", "use a list or a tuple"),
     "SetComp": ("set comprehensions are not supported", "use a list comprehension"),
-    "DictComp": ("dict comprehensions are not supported",
-                 "build the dict with explicit keys, or use a list"),
     "Match": ("'match' statements are not supported", "use if/elif/else"),
     "match_case": ("'match' statements are not supported", "use if/elif/else"),
     "pattern": ("'match' statements are not supported", "use if/elif/else"),

@@ -236,9 +236,10 @@ class LoopLowering:
                 if isinstance(t, gast.Name):
                     scope[t.id] = ("comp", next(self.ctx.counter), t.id)
                     self.b.var_hints[scope[t.id]] = t.id
-        acc = ("comp", next(self.ctx.counter), "_list")
-        self.b.var_hints[acc] = "_list"
-        self.write_key(acc, self.emit("srcad.list", (), node=node))
+        keyed = isinstance(node, gast.DictComp)  # ({k: v for ...}: a dict, its keys set in order)
+        acc = ("comp", next(self.ctx.counter), "_dict" if keyed else "_list")
+        self.b.var_hints[acc] = acc[2]
+        self.write_key(acc, self.emit("srcad.dict" if keyed else "srcad.list", (), node=node))
         # the first iterable is evaluated in the enclosing scope ([x * 2 for x in x])
         first = self.iteration_space(node.generators[0].iter, node)
         self.renames.append(scope)
@@ -249,10 +250,13 @@ class LoopLowering:
 
         def level(gens):
             if not gens:
-                item = self.value(node.elt)
-                items.append(item)
-                # (srcad's own list, invisible until complete: not a user mutation to check)
-                new = self.emit("srcad.list_append", (self.b.read(acc), item), node=node)
+                if keyed:  # (a key not known while transforming is refused: srcad tracks keys)
+                    key = self.value(node.key)
+                    new = self.emit("operator.setitem", (self.b.read(acc), key, self.value(node.value)),
+                                    node=node)
+                else:  # (srcad's own list, invisible until complete: not a user mutation to check)
+                    items.append(self.value(node.elt))
+                    new = self.emit("srcad.list_append", (self.b.read(acc), items[-1]), node=node)
                 self.write_key(acc, new)
                 return
             gen = gens[0]
@@ -274,7 +278,8 @@ class LoopLowering:
         self.comp_frames.pop()
         frame.close(self.b)
         result = self.b.read(acc)
-        self.remember_every(result, items[0])
+        if items:
+            self.remember_every(result, items[0])
         self.b.kill(acc)
         for k in scope.values():
             self.b.kill(k)

@@ -66,7 +66,7 @@ def _repeating(node: gast.AST, top: gast.AST, parents: dict[int, gast.AST]) -> s
     while p is not None and p is not top:
         if isinstance(p, (gast.For, gast.While)) and child is not getattr(p, "iter", None):
             out.add(id(p))
-        elif isinstance(p, (gast.ListComp, gast.GeneratorExp)):
+        elif isinstance(p, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
             first = p.generators[0]
             if not (child is first and prev is first.iter):  # (the first iterable: evaluated once)
                 out.add(id(p))

@@ -80,6 +80,27 @@ class SequenceOps:
         pre.append(Apply((ordered,), "numpy.sort", (recv,), (), op.loc))
         return "operator.setitem", (recv, Const(Ellipsis), ordered), ()
 
+    def built_item(self, op: Apply, prim: str, args, pre: list) -> Atom | None:
+        """`t[i]`, i known, of a tuple built here: its item (a tuple does not change); of the
+        items of a dict d with known keys (`for k, v in d.items()`, unrolled): the pair
+        (key, d[key]) (d's later changes are refused while the items are read: safety.py)."""
+        if prim != "operator.getitem" or not isinstance(args[1], Const) or type(args[1].value) is not int:
+            return None
+        i = args[1].value
+        if args[0] in self.tuples_built:
+            items = self.tuples_built[args[0]]
+            return items[i] if -len(items) <= i < len(items) else None
+        if args[0] not in self.items_of:
+            return None
+        d = self.items_of[args[0]]
+        keys = [k for k, _ in atom_type(d).items]
+        if not -len(keys) <= i < len(keys):
+            return None
+        v, pair = self.fresh("", T.UNKNOWN), self.fresh("", T.UNKNOWN)
+        pre += self.apply(Apply((v,), "operator.getitem", (d, Const(keys[i])), (), op.loc))
+        pre += self.apply(Apply((pair,), "srcad.tuple", (Const(keys[i]), self.atom(v)), (), op.loc))
+        return self.atom(pair)
+
     def tuple_items(self, op: Apply, args, types, repeat: bool, pre: list) -> tuple:
         """The items of a tuple concatenation (t1 + t2) or repetition (t * n, n known)."""
         if repeat:

@@ -73,6 +73,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         # the items of the lists built here (srcad.list): an SSA value of a list is never read
         # after an in-place change (transforms/safety.py refuses that), so its items are fixed
         self.list_items: dict[Var, tuple[Atom, ...]] = {}
+        self.dicts_iterated: dict[Var, Atom] = {}  # `for k in d`: its keys' var -> d (unroll.py)
+        self.tuples_built: dict[Var, tuple] = {}  # srcad.tuple's items (a tuple never changes)
+        self.items_of: dict[Var, Atom] = {}  # d.items() -> d, for (key, d[key]) at a known position
 
     # values
 
@@ -116,7 +119,13 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             unrolled = self.unroll_loop(op)
             if unrolled is not None:
                 return unrolled
-            loop = self.loop_for(op)
+            try:
+                loop = self.loop_for(op)
+            except TypeSupportError as e:  # (a key set per iteration: {i: ... for i in range(3)})
+                unrolled = self.unroll_loop(op, forced=True) if getattr(e, "key_at_run_time", False) else None
+                if unrolled is None:
+                    raise
+                return unrolled
             peeled = self.peel_loop(op, loop)
             return peeled if peeled is not None else [loop]
         if isinstance(op, While):
@@ -211,6 +220,10 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             return by_type
         pre: list = []
         prim, args, kw = self.resolve_checked(op, args, kw, pre)
+        item = self.built_item(op, prim, args, pre)
+        if item is not None:
+            self.env[op.outs[0]] = item
+            return pre
         if typed_args.vanishes(prim, args):
             if prim == "srcad.as_numeric":
                 self.env[op.outs[0]] = args[0]
@@ -221,28 +234,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         self.check_call(rule, args, kw, op)
         if prim.startswith(("numpy.", "scipy.")) and rule.differentiable and not rule.structural:
             args, kw = self.lists_as_arrays(rule, args, kw, op, pre)
-        if prim in ("operator.setitem", "srcad.setitem") and isinstance(atom_type(args[0]), T.Dict) \
-                and not isinstance(args[1], Const):
-            raise TypeSupportError("a dict key computed at run time", [diagnostic(
-                op.loc, "a dict filled with keys known only at run time (d[k] = v in a loop over keys)",
-                "srcad tracks a dict's keys while transforming: build it with constant keys "
-                "(d = {'a': ..., 'b': ...}) or keep the values in a list")])
-        if rule.int_operands and typed_args.float_operand(prim, args):
-            raise TypeSupportError(f"{prim} of a float", [diagnostic(
-                op.loc, f"{rule.int_operands} needs ints, and a float is given here",
-                "an int argument you differentiate is promoted to a float: leave it out of argnums "
-                "(or give it a jvp tangent of None), or convert with int(...)")])
-        if prim == "operator.setitem" and len(args) == 3 and not kw and typed_args.item_structured(args):
-            # the zero of the item written over, for derivatives (its shape is lost otherwise)
-            zero = self.fresh("", out_types(registry.lookup("srcad.zero_item"), args[:2], (), 1)[0])
-            pre.append(Apply((zero,), "srcad.zero_item", args[:2], (), op.loc))
-            args = args + (zero,)
-        elif prim == "operator.setitem" and len(args) == 3 and not kw and typed_args.adds_key(args):
-            args = args + (Const(None), Const(True))  # (added: no item is written over)
-        if prim == "operator.getitem" and typed_args.iterates_dict(args):
-            raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
-                op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
-                "index it by its keys: for k in d: ... d[k], or for k, v in d.items()")])
+        typed_args.check_keys_and_ints(rule, prim, args, op)
+        args = self.setitem_args(prim, args, kw, op, pre)
         if rule.custom:
             types = (_custom_result_type(args[0].value.obj, tuple(atom_type(a) for a in args[1:])), T.UNKNOWN)
         else:
@@ -253,6 +246,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             seq = args[-1]  # for k in d (or d.keys()): the keys; any other sequence: itself
             d = atom_type(seq)
             if isinstance(d, T.Dict) or (prim == "srcad.iter" and not isinstance(d, T.Unknown)):
+                self.dicts_iterated.update({op.outs[0]: seq} if isinstance(d, T.Dict) else {})
                 self.env[op.outs[0]] = Const(tuple(k for k, _ in d.items)) if isinstance(d, T.Dict) else seq
                 return pre
             # (a value of unknown type, maybe a dict: srcad.iter stays, as a run-time check)
@@ -262,7 +256,20 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             return pre
         outs = tuple(self.typed(o, t) for o, t in zip(op.outs, types))
         self.list_items.update({outs[0]: args} if prim == "srcad.list" and len(outs) == 1 else {})
+        self.tuples_built.update({outs[0]: args} if prim == "srcad.tuple" and len(outs) == 1 else {})
+        self.items_of.update({outs[0]: args[0]} if prim == "srcad.dict_items" else {})
         return pre + [Apply(outs, prim, args, kw, op.loc)]
+
+    def setitem_args(self, prim: str, args, kw, op: Apply, pre: list) -> tuple:
+        """A write of an item: with the zero of the item written over, for derivatives (its
+        shape is lost otherwise), or marked as adding a key to a dict."""
+        if prim == "operator.setitem" and len(args) == 3 and not kw and typed_args.item_structured(args):
+            zero = self.fresh("", out_types(registry.lookup("srcad.zero_item"), args[:2], (), 1)[0])
+            pre.append(Apply((zero,), "srcad.zero_item", args[:2], (), op.loc))
+            return args + (zero,)
+        if prim == "operator.setitem" and len(args) == 3 and not kw and typed_args.adds_key(args):
+            return args + (Const(None), Const(True))  # (added: no item is written over)
+        return args
 
     def item_shapes(self, a: Atom) -> tuple | None:
         """The exact shapes of the items of a list built here (a display), or None."""

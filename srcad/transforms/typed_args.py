@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..errors import TypeSupportError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import Const, atom_type
+from ..ir.nodes import Apply, Const, atom_type
 
 
 def float_operand(prim: str, args) -> bool:
@@ -78,3 +79,27 @@ def length_fits(args) -> bool:
     n = args[1].value
     starred = len(args) > 2 and args[2].value
     return m >= n if starred else m == n
+
+
+def check_keys_and_ints(rule, prim: str, args, op: Apply) -> None:
+    """Refuse a dict key known only at run time (a loop with a known trip count is unrolled
+    instead: specialize.op), a float where ints are needed, a dict indexed by a run-time int."""
+    if prim in ("operator.setitem", "srcad.setitem") and isinstance(atom_type(args[0]), T.Dict) \
+            and not isinstance(args[1], Const):
+        err = TypeSupportError("a dict key computed at run time", [diagnostic(
+            op.loc, "a dict filled with keys known only at run time",
+            "srcad tracks a dict's keys while transforming: build it with constant keys "
+            "(d = {'a': ..., 'b': ...}, or in a loop of at most 32 iterations over a range or constant "
+            "keys), or keep the values in a list")])
+        err.key_at_run_time = True
+        raise err
+    if rule.int_operands and float_operand(prim, args):
+        raise TypeSupportError(f"{prim} of a float", [diagnostic(
+            op.loc, f"{rule.int_operands} needs ints, and a float is given here",
+            "an int argument you differentiate is promoted to a float: leave it out of argnums "
+            "(or give it a jvp tangent of None), or convert with int(...)")])
+    if prim == "operator.getitem" and iterates_dict(args):
+        raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
+            op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
+            "index it by its keys: for k in d: ... d[k], or for k, v in d.items()")])
+

@@ -29,8 +29,9 @@ MAX_UNROLL = 32
 class UnrollOps:
     """Needs `atom`, `op`, `env` and `next_id` of Specializer."""
 
-    def unroll_loop(self, op: For):
-        """The operations of `op` run iteration by iteration, or None when it stays a loop."""
+    def unroll_loop(self, op: For, forced: bool = False):
+        """The operations of `op` run iteration by iteration, or None when it stays a loop
+        (`forced`: unrolled whatever it indexes, as a loop setting a dict's keys is)."""
         bounds = [self.atom(a) for a in (op.start, op.stop, op.step)]
         if op.exits or not all(isinstance(b, Const) and type(b.value) is int for b in bounds):
             return None
@@ -42,9 +43,10 @@ class UnrollOps:
             indices.reverse()
         if not 0 < len(indices) <= MAX_UNROLL:
             return None
-        seqs = self._indexed(op)
-        keys = any(_keys(seq) for seq in seqs)  # (`for k in ("w", "b"): p[k]`)
-        if not keys and not any(_mixed(atom_type(seq)) for seq in seqs):
+        indexed = self._indexed(op)
+        seqs = [self.atom(v) for v in indexed]
+        keys = any(_keys(seq) or seq in self.items_of for seq in seqs)  # (`for k in ("w", "b"): p[k]`)
+        if not (keys or forced) and not any(_mixed(atom_type(seq)) for seq in seqs):
             return None
         values = [self.atom(a) for a in op.init]
         ops: list = []
@@ -57,8 +59,8 @@ class UnrollOps:
             for inner in body.ops:
                 ops.extend(self.op(inner))
             values = [self.atom(y) for y in body.yields[: len(values)]]
-        if keys:
-            _no_keys_added(ops)
+        _no_keys_added(ops, [self.dicts_iterated[v] for v in indexed if v in self.dicts_iterated]
+                       + [self.items_of[s] for s in seqs if s in self.items_of])
         for out, v in zip(op.outs, values):
             self.env[out] = v
         return ops
@@ -94,9 +96,9 @@ class UnrollOps:
         return ops + [self.loop_for(dataclasses.replace(op, start=Const(start + step), init=values))]
 
     def _indexed(self, op: For) -> list:
-        """The sequences the body indexes by the loop's index."""
+        """The sequences the body indexes by the loop's index (as the loop names them)."""
         index = op.body.params[0]
-        return [self.atom(inner.args[0]) for inner in iter_ops(op.body) if isinstance(inner, Apply)
+        return [inner.args[0] for inner in iter_ops(op.body) if isinstance(inner, Apply)
                 and inner.prim == "operator.getitem" and inner.args[1] == index]
 
 
@@ -120,16 +122,18 @@ def _keys(seq) -> bool:
         isinstance(k, str) for k in seq.value)
 
 
-def _no_keys_added(ops: list) -> None:
-    """A loop over a dict's keys that adds keys to a dict raises RuntimeError in Python when
-    the dict is the one iterated; srcad, which iterates the keys as they were, refuses any
-    (a loop over a tuple of keys adding others was refused before it was unrolled, too)."""
+def _no_keys_added(ops: list, iterated: list) -> None:
+    """A loop over a dict's keys (`iterated`: the dicts) that adds keys to that dict raises
+    RuntimeError in Python; srcad, which iterates the keys as they were, refuses it. (Other
+    dicts may gain keys: `new[k] = ...` in `for k in p`.)"""
+    versions = set(iterated)
     for op in ops:
-        if isinstance(op, Apply) and op.prim == "operator.setitem" and len(op.args) == 5 \
-                and op.args[4] == Const(True):
-            raise TypeSupportError("a dict given new keys in a loop over keys", [diagnostic(
-                op.loc, "a dict given new keys in a loop over keys (Python raises RuntimeError when it "
-                "is the dict iterated)", "collect the new entries in another dict, and merge it after")])
+        if isinstance(op, Apply) and op.prim == "operator.setitem" and op.args[0] in versions:
+            if len(op.args) == 5 and op.args[4] == Const(True):
+                raise TypeSupportError("a dict given new keys in a loop over its keys", [diagnostic(
+                    op.loc, "a dict given new keys in a loop over its keys (Python raises RuntimeError)",
+                    "collect the new entries in another dict, and merge it after")])
+            versions.update(op.outs)
 
 
 def _widened(before: T.Type, after: T.Type) -> bool:
