@@ -28,7 +28,7 @@ from .outputs import analyzed, check_scalar, return_loc, split_aux
 from .passes.checkpointing import checkpoint_loops
 from .passes.dce import dce, forget_kept
 from .passes.defined import define_everywhere
-from .passes.ownership import copy_gradients_of_inputs
+from .passes.ownership import own_results
 from .passes.pipeline import cleanup, finish, optimize
 from .settings import config
 from .transforms import naming
@@ -257,7 +257,7 @@ def _build_reverse(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     body = em.b.end_function((result,))
     name = f"{spec.kind}_{f.name}"
     out = _record(trace, "transformed", Function(name, f.signature, body, f.loc, f.qualname))
-    out = verify(copy_gradients_of_inputs(optimize(out, contract=_contracts(spec), blas=_blas(spec))))
+    out = verify(own_results(optimize(out, contract=_contracts(spec), blas=_blas(spec))))
     checkpointed = []
     if spec.memory_budget is not None:
         out, checkpointed = checkpoint_loops(out, spec.memory_budget)
@@ -342,7 +342,8 @@ def _build_forward(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangent(f.signature[i].name)) for i in wrt)
     out_fn = _record(trace, "transformed", Function(name, sig, body, f.loc, f.qualname))
-    out_fn = _record(trace, "optimized", optimize(out_fn, contract=_contracts(spec), blas=_blas(spec)))
+    out_fn = _record(trace, "optimized", own_results(optimize(out_fn, contract=_contracts(spec),
+                                                              blas=_blas(spec))))
     header = _header(fn, spec, arg_types, f, [], out_fn)
     rendered = _emit(out_fn, name, header, spec)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])
@@ -367,7 +368,7 @@ def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None,
     g_out = bem.apply("srcad.tuple", grads)
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)
     bwd_fn = Function(bwd_name, sig, bwd_b.end_function((g_out,)), f.loc, f.qualname)
-    bwd_fn = optimize(bwd_fn, _contracts(spec), _blas(spec))
+    bwd_fn = own_results(optimize(bwd_fn, _contracts(spec), _blas(spec)))
     header = _header(fn, spec, arg_types, f, saved_report(f, plan, fwd_fn), fwd_fn)
     r1 = _emit(fwd_fn, fwd_name, header, spec)
     r2 = _emit(bwd_fn, bwd_name, header, spec)
@@ -402,8 +403,8 @@ def _build_batched(fn, spec: Spec, arg_types, free_types, trace: dict | None = N
     body = em.b.end_function((result,))
     name = f"{spec.kind}_{f.name}"
     sig = f.signature + tuple(Param(naming.tangents(f.signature[i].name)) for i in wrt)
-    out_fn = _record(trace, "optimized", optimize(Function(name, sig, body, f.loc, f.qualname),
-                                                  _contracts(spec), _blas(spec)))
+    out_fn = _record(trace, "optimized", own_results(optimize(Function(name, sig, body, f.loc, f.qualname),
+                                                              _contracts(spec), _blas(spec))))
     header = _header(fn, spec, arg_types, f, [], out_fn)
     rendered = _emit(out_fn, name, header, spec)
     built = Built(compile_function(rendered, name), rendered.source, [], name, [(rendered, name)])

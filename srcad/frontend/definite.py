@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import gast
 
-from .resolve import parameter_names
+from .resolve import import_names, parameter_names
 
 _Assigned = frozenset  # names assigned on every path; None: no path reaches this point
 
@@ -114,6 +114,8 @@ class _Walker:
                 self.expr(e, d)
             self.at_def[s] = d
             return d | {s.name}
+        if isinstance(s, (gast.Import, gast.ImportFrom)):
+            return d | set(import_names(s))
         if isinstance(s, gast.Assert):
             self.expr(s.test, d)  # (the message is evaluated only when the test fails)
             return d

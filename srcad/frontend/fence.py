@@ -18,7 +18,7 @@ from .source import ParsedFunction
 HANDLED = frozenset(
     """
     Module Expression FunctionDef Return Assign AugAssign AnnAssign For While If Expr Pass
-    Break Continue Assert Raise
+    Break Continue Assert Raise Import ImportFrom alias
     BoolOp BinOp UnaryOp IfExp Dict Compare Call Constant Attribute Subscript Name List Tuple
     Slice ListComp GeneratorExp DictComp JoinedStr FormattedValue Starred Lambda Yield YieldFrom
     Load Store Param Add Sub Mult MatMult Div Mod Pow FloorDiv BitAnd BitOr BitXor LShift
@@ -39,18 +39,14 @@ REJECTED: dict[str, tuple[str, str]] = {
     "ClassDef": ("class definitions inside a differentiated function are not supported",
                  "define the class at module level"),
     "Delete": ("'del' is not supported", "rebind the name instead, or let it go out of scope"),
-    "With": ("'with' statements are not supported", _HINT_MOVE_OUT),
+    "With": ("'with' statements are not supported (except np.errstate(...) set to 'ignore' or 'warn')",
+             _HINT_MOVE_OUT),
     "Try": ("'try' statements are not supported",
             "move the error handling outside the differentiated function"),
     "TryStar": ("'try/except*' is not supported",
                 "move the error handling outside the differentiated function"),
     "ExceptHandler": ("'except' clauses are not supported",
                       "move the error handling outside the differentiated function"),
-    "Import": ("imports inside a differentiated function are not supported",
-               "import at module level"),
-    "ImportFrom": ("imports inside a differentiated function are not supported",
-                   "import at module level"),
-    "alias": ("imports inside a differentiated function are not supported", "import at module level"),
     "Global": ("'global' declarations are not supported",
                "return the new value instead of writing a global"),
     "Nonlocal": ("'nonlocal' declarations are not supported",

@@ -16,7 +16,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Atom, Const
 from .closures import Frame
 from .generators import GeneratorSpace
-from .resolve import Static
+from .resolve import Static, import_names
 
 RET, RETVAL = "__ret", "__retval"
 
@@ -76,6 +76,7 @@ def assigned_names(nodes) -> set[str]:
             continue
         elif isinstance(n, gast.Lambda):
             continue
+        out.update(import_names(n))
         stack.extend(gast.iter_child_nodes(n))
     return out
 

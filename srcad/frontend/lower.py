@@ -36,6 +36,7 @@ from .fence import check
 from .frozen import FrozenDistributions
 from .generators import GeneratorLowering, is_generator
 from .higher_order import HigherOrderCalls
+from .imports import ImportLowering
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
 from .objects import ObjectLowering
 from .resolve import LocalFunction, Scope, Static
@@ -66,7 +67,7 @@ class LowerContext:
 
 class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ObjectLowering, CarriedObjects,
                       ArgumentBinding,
-                      GeneratorLowering, HigherOrderCalls, LoopLowering, ExprLowerer):
+                      GeneratorLowering, HigherOrderCalls, ImportLowering, LoopLowering, ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
     A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its

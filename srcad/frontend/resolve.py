@@ -97,6 +97,7 @@ def local_names(node: gast.FunctionDef) -> set[str]:
         elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             stored.add(n.id)
     targets = {n.name for n in own if isinstance(n, gast.FunctionDef)}
+    targets.update(name for n in own for name in import_names(n))
     for n in own:
         if isinstance(n, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For)):
             for t in (n.targets if isinstance(n, gast.Assign) else [n.target]):
@@ -104,6 +105,15 @@ def local_names(node: gast.FunctionDef) -> set[str]:
                                if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store))
     # (comprehension targets are local to the comprehension, not to the function)
     return set(parameter_names(node.args)) | targets | (stored - comps)
+
+
+def import_names(node) -> list[str]:
+    """The local names an Import or ImportFrom statement binds."""
+    if isinstance(node, gast.Import):
+        return [a.asname or a.name.split(".")[0] for a in node.names]
+    if isinstance(node, gast.ImportFrom):
+        return [a.asname or a.name for a in node.names]
+    return []
 
 
 def is_library_object(obj: object) -> bool:

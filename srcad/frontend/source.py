@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import gast
 
 from ..errors import Diagnostic, SourceUnavailableError, StaleSourceError, UnsupportedSyntaxError
+from .contexts import unwrap_contexts
 from .planned import generated_file, undo_memory_planning
 from .staleness import def_matches, lambda_matches
 
@@ -216,6 +217,7 @@ def parse_function(fn) -> ParsedFunction:
     node = defs[0]
     gast.increment_lineno(node, first - 1)
     node.decorator_list = []
+    node = unwrap_contexts(node, fn)
     if generated_file(file):
         node = undo_memory_planning(node)
     return ParsedFunction(fn, node, file, indent)

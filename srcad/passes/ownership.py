@@ -35,9 +35,11 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
+import numpy as np
+
 from ..analysis.aliases import Aliases, update_base
 from ..ir import types as T
-from ..ir.nodes import Apply, Block, For, Function, If, Var, While, iter_ops, max_var_id
+from ..ir.nodes import Apply, Block, Const, Ext, For, Function, If, Var, While, iter_ops, max_var_id
 
 
 def _updated(block: Block) -> set:
@@ -157,33 +159,45 @@ def copy_views_read_across_writes(fn: Function) -> Function:
     return dataclasses.replace(fn, body=_Views(fn).block(fn.body))
 
 
-def copy_gradients_of_inputs(fn: Function) -> Function:
-    """A gradient that simplified to an argument itself (or a view of one: d/dx sum(x * w)
-    is w) is copied before it is returned, so that changing the gradient in place (g *= lr)
-    never changes the caller's argument."""
+def own_results(fn: Function) -> Function:
+    """Every array the function returns (through tuples, lists and dicts) is its own: a
+    derivative that simplified to an argument, a global or closure array, a view of one, a
+    read-only broadcast (d/dx sum(x) is ones broadcast from a scalar), or an array returned at
+    two places (d/dx and d/dy of x + y) is copied, so that changing one result in place
+    (g *= lr, g += wd * w) changes nothing else: not the caller's arguments, not the
+    function's constants, not another result."""
     aliases = Aliases(fn)
-    foreign = {aliases.find(p) for p in fn.body.params}
     defs = {op.outs[0]: op for op in fn.body.ops if isinstance(op, Apply) and len(op.outs) == 1}
     next_id = [max_var_id(fn) + 1]
     extra: list = []
+    seen: set = set()
+
+    def copy(a):
+        v = Var(next_id[0], "", a.type if isinstance(a, Var) else T.UNKNOWN)
+        next_id[0] += 1
+        array = isinstance(a, Var) and isinstance(a.type, T.Array) or isinstance(a, Const)
+        extra.append(Apply((v,), "numpy.copy" if array else "srcad.copy_value", (a,), (), fn.loc))
+        return v
 
     def own(a):
-        if isinstance(a, Var) and a in defs and defs[a].prim == "srcad.tuple":
-            d = defs[a]
+        d = defs.get(a) if isinstance(a, Var) else None
+        if d is not None and d.prim in ("srcad.tuple", "srcad.list", "srcad.dict"):
             args = tuple(own(x) for x in d.args)
             if args == d.args:
                 return a
             v = Var(next_id[0], a.hint, a.type)
             next_id[0] += 1
-            extra.append(Apply((v,), "srcad.tuple", args, (), d.loc))
+            extra.append(Apply((v,), d.prim, args, (), d.loc))
             return v
-        if (isinstance(a, Var) and isinstance(a.type, (T.Array, T.Num, T.Unknown))
-                and aliases.find(a) in foreign):
-            v = Var(next_id[0], "", a.type)
-            next_id[0] += 1
-            extra.append(Apply((v,), "numpy.copy" if isinstance(a.type, T.Array) else "srcad.copy_value",
-                               (a,), (), fn.loc))
-            return v
+        if isinstance(a, Const):
+            held = a.value.obj if isinstance(a.value, Ext) else a.value
+            return copy(a) if isinstance(held, np.ndarray) else a
+        if not (isinstance(a, Var) and isinstance(a.type, (T.Array, T.Num, T.Unknown))):
+            return a
+        root = aliases.find(a)
+        if not aliases.owned(a) or root in seen:
+            return copy(a)
+        seen.add(root)
         return a
 
     yields = tuple(own(y) for y in fn.body.yields)

@@ -30,10 +30,12 @@ class SequenceOps:
                 not repeat and not (seqs[0] and seqs[1])) or (
                 not repeat and type(types[0]) is not type(types[1])):
             kinds = " and ".join(str(t) for t in types)
-            raise TypeSupportError(f"{'*' if repeat else '+'} of {kinds}", [diagnostic(
+            err = TypeSupportError(f"{'*' if repeat else '+'} of {kinds}", [diagnostic(
                 op.loc, f"srcad cannot tell what {'*' if repeat else '+'} does with {kinds} here",
                 "give both operands known types (a list or tuple and an int for repetition, two lists "
                 "or two tuples for concatenation, or arrays for arithmetic)")])
+            err.unrolling_helps = any(isinstance(t, T.Unknown) for t in types)  # (t += (v,) in a loop)
+            raise err
         if isinstance(types[0], T.List) or isinstance(types[1], T.List):
             if repeat:
                 return "srcad.list_repeat", (args if seqs[0] else args[::-1]), kw
@@ -84,6 +86,9 @@ class SequenceOps:
         """`t[i]`, i known, of a tuple built here: its item (a tuple does not change); of the
         items of a dict d with known keys (`for k, v in d.items()`, unrolled): the pair
         (key, d[key]) (d's later changes are refused while the items are read: safety.py)."""
+        if prim == "srcad.method" and args[0] == Const("get") and len(args) in (3, 4) \
+                and isinstance(atom_type(args[1]), T.Dict) and isinstance(args[2], Const):
+            return self.dict_get(op, args[1], args[2], args[3] if len(args) == 4 else Const(None), pre)
         if prim != "operator.getitem" or not isinstance(args[1], Const) or type(args[1].value) is not int:
             return None
         i = args[1].value
@@ -100,6 +105,14 @@ class SequenceOps:
         pre += self.apply(Apply((v,), "operator.getitem", (d, Const(keys[i])), (), op.loc))
         pre += self.apply(Apply((pair,), "srcad.tuple", (Const(keys[i]), self.atom(v)), (), op.loc))
         return self.atom(pair)
+
+    def dict_get(self, op: Apply, d: Atom, key: Const, default: Atom, pre: list) -> Atom:
+        """`d.get(k, default)` of a dict whose keys are known: d[k], or the default."""
+        if not any(k == key.value for k, _ in atom_type(d).items):
+            return default
+        v = self.fresh("", T.UNKNOWN)
+        pre += self.apply(Apply((v,), "operator.getitem", (d, key), (), op.loc))
+        return self.atom(v)
 
     def tuple_items(self, op: Apply, args, types, repeat: bool, pre: list) -> tuple:
         """The items of a tuple concatenation (t1 + t2) or repetition (t * n, n known)."""

@@ -122,7 +122,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             try:
                 loop = self.loop_for(op)
             except TypeSupportError as e:  # (a key set per iteration: {i: ... for i in range(3)})
-                unrolled = self.unroll_loop(op, forced=True) if getattr(e, "key_at_run_time", False) else None
+                unrolled = self.unroll_loop(op, forced=True) if getattr(e, "unrolling_helps", False) else None
                 if unrolled is None:
                     raise
                 return unrolled

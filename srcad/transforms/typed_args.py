@@ -91,7 +91,7 @@ def check_keys_and_ints(rule, prim: str, args, op: Apply) -> None:
             "srcad tracks a dict's keys while transforming: build it with constant keys "
             "(d = {'a': ..., 'b': ...}, or in a loop of at most 32 iterations over a range or constant "
             "keys), or keep the values in a list")])
-        err.key_at_run_time = True
+        err.unrolling_helps = True
         raise err
     if rule.int_operands and float_operand(prim, args):
         raise TypeSupportError(f"{prim} of a float", [diagnostic(

@@ -34,7 +34,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.nodes import Apply, Atom, Const, For, Function, If, Var, atom_type
 from ..ir.values import of_value
-from ..passes.ownership import copy_gradients_of_inputs
+from ..passes.ownership import own_results
 from ..rules import registry
 from ..rules.vmaps import NUMERIC, NotVectorizable, item, join, norm
 
@@ -379,4 +379,4 @@ def vectorise(fn: Function, in_axes: tuple, out_axis: int, batch: int) -> tuple[
     vz.loc = None
     result = _moved(vz, vz.conform(out, True), vz.type_of(out), out_axis)
     body = vz.b.end_function((result,))
-    return copy_gradients_of_inputs(dataclasses.replace(fn, name=f"vmap_{fn.name}", body=body)), vz.looped
+    return own_results(dataclasses.replace(fn, name=f"vmap_{fn.name}", body=body)), vz.looped
