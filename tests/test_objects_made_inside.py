@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from oracle import fd_grad
+from oracle import fd_grad, fd_jvp
 
 import srcad
 
@@ -289,3 +289,69 @@ def test_what_one_function_needs_does_not_change_how_another_is_transformed():
     with pytest.raises(srcad.SrcadError):
         srcad.grad(kept_from_a_loop)(0.4, 0.3)
     np.testing.assert_allclose(srcad.grad(walked)(0.4, 0.3), want, rtol=1e-7)
+
+
+class Dense:
+    def __init__(self, W, act=np.tanh):
+        self.W = W
+        self.act = act
+
+    def __call__(self, h):
+        return self.act(h @ self.W)
+
+
+class Acc:
+    def __init__(self, v):
+        self.v = v
+
+
+def layers_in_a_display(W1, W2, x):
+    h = x
+    for layer in [Dense(W1), Dense(W2, np.sin)]:
+        h = layer(h)
+    return np.sum(h ** 2)
+
+
+def layers_by_name_with_continue(W1, W2, x):
+    layers = (Dense(W1), Dense(W2), Dense(W1.T))
+    h = x
+    for layer in layers:
+        if np.sum(layer.W) > 100.0:
+            continue
+        h = layer(h) + h
+    return np.sum(h)
+
+
+def objects_written_through_the_loop(W1, W2, x):
+    a, b = Acc(np.sum(W1 * x)), Acc(1.0)
+    for c in [a, b]:
+        c.v = c.v + np.sum(W2) * c.v
+    return a.v * b.v
+
+
+@pytest.mark.parametrize("fn", [layers_in_a_display, layers_by_name_with_continue,
+                                objects_written_through_the_loop])
+def test_a_loop_over_objects_made_inside_runs_once_per_object(fn):
+    rng = np.random.default_rng(5)
+    args = (rng.normal(size=(2, 2)) * 0.5, rng.normal(size=(2, 2)) * 0.5, np.array([0.3, -0.8]))
+    for argnum in range(3):
+        np.testing.assert_allclose(srcad.grad(fn, argnums=argnum)(*args), fd_grad(fn, args, argnum),
+                                   rtol=1e-6, atol=1e-8)
+    tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
+    value, tangent = srcad.jvp(fn, args, tangents)
+    np.testing.assert_allclose(value, fn(*args), rtol=1e-14)
+    np.testing.assert_allclose(tangent, fd_jvp(fn, args, tangents), rtol=1e-6, atol=1e-8)
+
+
+def layers_with_break(W1, x):
+    h = x
+    for layer in [Dense(W1), Dense(W1)]:
+        h = layer(h)
+        if np.sum(h) > 0.0:
+            break
+    return np.sum(h)
+
+
+def test_a_loop_over_objects_with_break_stays_refused():
+    with pytest.raises(srcad.SrcadError):
+        srcad.grad(layers_with_break)(np.eye(2), np.array([0.3, -0.8]))

@@ -13,9 +13,10 @@ import contextlib
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.nodes import Atom, Const
+from ..ir.nodes import Atom, Const, Var
 from .closures import Frame
 from .generators import GeneratorSpace
+from .objects import local_object
 from .resolve import Static, import_names
 
 RET, RETVAL = "__ret", "__retval"
@@ -148,6 +149,12 @@ class LoopLowering:
         """`for target in iter_node: lower_body()` as a loop over a range (`space`: the
         iteration space of iter_node, when it is already evaluated; `on_item(value)`, when
         given, takes each item instead of `target`: a `yield from`)."""
+        if space is None and isinstance(iter_node, (gast.Name, gast.List, gast.Tuple)):
+            seq = self.value(iter_node)
+            if self.iterate_objects(seq, target, lower_body, jumps, carried):
+                return
+            n, element = self.sequence_of(seq, node)
+            space = (Const(0), n, Const(1), element, False)
         space = space or self.iteration_space(iter_node, node)
         if isinstance(space, GeneratorSpace):
             self.iterate_generator(space, target, lower_body, node, jumps, on_item)
@@ -167,6 +174,27 @@ class LoopLowering:
 
         exit_flag = self.loop_body(body, set(jumps), node, carried)
         self.b.end_for(exit_flag=exit_flag)
+
+    def iterate_objects(self, seq: Atom, target, lower_body, jumps, carried) -> bool:
+        """`for layer in [Dense(W1), Dense(W2)]` (or a name bound to such a display): a list or
+        tuple of objects made in the function, iterated without break or return, runs its body
+        once per object, the target being that object (the generated code cannot hold them:
+        frontend/objects.py). Returns whether it did."""
+        items = self.ctx.displays.get(seq) if isinstance(seq, Var) else None
+        if not items or carried or {"brk", "ret"} & set(jumps) or not all(local_object(a) for a in items):
+            return False
+        depth = len(self.loops)
+        brk, cont = self.flag(f"brk{depth}"), self.flag(f"cont{depth}")
+        for item in items:
+            self.loops.append((brk, cont))
+            self.write_key(brk, Const(False))
+            self.write_key(cont, Const(False))
+            self.assign(target, item)
+            lower_body()
+            self.loops.pop()
+        self.b.kill(brk)
+        self.b.kill(cont)
+        return True
 
     def iteration_space(self, it, node):
         """(start, stop, step, element, reverse): element(index) gives the loop target; for a

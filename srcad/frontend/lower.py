@@ -56,6 +56,7 @@ class LowerContext:
     elements: dict = field(default_factory=dict)  # tuple Var -> its values (for *v)
     lengths: dict = field(default_factory=dict)  # list Var -> its length (for *v)
     keys: dict = field(default_factory=dict)  # dict Var -> its keys (for **v)
+    displays: dict = field(default_factory=dict)  # list or tuple Var -> its items (a display)
     callees: dict = field(default_factory=dict)  # Var -> the function it is (callees.py)
     holds: dict = field(default_factory=dict)  # container Var -> the functions it holds
     frozen: dict = field(default_factory=dict)  # Var -> (distribution, args, kw) it was made with
@@ -111,11 +112,12 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         return k
 
     def remember_elements(self, v: Var, elts: tuple) -> None:
-        self.ctx.elements[v] = elts
+        self.ctx.elements[v] = self.ctx.displays[v] = elts
         self.remember_items(v, _positions(elts))
 
     def remember_list(self, v: Var, elts: list) -> Var:
         self.ctx.lengths[v] = len(elts)
+        self.ctx.displays[v] = tuple(elts)
         self.remember_items(v, _positions(elts))
         return v
 
