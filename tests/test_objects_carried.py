@@ -251,7 +251,23 @@ def dataclass_state_chosen(k, x0):
     return s.energy(k)
 
 
+def chosen_by_a_conditional_expression(x, rate):
+    w = Walker(x * rate, 1.0) if x > 0.3 else (Walker(x - rate, 2.0) if x > 0.1 else Walker(x, 0.5))
+    return w.x * w.t
+
+
+def chosen_by_a_conditional_expression_of_an_older_one(x, rate):
+    w = Walker(x, 0.0)
+    w = w.moved(rate) if x > 0.3 else w
+    return w.x + w.t
+
+
 IF_CASES = [
+    (chosen_by_a_conditional_expression, (0.4, 0.3)),
+    (chosen_by_a_conditional_expression, (0.2, 0.3)),
+    (chosen_by_a_conditional_expression, (0.05, 0.3)),
+    (chosen_by_a_conditional_expression_of_an_older_one, (0.4, 0.3)),
+    (chosen_by_a_conditional_expression_of_an_older_one, (0.2, 0.3)),
     (replaced_on_one_branch, (0.4, 0.3)),
     (replaced_on_one_branch, (0.2, 0.3)),
     (made_on_both_branches, (0.4, 0.3)),

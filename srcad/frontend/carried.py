@@ -23,6 +23,8 @@ the object itself, which objects.py refuses (or has made when the code runs) as 
 
 from __future__ import annotations
 
+import gast
+
 from ..ir.nodes import Const, Ext, ext_object
 from .closures import Partial
 from .expr import ext_name
@@ -76,6 +78,21 @@ def _copy_attributes(builder, source: LocalObject, target: LocalObject) -> None:
 
 class CarriedObjects:
     """A mixin of FunctionLowerer (lower.py): loops and ifs that replace objects made inside."""
+
+    def assigned_a_choice(self, node) -> bool:
+        """`name = a if c else b` is lowered as `if c: name = a` / `else: name = b` (the same
+        operations), so that objects the branches make are joined as an if statement's are
+        (`p = A(x) if c else A(y)`). Returns whether it was."""
+        if not (len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
+                and isinstance(node.value, gast.IfExp)):
+            return False
+        target, choice = node.targets[0], node.value
+
+        def assign(value):
+            return gast.copy_location(gast.Assign(targets=[target], value=value, type_comment=None), value)
+        self.stmt_If(gast.copy_location(gast.If(test=choice.test, body=[assign(choice.body)],
+                                                orelse=[assign(choice.orelse)]), choice))
+        return True
 
     def carry_objects(self, names) -> list:
         """Before a loop whose body assigns `names`: bind each of them that refers to an object

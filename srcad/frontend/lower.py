@@ -313,6 +313,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         self.emit("srcad.assert", (test, msg), node=node, nouts=0)
 
     def stmt_Assign(self, node) -> None:
+        if self.assigned_a_choice(node):  # (name = a if c else b: an if statement, carried.py)
+            return
         targets = node.targets
         if len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and isinstance(
             node.value, (gast.Tuple, gast.List)
