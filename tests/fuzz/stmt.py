@@ -479,6 +479,14 @@ class Stmts:
             return [code]
         opts.append(("tuple", 1.0, multi))
 
+        def grown():  # (t += (v,) in a loop: unrolled)
+            name, n, i = self.new_name("t"), self.rng.randint(1, 3), self.new_name("i")
+            lines = [f"{ind}{name} = ()", f"{ind}for {i} in range({n}):",
+                     f"{ind}    {name} += ({self.fexpr(1)} * ({i} + 1.0),)"]
+            self.bind(name, TUPLE(*([FLOAT] * n)))
+            return lines
+        opts.append(("tuple_concat", 0.7, grown))
+
         def pair_concat():
             name = self.new_name("t")
             code = f"{ind}{name} = ({self.fexpr(1)},) + ({self.fexpr(1)},)"
@@ -513,8 +521,32 @@ class Stmts:
                     return None
                 self.scope[v.name] = Var(v.name, Ty("dict", items=v.ty.items + ((key, FLOAT),)))
                 return [f"{ind}{v.name}[{key!r}] = {self.fexpr(1)}"]
-            opts += [("dict", 1.0, write), ("dict", 0.5, add)]
+            opts += [("dict", 1.0, write), ("dict", 0.5, add),
+                     ("dict_comp", 2.0, lambda v=v: self.s_dict_comp(ind, v)),
+                     ("dict_comp", 1.0, lambda v=v: self.s_dict_get(ind, v))]
         return self.choose(opts)
+
+    def s_dict_comp(self, ind, v):
+        """A dict comprehension over a dict's keys or items (unrolled key by key), maybe
+        filtered by a constant key."""
+        name, drop = self.new_name("d"), self.rng.choice([None, v.ty.items[0][0]])
+        items = tuple((k, t) for k, t in v.ty.items if k != drop)
+        cond = f" if k != {drop!r}" if drop is not None else ""
+        body = self.rng.choice([f"{v.name}[k] * {self.fexpr(1)}", f"np.tanh({v.name}[k]) + {self.fexpr(1)}"])
+        if self.rng.random() < 0.5:
+            code = f"{{k: {body} for k in {v.name}{cond}}}"
+        else:
+            code = f"{{k: np.sin(e) * {self.fexpr(1)} for k, e in {v.name}.items(){cond}}}"
+        self.bind(name, Ty("dict", items=items))
+        return [f"{ind}{name} = {code}"]
+
+    def s_dict_get(self, ind, v):
+        key = self.rng.choice([k for k, _ in v.ty.items] + ["z"])
+        ty = dict(v.ty.items).get(key, FLOAT)
+        name = self.new_name("g")
+        self.bind(name, ty)
+        default = self.fexpr(1) if ty.kind == "float" else self.value(ty)
+        return [f"{ind}{name} = {v.name}.get({key!r}, {default})"]
 
     # -- outputs -----------------------------------------------------------------
     def sink(self, ty: Ty) -> str:
