@@ -114,7 +114,7 @@ if special is not None:
     # scipy's logsumexp is a source implementation (rules/scipy_special_impl.py, for return_sign)
     # that calls the primitive srcad.logsumexp; registered first, it is what scipy's function
     # stands for, also where generated code calls it (the primitive's `runs`)
-    composite("scipy.special.logsumexp", impl.logsumexp)
+    composite("scipy.special.logsumexp", impl.logsumexp, diff=("a", "b"))
     defrule("srcad.logsumexp", "a, axis=None, b=None, keepdims=False", fn=impl.logsumexp_value,
             runs=special.logsumexp,
             jvp={"a": f"np.sum(t * {_W} * (1.0 if b is None else b), axis=axis, keepdims=keepdims)",
