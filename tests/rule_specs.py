@@ -407,11 +407,12 @@ import rule_specs_more  # noqa: E402
 import rule_specs_numpy  # noqa: E402
 import rule_specs_order  # noqa: E402
 import rule_specs_special  # noqa: E402
+import rule_specs_statistics  # noqa: E402
 import rule_specs_stats  # noqa: E402
 
 FAMILY_MODULES = (rule_specs_numpy, rule_specs_linalg, rule_specs_order, rule_specs_more, rule_specs_stats,
                   rule_specs_special, rule_specs_integrate, rule_specs_matrices, rule_specs_convolution,
-                  rule_specs_complex)
+                  rule_specs_complex, rule_specs_statistics)
 
 row("srcad.max_of", "max(list(x)) * x", x=V3)
 row("srcad.max_of", "max(x) + x", x=V3, note="the builtin over a 1-d array")

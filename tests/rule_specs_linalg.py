@@ -147,6 +147,18 @@ if scipy is not None:
     special("logsumexp", "scipy.special.logsumexp(x, axis=0, b=w)", x=normal(3, 4), w=uniform(0.5, 2.0, 3, 4))
     special("logsumexp", "scipy.special.logsumexp(x, axis=1, b=w)", x=normal(3, 4), w=uniform(0.5, 2.0, 4),
             note="broadcast weights")
+    special("logsumexp", "scipy.special.logsumexp(x$kw, return_sign=True)", x=normal(3, 4),
+            alts={"kw": ["", ", axis=1", ", axis=0, keepdims=True", ", axis=(0, -1)"]},
+            shapes=({"x": (4,)}, {"x": "list"}), note="the sign of a sum of exponentials: 1")
+    special("logsumexp", "scipy.special.logsumexp(x, b=w$kw, return_sign=True)", x=normal(3, 4),
+            w=uniform(-2.0, -0.5, 3, 4), alts={"kw": ["", ", axis=1", ", axis=0, keepdims=True"]},
+            shapes=({"w": (4,)}, {"w": (3, 1)}), note="negative weights: a negative sum, its sign -1")
+    special("logsumexp", "scipy.special.logsumexp(x, axis=1, b=w, return_sign=True)", x=normal(3, 4),
+            w=const(np.array([1.5, -0.4, 2.0, -0.3])), note="weights of both signs, sums of both signs")
+    special("logsumexp", "scipy.special.logsumexp(x, -1, w, True, True)[0]", x=normal(2, 4),
+            w=uniform(-2.0, 2.0, 2, 4), note="positional arguments")
+    row("srcad.logsumexp", "logsumexp_value(x, 1, w)", x=normal(3, 4), w=uniform(0.5, 2.0, 4),
+        imports="from srcad.rules.scipy_special_impl import logsumexp_value", note="the primitive itself")
     special("softmax", "scipy.special.softmax(x)", x=normal(3, 4))
     special("softmax", "scipy.special.softmax(x, axis=1)", x=normal(3, 4))
     special("log_softmax", "scipy.special.log_softmax(x, axis=0)", x=normal(3, 4))

@@ -122,11 +122,11 @@ class ExprEmitter:
         path = rule.name
         if path.startswith("builtins."):
             return _name(path.split(".", 1)[1])
+        parts = path.split(".")
+        if rule.runs is not None:  # (a runtime helper: _einsum; scipy's logsumexp for srcad.logsumexp)
+            return _name(self.ns.ref(rule.runs, "_" + parts[-1]))
         if path.startswith("srcad."):
             return _name(self.ns.ref(rule.fn, "_" + path.split(".", 1)[1]))
-        parts = path.split(".")
-        if rule.runs is not None:
-            return _name(self.ns.ref(rule.runs, "_" + parts[-1]))  # (a runtime helper: _einsum)
         if rule.fn is not None and (parts[0] not in ("numpy", "math")
                                     or not _same(registry.resolve_path(path), rule.fn)):
             return _name(self.ns.ref(rule.fn, parts[-1]))  # other libraries: the object itself

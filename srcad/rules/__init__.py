@@ -13,13 +13,14 @@ with lazy_templates():  # (parsed on first use; tests/test_one_home.py checks th
     from . import numpy_numerics
     from . import numpy_order, numpy_ufuncs
     from . import numpy_nondiff, helpers, numpy_methods
+    from . import numpy_statistics
 # isort: on
 
 FAMILIES = (operators, builtins_, math_, numpy_elementwise, numpy_arrays, internal,
             numpy_reductions, numpy_shape, numpy_products, numpy_linalg, numpy_spectral, numpy_norms,
             matrix_functions, convolution, numpy_fft, numpy_eig,
             numpy_numerics, numpy_order, numpy_ufuncs,
-            numpy_nondiff, helpers, numpy_methods)
+            numpy_nondiff, helpers, numpy_methods, numpy_statistics)
 
 # scipy is optional and slow to import: its rules load when your code has imported it
 lazy_family("scipy", "srcad.rules.scipy_special")

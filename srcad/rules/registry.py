@@ -360,14 +360,18 @@ def composite(path: str, source: Callable, refuses: tuple[str, ...] = (), **flag
     names the parameters no derivative may reach, for the listing: data (counts, integer sizes,
     which the implementation passes through `srcad.data_only`) and parameters of a function
     without a rule in them (t.cdf's df: scipy.special.stdtr); differentiating them is an error
-    raised by those rules. Returns None when the library is not installed."""
+    raised by those rules. `diff`, when given, names the differentiable parameters for the
+    listing (by default those not refused, not accepted only as None, not bool or str).
+    Returns None when the library is not installed."""
     fn = resolve_path(path)
     if fn is None:
         return None
     sig = inspect.signature(source)
     names = tuple(sig.parameters)
     defaults = {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
-    diff = tuple(p for p in names if p not in refuses and not isinstance(defaults.get(p), (bool, str)))
+    unused = {p for p, values in flags.get("accepts", {}).items() if values == (None,)}  # (only None)
+    diff = flags.pop("diff", None) or tuple(p for p in names if p not in refuses and p not in unused
+                                             and not isinstance(defaults.get(p), (bool, str)))
     flags.setdefault("raises", "always")
     _defaults(flags)
     if not isinstance(source, CustomRule):  # (srcad's own derivative rules: odes.py calls, not inlines)

@@ -5,8 +5,9 @@ scipy.special.<name>. Derivatives use scipy.special functions that have rules th
 so they can be differentiated again (digamma -> polygamma(1) -> polygamma(2) ...).
 
 Choices: xlogy(x, y) and xlog1py(x, y) give d/dy = 0 where x == 0 (matching their value
-0 there, also at y == 0); logsumexp's weights b are differentiable; the parameters not
-listed (return_sign=...) are rejected rather than ignored. gammainc, gammaincc and betainc
+0 there, also at y == 0); logsumexp's weights b are differentiable, and return_sign=True
+gives (log |sum|, sign) (rules/scipy_special_impl.py); the parameters not listed are rejected
+rather than ignored. gammainc, gammaincc and betainc
 and stdtr (in df) have rules in x only: differentiating them in a or b raises NoRuleError (never a silent
 zero); polygamma's order n is an integer, and differentiating it is an error too.
 
@@ -19,10 +20,12 @@ differentiable in q (-x zeta(x + 1, q)), not in x. gammasgn is piecewise constan
 
 from . import shapes as sh
 from . import typefns as ty
-from .registry import defrule, elementwise, elementwise2, family, nondiff
+from .registry import composite, defrule, elementwise, elementwise2, family, nondiff
 
 try:
     import scipy.special as special
+
+    from . import scipy_special_impl as impl
 except ImportError:  # scipy is optional
     special = None
 
@@ -108,7 +111,12 @@ if special is not None:
     # reductions over an axis: w = exp(a - logsumexp) are the softmax weights
     _W = "np.exp(a - srcad.expand_reduced(ans, a, axis, keepdims))"
     _E = "srcad.expand_reduced(g, a, axis, keepdims)"
-    defrule("scipy.special.logsumexp", "a, axis=None, b=None, keepdims=False",
+    # scipy's logsumexp is a source implementation (rules/scipy_special_impl.py, for return_sign)
+    # that calls the primitive srcad.logsumexp; registered first, it is what scipy's function
+    # stands for, also where generated code calls it (the primitive's `runs`)
+    composite("scipy.special.logsumexp", impl.logsumexp, diff=("a", "b"))
+    defrule("srcad.logsumexp", "a, axis=None, b=None, keepdims=False", fn=impl.logsumexp_value,
+            runs=special.logsumexp,
             jvp={"a": f"np.sum(t * {_W} * (1.0 if b is None else b), axis=axis, keepdims=keepdims)",
                  "b": f"np.sum(t * {_W}, axis=axis, keepdims=keepdims)"},
             vjp={"a": f"{_E} * {_W} * (1.0 if b is None else b)", "b": f"{_E} * {_W}"},
