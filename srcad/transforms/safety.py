@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..analysis.aliases import Aliases, update_base
 from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, positions
 from ..analysis.liveness import liveness
+from ..analysis.swaps import traded_places
 from ..errors import UnsafeMutationError, diagnostic
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, For, Function, If, Var, While, atom_type, ext_object, iter_ops
@@ -138,6 +139,11 @@ def _stored_back(fn: Function) -> dict:
     return out
 
 
+def _other_buffer(roots: dict, base: Var, m: Var) -> bool:
+    """Is m, in a loop whose carried objects trade places, another of them than base?"""
+    return roots.get(base) is not None and roots.get(m) not in (None, roots[base])
+
+
 def _stale_diagnostic(op, base: Var, stale: list):
     if stale == [base.hint]:  # (the value before the write: an earlier line or a loop reads it)
         what = (f"the value {_describe(base)} had before this change is read afterwards (a later "
@@ -166,7 +172,7 @@ def check_mutations(fn: Function) -> None:
     late = late_stores(loop_bodies(fn))
     relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late)) if late else full
     pos = positions(fn.body) if late else {}
-    problems, holders = [], _stored_back(fn)
+    problems, holders, swaps = [], _stored_back(fn), traded_places(fn)
     for op in updates:
         base = op.args[update_base(op)]
         aliases = relaxed if late and before_late_stores(op, base, late, relaxed, pos) else full
@@ -176,9 +182,10 @@ def check_mutations(fn: Function) -> None:
                 "(an argument, a global, or a view of one)",
                 "work on a copy: x = x.copy() (or list(xs)) before changing it"))
             continue
-        after = live.live_after[id(op)]
+        after, mine = live.live_after[id(op)], swaps.get(id(op), {})  # (double buffers: swaps.py)
         stale = sorted({m.hint or "a view" for m in aliases.observers(base)
-                        if m in after and m not in op.outs and m is not holders.get(op.outs[0])})
+                        if m in after and m not in op.outs and m is not holders.get(op.outs[0])
+                        and not _other_buffer(mine, base, m)})
         if stale:
             problems.append(_stale_diagnostic(op, base, stale))
     if problems:
