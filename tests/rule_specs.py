@@ -135,6 +135,7 @@ INTERNAL = {
     "srcad.mutate_call": "v.update(...): test_objects_methods (an object's method) and lists/dicts",
     "srcad.item_update": "x[k] += v: test_regressions_aliases (items changed in place, and refused)",
     "srcad.check_unshared": "x[k] += v on an item held twice: test_regressions_aliases (refused)",
+    "srcad.diagonal_index": "np.fill_diagonal(y, v) on a local array: test_imports_and_contexts",
     "srcad.check_unpack": "a, b = v of the wrong length: test_one_shot",
     "srcad.shape_error": "shapes NumPy refuses, raised where the line runs: test_shape_errors",
     "srcad.arg_cell": "captured values of a function given as an argument: test_sharing_arguments",

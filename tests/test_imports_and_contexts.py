@@ -1,6 +1,7 @@
 """`import` inside the function (frontend/imports.py), `with np.errstate(...)` set to 'ignore'
-or 'warn' (frontend/contexts.py), `d.get(k, default)` of a dict with known keys and a tuple
-grown in a loop (transforms/sequences.py, unroll.py): gradients against Richardson-
+or 'warn' (frontend/contexts.py), `d.get(k, default)` of a dict with known keys, a tuple
+grown in a loop (transforms/sequences.py, unroll.py), `np.fill_diagonal` on a local array
+(frontend/inplace_calls.py): gradients against Richardson-
 extrapolated finite differences, tangents against finite-difference directional
 derivatives; what stays refused, at the user's line."""
 
@@ -61,8 +62,22 @@ def grown_tuple(x):
     return t[0] + t[1] * t[2]
 
 
+def kernel_with_noise(x, noise):
+    K = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2)
+    np.fill_diagonal(K, K.diagonal() + noise)
+    return np.linalg.slogdet(K)[1] + np.sum(np.linalg.solve(K, x))
+
+
+def wide_diagonal(x, s):
+    M = np.ones((2, 3)) * x[0]
+    np.fill_diagonal(M, x[1:3] * s)
+    np.fill_diagonal(M, M.diagonal() * 2.0, wrap=False)
+    return np.sum(np.sin(M))
+
+
 X = np.array([0.5, -1.5, 2.0])
-CASES = [(imports_inside, (np.abs(X),)), (calls_a_helper_that_imports, (X,)), (masked_log, (X,)),
+CASES = [(kernel_with_noise, (X, 0.1)), (wide_diagonal, (X, 0.7)),
+         (imports_inside, (np.abs(X),)), (calls_a_helper_that_imports, (X,)), (masked_log, (X,)),
          (returns_inside_with, (X,)), (keyword_defaults, (X, 0.7)), (grown_tuple, (X,))]
 
 
@@ -86,6 +101,18 @@ def other_context(x):
     import warnings
     with warnings.catch_warnings():
         return np.sum(x)
+
+
+def repeated_diagonal(x):
+    M = np.ones((3, 3)) * x[0]
+    np.fill_diagonal(M, x[:2])  # (NumPy repeats [x0, x1] along the diagonal)
+    return np.sum(M)
+
+
+def test_a_diagonal_value_numpy_would_repeat_is_refused_at_the_users_line():
+    with pytest.raises(srcad.TypeSupportError, match="repeats along the diagonal") as info:
+        srcad.grad(repeated_diagonal)(X)
+    assert f"test_imports_and_contexts.py:{repeated_diagonal.__code__.co_firstlineno + 2}:" in str(info.value)
 
 
 @pytest.mark.parametrize("fn, offset", [(raising_errstate, 1), (other_context, 2)])

@@ -37,6 +37,7 @@ from .frozen import FrozenDistributions
 from .generators import GeneratorLowering, is_generator
 from .higher_order import HigherOrderCalls
 from .imports import ImportLowering
+from .inplace_calls import InPlaceCalls
 from .loops import RET, RETVAL, LoopLowering, escapes, jumps_of
 from .objects import ObjectLowering
 from .resolve import LocalFunction, Scope, Static
@@ -68,7 +69,8 @@ class LowerContext:
 
 class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ObjectLowering, CarriedObjects,
                       ArgumentBinding,
-                      GeneratorLowering, HigherOrderCalls, ImportLowering, LoopLowering, ExprLowerer):
+                      GeneratorLowering, HigherOrderCalls, ImportLowering, InPlaceCalls, LoopLowering,
+                      ExprLowerer):
     """Lower one user function's body; `prefix` separates the variables of inlined calls.
 
     A nested function (frontend/closures.py) is lowered by a FunctionLowerer too, given its
@@ -274,21 +276,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
     def stmt_Expr(self, node) -> None:
         if isinstance(node.value, gast.Constant):
             return  # docstrings and bare literals
-        call = node.value
-        if isinstance(call, gast.Call) and len(call.args) == 3 and not call.keywords and isinstance(
-                call.args[0], gast.Name) and call.args[0].id in self.scope.locals and self._is_add_at(call):
-            # np.add.at(y, idx, v) on a local array: y[idx] += v, adding once per repeated index
-            self.write(call.args[0].id,
-                       self.emit("srcad.add_at", [self.value(a) for a in call.args], node=call))
-            return
-        self.expr(call)
-
-    def _is_add_at(self, call) -> bool:
-        if not isinstance(call.func, gast.Attribute) or call.func.attr != "at":
-            return False
-        fn = self._static_callee(call)
-        return fn is not None and getattr(fn, "__self__", None) is not None and \
-            getattr(fn.__self__, "__name__", None) == "add" and type(fn.__self__).__name__ == "ufunc"
+        if not self.in_place_call(node.value):  # (np.add.at, np.fill_diagonal: inplace_calls.py)
+            self.expr(node.value)
 
     def stmt_Return(self, node) -> None:
         if not self.prefix:  # (the user's function itself, not an inlined callee)

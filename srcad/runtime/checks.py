@@ -13,7 +13,7 @@ from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
            "custom_cotangents", "check_length", "check_unpack", "check_unshared", "arg_cell", "arg_partial",
-           "data_only", "shape_error"]
+           "data_only", "shape_error", "diagonal_index"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -197,3 +197,21 @@ def shape_error(where, message):
     NumPy refuses (srcad saw it while transforming; it raises only when the line runs)."""
     raise _error_at("ShapeError", ValueError, where, message,
                     "check the shapes of the operands on this line")
+
+
+def diagonal_index(a, val, where):
+    """The index of the entries np.fill_diagonal(a, val) writes (a[i, i, ...] for i below the
+    shortest side of a 2-D array; every side equal otherwise, as NumPy requires), for the write
+    `a[index] = val`; a value NumPy would repeat along the diagonal (neither one number nor
+    one per entry) raises at the user's line."""
+    shape = np.shape(a)
+    if len(shape) < 2 or (len(shape) > 2 and len(set(shape)) > 1):
+        raise ValueError("array must be at least 2-d" if len(shape) < 2 else
+                         "All dimensions of input must be of equal length")
+    n = min(shape)
+    if np.ndim(val) > 1 or np.size(val) not in (1, n):
+        raise _error_at("TypeSupportError", ValueError, where,
+                        "np.fill_diagonal with a value NumPy repeats along the diagonal",
+                        "give one number, or one value per diagonal entry")
+    return (np.arange(n),) * len(shape)
+

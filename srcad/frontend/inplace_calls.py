@@ -1,0 +1,43 @@
+"""NumPy calls that change a local array in place, as the writes they are:
+`np.add.at(y, idx, v)` is `y[idx] += v` adding once per repeated index, and
+`np.fill_diagonal(y, v)` is `y[i, i] = v` along the diagonal; both checked as any write into
+y is (transforms/safety.py). Any other call whose result is unused can only matter by what
+it changes, and is refused there."""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from ..errors import where_text
+from ..ir.nodes import Const
+
+
+class InPlaceCalls:
+    """A mixin of FunctionLowerer (lower.py)."""
+
+    def in_place_call(self, call) -> bool:
+        """Lower a statement that is such a call on a local array; returns whether it was."""
+        if not (isinstance(call, gast.Call) and call.args and isinstance(call.args[0], gast.Name)
+                and call.args[0].id in self.scope.locals):
+            return False
+        name = call.args[0].id
+        if len(call.args) == 3 and not call.keywords and self._is_add_at(call):
+            self.write(name, self.emit("srcad.add_at", [self.value(a) for a in call.args], node=call))
+            return True
+        plain = all(k.arg == "wrap" and isinstance(k.value, gast.Constant) and k.value.value is False
+                    for k in call.keywords)  # (wrap=True: rows below the diagonal's end too)
+        if len(call.args) == 2 and plain and self._static_callee(call) is np.fill_diagonal:
+            y, v = self.value(call.args[0]), self.value(call.args[1])
+            where = Const(where_text(self.loc(call), "?"))
+            index = self.emit("srcad.diagonal_index", (y, v, where), node=call)
+            self.write(name, self.emit("operator.setitem", (y, index, v), node=call, hint=name))
+            return True
+        return False
+
+    def _is_add_at(self, call) -> bool:
+        if not isinstance(call.func, gast.Attribute) or call.func.attr != "at":
+            return False
+        fn = self._static_callee(call)
+        return fn is not None and getattr(fn, "__self__", None) is not None and \
+            getattr(fn.__self__, "__name__", None) == "add" and type(fn.__self__).__name__ == "ufunc"
