@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 from fuzz.run import run_seed
-from oracle import fd_grad_richardson
+from oracle import fd_grad_richardson, fd_second_directional
 from test_fuzz import CI_CONFIG
 
 import srcad
@@ -101,3 +101,21 @@ def test_fuzzed_programs_with_type_checks(index, checked, tmp_path):
     result = run_seed(f"types:{index}", CI_CONFIG, str(tmp_path))
     assert result["outcome"] not in ("crash", "wrong"), result.get("source", "") + "\n" + "\n".join(
         f"{f['kind']}: {f['message']}" for f in result["findings"])
+
+
+def written_through_an_ellipsis(x):
+    y = np.zeros((2,))
+    for _ in range(2):
+        y[...] = np.tanh(x) + y
+    return np.sum(y * y)
+
+
+def test_a_write_through_an_ellipsis_keeps_every_position_under_second_order(checked):
+    """`y[...] = v` writes each position once: the mask of the positions that keep their
+    value is the bool True (fuzz 11800:15 found it typed as an array, under hessian)."""
+    x = np.array([1.0, 0.2])
+    got = srcad.hessian(written_through_an_ellipsis)(x)
+    e = np.eye(2)
+    want = np.array([[fd_second_directional(written_through_an_ellipsis, (x,), (e[i],), (e[j],))
+                      for j in range(2)] for i in range(2)])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)

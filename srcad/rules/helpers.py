@@ -167,7 +167,7 @@ def _winners_type(sig) -> T.Type:
     idx = sig.type("idx")
     parts = idx.elts if isinstance(idx, T.Tuple) else (idx,)
     if not isinstance(sig.type("x"), T.Array) or all(isinstance(p, (T.Int, T.Bool, T.NoneT)) or (
-            isinstance(p, T.Opaque) and p.what == "slice") for p in parts):
+            isinstance(p, T.Opaque) and p.what in ("slice", "ellipsis")) for p in parts):
         return T.BOOL
     sel = ty.getitem(sig)
     return T.Array(sel.ndim, "b", sel.shape) if isinstance(sel, T.Array) else T.Array(None, "b")

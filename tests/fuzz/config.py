@@ -66,6 +66,7 @@ FEATURES = {
     "dict": 0.6,            # {"k": e}, d["k"] = e, d["k"]
     "dict_iter": 0.4,       # for k in d, d.items(), d.values()
     "dict_comp": 0.4,       # {k: e(d[k]) for k in d}, {k: e(v) for k, v in d.items() if k != 'a'}
+    "double_buffer": 0.3,   # b[1:] = f(a); a, b = b, a in a loop (and three rotating, an alias)
     "helpers": 0.8,         # module-level helper functions, defaults, keywords
     "closure": 0.4,         # def c0(a): return e  in f (also in loop bodies, reading the loop's variables)
     "lambda": 0.4,          # c1 = lambda a: e; a lambda given to a higher-order helper

@@ -49,6 +49,7 @@ class Stmts:
             ("item_write", 1.5, lambda: self.s_owned_array(ind)),
             (None, 2.5, lambda: self.s_update(ind, ctx)),
             ("item_write", 2.0, lambda: self.s_item_write(ind)),
+            ("double_buffer", 1.0, lambda: self.s_double_buffer(ind)),
             ("if_data", 1.5, lambda: self.s_if(ind, ctx) if ctx.depth > 0 else None),
             ("for_range", 2.0, lambda: self.s_for(ind, ctx) if deep else None),
             ("while", 1.0, lambda: self.s_while(ind, ctx) if deep else None),
@@ -103,6 +104,37 @@ class Stmts:
         name = self.new_name("y")
         self.bind(name, A(*shape), owned=True)
         return [f"{ind}{name} = {code}"]
+
+    def s_double_buffer(self, ind):
+        """Arrays a loop writes into while they trade places (analysis/swaps.py):
+        `b0[...] = f(a0); a0, b0 = b0, a0`; sometimes rotating three, swapping under a
+        condition, or with another name on one buffer read after the loop (refused)."""
+        shape = self.pick_shape(min_rank=1)
+        sources = self.leaves(A(*shape))
+        if not sources:
+            return None
+        names = [self.new_name("y") for _ in range(self.rng.choice([2, 2, 3]))]
+        i, form = self.new_name("i"), self.rng.random()
+        lines = [f"{ind}{names[0]} = {self.rng.choice(sources)}.copy()"]
+        lines += [f"{ind}{n} = np.zeros({shape!r})" for n in names[1:]]
+        alias = self.new_name("alias") if form < 0.15 else None
+        if alias:
+            lines.append(f"{ind}{alias} = {names[-1]}")
+        lines.append(f"{ind}for {i} in range({self.rng.randint(1, 3)}):")
+        target = f"{names[1]}[1:]" if shape[0] > 1 and self.rng.random() < 0.5 else f"{names[1]}[...]"
+        part = target[len(names[1]):]
+        src = f"{names[0]}{part if part != '[...]' else ''}"
+        lines.append(f"{ind}    {target} = np.tanh({src}) * {self.fexpr(1)} + {src}")
+        rotated = f"{', '.join(names)} = {', '.join(names[1:] + names[:1])}"
+        if 0.15 <= form < 0.3:
+            lines += [f"{ind}    if {self.cond(1)}:", f"{ind}        {rotated}"]
+        else:
+            lines.append(f"{ind}    {rotated}")
+        for n in names:
+            self.bind(n, A(*shape))
+        if alias:
+            self.bind(alias, A(*shape))
+        return lines
 
     def _shape_code(self, shape):
         """The shape as a literal, or from an argument of that shape or an int argument."""
