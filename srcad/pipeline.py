@@ -363,7 +363,7 @@ def _build_vjp(fn, spec: Spec, arg_types, free_types, trace: dict | None = None,
     fwd_name, bwd_name = f"vjp_fwd_{f.name}", f"vjp_bwd_{f.name}"
     fwd_fn = Function(fwd_name, f.signature, fwd_b.end_function((result,)), f.loc, f.qualname)
     fwd_fn = define_everywhere(fwd_fn, _operands_of(fwd_fn.body, res))
-    fwd_fn = optimize(fwd_fn, _contracts(spec), _blas(spec))
+    fwd_fn = own_results(optimize(fwd_fn, _contracts(spec), _blas(spec)), only=(0, 1))  # (not residuals)
     bem = Emitter(bwd_b)
     g_out = bem.apply("srcad.tuple", grads)
     sig = tuple(Param(n or f"r{k}") for k, n in enumerate(names)) + (Param("g"),)

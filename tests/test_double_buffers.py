@@ -42,6 +42,16 @@ def three_buffers(x):
     return np.sum(a * b) + np.sum(c)
 
 
+def swapped_through_a_temporary(x):
+    a, b = x.copy(), np.zeros_like(x)
+    for _ in range(3):
+        b[1:] = np.tanh(a[:-1]) + a[1:]
+        t = a
+        a = b
+        b = t
+    return np.sum(a ** 2) + np.sum(b)
+
+
 def heat_2d(u0, k):
     u, v = u0.copy(), np.empty_like(u0)
     for _ in range(3):
@@ -53,7 +63,8 @@ def heat_2d(u0, k):
 
 X = np.array([0.3, -0.5, 0.9, 1.2, -0.4])
 U0 = np.random.default_rng(2).normal(size=(4, 5))
-CASES = [(jacobi, (X,)), (jacobi_until_converged, (X,)), (three_buffers, (X,)), (heat_2d, (U0, 0.1))]
+CASES = [(jacobi, (X,)), (jacobi_until_converged, (X,)), (three_buffers, (X,)), (heat_2d, (U0, 0.1)),
+         (swapped_through_a_temporary, (X,))]
 
 
 @pytest.mark.parametrize("fn, args", CASES, ids=[c[0].__name__ for c in CASES])

@@ -22,6 +22,11 @@ def imports_inside(x):
     return npx.sum(lg(x + 1.0)) + np.sum(expit(x)) + scipy.special.logsumexp(x) + math.pi * x[0]
 
 
+def imports_what_the_module_imports(x):
+    import numpy as np  # (the module binds np too: Python 3.11 compiles np.sum(...) for that)
+    return np.sum(np.sin(x) * x)
+
+
 def helper_importing(v):
     from numpy import tanh
     return tanh(v) * 2.0
@@ -76,7 +81,7 @@ def wide_diagonal(x, s):
 
 
 X = np.array([0.5, -1.5, 2.0])
-CASES = [(kernel_with_noise, (X, 0.1)), (wide_diagonal, (X, 0.7)),
+CASES = [(kernel_with_noise, (X, 0.1)), (wide_diagonal, (X, 0.7)), (imports_what_the_module_imports, (X,)),
          (imports_inside, (np.abs(X),)), (calls_a_helper_that_imports, (X,)), (masked_log, (X,)),
          (returns_inside_with, (X,)), (keyword_defaults, (X, 0.7)), (grown_tuple, (X,))]
 

@@ -584,3 +584,48 @@ def rows_held_once(x):
 def test_equal_items_that_are_different_objects_are_fine():
     x = np.array([0.5, -1.0, 2.0])
     np.testing.assert_allclose(srcad.grad(rows_held_once)(x), fd_grad(rows_held_once, (x,), 0), rtol=1e-6)
+
+
+def appended_through_one_slot(x):
+    row = [x]
+    rows = {k: row for k in ("a", "b")}  # (one list under two keys)
+    rows["a"].append(x * x)  # (Python: rows["b"] sees it)
+    return sum(rows["b"])
+
+
+def appended_through_a_list_of_one_list(x):
+    row = [x]
+    rows = [row, row]
+    rows[0].extend([x * x])
+    return sum(rows[1])
+
+
+@pytest.mark.parametrize("fn", [appended_through_one_slot, appended_through_a_list_of_one_list])
+def test_a_list_method_through_a_slot_of_a_list_held_twice_is_refused(fn):
+    """xs[k].append(v) changes the list in place: where the container holds it in two slots,
+    Python's change shows in both; srcad refuses, as for xs[k] += v (adversarial pass)."""
+    with pytest.raises(srcad.UnsafeMutationError, match="held more than once"):
+        srcad.grad(fn)(0.5)
+
+
+def appended_through_a_slot(x):
+    rows = {"a": [x], "b": [2.0 * x]}
+    rows["a"].append(x * x)
+    return sum(rows["a"]) * sum(rows["b"])
+
+
+def test_a_list_method_through_a_slot_held_once_is_exact():
+    want = fd_grad(appended_through_a_slot, (0.5,))
+    np.testing.assert_allclose(srcad.grad(appended_through_a_slot)(0.5), want, rtol=1e-7)
+
+
+def repeated_keys(x):
+    q = {"a": x[0], "a": x[1], 1: x[2], True: x[0] * x[1]}  # noqa: F601  (Python keeps the last values)
+    return q["a"] * 3.0 + q[1] + sum(q.values())
+
+
+def test_a_key_given_twice_in_a_dict_display_keeps_its_last_value():
+    x = np.array([0.4, -1.3, 0.7])
+    np.testing.assert_allclose(srcad.grad(repeated_keys)(x), fd_grad(repeated_keys, (x,)), rtol=1e-7)
+    value, grad = srcad.value_and_grad(repeated_keys)(x)
+    assert value == repeated_keys(x)

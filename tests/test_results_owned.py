@@ -115,3 +115,17 @@ def test_vjp_and_jvp_results_are_not_the_callers_arrays():
     jac = srcad.jacfwd(lambda x: x * 1.0)(X)
     np.testing.assert_array_equal(jac, np.eye(3))
     _owned(jac)
+
+
+def test_a_vjp_primal_output_is_not_the_callers_array():
+    """vjp's forward returns its output as Python would compute it, a new array: x * 1.0
+    simplifies to x, which must not come back as x itself (its residuals stay as they are)."""
+    x = X.copy()
+    out, back = srcad.vjp(lambda v: v * 1.0, x)
+    _owned(out, x)
+    out[0] = 100.0
+    np.testing.assert_array_equal(x, X)
+    (g,) = back(np.ones(3))
+    np.testing.assert_array_equal(g, np.ones(3))
+    out, _ = srcad.vjp(lambda v: {"a": v, "b": v * C}, x)
+    _owned(out, x, C)

@@ -64,6 +64,11 @@ def signed_logsumexp(a, w):
     return np.sum(out * sign) + total * s
 
 
+def of_a_list_of_series(v, w):
+    """np.cov and np.corrcoef of a list (a tuple) of series, which NumPy stacks."""
+    return np.sum(np.cov([v, v ** 2]) ** 2) + np.sum(np.corrcoef((v, w)))
+
+
 P = np.array([0.3, -0.8, 1.1, 0.4])
 Q = np.array([0.5, -0.2, 0.9])
 R = np.array([-0.6, 0.7])
@@ -78,6 +83,7 @@ CASES = [
     (grid_energy, (P, Q), (0, 1)),
     (grid_energy_ij, (P, Q, R), (0, 1, 2)),
     (signed_logsumexp, (A, WB), (0, 1)),
+    (of_a_list_of_series, (P, P[::-1] * 0.7 + 0.1), (0, 1)),
 ]
 IDS = [c[0].__name__ for c in CASES]
 

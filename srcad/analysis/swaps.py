@@ -30,7 +30,9 @@ def traded_places(fn: Function) -> dict:
             continue
         params = loop.body.params[1:] if isinstance(loop, For) else loop.body.params
         roots = _roots(loop, set(params))
-        slots = _permuted(params, [roots.get(y) for y in loop.body.yields[: len(params)]])
+        read = {a for op in iter_ops(loop.body) for a in op.operands()} | set(loop.body.yields)
+        sources = [roots.get(y) if p in read else None for p, y in zip(params, loop.body.yields)]
+        slots = _permuted(params, sources)  # (a temporary's slot, t = a; a = b; b = t: not read)
         inits = [loop.init[i] for i in slots]
         if len(slots) < 2 or len(set(inits)) < len(inits) or not all(_made_here(a, defs) for a in inits):
             continue

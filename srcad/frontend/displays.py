@@ -106,9 +106,12 @@ class Displays:
     def expr_Dict(self, node) -> Atom:
         if node.keys and node.keys[0] is None:  # {**d, 'k': v}: a copy of d, then the keys
             return self.dict_with(self.value(node.values[0]), list(zip(node.keys[1:], node.values[1:])), node)
-        args = []
+        items: dict = {}  # (a key given twice keeps its first place and its last value, as in Python)
         for k, v in zip(node.keys, node.values):
-            args += [self._dict_key(k, node), self.value(v)]
+            key = self._dict_key(k, node)
+            value = self.value(v)
+            items[key.value] = (items[key.value][0] if key.value in items else key, value)
+        args = [a for key, value in items.values() for a in (key, value)]
         return self.remember_keys(self.emit("srcad.dict", args, node=node), [a.value for a in args[::2]],
                                   args[1::2])
 

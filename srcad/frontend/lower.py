@@ -407,6 +407,9 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         local = isinstance(target, (gast.Name, gast.Subscript)) and not (
             isinstance(target, gast.Name) and target.id not in self.scope.locals) or self.made_inside(target)
         args, kw = self.call_args(node)
+        if local and isinstance(target, gast.Subscript):  # (xs[k].append(v): xs[k] held once)
+            where = Const(where_text(self.loc(node), "?"))
+            self.emit("srcad.check_unshared", (self.value(target.value), recv, where), node=node, nouts=0)
         recv_hint = target.id if isinstance(target, gast.Name) else ""
         new, result = self.emit("srcad.mutate_call", [Const(name), Const(local), recv] + args, kw,
                                 node=node, nouts=2, hint=(recv_hint, ""))

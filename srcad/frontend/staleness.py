@@ -105,7 +105,9 @@ def _compiles_to(code: types.CodeType, text: str, namespace, found) -> bool:
     symbol table of the whole file: slower)."""
     tried = set()
     guesses = (lambda: _module_names(code, namespace),
-               lambda: _module_imports(code.co_filename) & _all_names(code))
+               lambda: _module_imports(code.co_filename) & _all_names(code),
+               # (an import inside the function of a name the module imports too: `np` local)
+               lambda: _module_imports(code.co_filename) & (_all_names(code) | _all_locals(code)))
     for guess in guesses:
         names = frozenset(guess())
         if names in tried:
@@ -140,6 +142,13 @@ def _all_names(code: types.CodeType) -> set:
     out = set(code.co_names)
     for c in _children(code):
         out |= _all_names(c)
+    return out
+
+
+def _all_locals(code: types.CodeType) -> set:
+    out = set(code.co_varnames) | set(code.co_cellvars)
+    for c in _children(code):
+        out |= _all_locals(c)
     return out
 
 

@@ -159,13 +159,14 @@ def copy_views_read_across_writes(fn: Function) -> Function:
     return dataclasses.replace(fn, body=_Views(fn).block(fn.body))
 
 
-def own_results(fn: Function) -> Function:
+def own_results(fn: Function, only: tuple | None = None) -> Function:
     """Every array the function returns (through tuples, lists and dicts) is its own: a
     derivative that simplified to an argument, a global or closure array, a view of one, a
     read-only broadcast (d/dx sum(x) is ones broadcast from a scalar), or an array returned at
     two places (d/dx and d/dy of x + y) is copied, so that changing one result in place
     (g *= lr, g += wd * w) changes nothing else: not the caller's arguments, not the
-    function's constants, not another result."""
+    function's constants, not another result. `only`: the positions of the tuple returned that
+    are results (a vjp's forward function also returns its residuals, which stay as they are)."""
     aliases = Aliases(fn)
     defs = {op.outs[0]: op for op in fn.body.ops if isinstance(op, Apply) and len(op.outs) == 1}
     next_id = [max_var_id(fn) + 1]
@@ -200,7 +201,17 @@ def own_results(fn: Function) -> Function:
         seen.add(root)
         return a
 
-    yields = tuple(own(y) for y in fn.body.yields)
+    root = defs.get(fn.body.yields[0]) if only is not None and fn.body.yields else None
+    if root is not None and root.prim == "srcad.tuple":
+        args = tuple(own(a) if i in only else a for i, a in enumerate(root.args))
+        yields = fn.body.yields
+        if args != root.args:
+            v = Var(next_id[0], "", fn.body.yields[0].type)
+            next_id[0] += 1
+            extra.append(Apply((v,), "srcad.tuple", args, (), root.loc))
+            yields = (v,) + tuple(fn.body.yields[1:])
+    else:
+        yields = tuple(own(y) for y in fn.body.yields)
     if not extra:
         return fn
     body = dataclasses.replace(fn.body, ops=fn.body.ops + tuple(extra), yields=yields)

@@ -27,7 +27,10 @@ family("numpy statistics", raises="always")  # (ValueError: more than 2 dimensio
 
 
 def _variables(m, y, rowvar):
-    """The rows of observations cov reads: m's (and y's), as a 2-d float array."""
+    """The rows of observations cov reads: m's (and y's), as a 2-d float array (m and y may
+    be lists or tuples of arrays: np.cov([v, w]))."""
+    m = np.asarray(m)
+    y = None if y is None else np.asarray(y)
     if np.ndim(m) > 2:
         raise ValueError("m has more than 2 dimensions")
     if y is not None and np.ndim(y) > 2:
