@@ -98,6 +98,7 @@ class SequenceOps:
         if args[0] not in self.items_of:
             return None
         d = self.items_of[args[0]]
+        d = self.current_dicts.get(d, d)  # (the items view sees the dict as it is now)
         keys = [k for k, _ in atom_type(d).items]
         if not -len(keys) <= i < len(keys):
             return None

@@ -76,6 +76,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         self.dicts_iterated: dict[Var, Atom] = {}  # `for k in d`: its keys' var -> d (unroll.py)
         self.tuples_built: dict[Var, tuple] = {}  # srcad.tuple's items (a tuple never changes)
         self.items_of: dict[Var, Atom] = {}  # d.items() -> d, for (key, d[key]) at a known position
+        self.current_dicts: dict[Atom, Atom] = {}  # d -> d as an unrolled loop carries it now
 
     # values
 

@@ -51,14 +51,20 @@ class UnrollOps:
         values = [self.atom(a) for a in op.init]
         ops: list = []
         size = max_var_id(Function("", (), op.body)) + 1
+        # `for k, v in d.items()` with d carried: v is d[k] as d is at that iteration
+        carried = {self.items_of[s]: values.index(self.items_of[s]) for s in seqs
+                   if s in self.items_of and self.items_of[s] in values}
         for i in indices:
             body = renumber(op.body, self.next_id)
             self.next_id += size
             for p, v in zip(body.params, [Const(i)] + values):
                 self.env[p] = v
+            self.current_dicts.update({d: values[j] for d, j in carried.items()})
             for inner in body.ops:
                 ops.extend(self.op(inner))
             values = [self.atom(y) for y in body.yields[: len(values)]]
+        for d in carried:
+            self.current_dicts.pop(d, None)
         _no_keys_added(ops, [self.dicts_iterated[v] for v in indexed if v in self.dicts_iterated]
                        + [self.items_of[s] for s in seqs if s in self.items_of])
         for out, v in zip(op.outs, values):
