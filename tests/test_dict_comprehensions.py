@@ -73,12 +73,18 @@ def items_view_sees_a_later_key_changed(p, s):
     return total
 
 
+def nested_comprehensions(p, s):
+    layers = {"l1": p, "l2": {k: v * s for k, v in p.items()}}
+    scaled = {n: {k: np.tanh(v) * 2.0 for k, v in layer.items()} for n, layer in layers.items()}
+    return np.sum(scaled["l1"]["w"] ** 2) + np.sum(scaled["l2"]["b"]) * np.sum(scaled["l2"]["w"])
+
+
 P = {"w": np.array([0.3, -0.7]), "b": np.array([0.2])}
 X = np.array([0.4, -0.9, 1.3, 0.6])
 CASES = [(loss_after_a_step, (P, 0.1)), (items_scaled, (P, 1.3)), (range_keys, (X[:3],)),
          (formatted_keys, (X,)), (zipped_keys, (X,)), (new_dict_in_a_loop_over_keys, (P, 0.7)),
          (statement_range_keys, (X,)), (updated_while_iterating_items, (P, 0.3)),
-         (items_view_sees_a_later_key_changed, (P, 1.7))]
+         (items_view_sees_a_later_key_changed, (P, 1.7)), (nested_comprehensions, (P, 0.6))]
 
 
 @pytest.mark.parametrize("fn, args", CASES, ids=[c[0].__name__ for c in CASES])

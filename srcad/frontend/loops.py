@@ -280,8 +280,8 @@ class LoopLowering:
         def level(gens):
             if not gens:
                 if keyed:  # (a key not known while transforming is refused: srcad tracks keys)
-                    key = self.value(node.key)
-                    new = self.emit("operator.setitem", (self.b.read(acc), key, self.value(node.value)),
+                    key = self.value(node.key)  # (srcad's own dict, invisible until complete: as below)
+                    new = self.emit("srcad.setitem", (self.b.read(acc), key, self.value(node.value)),
                                     node=node)
                 else:  # (srcad's own list, invisible until complete: not a user mutation to check)
                     items.append(self.value(node.elt))

@@ -264,11 +264,13 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
     def setitem_args(self, prim: str, args, kw, op: Apply, pre: list) -> tuple:
         """A write of an item: with the zero of the item written over, for derivatives (its
         shape is lost otherwise), or marked as adding a key to a dict."""
-        if prim == "operator.setitem" and len(args) == 3 and not kw and typed_args.item_structured(args):
+        if prim not in ("operator.setitem", "srcad.setitem") or len(args) != 3 or kw:
+            return args
+        if typed_args.item_structured(args):
             zero = self.fresh("", out_types(registry.lookup("srcad.zero_item"), args[:2], (), 1)[0])
             pre.append(Apply((zero,), "srcad.zero_item", args[:2], (), op.loc))
             return args + (zero,)
-        if prim == "operator.setitem" and len(args) == 3 and not kw and typed_args.adds_key(args):
+        if typed_args.adds_key(args):
             return args + (Const(None), Const(True))  # (added: no item is written over)
         return args
 
