@@ -100,6 +100,34 @@ class Objects:
             self.bind(res, c.ret)
         return lines
 
+    def s_object_choice(self, ind: str) -> list[str] | None:
+        """Objects made in f chosen by a conditional expression (`o = K0(e) if c else K0(e2)`,
+        joined as an if statement's: frontend/carried.py) or iterated in a display (`for o in
+        [K0(e), K0(e2)]`, the body run once per object: frontend/loops.py), a method called
+        and sometimes `o.upd(e)` writing through the loop's name."""
+        if not self.classes:
+            return None
+        c = self.rng.choice(self.classes)
+        o, res, acc = self.new_name("o"), self._result_name(c.ret), self.new_name("v")
+        made = [f"{c.name}({self.value_d(c.w, 1)})" for _ in range(2)]
+        if self.rng.random() < 0.5:
+            lines = [f"{ind}{o} = {made[0]} if {self.cond(1)} else {made[1]}"]
+            if self.rng.random() < 0.4:
+                lines.append(f"{ind}{o}.upd({self.value_d(c.w, 1)})")
+            lines.append(f"{ind}{res} = {o}.m({self.value_d(c.param, 1)})")
+            self.bind(o, Ty("obj", cls=c.name))
+            self.bind(res, c.ret)
+            self.used.add("object_choice")
+            return lines
+        zero = "0.0" if c.ret.kind == "float" else f"np.zeros({c.ret.shape!r})"
+        lines = [f"{ind}{acc} = {zero}", f"{ind}for {o} in [{', '.join(made)}]:"]
+        if self.rng.random() < 0.4:
+            lines.append(f"{ind}    {o}.upd({self.value_d(c.w, 1)})")
+        lines.append(f"{ind}    {acc} = {acc} + {o}.m({self.value_d(c.param, 1)})")
+        self.bind(acc, c.ret)
+        self.used.add("object_loop")
+        return lines
+
     def s_carried_object(self, ind: str) -> list[str] | None:
         """`o0 = K0(e)` before a loop whose body replaces it: `o0 = K0(o0.w * c + e)` (a state a
         loop steps: frontend/carried.py), sometimes after `o0.upd(e)`, under a condition (the loop

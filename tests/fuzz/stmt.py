@@ -70,6 +70,7 @@ class Stmts:
             ("lambda", 1.0, lambda: self.s_function(ind, "lambda")),
             ("method", 0.25, lambda: self.s_object(ind)),  # (K0(e) built in f: frontend/objects.py)
             ("method", 0.15, lambda: self.s_carried_object(ind)),  # (a loop replacing it: carried.py)
+            ("method", 0.15, lambda: self.s_object_choice(ind)),  # (a choice, a loop over a display)
             ("pytree_obj", 0.5, lambda: self.s_pobj_new(ind)),
             ("mixed_list", 1.5, lambda: self.s_mixed(ind, ctx)),
             ("shift", 1.0, lambda: self.s_shift(ind)),
