@@ -30,11 +30,14 @@ class SequenceOps:
                 not repeat and not (seqs[0] and seqs[1])) or (
                 not repeat and type(types[0]) is not type(types[1])):
             kinds = " and ".join(str(t) for t in types)
+            grown = any(isinstance(t, T.Unknown) for t in types)  # (t += (v,) in a loop: unrolled)
             err = TypeSupportError(f"{'*' if repeat else '+'} of {kinds}", [diagnostic(
-                op.loc, f"srcad cannot tell what {'*' if repeat else '+'} does with {kinds} here",
-                "give both operands known types (a list or tuple and an int for repetition, two lists "
+                op.loc, f"srcad cannot tell what {'*' if repeat else '+'} does with {kinds} here" + (
+                    " (a tuple that grows in a loop changes its type every iteration)" if grown else ""),
+                "use a list (xs.append(v)), or a for loop of at most 32 iterations over a range" if grown
+                else "give both operands known types (a list or tuple and an int for repetition, two lists "
                 "or two tuples for concatenation, or arrays for arithmetic)")])
-            err.unrolling_helps = any(isinstance(t, T.Unknown) for t in types)  # (t += (v,) in a loop)
+            err.unrolling_helps = grown
             raise err
         if isinstance(types[0], T.List) or isinstance(types[1], T.List):
             if repeat:
