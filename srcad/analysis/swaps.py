@@ -33,8 +33,8 @@ def traded_places(fn: Function) -> dict:
         read = {a for op in iter_ops(loop.body) for a in op.operands()} | set(loop.body.yields)
         sources = [roots.get(y) if p in read else None for p, y in zip(params, loop.body.yields)]
         slots = _permuted(params, sources)  # (a temporary's slot, t = a; a = b; b = t: not read)
-        inits = [loop.init[i] for i in slots]
-        if len(slots) < 2 or len(set(inits)) < len(inits) or not all(_made_here(a, defs) for a in inits):
+        made = [_made_here(loop.init[i], defs) for i in slots]
+        if len(slots) < 2 or None in made or len(set(made)) < len(made):
             continue
         kept = {params[i] for i in slots}
         table = {v: r for v, r in roots.items() if r in kept}
@@ -79,11 +79,16 @@ def _permuted(params, sources) -> list:
     return sorted(slots)
 
 
-def _made_here(a, defs: dict) -> bool:
-    """Is `a` an object an operation of the function made (not an argument, a view, a global)?"""
+def _made_here(a, defs: dict):
+    """The operation of the function that made the object `a` is (through writes into it:
+    `u = np.zeros(n); u[0] = ...`), or None for anything else (an argument, a view, a global)."""
     op = defs.get(a) if isinstance(a, Var) else None
-    if op is None or update_base(op) is not None or len(op.outs) != 1:
-        return False
+    while op is not None and update_base(op) is not None and op.outs and op.outs[0] == a:
+        a = op.args[update_base(op)]
+        op = defs.get(a) if isinstance(a, Var) else None
+    if op is None or len(op.outs) != 1:
+        return None
     rule = registry.lookup(op.prim)
-    return rule is not None and rule.fresh and not rule.opaque and not rule.structural \
+    fresh = rule is not None and rule.fresh and not rule.opaque and not rule.structural \
         and op.prim != "operator.getitem" and registry.view_source(rule, op.args, op.kw) is None
+    return id(op) if fresh else None
