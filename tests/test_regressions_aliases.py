@@ -629,3 +629,20 @@ def test_a_key_given_twice_in_a_dict_display_keeps_its_last_value():
     np.testing.assert_allclose(srcad.grad(repeated_keys)(x), fd_grad(repeated_keys, (x,)), rtol=1e-7)
     value, grad = srcad.value_and_grad(repeated_keys)(x)
     assert value == repeated_keys(x)
+
+
+def random_slot_updated(x):
+    rng = np.random.default_rng(7)
+    y = x.copy()
+    for _ in range(4):
+        y[rng.integers(3)] += x[0] ** 2  # (Python draws the index once: read and write one slot)
+    rows = [x * 1.0, x * 2.0]
+    rows[int(rng.integers(2))][int(rng.integers(3))] *= 3.0
+    return np.sum(y * y) + np.sum(rows[0] * rows[1])
+
+
+def test_an_augmented_item_index_is_evaluated_once():
+    x = np.array([0.3, -0.5, 0.9])
+    value, grad = srcad.value_and_grad(random_slot_updated)(x)
+    assert value == random_slot_updated(x)
+    np.testing.assert_allclose(grad, fd_grad(random_slot_updated, (x,)), rtol=1e-7)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from ..errors import where_text
+from ..errors import UnsafeMutationError, where_text
 from ..ir.nodes import Const
+from .expr import INPLACE
 
 
 class InPlaceCalls:
@@ -34,6 +35,36 @@ class InPlaceCalls:
             self.write(name, self.emit("operator.setitem", (y, index, v), node=call, hint=name))
             return True
         return False
+
+    def augassign_item(self, node) -> None:
+        """`x[i][j] op= v`: x, i and j evaluated once each, then v, as Python does (an index
+        with side effects, `x[rng.integers(3)] += v`, reads and writes the same item); the
+        item changed in place or replaced once types are known (srcad.item_update,
+        transforms/sequences.py), then stored back through each level."""
+        levels, root = [], node.target
+        while isinstance(root, gast.Subscript):
+            levels.append(root)
+            root = root.value
+        if isinstance(root, gast.Name) and root.id not in self.scope.locals:
+            raise self.error(UnsafeMutationError, node.target, f"cannot write into global {root.id!r}",
+                             "copy it into a local variable first (x = g.copy())")
+        if not isinstance(root, (gast.Name, gast.Attribute)):
+            raise self.mutation_error(node.target, node.target)
+        containers, keys = [self.value(root)], []
+        for level in reversed(levels):
+            keys.append(self.index(level.slice))
+            containers.append(self.emit("operator.getitem", (containers[-1], keys[-1]), node=level))
+        rhs, old = self.value(node.value), containers.pop()
+        op = Const(INPLACE[type(node.op)])
+        new = self.emit("srcad.item_update", (op, containers[-1], old, rhs), node=node)
+        for depth in range(len(keys) - 1, -1, -1):  # (stored back, innermost first)
+            if depth > 0:  # (x[i][j]: x[i] changed in place, held once by x)
+                where = Const(where_text(self.loc(node.target), "?"))
+                self.emit("srcad.check_unshared", (containers[depth - 1], containers[depth], where),
+                          node=node.target, nouts=0)
+            new = self.emit("operator.setitem", (containers[depth], keys[depth], new), node=node.target,
+                            hint=root.id if depth == 0 and isinstance(root, gast.Name) else "")
+        self.assign(root, new)
 
     def _is_add_at(self, call) -> bool:
         if not isinstance(call.func, gast.Attribute) or call.func.attr != "at":

@@ -335,15 +335,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
             return
         if isinstance(target, gast.Attribute):
             return self.augassign_attribute(node)
-        rhs = self.value(node.value)
         if isinstance(target, gast.Subscript):
-            base = self.value(target.value)
-            idx = self.index(target.slice)
-            old = self.emit("operator.getitem", (base, idx), node=node)
-            inplace = INPLACE[type(node.op)]  # (in place or not: once types are known, sequences.py)
-            new = self.emit("srcad.item_update", (Const(inplace), base, old, rhs), node=node)
-            self.assign(target, new)
-            return
+            return self.augassign_item(node)  # (inplace_calls.py)
         raise self.mutation_error(target, node)
 
     def mutation_error(self, target, node):

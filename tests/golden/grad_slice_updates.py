@@ -4,17 +4,17 @@ def grad_slice_updates(x):
     z = x.copy()
     z[0] = z[1] * 3.0
     z[1:3] += x[2:4] * 2.0
-    _t4 = z[0]
-    _t5 = z[-1]
-    z[-1] = _t5 * _t4
+    _t4 = z[-1]
+    _t5 = z[0]
+    z[-1] = _t4 * _t5
     # adjoint of line 118: return np.sum(z * z)
     z_bar = 2.0 * z
     # adjoint of line 117: z[-1] *= z[0]
     _t7 = z_bar[-1]
     z_bar[-1] = 0.0
-    _t9 = _t5 * _t7
-    z_bar[-1] += _t7 * _t4
-    z_bar[0] += _t9
+    _t8 = _t7 * _t5
+    z_bar[0] += _t4 * _t7
+    z_bar[-1] += _t8
     # adjoint of line 116: z[1:3] += x[2:4] * 2.0
     _t11 = z_bar[1:3] * 2.0
     x_bar = np.zeros((4,))
