@@ -54,6 +54,16 @@ def laplace_with_boundary_values(x):
     return np.sum(u ** 2)
 
 
+def both_buffers_written_before_the_loop(x):
+    a, b = np.zeros((2, 3)), np.zeros((2, 3))
+    a[:] = x
+    b[0, :] = x[1] * 2.0  # (b exists while a is written: they are two arrays)
+    for _ in range(3):
+        b[:, 1:] = np.tanh(a[:, :-1]) + b[:, 1:] * 0.5
+        a, b = b, a
+    return np.sum(a ** 2) + np.sum(b)
+
+
 def swapped_through_a_temporary(x):
     a, b = x.copy(), np.zeros_like(x)
     for _ in range(3):
@@ -76,7 +86,8 @@ def heat_2d(u0, k):
 X = np.array([0.3, -0.5, 0.9, 1.2, -0.4])
 U0 = np.random.default_rng(2).normal(size=(4, 5))
 CASES = [(jacobi, (X,)), (jacobi_until_converged, (X,)), (three_buffers, (X,)), (heat_2d, (U0, 0.1)),
-         (swapped_through_a_temporary, (X,)), (laplace_with_boundary_values, (X,))]
+         (swapped_through_a_temporary, (X,)), (laplace_with_boundary_values, (X,)),
+         (both_buffers_written_before_the_loop, (U0[:2, :3],))]
 
 
 @pytest.mark.parametrize("fn, args", CASES, ids=[c[0].__name__ for c in CASES])

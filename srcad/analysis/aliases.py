@@ -53,7 +53,7 @@ class Aliases:
     broadcasts (srcad's own cotangent helpers)."""
 
     def __init__(self, fn: Function, user: bool = False, skip: frozenset = frozenset(),
-                 fresh: bool | None = None):
+                 fresh: bool | None = None, swapped: dict | None = None):
         self.user, self.skip = user, skip  # skip: ids of stores whose element edge is left out
         fresh = user if fresh is None else fresh  # objects a loop body makes anew are not its init
         self.parent: dict = {}
@@ -80,18 +80,31 @@ class Aliases:
                     self.union(o, a, join=True)
                     self.union(o, b, join=True)
             else:
-                params = op.body.params[1:] if isinstance(op, For) else op.body.params
-                for i, o in enumerate(op.outs):
-                    for other in (params[i], op.init[i]):
-                        self.union(o, other)
-                    if isinstance(op, While):
-                        self.union(o, op.cond.params[i])
-                    carried.append((op, o, op.body.yields[i]))
+                carried += self._loop(op, (swapped or {}).get(id(op), ()))
         made: dict = {}  # id(loop) -> the values its body defines (once per loop)
         for op, o, y in reversed(carried):  # inner loops first
             if not (fresh and self._made_by(op, y, made, user)):
                 self.union(o, y)
         self._finish()
+
+    def _loop(self, op, swapped) -> list:
+        """Join a loop's carried values with its initial values; returns (loop, out, yield)
+        for the rest. `swapped`: the positions of arrays that trade places (analysis/swaps.py),
+        which are never one object: each carried value may be any of their initial objects
+        (joins, as an if's result), and they are kept apart from each other."""
+        params = op.body.params[1:] if isinstance(op, For) else op.body.params
+        heads = [params] + ([op.cond.params] if isinstance(op, While) else [])
+        out = []
+        for i, o in enumerate(op.outs):
+            if i in swapped:
+                for j in swapped:
+                    for v in [o] + [h[i] for h in heads]:
+                        self.union(v, op.init[j], join=True)
+                continue
+            for other in [h[i] for h in heads] + [op.init[i]]:
+                self.union(o, other)
+            out.append((op, o, op.body.yields[i]))
+        return out
 
     def _made_by(self, loop, y, made: dict, arrays: bool = True) -> bool:
         """Is y's object made by the loop body, anew on each iteration (an array, or a list

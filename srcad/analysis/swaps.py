@@ -20,11 +20,13 @@ from ..rules import registry
 from .aliases import update_base
 
 
-def traded_places(fn: Function) -> dict:
-    """{id(op): {value: the carried parameter whose object it is}} for the operations of the
-    body of each loop whose carried objects trade places (and nowhere else)."""
+def traded_places(fn: Function) -> tuple[dict, dict]:
+    """({id(op): {value: the carried parameter whose object it is}} for the operations of the
+    body of each loop whose carried objects trade places, {id(loop): the positions of those
+    objects among what it carries}) (for aliases.Aliases `swapped`)."""
     defs = {o: op for op in iter_ops(fn.body) if isinstance(op, Apply) for o in op.outs}
-    out: dict = {}
+    tables: dict = {}
+    positions: dict = {}
     for loop in iter_ops(fn.body):
         if not isinstance(loop, (For, While)):
             continue
@@ -38,9 +40,9 @@ def traded_places(fn: Function) -> dict:
             continue
         kept = {params[i] for i in slots}
         table = {v: r for v, r in roots.items() if r in kept}
-        for op in loop.body.ops:
-            out[id(op)] = table
-    return out
+        tables.update({id(op): table for op in loop.body.ops})
+        positions[id(loop)] = frozenset(slots)
+    return tables, positions
 
 
 def _roots(loop, params: set) -> dict:

@@ -168,11 +168,14 @@ def check_mutations(fn: Function) -> None:
     if not updates:
         return
     needed = needed_values(fn)  # (what only dead code reads is not "used afterwards")
-    full, live = Aliases(fn, user=True), liveness(fn, needed, lambda op: matters(op, needed))
+    swaps, swapped = traded_places(fn)  # (double buffers: analysis/swaps.py)
+    full = Aliases(fn, user=True, swapped=swapped)
+    live = liveness(fn, needed, lambda op: matters(op, needed))
     late = late_stores(loop_bodies(fn))
-    relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late)) if late else full
+    relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late), swapped=swapped) \
+        if late else full
     pos = positions(fn.body) if late else {}
-    problems, holders, swaps = [], _stored_back(fn), traded_places(fn)
+    problems, holders = [], _stored_back(fn)
     for op in updates:
         base = op.args[update_base(op)]
         aliases = relaxed if late and before_late_stores(op, base, late, relaxed, pos) else full
@@ -182,7 +185,7 @@ def check_mutations(fn: Function) -> None:
                 "(an argument, a global, or a view of one)",
                 "work on a copy: x = x.copy() (or list(xs)) before changing it"))
             continue
-        after, mine = live.live_after[id(op)], swaps.get(id(op), {})  # (double buffers: swaps.py)
+        after, mine = live.live_after[id(op)], swaps.get(id(op), {})
         stale = sorted({m.hint or "a view" for m in aliases.observers(base)
                         if m in after and m not in op.outs and m is not holders.get(op.outs[0])
                         and not _other_buffer(mine, base, m)})
