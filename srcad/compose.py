@@ -353,7 +353,7 @@ def _arity(fun) -> int:
 def _stack_rows(rows, out_shape, in_shape):
     """Cotangents of one argument leaf, one per output entry: shape out_shape + in_shape."""
     arrays = [np.zeros(in_shape) if r is None else np.asarray(r, dtype=float).reshape(in_shape) for r in rows]
-    return np.stack(arrays).reshape(out_shape + in_shape)
+    return np.stack(arrays).reshape(out_shape + in_shape) if arrays else np.zeros(out_shape + in_shape)
 
 
 def _leaves_of(cotangent, n):

@@ -174,3 +174,29 @@ def test_a_number_reduced_over_axis_0(jac):
     s = np.sum(x * x)
     expect = np.array([2 * x, np.cos(s) * 2 * x * x[1] + np.sin(s) * np.eye(3)[1], np.eye(3)[0]])
     assert np.allclose(jac(sums_a_number_over_axis_0)(x), expect)
+
+
+def test_a_function_with_an_empty_output_has_an_empty_jacobian():
+    """jacrev of f with a size-0 result (np.linspace(x, y, 0), np.diff of one value): shape
+    out.shape + x.shape, no rows to stack (autograd's test_linspace with num=0 crashed)."""
+    def empty(x, y):
+        return np.linspace(x, y, 0)
+
+    got = srcad.jacrev(empty)(1.2, 3.4)
+    assert got.shape == (0,)
+    got = srcad.jacrev(lambda v: np.diff(v[:1]))(np.array([0.5, 1.0]))
+    assert got.shape == (0, 2)
+
+
+def test_logsumexp_of_a_number_with_keepdims_is_not_taken_for_a_number():
+    """scipy gives logsumexp(1.1, keepdims=True) the shape (1,): grad refuses it as it refuses
+    any output of shape (1,) (it took the output for a number, and gave a float argument a
+    gradient of shape (1,))."""
+    from scipy.special import logsumexp
+
+    def f(x):
+        return logsumexp(x, keepdims=True)
+
+    assert np.shape(f(1.1)) == (1,)  # (what this test is about: scipy's own shape)
+    with pytest.raises(srcad.NonScalarOutputError):
+        srcad.grad(f)(1.1)

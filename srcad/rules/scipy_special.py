@@ -18,9 +18,20 @@ takes sign(0) = 0 (the mean of the one-sided slopes, as abs does). zeta(x, q) is
 differentiable in q (-x zeta(x + 1, q)), not in x. gammasgn is piecewise constant.
 """
 
+from ..ir import types as T
 from . import shapes as sh
 from . import typefns as ty
 from .registry import composite, defrule, elementwise, elementwise2, family, nondiff
+
+
+def _logsumexp_type(sig) -> T.Type:
+    """A reduction's type, except that scipy gives a 0-d input with keepdims=True a result
+    of shape (1,) in some versions: of unknown rank there (an output then checked when the
+    code runs)."""
+    a = sig.type("a")
+    scalar = isinstance(a, (T.Float, T.Int, T.Bool)) or getattr(a, "ndim", None) == 0
+    keep = sig.const("keepdims", False) is not False
+    return T.Array(None, "f") if scalar and keep else ty.reduce_("a")(sig)
 
 try:
     import scipy.special as special
@@ -120,7 +131,7 @@ if special is not None:
             jvp={"a": f"np.sum(t * {_W} * (1.0 if b is None else b), axis=axis, keepdims=keepdims)",
                  "b": f"np.sum(t * {_W}, axis=axis, keepdims=keepdims)"},
             vjp={"a": f"{_E} * {_W} * (1.0 if b is None else b)", "b": f"{_E} * {_W}"},
-            out=ty.reduce_("a"), broadcasts=("a", "b"), namespace=NS)
+            out=_logsumexp_type, broadcasts=("a", "b"), namespace=NS)
     defrule("scipy.special.softmax", "x, axis=None",
             jvp="ans * (t - np.sum(t * ans, axis=axis, keepdims=True))",
             vjp="ans * (g - np.sum(g * ans, axis=axis, keepdims=True))", out=ty.rank("x"), namespace=NS)
