@@ -59,7 +59,7 @@ def test_the_constructs_of_real_programs_are_generated(tmp_path):
                       "functools.partial(", "self.w = self.w * 0.5 + a", "srcad.register_pytree(",
                       "@dataclasses.dataclass", "collections.namedtuple(", ".upd(",
                       ".w * 0.5 + ",  # (an object a loop replaces: frontend/carried.py)
-                      "{k: ", ".get("):
+                      "{k: "):
         assert construct in text, construct
 
 

@@ -145,10 +145,7 @@ class Objects:
         if form > 0.55:
             lines.append(f"{ind}    {o}.upd({self.value_d(c.w, 1)})")
         new = f"{o} = {c.name}({o}.w * {self.rng.choice(['0.5', '-0.75', '1.25'])} + {self.value_d(c.w, 1)})"
-        if 0.1 <= form < 0.2:
-            lines += [f"{ind}    if {self.cond(1)}:", f"{ind}        {new}"]
-        else:
-            lines.append(f"{ind}    {new}")
+        lines += self.maybe_guarded(ind + "    ", new, 0.1 <= form < 0.2)
         res = self._result_name(c.ret)
         lines.append(f"{ind}{res} = {o}.m({self.value_d(c.param, 1)})")
         self.bind(res, c.ret)

@@ -127,15 +127,16 @@ class Stmts:
         src = f"{names[0]}{part if part != '[...]' else ''}"
         lines.append(f"{ind}    {target} = np.tanh({src}) * {self.fexpr(1)} + {src}")
         rotated = f"{', '.join(names)} = {', '.join(names[1:] + names[:1])}"
-        if 0.15 <= form < 0.3:
-            lines += [f"{ind}    if {self.cond(1)}:", f"{ind}        {rotated}"]
-        else:
-            lines.append(f"{ind}    {rotated}")
+        lines += self.maybe_guarded(ind + "    ", rotated, 0.15 <= form < 0.3)
         for n in names:
             self.bind(n, A(*shape))
         if alias:
             self.bind(alias, A(*shape))
         return lines
+
+    def maybe_guarded(self, ind: str, line: str, guard: bool) -> list[str]:
+        """`line` at indentation `ind`, under `if <condition>:` when `guard`."""
+        return [f"{ind}if {self.cond(1)}:", f"{ind}    {line}"] if guard else [f"{ind}{line}"]
 
     def _shape_code(self, shape):
         """The shape as a literal, or from an argument of that shape or an int argument."""
