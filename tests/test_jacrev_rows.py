@@ -191,7 +191,7 @@ def test_a_function_with_an_empty_output_has_an_empty_jacobian():
 def test_logsumexp_of_a_number_with_keepdims_is_not_taken_for_a_number():
     """scipy gives logsumexp(1.1, keepdims=True) the shape (1,): grad refuses it as it refuses
     any output of shape (1,) (it took the output for a number, and gave a float argument a
-    gradient of shape (1,))."""
+    gradient of shape (1,)); vjp, jvp and jacrev follow scipy's shape (d/dx x = 1)."""
     from scipy.special import logsumexp
 
     def f(x):
@@ -200,3 +200,7 @@ def test_logsumexp_of_a_number_with_keepdims_is_not_taken_for_a_number():
     assert np.shape(f(1.1)) == (1,)  # (what this test is about: scipy's own shape)
     with pytest.raises(srcad.NonScalarOutputError):
         srcad.grad(f)(1.1)
+    out, back = srcad.vjp(f, 1.1)
+    assert np.shape(out) == np.shape(f(1.1)) and back(np.ones(1)) == (1.0,)
+    np.testing.assert_allclose(srcad.jvp(f, (1.1,), (2.0,))[1], [2.0], rtol=1e-15)
+    np.testing.assert_allclose(srcad.jacrev(f)(1.1), [1.0], rtol=1e-15)

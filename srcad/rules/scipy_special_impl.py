@@ -12,6 +12,9 @@ out) in a and sign(s) exp(a - out) in b, is that of log |s|. The sign is piecewi
 import numpy as np
 import scipy.special as special
 
+#: The shape scipy gives logsumexp of a number with keepdims=True ((1,) in some versions)
+NUMBER_KEPT = np.shape(special.logsumexp(0.0, keepdims=True))
+
 
 def logsumexp_value(a, axis=None, b=None, keepdims=False):
     """scipy.special.logsumexp without return_sign: the primitive srcad.logsumexp (generated
@@ -20,6 +23,8 @@ def logsumexp_value(a, axis=None, b=None, keepdims=False):
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    if not return_sign and keepdims and np.ndim(a) == 0 and np.ndim(b) == 0:
+        return np.reshape(logsumexp_value(a, axis, b, False), NUMBER_KEPT)  # (scipy's shape)
     if not return_sign:
         return logsumexp_value(a, axis, b, keepdims)
     if b is None:  # (the sum is positive: its sign is 1, and 0 where out is -inf)
