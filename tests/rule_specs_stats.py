@@ -86,6 +86,13 @@ if scipy is not None:
          mu=uniform(0.5, 4.0, 4), note="float counts, some not counts (pmf 0)")
     stat("poisson.logpmf", "scipy.stats.poisson.logpmf(3, mu) + scipy.stats.poisson.logpmf(2.0, mu)",
          mu=uniform(0.5, 4.0), note="a Python int and a float count")
+    stat("poisson.cdf", "scipy.stats.poisson.cdf(k, mu)", k=K, mu=uniform(0.5, 4.0), ew=("mu",))
+    stat("poisson.cdf", "scipy.stats.poisson.cdf(np.array([-1.0, 0.5, 2.7]), mu)", mu=uniform(0.5, 4.0, 3),
+         note="float counts, one below 0 (cdf 0)")
+    for _fn in ("logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"):
+        stat(f"chi2.{_fn}", f"scipy.stats.chi2.{_fn}(x, df$kw)", x=uniform(0.8, 3.0, 4), df=uniform(1.5, 6.0),
+             loc=uniform(-0.3, 0.3), scale=SCALE, alts=KW,
+             wrt=("x", "loc", "scale") if _fn not in ("logpdf", "pdf") else ())
 
     def _spd(c):
         return f"{c} @ {c}.T + 3.0 * np.eye(3)"

@@ -262,3 +262,21 @@ def test_every_shape_of_code_is_accepted_and_edits_are_seen(tmp_path):
             parse_function(fn)
     for fn in (mod.decorated, mod.C.m, mod.pair[1]):  # unchanged text: still fine
         parse_function(fn)
+
+
+
+def test_a_lambda_made_in_a_comprehension_is_not_taken_for_stale_source(tmp_path):
+    """Before Python 3.12 a comprehension is a function (`<listcomp>`), and a lambda made in
+    one at module level was rebuilt inside a class while checking its source: a false
+    StaleSourceError for `[grad(lambda v: ...)(x) for x in xs]` in a script."""
+    import importlib.util
+
+    path = tmp_path / "comprehension_script.py"
+    path.write_text("import numpy as np\nimport srcad\n\n"
+                    "GOT = [srcad.grad(lambda v: v * v * 3.0)(x) for x in (0.5, 1.0, -2.0)]\n"
+                    "TOTAL = sum(srcad.grad(lambda v, s=s: np.sin(v) * s)(0.3) for s in (1.0, 2.0))\n")
+    spec = importlib.util.spec_from_file_location("comprehension_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    np.testing.assert_allclose(module.GOT, [3.0, 6.0, -12.0], rtol=1e-15)
+    np.testing.assert_allclose(module.TOTAL, 3.0 * np.cos(0.3), rtol=1e-15)

@@ -35,6 +35,7 @@ for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 _FIELDS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_stacksize",
            "co_flags", "co_name", "co_names", "co_varnames", "co_freevars", "co_cellvars")
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 _FINGERPRINTS: weakref.WeakKeyDictionary[types.CodeType, str] = weakref.WeakKeyDictionary()
 _IMPORTS: dict = {}  # file name -> (its lines as linecache has them, names its module imports)
 
@@ -160,8 +161,9 @@ def _heads(code: types.CodeType, qualname: str) -> list[str]:
     parts = qualname.split(".")[:-1] if isinstance(qualname, str) else []
     levels = []  # (kind, name), outermost first
     for i, part in enumerate(parts):
-        if part != "<locals>":
-            kind = "def" if i + 1 < len(parts) and parts[i + 1] == "<locals>" else "class"
+        if part != "<locals>":  # (a comprehension's scope, '<listcomp>' before Python 3.12: a def)
+            kind = "def" if i + 1 < len(parts) and parts[i + 1] == "<locals>" or part in _COMPREHENSIONS \
+                else "class"
             levels.append((kind, part if part.isidentifier() else "__srcad_outer__"))
     free = list(code.co_freevars)
     last_def = max((i for i, (kind, _) in enumerate(levels) if kind == "def"), default=-1)

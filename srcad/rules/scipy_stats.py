@@ -21,11 +21,13 @@ family("scipy.stats")
 #: parameters a derivative may not reach, by function (the rules of what they reach refuse them)
 REFUSES = {**{f"t.{_f}": ("df",) for _f in ("cdf", "sf", "logcdf", "logsf")},
            **{f"gamma.{_f}": ("a",) for _f in ("cdf", "sf", "logcdf", "logsf")},
-           **{f"beta.{_f}": ("a", "b") for _f in ("cdf", "sf", "logcdf", "logsf")}}
+           **{f"beta.{_f}": ("a", "b") for _f in ("cdf", "sf", "logcdf", "logsf")},
+           **{f"chi2.{_f}": ("df",) for _f in ("cdf", "sf", "logcdf", "logsf")}}
 for _dist, _fns in {
     "norm": ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"),
     "t": ("logpdf", "pdf", "cdf"),
     "gamma": ("logpdf", "pdf", "cdf"),
+    "chi2": ("logpdf", "pdf", "cdf"),
     "beta": ("logpdf", "pdf", "cdf"),
     "expon": ("logpdf", "pdf", "cdf"),
     "laplace": ("logpdf", "pdf", "cdf"),
@@ -39,7 +41,7 @@ for _dist, _fns in {
                   refuses=REFUSES.get(f"{_dist}.{_fn}", ()))
 
 _TAILS = ("sf", "logcdf", "logsf")
-for _dist, _fns in {"t": _TAILS, "gamma": _TAILS, "beta": _TAILS, "expon": _TAILS + ("ppf",),
+for _dist, _fns in {"t": _TAILS, "gamma": _TAILS, "chi2": _TAILS, "beta": _TAILS, "expon": _TAILS + ("ppf",),
                     "laplace": _TAILS + ("ppf",), "logistic": _TAILS + ("ppf",), "cauchy": _TAILS + ("ppf",),
                     "lognorm": _TAILS + ("ppf",), "uniform": _TAILS + ("ppf",)}.items():
     for _fn in _fns:
@@ -52,6 +54,7 @@ for _dist, _data in {"poisson": ("k", "loc"), "binom": ("k", "n", "loc"), "nbino
     for _fn in ("logpmf", "pmf"):
         composite(f"scipy.stats.{_dist}.{_fn}", getattr(disc, f"{_dist}_{_fn}"), refuses=_data)
 
+composite("scipy.stats.poisson.cdf", disc.poisson_cdf, refuses=("k", "loc"))
 for _fn in ("logpdf", "pdf"):
     composite(f"scipy.stats.multivariate_normal.{_fn}", getattr(disc, f"multivariate_normal_{_fn}"))
     composite(f"scipy.stats.dirichlet.{_fn}", getattr(disc, f"dirichlet_{_fn}"))

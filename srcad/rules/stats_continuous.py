@@ -109,6 +109,19 @@ def gamma_cdf(x, a, loc=0.0, scale=1.0):
     return _valid((scale > 0) & (a > 0), np.where(out, 0.0, special.gammainc(a, _inside(out, z, 1.0))))
 
 
+def chi2_logpdf(x, df, loc=0.0, scale=1.0):
+    """chi2(df) is gamma(df / 2) at twice the scale."""
+    return gamma_logpdf(x, df / 2.0, loc, 2.0 * scale)
+
+
+def chi2_pdf(x, df, loc=0.0, scale=1.0):
+    return np.exp(chi2_logpdf(x, df, loc, scale))
+
+
+def chi2_cdf(x, df, loc=0.0, scale=1.0):
+    return gamma_cdf(x, df / 2.0, loc, 2.0 * scale)
+
+
 def beta_logpdf(x, a, b, loc=0.0, scale=1.0):
     z = (x - loc) / _positive(scale)
     out = (z < 0.0) | (z > 1.0)

@@ -31,6 +31,13 @@ def poisson_pmf(k, mu, loc=0):
     return np.exp(poisson_logpmf(k, mu, loc))
 
 
+def poisson_cdf(k, mu, loc=0):
+    """P(K <= k): the regularized upper incomplete gamma Q(floor(k) + 1, mu), 0 below 0."""
+    k = np.floor(srcad.data_only(k, "the count k of poisson.cdf") - srcad.data_only(loc, "loc"))
+    below = k < 0.0
+    return _valid(mu >= 0.0, np.where(below, 0.0, special.gammaincc(np.where(below, 0.0, k) + 1.0, mu)))
+
+
 def binom_logpmf(k, n, p, loc=0):
     k, out = _count(k, loc, "the count k of binom.logpmf")
     n = srcad.data_only(n, "the number of trials n of binom")

@@ -65,6 +65,18 @@ def gamma_logsf(x, a, loc=0.0, scale=1.0):
     return _log(gamma_sf(x, a, loc, scale), gamma_cdf(x, a, loc, scale))
 
 
+def chi2_sf(x, df, loc=0.0, scale=1.0):
+    return gamma_sf(x, df / 2.0, loc, 2.0 * scale)
+
+
+def chi2_logcdf(x, df, loc=0.0, scale=1.0):
+    return gamma_logcdf(x, df / 2.0, loc, 2.0 * scale)
+
+
+def chi2_logsf(x, df, loc=0.0, scale=1.0):
+    return gamma_logsf(x, df / 2.0, loc, 2.0 * scale)
+
+
 def beta_sf(x, a, b, loc=0.0, scale=1.0):
     z = (x - loc) / _positive(scale)
     out = (z <= 0.0) | (z >= 1.0)
