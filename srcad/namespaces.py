@@ -191,7 +191,8 @@ def _dask_bound(function):
 
         makers = ("zeros", "ones", "empty", "full")
         _SHIMS["dask"] = numpy_with("numpy for dask", {
-            name: _made_lazily(getattr(np, name), getattr(da, name)) for name in makers})
+            **{name: _made_lazily(getattr(np, name), getattr(da, name)) for name in makers},
+            "where": _where_fresh})
     return with_numpy(function, _SHIMS["dask"], _broadcast_lazily)
 
 
@@ -207,6 +208,16 @@ def _broadcast_lazily(v, shape):
     import dask.array as da
 
     return da.broadcast_to(v, tuple(shape))
+
+
+def _where_fresh(*args, **kwargs):
+    """np.where for the derivative code of dask arrays: a new array object, as NumPy's is.
+    dask's np.where(True, a, b) is `a` itself, and a dask array written into (`a[...] = 0.0`,
+    dask's __setitem__ changes the object) would change it too (fuzz 12500:663)."""
+    import numpy as np
+
+    out = np.where(*args, **kwargs)
+    return out.copy() if any(out is a for a in args[1:]) else out
 
 
 def _made_lazily(numpy_make, dask_make):

@@ -236,3 +236,23 @@ def test_array_makers_in_code_run_on_dask_make_dask_arrays_with_numpys_parameter
     assert isinstance(zeros((3,), np.float32), da.Array) and zeros((3,), np.float32).dtype == np.float32
     assert type(zeros(())) is np.ndarray  # (a 0-d buffer stays NumPy's: a number)
     assert zeros((2, 2), order="F").flags["F_CONTIGUOUS"]  # (what dask cannot make: NumPy's)
+
+
+def written_through_an_ellipsis_in_a_loop(x):
+    y0 = x.copy()
+    y1 = np.zeros((1, 2))
+    for _ in range(1):
+        y1[...] = np.tanh(y0) + y0 * 0.5
+    return np.sum(y1) + np.sum(x)
+
+
+def test_a_write_through_an_ellipsis_keeps_its_cotangent_on_dask_arrays():
+    """The adjoint of y[...] = v reads y_bar through np.where(True, y_bar[...], 0.0), then
+    zeroes y_bar: dask's np.where returned y_bar itself, which its __setitem__ then changed,
+    so the derivative through the write was lost (fuzz 12500:663). Against finite
+    differences and the NumPy gradient."""
+    x = np.array([[0.3, -1.4]])
+    want = fd_grad(written_through_an_ellipsis_in_a_loop, (x,))
+    got = srcad.grad(written_through_an_ellipsis_in_a_loop)(da.from_array(x))
+    assert isinstance(got, da.Array)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
