@@ -10,7 +10,7 @@ import gast
 import numpy as np
 
 from ..errors import UnsafeMutationError, where_text
-from ..ir.nodes import Const
+from ..ir.nodes import Atom, Const
 from .expr import INPLACE
 
 
@@ -45,9 +45,7 @@ class InPlaceCalls:
         while isinstance(root, gast.Subscript):
             levels.append(root)
             root = root.value
-        if isinstance(root, gast.Name) and root.id not in self.scope.locals:
-            raise self.error(UnsafeMutationError, node.target, f"cannot write into global {root.id!r}",
-                             "copy it into a local variable first (x = g.copy())")
+        self.refuse_global_write(root, node.target)
         if not isinstance(root, (gast.Name, gast.Attribute)):
             raise self.mutation_error(node.target, node.target)
         containers, keys = [self.value(root)], []
@@ -58,13 +56,24 @@ class InPlaceCalls:
         op = Const(INPLACE[type(node.op)])
         new = self.emit("srcad.item_update", (op, containers[-1], old, rhs), node=node)
         for depth in range(len(keys) - 1, -1, -1):  # (stored back, innermost first)
-            if depth > 0:  # (x[i][j]: x[i] changed in place, held once by x)
-                where = Const(where_text(self.loc(node.target), "?"))
-                self.emit("srcad.check_unshared", (containers[depth - 1], containers[depth], where),
-                          node=node.target, nouts=0)
+            if depth > 0:  # (x[i][j]: x[i] changed in place)
+                self.check_held_once(containers[depth - 1], containers[depth], node.target)
             new = self.emit("operator.setitem", (containers[depth], keys[depth], new), node=node.target,
                             hint=root.id if depth == 0 and isinstance(root, gast.Name) else "")
         self.assign(root, new)
+
+    def check_held_once(self, container: Atom, item: Atom, node) -> None:
+        """When the code runs: `item`, changed in place through `container` (x[k] op= v,
+        x[k][j] = v, x[k].append(v)), is held once by it, else an UnsafeMutationError at the
+        user's line (Python's change would show in every slot, srcad's in the one written)."""
+        where = Const(where_text(self.loc(node), "?"))
+        self.emit("srcad.check_unshared", (container, item, where), node=node, nouts=0)
+
+    def refuse_global_write(self, root, target) -> None:
+        """Refuse a write into an item of a global (`g[0] = v`, `g[0] += v`)."""
+        if isinstance(root, gast.Name) and root.id not in self.scope.locals:
+            raise self.error(UnsafeMutationError, target, f"cannot write into global {root.id!r}",
+                             "copy it into a local variable first (x = g.copy())")
 
     def _is_add_at(self, call) -> bool:
         if not isinstance(call.func, gast.Attribute) or call.func.attr != "at":

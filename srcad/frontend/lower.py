@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..errors import UnsafeMutationError, UnsupportedSyntaxError, where_text
+from ..errors import UnsafeMutationError, UnsupportedSyntaxError
 from ..ir.builder import Builder
 from ..ir.nodes import UNDEF, Atom, Const, Function, Param, Var
 from .binding import ArgumentBinding, argument_cells
@@ -376,16 +376,12 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
 
     def assign_item(self, target: gast.Subscript, value: Atom) -> None:
         base_node = target.value
-        if isinstance(base_node, gast.Name) and base_node.id not in self.scope.locals:
-            raise self.error(UnsafeMutationError, target, f"cannot write into global {base_node.id!r}",
-                             "copy it into a local variable first (x = g.copy())")
+        self.refuse_global_write(base_node, target)
         if not isinstance(base_node, (gast.Name, gast.Subscript, gast.Attribute)):
             raise self.mutation_error(target, target)
         base = self.value(base_node)
-        if isinstance(base_node, gast.Subscript):  # (x[i][j] = v: x[i] changed in place, held once)
-            where = Const(where_text(self.loc(target), "?"))
-            self.emit("srcad.check_unshared", (self.value(base_node.value), base, where), node=target,
-                      nouts=0)
+        if isinstance(base_node, gast.Subscript):  # (x[i][j] = v: x[i] changed in place)
+            self.check_held_once(self.value(base_node.value), base, target)
         new = self.emit("operator.setitem", (base, self.index(target.slice), value), node=target,
                         hint=base_node.id if isinstance(base_node, gast.Name) else "")
         self.assign(base_node, new)
@@ -400,9 +396,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         local = isinstance(target, (gast.Name, gast.Subscript)) and not (
             isinstance(target, gast.Name) and target.id not in self.scope.locals) or self.made_inside(target)
         args, kw = self.call_args(node)
-        if local and isinstance(target, gast.Subscript):  # (xs[k].append(v): xs[k] held once)
-            where = Const(where_text(self.loc(node), "?"))
-            self.emit("srcad.check_unshared", (self.value(target.value), recv, where), node=node, nouts=0)
+        if local and isinstance(target, gast.Subscript):  # (xs[k].append(v): xs[k] changed in place)
+            self.check_held_once(self.value(target.value), recv, node)
         recv_hint = target.id if isinstance(target, gast.Name) else ""
         new, result = self.emit("srcad.mutate_call", [Const(name), Const(local), recv] + args, kw,
                                 node=node, nouts=2, hint=(recv_hint, ""))
