@@ -18,18 +18,25 @@ from ..rules import registry
 from .aliases import update_base
 
 
+def makes_new_object(op: Apply) -> bool:
+    """Does the operation return a new object (an allocation, not a view, an update, an item
+    or something from outside)?"""
+    rule = registry.lookup(op.prim)
+    return update_base(op) is None and rule is not None and rule.fresh and not rule.opaque \
+        and op.prim != "operator.getitem" and len(op.outs) == 1 \
+        and registry.view_source(rule, op.args, op.kw) is None
+
+
 def _made(block: Block) -> set:
     """Values of `block` whose object this execution of the block made (or updated)."""
     made: set = set()
     for op in block.ops:
         if isinstance(op, Apply):
-            rule = registry.lookup(op.prim)
             k = update_base(op)
             if k is not None:
                 if op.args[k] in made:
                     made.add(op.outs[0])
-            elif rule is not None and rule.fresh and not rule.opaque and op.prim != "operator.getitem" \
-                    and len(op.outs) == 1 and registry.view_source(rule, op.args, op.kw) is None:
+            elif makes_new_object(op):
                 made.add(op.outs[0])
         elif isinstance(op, If):
             for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..ir.nodes import Apply, For, Function, Var, While, iter_ops
 from ..rules import registry
 from .aliases import update_base
+from .fresh import makes_new_object
 
 
 def traded_places(fn: Function) -> tuple[dict, dict]:
@@ -88,9 +89,6 @@ def _made_here(a, defs: dict):
     while op is not None and update_base(op) is not None and op.outs and op.outs[0] == a:
         a = op.args[update_base(op)]
         op = defs.get(a) if isinstance(a, Var) else None
-    if op is None or len(op.outs) != 1:
+    if op is None or not makes_new_object(op) or registry.lookup(op.prim).structural:
         return None
-    rule = registry.lookup(op.prim)
-    fresh = rule is not None and rule.fresh and not rule.opaque and not rule.structural \
-        and op.prim != "operator.getitem" and registry.view_source(rule, op.args, op.kw) is None
-    return id(op) if fresh else None
+    return id(op)
