@@ -180,10 +180,10 @@ def own_results(fn: Function, only: tuple | None = None) -> Function:
         extra.append(Apply((v,), "numpy.copy" if array else "srcad.copy_value", (a,), (), fn.loc))
         return v
 
-    def own(a):
+    def own(a, positions=None):
         d = defs.get(a) if isinstance(a, Var) else None
         if d is not None and d.prim in ("srcad.tuple", "srcad.list", "srcad.dict"):
-            args = tuple(own(x) for x in d.args)
+            args = tuple(own(x) if positions is None or i in positions else x for i, x in enumerate(d.args))
             if args == d.args:
                 return a
             v = Var(next_id[0], a.hint, a.type)
@@ -201,17 +201,7 @@ def own_results(fn: Function, only: tuple | None = None) -> Function:
         seen.add(root)
         return a
 
-    root = defs.get(fn.body.yields[0]) if only is not None and fn.body.yields else None
-    if root is not None and root.prim == "srcad.tuple":
-        args = tuple(own(a) if i in only else a for i, a in enumerate(root.args))
-        yields = fn.body.yields
-        if args != root.args:
-            v = Var(next_id[0], "", fn.body.yields[0].type)
-            next_id[0] += 1
-            extra.append(Apply((v,), "srcad.tuple", args, (), root.loc))
-            yields = (v,) + tuple(fn.body.yields[1:])
-    else:
-        yields = tuple(own(y) for y in fn.body.yields)
+    yields = tuple(own(y, only if k == 0 else None) for k, y in enumerate(fn.body.yields))
     if not extra:
         return fn
     body = dataclasses.replace(fn.body, ops=fn.body.ops + tuple(extra), yields=yields)
