@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import forms, runtime, sharing
+from . import arity, forms, runtime, sharing
 from .codegen.compile import register_source
 from .codegen.numba_target import check_target
 from .custom import CustomRule
@@ -136,7 +136,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
     cotangent per primal (None for arguments that are not differentiated, like ints).
     `target`: "python" (default) or "numba" (docs/numba_target.md), for both generated functions."""
-    got = vjp_of(fun, has_aux, target=check_target(target, "vjp"))(*primals)
+    got = vjp_of(arity.for_call(fun, len(primals)), has_aux, target=check_target(target, "vjp"))(*primals)
     what = f"the vjp_fn of {getattr(fun, '__qualname__', 'a function')}"  # (pickles as this vjp call)
     return (got[0], Made(got[1], what, vjp_function, carry(fun), primals, has_aux, target), *got[2:])
 
@@ -255,6 +255,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
             raise ArgumentError(f"jvp: {what} must be a tuple or list with one entry per argument of "
                                 f"{getattr(fun, '__name__', 'f')}, got {type(v).__name__} "
                                 "(for one argument: (x,))")
+    fun = arity.for_call(fun, len(primals))
     if not has_aux:
         return _jvp_of(fun, target=target)(primals, tangents)
     out, tangent = _jvp_of(fun, target=target)(primals, tangents)
@@ -331,6 +332,13 @@ def _transform(kind: str, fun, argnums, has_aux: bool, memory_budget=None, targe
         raise ArgumentError(f"{kind} expects a function, got {fun!r}")
     if memory_budget is not None and (type(memory_budget) is not int or memory_budget <= 0):
         raise ArgumentError(f"{kind}: memory_budget must be a positive int (bytes), got {memory_budget!r}")
+    if arity.variadic(fun):  # (*args, **kwargs, optional parameters: one transform per call shape)
+        made = arity.by_call(lambda w: _transform(kind, w, argnums, has_aux, memory_budget, target), fun,
+                             kind)
+        options = {"target": target} if target != "python" else {}  # (pickled as this call: pickling.py)
+        what = f"srcad.{kind} of {getattr(fun, '__qualname__', 'a function')}"
+        return Made(made, what, globals()[kind], fun, argnums=argnums, has_aux=has_aux,
+                    memory_budget=memory_budget, **options)
     cache = _cached(fun)
     quick = (kind, tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums,
              isinstance(argnums, (list, tuple)), has_aux, memory_budget, target)  # (before the signature)
@@ -393,7 +401,11 @@ grad.__srcad_maker__ = value_and_grad.__srcad_maker__ = True
 # srcad.jvp(f, primals, tangents) and srcad.vjp(f, *primals) inside one: their forms (forms.py)
 # (nargs: the arguments after f; jvp's primals come as one tuple, as many as f's parameters)
 jvp.__srcad_value_form__ = lambda f, nargs: forms.jvp_value_form(f, forms.positional_arity(f), grad)
-vjp.__srcad_value_form__ = lambda f, nargs: forms.vjp_value_form(f, nargs, grad, _cached(f))
+vjp.__srcad_value_form__ = lambda f, nargs: _vjp_value_form(arity.for_call(f, nargs), nargs)
+
+
+def _vjp_value_form(f, nargs: int):
+    return forms.vjp_value_form(f, nargs, grad, _cached(f))
 
 
 def saved_values(fun: Callable[..., Any], *args: Any, argnums: int | Sequence[int] = 0,
@@ -402,7 +414,7 @@ def saved_values(fun: Callable[..., Any], *args: Any, argnums: int | Sequence[in
     with `name`, `type`, `line` (where the value is computed), `loop_line`, `nbytes` (per
     iteration, None if unknown) and `bytes_per_iteration` (text). Also in the header of
     the generated source."""
-    g = grad(fun, argnums=argnums)
+    g = grad(arity.for_call(fun, len(args), tuple(kwargs)), argnums=argnums)
     return list(g._lookup(g._prepare(args, kwargs)).saved)
 
 
@@ -416,12 +428,18 @@ def source(g: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     if g in (jvp, vjp) or getattr(g, "__name__", "") == "jacfwd":
         if not args:
             raise ArgumentError(f"srcad.source({g.__name__}, f): which function f?")
-        fun = as_python_function(args[0])
+        fun = as_python_function(arity.latest_wrapper(args[0]) or args[0])
         found = [t for k, t in _cached(fun).items() if _kind_of(k) == g.__name__ and t._latest is not None]
         if not found:
             raise ArgumentError(f"call srcad.{g.__name__}({getattr(fun, '__name__', 'f')}, ...) once, "
                                 "then ask for its source")
         return found[-1].latest().source
+    pick = getattr(g, "__srcad_for_call__", None)
+    if pick is not None:  # (a transform of a variadic function: the one for this call shape)
+        if not (args or kwargs):
+            raise ArgumentError(f"{getattr(g, '__name__', g)} is made per call: srcad.source(g, *args) shows "
+                                "the code for those arguments")
+        g = pick(len(args), tuple(kwargs))
     inner = getattr(g, "__srcad_transform__", None)
     if inner is None and getattr(g, "__srcad_inline__", None) is not None:
         return _composed_source(g, args, kwargs)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import arity
 from .api import (
     BatchedTransformed,
     _cached,
@@ -124,6 +125,9 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     (default) or "numba" (docs/numba_target.md)."""
     check_options("jacfwd", holomorphic, allow_int)
     check_target(target, "jacfwd")
+    if arity.variadic(fun):  # (*args, **kwargs, optional parameters: one transform per call shape)
+        return arity.by_call(lambda w: jacfwd(w, argnums, has_aux, batched=batched, chunk_size=chunk_size,
+                                              target=target), fun, "jacfwd")
     if has_aux:
         return _with_aux(lambda main: jacfwd(main, argnums, batched=batched, chunk_size=chunk_size,
                                              target=target), fun, "jacfwd")
@@ -263,6 +267,9 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     `target`: "python" (default) or "numba" (docs/numba_target.md)."""
     check_options("jacrev", holomorphic, allow_int)
     check_target(target, "jacrev")
+    if arity.variadic(fun):
+        return arity.by_call(lambda w: jacrev(w, argnums, has_aux, chunk_size=chunk_size, target=target),
+                             fun, "jacrev")
     if has_aux:
         return _with_aux(lambda main: jacrev(main, argnums, target=target), fun, "jacrev")
 
@@ -369,6 +376,8 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: 
     has_aux: (Hessian, aux). `target`: "python" (default) or "numba" (docs/numba_target.md)."""
     check_options("hessian", holomorphic, allow_int)
     check_target(target, "hessian")
+    if arity.variadic(fun):
+        return arity.by_call(lambda w: hessian(w, argnums, has_aux, target=target), fun, "hessian")
     if has_aux:
         return _with_aux(lambda main: hessian(main, argnums, target=target), fun, "hessian")
     scalar = _jacfwd(grad(fun, argnums=argnums), argnums, True, "hessian", fun, None, target)
@@ -404,6 +413,7 @@ def hvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError(f"hvp: {len(primals)} primals but {len(tangents)} tangents")
+    fun = arity.for_call(fun, len(primals))
     gate = Gate(f"hvp of {getattr(fun, '__qualname__', 'f')}", as_python_function(fun), "it has a tangent")
     gate.arrays = target == "python"  # (dask, array API: namespaces.py; jvp of grad takes them)
     primals, tangents = admit_tangents(gate, primals, tangents, _names(fun))

@@ -173,10 +173,12 @@ def _primals_and_tangents(kind: str, fun, n: int, helper: str, result: str):
     return _compile(text, name, namespace), namespace
 
 
-def jvp_value_form(fun, n: int, grad):
+def jvp_value_form(fun, n: int | None, grad):
     """srcad.jvp(fun, primals, tangents) called inside a differentiated function (n: the
     number of primals): `(fun(*primals), J tangents)`, the tangent as the derivative of
     fun(p + eps t) in eps at 0 (a jacrev form: one gradient per output entry, exact)."""
+    if n is None:  # (fun's parameters are not plain positional ones: refused)
+        return None
     moved = ", ".join(f"p{i} + eps * t{i}" for i in range(n))
     form, namespace = _primals_and_tangents(
         "jvp", fun, n, "def _directional(eps, {ps}, {ts}):\n    return _f(" + moved + ")\n\n\n",
@@ -186,9 +188,11 @@ def jvp_value_form(fun, n: int, grad):
     return form
 
 
-def hvp_value_form(fun, n: int, grad):
+def hvp_value_form(fun, n: int | None, grad):
     """srcad.hvp(fun, primals, tangents) inside a differentiated function: H t as the
     gradient of <grad fun(p), t> (reverse over reverse)."""
+    if n is None:  # (fun's parameters are not plain positional ones: refused)
+        return None
     pairs = " + ".join(f"np.sum(g[{i}] * t{i})" for i in range(n))
     form, namespace = _primals_and_tangents(
         "hvp", fun, n, "def _pairing({ps}, {ts}):\n    g = _grad({ps})\n    return " + pairs + "\n\n\n",

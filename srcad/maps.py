@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from . import arity
 from .api import as_python_function, grad, jvp
 from .codegen.compile import add_source_notes
 from .dispatch import Transformed, _quick_kind, _signature_of
@@ -233,7 +234,7 @@ def vmap(fun: Callable[..., Any], in_axes: int | None | Sequence[int | None] = 0
             raise ArgumentError("vmap over an axis of length 0")
         vt = dispatchers.get(axes)
         if vt is None:
-            vt = dispatchers[axes] = _dispatcher(fun, axes, out_axes)
+            vt = dispatchers[axes] = _dispatcher(arity.for_call(fun, len(args)), axes, out_axes)
         latest[0] = vt
         full = vt.arguments(args)
         built = vt.vectorised(full) if full is not None else None
@@ -284,7 +285,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     f_jvp.__name__ = f"jvp_{getattr(fun, '__name__', 'f')}"
     if len(primals) == 1:
         f_jvp.__srcad_inline__ = functools.cache(
-            lambda: linearized_form(as_python_function(fun), primals[0], grad))
+            lambda: linearized_form(as_python_function(arity.for_call(fun, 1)), primals[0], grad))
     return out, f_jvp
 
 

@@ -22,7 +22,7 @@ import astor
 import gast
 import numpy as np
 
-from . import pipeline
+from . import arity, pipeline
 from .codegen.standalone import module_text, stale_sources
 from .errors import CodegenError
 from .frontend.source import parse_function
@@ -101,11 +101,26 @@ def get_function(module, name: str):
     return fn
 
 
+def for_types(fn, text: str | None):
+    """fn; for a function with *args or **kwargs, the wrapper for a call with one positional
+    argument per `--types` entry (srcad/arity.py)."""
+    if not arity.variadic(fn):
+        return fn
+    if not text:
+        raise CodegenError(f"{fn.__name__} takes *args or **kwargs: give --types, one type per positional "
+                           "argument of the call to generate code for")
+    return arity.for_call(fn, len(_type_names(text)))
+
+
+def _type_names(text: str) -> list:
+    return [t.strip() for t in re.split(r",(?![^\[]*\])", text)]  # (not inside brackets)
+
+
 def parse_types(text: str | None, fn) -> tuple:
     """Argument types from `--types`, else from annotations, else unknown."""
     params = list(inspect.signature(fn).parameters.values())
     if text:
-        names = [t.strip() for t in re.split(r",(?![^\[]*\])", text)]  # (not inside brackets)
+        names = _type_names(text)
         if len(names) == 1:
             names = names * len(params)  # one type for every parameter
         if len(names) != len(params):
@@ -185,13 +200,13 @@ def codegen(target: str, mode: str = "reverse", argnums=None, out: str | None = 
     module = load_module(path)
     units, files = [], []
     for name in names:
-        fn = get_function(module, name)
+        fn = for_types(get_function(module, name), types)
         arg_types = parse_types(types, fn)
         built = build(fn, mode, argnums, arg_types, target=code_target)
         units.extend(built.rendered)
         for f in lowered(fn).functions:
             src = inspect.getsourcefile(f)
-            if src and src not in files:
+            if src and os.path.isfile(src) and src not in files:  # (not a wrapper: arity.py)
                 files.append(src)
     where = os.path.dirname(os.path.abspath(out)) if out else os.getcwd()
     rel = [(os.path.relpath(f, where), f) for f in files]
@@ -239,7 +254,7 @@ def test_text(module, names, mode, argnums, types, out, samples=None) -> str:
              "    a[i] = args[i] + eps * v; b[i] = args[i] - eps * v",
              "    return (np.asarray(f(*a)) - np.asarray(f(*b))) / (2 * eps)", ""]
     for name in names:
-        fn = getattr(module, name)
+        fn = for_types(getattr(module, name), types)
         arg_types = parse_types(types, fn)
         args = ", ".join(samples) if samples else ", ".join(_sample(t, k) for k, t in enumerate(arg_types))
         nums = argnums if argnums is not None else (
@@ -290,7 +305,7 @@ def show(target: str, mode: str = "reverse", stage: str = "source", argnums=None
         raise CodegenError(f"unknown stage {stage!r} (use {', '.join(STAGES)})")
     path, names = parse_target(target)
     module = load_module(path)
-    fn = get_function(module, names[0])
+    fn = for_types(get_function(module, names[0]), types)
     if stage == "parsed":
         return astor.to_source(gast.gast_to_ast(parse_function(fn).node))
     if stage == "ssa":

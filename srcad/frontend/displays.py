@@ -200,3 +200,14 @@ class Displays:
             kw += [(key, self.emit("operator.getitem", (d, Const(key)), node=k.value)) for key in keys]
         return args, kw
 
+    def call_max_min(self, fn, args, kw, node) -> Atom:
+        """max/min of one iterable, or of three or more values (pairwise)."""
+        if kw or not args:
+            raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() with key= or default= "
+                             "is not supported", "compute the values first, then take their max")
+        if len(args) == 1:
+            return self.emit(f"srcad.{fn.__name__}_of", args, node=node)
+        out = args[0]
+        for a in args[1:]:
+            out = self.emit(f"builtins.{fn.__name__}", (out, a), node=node)
+        return out

@@ -396,6 +396,8 @@ class ExprLowerer(Displays, TransformsInside):
             raise self.error(NoRuleError, node, problems[0], "call it without that argument")
 
     def call_static(self, fn, args, kw, node) -> Atom:
+        if getattr(fn, "__srcad_for_call__", None) is not None:  # (per call shape: srcad/arity.py)
+            fn = fn.__srcad_for_call__(len(self.no_stars(args, node)), tuple(k for k, _ in kw))
         if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass
             return self.call_function(fn, args, kw, node)
         if fn in (max, min) and (len(args) != 2 or kw or any(isinstance(a, Star) for a in args)):
@@ -466,18 +468,6 @@ class ExprLowerer(Displays, TransformsInside):
         given = dict(kw)
         fixed = [(k, bound_value(k, v)) for k, v in fn.keywords.items() if k not in given]
         return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
-
-    def call_max_min(self, fn, args, kw, node) -> Atom:
-        """max/min of one iterable, or of three or more values (pairwise)."""
-        if kw or not args:
-            raise self.error(UnsupportedSyntaxError, node, f"{fn.__name__}() with key= or default= "
-                             "is not supported", "compute the values first, then take their max")
-        if len(args) == 1:
-            return self.emit(f"srcad.{fn.__name__}_of", args, node=node)
-        out = args[0]
-        for a in args[1:]:
-            out = self.emit(f"builtins.{fn.__name__}", (out, a), node=node)
-        return out
 
     def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:
         nouts = rule.nouts

@@ -107,12 +107,8 @@ def _find_lambda(tree: gast.AST, fn, in_file: bool = False) -> gast.Lambda | Non
     (`[lambda x: 2 * x, lambda x: 3 * x]`) and `tree` is the whole file (`in_file`), the one
     whose body spans the positions of the code's instructions (Python 3.11+)."""
     code = fn.__code__
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-    found = [
-        n
-        for n in gast.walk(tree)
-        if isinstance(n, gast.Lambda) and tuple(a.id for a in n.args.args + n.args.kwonlyargs) == names
-    ]
+    wanted = _code_parameters(code)
+    found = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda) and _parameters(n) == wanted]
     if len(found) == 1 or not in_file:
         return found[0] if len(found) == 1 else None
     span = _instruction_span(code)
@@ -124,6 +120,22 @@ def _find_lambda(tree: gast.AST, fn, in_file: bool = False) -> gast.Lambda | Non
         return None
     return min(found, key=_body_span, default=None) if len({_body_span(n) for n in found}) == len(found) \
         else None
+
+
+def _parameters(lam: gast.Lambda) -> tuple:
+    """(the names of a lambda's parameters, its *args name, its **kwargs name)."""
+    star, stars = lam.args.vararg, lam.args.kwarg
+    params = list(getattr(lam.args, "posonlyargs", None) or []) + lam.args.args + lam.args.kwonlyargs
+    return (tuple(a.id for a in params), star.id if star else None,
+            stars.id if stars else None)
+
+
+def _code_parameters(code) -> tuple:
+    """_parameters of the lambda that compiled to `code`."""
+    n = code.co_argcount + code.co_kwonlyargcount
+    star = code.co_varnames[n] if code.co_flags & inspect.CO_VARARGS else None
+    stars = code.co_varnames[n + (star is not None)] if code.co_flags & inspect.CO_VARKEYWORDS else None
+    return code.co_varnames[:n], star, stars
 
 
 def _body_span(lam: gast.Lambda) -> tuple:

@@ -86,6 +86,7 @@ FEATURES = {
     "pytree_obj": 0.3,      # dataclass, named tuple or registered class argument (w, b) differentiated
     "out_array": 0.3,       # array output (jacobians instead of grad)
     "out_pytree": 0.15,     # tuple/dict output
+    "variadic_entry": 0.3,  # def f(x, *va_rest): the function transformed per call shape
 }
 
 # features behind srcad bugs known to the lead and being fixed (see docs/reliability.md)

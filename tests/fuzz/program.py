@@ -157,21 +157,31 @@ class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted):
                 body += self.s_function("    ", feature)
         body += self.block(Ctx(depth=self.cfg.max_depth, ret=ret), self.rng.randint(2, self.cfg.max_stmts),
                            "    ")
-        lines = [f"def f({', '.join(n for n, _ in params)}):"] + body
         if not self._leaves(body):
-            lines.append(f"    return {self.sink(ret)}")
-        chunks.append("\n".join(lines))
+            body.append(f"    return {self.sink(ret)}")
         diff = [i for i, (_, t) in enumerate(params) if is_float_like(t)]
         if len(diff) > 1 and self.rng.random() < 0.25:
             diff = self.rng.choice(diff)  # a single int argnums: a result that is not a tuple
         else:
             diff = tuple(diff)
+        chunks.append("\n".join(self.signature(params) + body))
         args = ", ".join(value_code(values[n]) for n, _ in params)
         chunks.append(f"def make_args():\n    return ({args}{',' if len(params) == 1 else ''})")
         chunks.append(f"DIFF = {diff!r}")
         self.record_args(params)
         text = "\n\n\n".join(chunks) + "\n"
         return header(text) + "\n\n" + text
+
+    def signature(self, params) -> list:
+        """`def f(x, n, p):`, or with *args (transformed per call shape: srcad/arity.py)
+        `def f(x, *va_rest):` and `n, p = va_rest` first in the body."""
+        names = [n for n, _ in params]
+        if not (len(names) > 1 and self.on("variadic_entry")):
+            return [f"def f({', '.join(names)}):"]
+        k = self.rng.randrange(len(names))
+        rest = names[k:]
+        return [f"def f({', '.join(names[:k] + ['*va_rest'])}):",
+                f"    {', '.join(rest)}{',' if len(rest) == 1 else ''} = va_rest"]
 
     def record_args(self, params):
         for _, t in params:
