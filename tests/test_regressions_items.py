@@ -265,3 +265,33 @@ def test_a_dict_given_new_keys_in_a_loop_over_keys_is_refused():
     with pytest.raises(srcad.TypeSupportError) as err:
         srcad.grad(dict_grown_while_iterated)(0.4, 0.3)
     assert err.value.diagnostics[0].line == dict_grown_while_iterated.__code__.co_firstlineno + 3
+
+
+def equal_items_then_one_changed(x):
+    xs = [x * 2.0, x * 2.0]
+    xs[0] *= 3.0
+    return np.sum(xs[0] * xs[1])
+
+
+def equal_values_per_key_then_one_changed(x):
+    d = {k: x * 1.5 for k in ("a", "b")}
+    d["a"] *= 3.0
+    return np.sum(d["a"] + d["b"] ** 2)
+
+
+def equal_appends_then_one_changed(x):
+    xs = []
+    xs.append(np.sin(x))
+    xs.append(np.sin(x))
+    xs.insert(0, np.sin(x))
+    xs[1] *= 2.0
+    return np.sum(xs[0] * xs[1] * xs[2])
+
+
+@pytest.mark.parametrize("fn", [equal_items_then_one_changed, equal_values_per_key_then_one_changed,
+                                equal_appends_then_one_changed])
+def test_equal_expressions_stay_two_objects_in_a_container_changed_in_place(fn):
+    """Two equal expressions are two objects in Python; srcad computed them once (CSE) and
+    then refused the in-place change as one of an object the container holds twice."""
+    x = np.array([0.3, -0.7, 1.1])
+    assert_tree_close(srcad.grad(fn)(x), fd_grad(fn, (x,)), rtol=1e-6)
