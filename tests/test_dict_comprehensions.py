@@ -79,12 +79,19 @@ def nested_comprehensions(p, s):
     return np.sum(scaled["l1"]["w"] ** 2) + np.sum(scaled["l2"]["b"]) * np.sum(scaled["l2"]["w"])
 
 
+def dict_of_pairs(x):
+    d = dict([("a", x), ("b", 2.0 * x), ("a", x ** 2)])  # (a key again: first place, last value)
+    e = dict(((1, x[0]), (True, x[1] * 3.0), (2, x[2])))  # (1 and True: one key)
+    return np.sum(d["a"] * d["b"]) + len(d) + e[1] * e[2] + len(e)
+
+
 P = {"w": np.array([0.3, -0.7]), "b": np.array([0.2])}
 X = np.array([0.4, -0.9, 1.3, 0.6])
 CASES = [(loss_after_a_step, (P, 0.1)), (items_scaled, (P, 1.3)), (range_keys, (X[:3],)),
          (formatted_keys, (X,)), (zipped_keys, (X,)), (new_dict_in_a_loop_over_keys, (P, 0.7)),
          (statement_range_keys, (X,)), (updated_while_iterating_items, (P, 0.3)),
-         (items_view_sees_a_later_key_changed, (P, 1.7)), (nested_comprehensions, (P, 0.6))]
+         (items_view_sees_a_later_key_changed, (P, 1.7)), (nested_comprehensions, (P, 0.6)),
+         (dict_of_pairs, (X,))]
 
 
 @pytest.mark.parametrize("fn, args", CASES, ids=[c[0].__name__ for c in CASES])

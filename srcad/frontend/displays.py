@@ -136,6 +136,20 @@ class Displays:
                              "use constant keys such as 'W' or 0")
         return Const(key.obj)
 
+    def constant_key_pairs(self, a: Atom, call) -> list | None:
+        """[(key, value atom)] for `dict(a)` with `a` a display of pairs whose keys are
+        constants (`dict([("a", x), ("b", y)])`: what it makes), else None."""
+        shown = call.args[0] if isinstance(call, gast.Call) and len(call.args) == 1 else None
+        if not isinstance(shown, (gast.List, gast.Tuple)) or not all(
+                isinstance(e, gast.Tuple) and len(e.elts) == 2 and isinstance(e.elts[0], gast.Constant)
+                for e in shown.elts):
+            return None
+        pairs: dict = {}  # (a key given again keeps its first place and takes the last value, as in Python)
+        for i, e in enumerate(shown.elts):
+            pairs[e.elts[0].value] = self.emit("operator.getitem", (
+                self.emit("operator.getitem", (a, Const(i)), node=e), Const(1)), node=e)
+        return list(pairs.items())
+
     def remember_keys(self, v: Var, keys: list, values: list) -> Var:
         """Note that the dict v has these keys and values (for `**v` later); a hook."""
         return v
