@@ -1,5 +1,5 @@
-"""Builtins that take functions: `map`, `functools.partial`, `sorted`, `min` and `max` with
-`key=`, and `zip` as a value. A mixin of FunctionLowerer (lower.py).
+"""Builtins that take functions: `map`, `functools.partial`, `functools.reduce`, `sorted`,
+`min` and `max` with `key=`, and `zip` as a value. A mixin of FunctionLowerer (lower.py).
 
 The function given must be known while lowering (a function, a nested function, a lambda, a
 partial of one); calls of it are inlined like any call:
@@ -10,6 +10,7 @@ partial of one); calls of it are inlined like any call:
     sorted(xs)                   [xs[i] for i in srcad.sort_order(xs)]
     max(xs, key=k)               xs[srcad.sort_order(keys, True)[0]]
     functools.partial(f, a)      a LocalFunction (closures.py): calls add `a` to their arguments
+    functools.reduce(f, xs, a)   acc = a; for x in xs: acc = f(acc, x)  (without a: xs[0], then xs[1:])
 
 `map` and `zip` give lists rather than iterators: the same values when read once, which is
 the only way the fence lets them be read (oneshot.py). The order in
@@ -37,6 +38,8 @@ class HigherOrderCalls:
             return self.call_zip(args, kw, node)
         if fn is functools.partial:
             return self.make_partial(args, kw, node)
+        if fn is functools.reduce:
+            return self.call_reduce(self.no_stars(args, node), kw, node)
         kw = [(k, a) for k, a in kw if not (k == "key" and a == Const(None))]  # (key=None: no key)
         if fn is sorted:
             return self.call_sorted(args, kw, node)
@@ -65,6 +68,27 @@ class HigherOrderCalls:
             raise self.error(UnsupportedSyntaxError, node, "zip() with keywords or without iterables "
                              "is not supported here", "call zip(xs, ys)")
         return self.build_list(args, lambda items: self.pack_tuple(items, node), node)
+
+    def call_reduce(self, args, kw, node):
+        """functools.reduce(f, xs[, initial]): a loop carrying f(acc, x) from the initial value
+        (or xs[0], the loop starting at xs[1])."""
+        if kw or len(args) not in (2, 3):
+            raise self.error(UnsupportedSyntaxError, node, "functools.reduce() takes a function, an "
+                             "iterable and maybe an initial value, without keywords",
+                             "call functools.reduce(f, xs) or functools.reduce(f, xs, initial)")
+        f = self.function_of(args[0], "functools.reduce()", node)
+        n, element = self.sequence_of(args[1], node)
+        acc = ("comp", next(self.ctx.counter), "_acc")
+        self.b.var_hints[acc] = "_acc"
+        self.write_key(acc, args[2] if len(args) == 3 else element(Const(0)))
+        with self.loop_writing({acc}):
+            start = Const(3 - len(args))  # (without an initial value: from xs[1])
+            index, _ = self.b.begin_for(start, n, Const(1), index_hint="_k", loc=self.loc(node))
+            self.write_key(acc, self.call_value(f, [self.b.read(acc), element(index)], [], node))
+            self.b.end_for()
+        result = self.b.read(acc)
+        self.b.kill(acc)
+        return result
 
     def make_partial(self, args, kw, node) -> Const:
         if not args:

@@ -209,6 +209,13 @@ def called_in_inner_loops(x, y):
 _W = np.array([[0.5, -0.2], [0.3, 0.8]])
 _LAYERS = [(_W, np.array([0.1, -0.1])), (_W.T, np.array([0.0, 0.2]))]
 
+def reduced(x):
+    mats = [np.eye(2) * x[0], np.array([[1.0, x[1]], [0.0, 1.0]]), np.diag(x[:2])]
+    product = functools.reduce(np.matmul, mats)  # (no initial value: from mats[0])
+    scale = functools.reduce(lambda acc, v: acc * 0.5 + np.sin(v), [x[i] for i in range(3)], x[2])
+    return np.sum(product) * scale + functools.reduce(lambda a, b: a + b, [x[1]])
+
+
 CASES = [
     (late_binding, (0.7,)),
     (defined_in_loop, (0.6,)),
@@ -239,4 +246,5 @@ CASES = [
     (kept_in_containers, (0.4,)),
     (list_given_to_helper, (0.9,)),
     (called_in_inner_loops, (np.array([0.3, -0.6, 0.2]), np.array([0.8, -1.1]))),
+    (reduced, (np.array([0.3, 0.7, -0.4]),)),
 ]
