@@ -439,7 +439,7 @@ def source(g: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
         if not (args or kwargs):
             raise ArgumentError(f"{getattr(g, '__name__', g)} is made per call: srcad.source(g, *args) shows "
                                 "the code for those arguments")
-        g = pick(len(args), tuple(kwargs))
+        g, args, kwargs = pick(len(args), tuple(kwargs)), g.__srcad_positional__(args, kwargs), {}
     inner = getattr(g, "__srcad_transform__", None)
     if inner is None and getattr(g, "__srcad_inline__", None) is not None:
         return _composed_source(g, args, kwargs)

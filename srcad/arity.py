@@ -60,7 +60,7 @@ def for_call(fun, nargs: int, kwnames: tuple = ()):
         return pick(nargs, kwnames)
     if not variadic(fun):
         return fun
-    key = (_identity(fun), nargs, tuple(sorted(kwnames)))
+    key = (_identity(fun), nargs, tuple(kwnames))  # (in the call's order: **kwargs keeps it)
     got = _MADE.get(key)
     if got is None or not _same(got[0], fun):
         if len(_MADE) >= _LIMIT:  # (a bound: the oldest goes first)
@@ -81,20 +81,28 @@ def by_call(make, fun, kind: str):
     made: dict = {}
 
     def for_shape(nargs: int, kwnames: tuple = ()):
-        key = (nargs, tuple(sorted(kwnames)))
+        key = (nargs, tuple(kwnames))
         got = made.get(key)
         if got is None:
             got = made[key] = make(for_call(fun, nargs, kwnames))
         return got
 
+    def as_positional(args: tuple, kwargs: dict) -> tuple:
+        """The call's arguments in the order of its wrapper's parameters (which are all
+        positional: a keyword may have been renamed there, and jacfwd(f) takes no keywords)."""
+        return args + tuple(kwargs[k] for k in _keyword_order(_signature(fun), kwargs)) if kwargs else args
+
     @api_boundary
     def transformed(*args, **kwargs):
-        return for_shape(len(args), tuple(kwargs))(*args, **kwargs)
+        return for_shape(len(args), tuple(kwargs))(*as_positional(args, kwargs))
 
     transformed.__name__ = transformed.__qualname__ = f"{kind}_{_name(fun)}"
     transformed.__doc__ = getattr(fun, "__doc__", None)
     transformed.__wrapped__ = fun
     transformed.__srcad_for_call__ = for_shape
+    transformed.__srcad_positional__ = as_positional
+    transformed.__srcad_resolve__ = lambda args, kwargs: (for_shape(len(args), tuple(kwargs)),
+                                                          as_positional(args, kwargs))
     return transformed
 
 
@@ -171,12 +179,12 @@ def _wrapper(fun, nargs: int, kwnames: tuple):
     for i, raw in enumerate(_positional_names(signature, nargs)):
         params.append(fresh(raw, f"x{i}"))
         call.append(params[-1])
-    for k in _keyword_order(signature, kwnames):
-        params.append(fresh(k, k))
-        call.append(f"{k}={params[-1]}")
+    named = {k: fresh(k, k) for k in _keyword_order(signature, kwnames)}  # (parameters: argnums' order)
+    params += named.values()
+    call += [f"{k}={named[k]}" for k in kwnames]  # (the call: its own order, which **kwargs keeps)
     name = _name(fun)
     source = f"def {name}({', '.join(params)}):\n    return _target({', '.join(call)})\n"
-    filename = f"<srcad wrapper of {name}, {nargs} positional{''.join(', ' + k for k in sorted(kwnames))}>"
+    filename = f"<srcad wrapper of {name}, {nargs} positional{''.join(', ' + k for k in kwnames)}>"
     register_source(filename, source)
     namespace = {"_target": fun}
     exec(compile(source, filename, "exec"), namespace)

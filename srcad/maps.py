@@ -227,7 +227,11 @@ def vmap(fun: Callable[..., Any], in_axes: int | None | Sequence[int | None] = 0
     latest: list = [None]
 
     @api_boundary
-    def mapped(*args):
+    def mapped(*args, **kwargs):
+        if kwargs:
+            raise ArgumentError(f"vmap of {name}: keyword arguments ({', '.join(kwargs)}) are not mapped; "
+                                "pass them positionally, with in_axes naming each one's axis (None: "
+                                "not mapped)")
         axes = _axes(in_axes, len(args))
         n = _batch_size(args, axes)
         if n == 0:

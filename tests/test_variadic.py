@@ -274,3 +274,41 @@ def test_codegen_of_a_variadic_function_takes_the_call_from_types(tmp_path, monk
         np.testing.assert_allclose(got[i], _fd(energy, (X, 2 * X), i), rtol=1e-8)
     with pytest.raises(CodegenError, match="give --types"):
         offline.codegen("model.py:energy")
+
+
+def stacked_in_call_order(x, **params):
+    theta = np.stack(list(params.values()))  # (**kwargs keeps the call's order)
+    return float(np.sum(theta @ x * np.array([1.0, 10.0])))
+
+
+def test_kwargs_keep_the_calls_order():
+    w, b = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    x = np.array([1.0, 2.0])
+    g = srcad.value_and_grad(stacked_in_call_order)
+    for kw in (dict(w=w, b=b), dict(b=b, w=w)):
+        value, grad = g(x, **kw)
+        assert value == pytest.approx(stacked_in_call_order(x, **kw))
+        np.testing.assert_allclose(grad, _fd(lambda v, kw=kw: stacked_in_call_order(v, **kw), (x,), 0),
+                                   rtol=1e-8)
+
+
+def test_jacobians_take_keyword_arguments():
+    M = np.array([[0.1, 0.4], [1.0, -0.2]])
+    for jac in (srcad.jacrev, srcad.jacfwd):
+        got = jac(special.logsumexp)(M, axis=0)
+        for o in range(2):
+            fd = _fd(lambda m, o=o: special.logsumexp(m, axis=0)[o], (M,), 0)
+            np.testing.assert_allclose(got[o], fd, rtol=1e-7, atol=1e-10)
+    with pytest.raises(ArgumentError, match="not mapped"):
+        srcad.vmap(special.logsumexp)(M, axis=0)
+
+
+def keywords_named_like_wrapper_parameters(*a, **k):
+    return a[0] * a[1] * k["a0"] + k.get("_target", 0.0)
+
+
+def test_keywords_named_like_the_wrappers_parameters():
+    g = srcad.grad(keywords_named_like_wrapper_parameters, argnums=(0, 1, 2, 3))
+    got = g(3.0, 1.0, a0=2.0, _target=0.5)
+    # by hand, with the keywords of **k counted in sorted order (_target, then a0)
+    np.testing.assert_allclose(got, (2.0, 6.0, 1.0, 3.0))

@@ -399,8 +399,8 @@ class ExprLowerer(Displays, TransformsInside):
             raise self.error(NoRuleError, node, problems[0], "call it without that argument")
 
     def call_static(self, fn, args, kw, node) -> Atom:
-        if getattr(fn, "__srcad_for_call__", None) is not None:  # (per call shape: srcad/arity.py)
-            fn = fn.__srcad_for_call__(len(self.no_stars(args, node)), tuple(k for k, _ in kw))
+        if getattr(fn, "__srcad_resolve__", None) is not None:  # (per call shape: srcad/arity.py)
+            (fn, args), kw = fn.__srcad_resolve__(tuple(self.no_stars(args, node)), dict(kw)), []
         if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass
             return self.call_function(fn, args, kw, node)
         if fn in (max, min) and (len(args) != 2 or kw or any(isinstance(a, Star) for a in args)):
