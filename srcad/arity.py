@@ -22,6 +22,7 @@ import functools
 import inspect
 import types
 
+from . import sharing
 from .codegen.compile import register_source
 from .custom import CustomRule
 from .errors import ArgumentError
@@ -38,8 +39,10 @@ def variadic(fun) -> bool:
         return True
     fun = getattr(fun, "__srcad_made__", fun)
     if (hasattr(fun, "__srcad_transform__") or getattr(fun, "__srcad_inline__", None) is not None
-            or isinstance(fun, (CustomRule, functools.partial))):
+            or isinstance(fun, CustomRule)):
         return False
+    if isinstance(fun, functools.partial) and sharing.partial_wrapper(fun) is not None:
+        return False  # (a partial of a function with fixed parameters: sharing.py's wrapper)
     if isinstance(fun, types.FunctionType) and (fun.__module__ or "").startswith("srcad."):
         return False  # (srcad's own functions: api.as_python_function names what to do instead)
     if isinstance(fun, types.FunctionType) and rule_for_object(fun) is None:

@@ -30,8 +30,11 @@ A function can have both; forward mode needs a jvp rule and reverse mode a vjp r
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
+
+from .errors import ArgumentError
 
 #: what a validate function sees for an argument that is not a literal
 RUNTIME = type("RunTime", (), {"__repr__": lambda self: "a value computed at run time"})()
@@ -72,9 +75,19 @@ class CustomRule:
 
 def custom_vjp(fun: Callable[..., Any]) -> CustomRule:
     """Decorate a function whose reverse-mode derivative you give with `.defvjp(fwd, bwd)`."""
-    return CustomRule(fun)
+    return CustomRule(_fixed(fun, "custom_vjp"))
 
 
 def custom_jvp(fun: Callable[..., Any]) -> CustomRule:
     """Decorate a function whose forward-mode derivative you give with `.defjvp(jvp)`."""
-    return CustomRule(fun)
+    return CustomRule(_fixed(fun, "custom_jvp"))
+
+
+def _fixed(fun, kind: str):
+    """fun, refused when a call decides its parameters (*args, **kwargs): its rules give one
+    derivative per parameter."""
+    code = getattr(fun, "__code__", None)
+    if code is not None and code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        raise ArgumentError(f"{kind} of {getattr(fun, '__qualname__', fun)}: *args and **kwargs parameters "
+                            "are not supported here; give it explicit parameters")
+    return fun

@@ -162,6 +162,7 @@ def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None,
             raise CodegenError(f"--argnums {i} is out of range: "
                                f"{fn.__name__} has {len(arg_types)} parameters")
     argnums = None if argnums is None else tuple(i % len(arg_types) for i in argnums)
+    arg_types = _promoted(fn, arg_types, argnums or ())
     if mode == "reverse":
         nums = argnums if argnums is not None else (0,)
         spec = Spec("grad", nums, len(nums) > 1, False, target=target)
@@ -171,6 +172,22 @@ def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None,
     else:
         raise CodegenError(f"unknown mode {mode!r} (use reverse or forward)")
     return pipeline.build(fn, spec, arg_types, {}, trace)
+
+
+def _promoted(fn, arg_types: tuple, argnums) -> tuple:
+    """arg_types with the ints named in argnums taken as floats (as srcad.grad promotes them:
+    their derivative is wanted), and a bool named there refused."""
+    out = list(arg_types)
+    for i in argnums:
+        t = out[i]
+        if isinstance(t, T.Bool) or (isinstance(t, T.Array) and t.kind == "b"):
+            raise CodegenError(f"--argnums {i}: parameter {i} of {fn.__name__} is a bool, which has no "
+                               "derivative; name it in --types as float")
+        if isinstance(t, T.Int):
+            out[i] = T.FLOAT
+        elif isinstance(t, T.Array) and t.kind == "i":
+            out[i] = T.Array(t.ndim, "f", t.shape)
+    return tuple(out)
 
 
 def write_atomically(path: str, text: str) -> None:

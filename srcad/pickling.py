@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import linecache
 import pickle
+import sys
 
 from .tracebacks import api_boundary
 from .version import __version__
@@ -94,11 +95,43 @@ class UserFunction:
 
 
 def carry(fn):
-    """fn wrapped for a recipe: user functions as UserFunction, srcad's own objects as they are
-    (they pickle themselves)."""
+    """fn wrapped for a recipe: user functions as UserFunction, a method of a library's module-
+    level object (`scipy.stats.norm.pdf`) by reference, srcad's own objects as they are (they
+    pickle themselves)."""
     import types
 
-    return UserFunction(fn) if isinstance(fn, types.FunctionType) else fn
+    if isinstance(fn, types.FunctionType):
+        return UserFunction(fn)
+    if isinstance(fn, types.MethodType):
+        return _LibraryMethod.of(fn) or fn
+    return fn
+
+
+class _LibraryMethod:
+    """A method bound to an object a module holds by name (scipy.stats' distributions): it
+    pickles as that name and the method's, so the receiver gets the same object, which
+    srcad's rules know, rather than a copy (pickle's default), which they do not."""
+
+    def __init__(self, module: str, name: str, method: str):
+        self.where = (module, name, method)
+
+    @classmethod
+    def of(cls, fn):
+        owner = fn.__self__
+        module = getattr(type(owner), "__module__", None)
+        holder = sys.modules.get(module) if isinstance(module, str) else None
+        name = next((k for k, v in vars(holder).items() if v is owner), None) if holder is not None else None
+        method = getattr(fn.__func__, "__name__", None)
+        if name is None or not method or getattr(owner, method, None) != fn:
+            return None
+        return cls(module, name, method)
+
+    def __reduce__(self):
+        return _library_method, self.where
+
+
+def _library_method(module: str, name: str, method: str):
+    return getattr(getattr(importlib.import_module(module), name), method)
 
 
 def _identity(x):

@@ -312,3 +312,59 @@ def test_keywords_named_like_the_wrappers_parameters():
     got = g(3.0, 1.0, a0=2.0, _target=0.5)
     # by hand, with the keywords of **k counted in sorted order (_target, then a0)
     np.testing.assert_allclose(got, (2.0, 6.0, 1.0, 3.0))
+
+
+def test_partials_of_library_callables_and_variadic_functions():
+    import functools
+
+    cases = [(functools.partial(stats.norm.logpdf, loc=0.5, scale=2.0), (0.3,),
+              lambda x: stats.norm.logpdf(x, 0.5, 2.0)),
+             (functools.partial(np.linalg.norm, ord=1), (X,), lambda x: np.linalg.norm(x, 1)),
+             (functools.partial(special.logsumexp, b=np.ones(3) * 2.0), (X,),
+              lambda x: special.logsumexp(x, b=np.ones(3) * 2.0)),
+             (functools.partial(weighted_sines, 0.7), (0.4, -0.2), lambda a, b: weighted_sines(0.7, a, b))]
+    for p, args, plain in cases:
+        got = srcad.grad(p, argnums=tuple(range(len(args))))(*args)
+        for i in range(len(args)):
+            np.testing.assert_allclose(got[i], _fd(plain, args, i), rtol=1e-7, atol=1e-10)
+
+
+def test_pickled_transforms_of_scipy_stats_methods_keep_their_rules():
+    g = pickle.loads(pickle.dumps(srcad.grad(stats.norm.logpdf, argnums=(0, 1, 2))))
+    want = [_fd(stats.norm.logpdf, (0.3, 0.5, 2.0), i) for i in range(3)]
+    np.testing.assert_allclose(g(0.3, 0.5, 2.0), want, rtol=1e-8)
+    _, vjp_fn = srcad.vjp(stats.norm.logpdf, 0.3, 0.5, 2.0)
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(vjp_fn))(1.0), want, rtol=1e-8)
+
+
+def test_custom_rules_of_variadic_functions_are_refused_where_made():
+    with pytest.raises(ArgumentError, match=r"\*args and \*\*kwargs"):
+        srcad.custom_vjp(weighted_sines)
+
+
+INT_MODEL = '''import numpy as np
+
+
+def scaled(x, n):
+    return np.sum(x * n * n)
+'''
+
+
+def test_codegen_promotes_an_int_named_in_argnums_as_grad_does(tmp_path, monkeypatch):
+    """srcad codegen used to give 0.0 for an int parameter named in --argnums, where
+    srcad.grad promotes it to a float and differentiates it."""
+    import importlib.util
+
+    from srcad import offline
+    from srcad.errors import CodegenError
+
+    (tmp_path / "intmodel.py").write_text(INT_MODEL)
+    monkeypatch.chdir(tmp_path)
+    out = str(tmp_path / "int_grad.py")
+    offline.codegen("intmodel.py:scaled", argnums=(1,), types="float,int", out=out)
+    spec = importlib.util.spec_from_file_location("int_grad", out)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.grad_scaled(2.0, 3) == pytest.approx(2 * 2.0 * 3)  # d/dn x n^2, by hand
+    with pytest.raises(CodegenError, match="bool"):
+        offline.codegen("intmodel.py:scaled", argnums=(1,), types="float,bool")

@@ -426,7 +426,7 @@ class ExprLowerer(Displays, TransformsInside):
             return self.apply_rule(rule, args, kw, node)
         if getattr(fn, "__srcad_maker__", False):
             return self.make_transform(fn, args, kw, node)
-        if isinstance(fn, functools.partial) and isinstance(fn.func, types.FunctionType):
+        if type(fn) is functools.partial:
             return self.call_partial(fn, args, kw, node)
         if isinstance(fn, CustomRule):
             return self.call_custom(fn, args, kw, node)
@@ -470,7 +470,7 @@ class ExprLowerer(Displays, TransformsInside):
         bound = [bound_value(j, a) for j, a in enumerate(fn.args)]
         given = dict(kw)
         fixed = [(k, bound_value(k, v)) for k, v in fn.keywords.items() if k not in given]
-        return self.call_function(fn.func, bound + list(args), fixed + list(kw), node)
+        return self.call_static(fn.func, bound + list(args), fixed + list(kw), node)
 
     def apply_rule(self, rule: registry.Rule, args, kw, node) -> Atom:
         nouts = rule.nouts
