@@ -17,7 +17,7 @@ from . import arity, forms, runtime, sharing
 from .codegen.compile import register_source
 from .codegen.numba_target import check_target
 from .custom import CustomRule
-from .dispatch import Transformed, _numpy_floats, _quick_kind, _signature_of, _spec
+from .dispatch import Transformed, _quick_kind, _signature_of, _spec
 from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import identifier, is_identifier
@@ -25,6 +25,7 @@ from .ir.values import of_value
 from .namespaces import first_namespace, guarded, guarded_function, libraries
 from .pickling import Made, carry
 from .pipeline import Spec, differentiable_positions
+from .precision import numpy_floats
 from .pytrees import restore
 from .rules.registry import rule_for_object
 from .tracebacks import api_boundary
@@ -113,7 +114,7 @@ class VjpTransformed(Transformed):
             try:
                 cts = backward(*residuals, ct)
             except (ZeroDivisionError, OverflowError):  # (derivative code only: the forward ran)
-                cts = backward(*_numpy_floats(residuals), _numpy_floats(ct))
+                cts = backward(*numpy_floats(residuals), numpy_floats(ct))
             full = [None] * given
             for i, c in zip(wrt, cts):
                 if i < given:

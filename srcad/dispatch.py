@@ -39,6 +39,7 @@ from .pipeline import (
     static_arguments,
     user_function_globals,
 )
+from .precision import cast_gradients, numpy_floats
 from .pytrees import restore
 from .settings import config
 from .tracebacks import hide_internal_frames
@@ -52,7 +53,7 @@ def _quick_kind(x):
     if t is float:
         return "f"
     if t is np.ndarray:
-        return ("a", x.shape, x.dtype.kind)
+        return ("a", x.shape, x.dtype.char)  # (the dtype: gradients keep it, precision.py)
     if t is int:
         return "i"
     if t is bool:
@@ -69,16 +70,17 @@ def _quick_kind(x):
 
 
 def _code_kind(x):
-    """_quick_kind without the array library: dask and CuPy arrays get the code of NumPy arrays
-    of their dtype and shape (its text is the same; the call runs it guarded: namespaces.py)."""
+    """_quick_kind with an array's dtype kind, without its library: float32 arrays, dask and CuPy
+    arrays get the code of NumPy arrays of their kind and shape (the call casts the gradients,
+    precision.py, or runs the code guarded, namespaces.py)."""
     k = _quick_kind(x)
-    return k[:3] if type(k) is tuple and len(k) == 4 and k[0] == "a" else k
+    return ("a", k[1], np.dtype(k[2]).kind if len(k) == 3 else k[2]) if type(k) is tuple and \
+        k[0] == "a" else k
 
 
 def _read_kind(entry, value):
-    """The kind of a value the function reads (a global, a closure cell, an attribute), as the
-    key of its code: a module global's int by its value, which the code is specialised on
-    (its shapes, np.zeros(H) for H = 8: _read_type): rebinding the global builds new code."""
+    """The kind of a value the function reads (a global, a cell, an attribute), as the key of its
+    code: a module global's int by its value (its shapes, np.zeros(H): _read_type)."""
     if type(value) is int and entry[0] == "srcad.global":
         return ("i", value)
     return _quick_kind(value)
@@ -243,12 +245,12 @@ class Transformed:
             # NumPy arrays: (shape, dtype kind) inline, as _quick_kind gives them)
             built = None
             if not kwargs and len(args) == 1 and type(args[0]) is np.ndarray and self._nparams == 1:
-                built = self._fast.get((("a", args[0].shape, args[0].dtype.kind),))  # (one array)
+                built = self._fast.get((("a", args[0].shape, args[0].dtype.char),))  # (one array)
             elif not kwargs:
                 types = tuple(map(type, args))
                 built = self._by_type.get(types)
                 if built is None and np.ndarray in types and len(args) == self._nparams:
-                    built = self._fast.get(tuple([("a", a.shape, a.dtype.kind) if type(a) is np.ndarray
+                    built = self._fast.get(tuple([("a", a.shape, a.dtype.char) if type(a) is np.ndarray
                                                   else _quick_kind(a) for a in args]))
             if built is None:
                 built, args = self._find(args, kwargs)
@@ -275,6 +277,7 @@ class Transformed:
             built = self._lookup(prepared)
             if self._gate.arrays:  # (dask and CuPy arrays: their code runs guarded, namespaces.py)
                 built = guarded(built, prepared, self._gate.what)
+            built = cast_gradients(built, self.spec, prepared)  # (float32 arguments: precision.py)
             if prepared is args and not self._readers:  # (no global whose value is in the key)
                 self._fast[tuple([_quick_kind(a) for a in args])] = built
                 if all(type(a) in _SCALARS for a in args):
@@ -295,7 +298,7 @@ class Transformed:
     def _failed(self, e: Exception, fn, args, primals):
         """What a call of fn(*args) that raised `e` gives (run)."""
         if isinstance(e, (ZeroDivisionError, OverflowError)) and self._primal_runs(primals):
-            return fn(*_numpy_floats(args))
+            return fn(*numpy_floats(args))
         add_source_notes(e)  # (names the user's line behind the failing generated line)
         raise e
 
@@ -452,17 +455,6 @@ def _mark_baked(built: Built, statics) -> None:
         cells = getattr(getattr(obj, "func", obj), "__closure__", None) or ()
         if id(obj) in held or any(id(c) in held for c in cells):
             T.mark_baked(obj)
-
-
-def _numpy_floats(x):
-    """x with its Python floats (also inside tuples, lists and dicts) as np.float64."""
-    if type(x) is float:
-        return np.float64(x)
-    if type(x) in (tuple, list):
-        return type(x)(_numpy_floats(v) for v in x)
-    if type(x) is dict:
-        return {k: _numpy_floats(v) for k, v in x.items()}
-    return x
 
 
 def _from_cache(namespace: dict, meta: dict, text: str) -> Built:

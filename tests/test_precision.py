@@ -1,0 +1,44 @@
+"""Gradients keep their arguments' dtypes (srcad/precision.py): a float32 argument gets a
+float32 gradient, also where the function computes in float64 (a cast, a float64 constant),
+as JAX's do. Values are checked against finite differences of the float64 function."""
+
+import numpy as np
+import pytest
+from oracle import fd_grad_richardson
+
+import srcad
+
+
+def cast_inside(x, y):
+    return np.sum(x.astype(np.float64) ** 2 * y)
+
+
+def float64_constant(x, y):
+    return np.sum(np.sin(x) * np.array([1.0, 2.0])) * y
+
+
+def with_aux(x, y):
+    return cast_inside(x, y), "aux"
+
+
+X32 = np.array([0.3, 0.7], dtype=np.float32)
+
+
+@pytest.mark.parametrize("fn", [cast_inside, float64_constant])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_the_gradient_has_the_arguments_dtype(fn, dtype):
+    x = X32.astype(dtype)
+    g = srcad.grad(fn, argnums=(0, 1))(x, dtype(1.5))
+    assert g[0].dtype == dtype and np.asarray(g[1]).dtype == dtype
+    want = fd_grad_richardson(fn, (x.astype(np.float64), 1.5), 0)
+    np.testing.assert_allclose(g[0], want, rtol=max(np.finfo(dtype).eps * 8, 1e-9))
+
+
+def test_calls_of_either_precision_share_code_and_keep_their_dtypes():
+    g = srcad.grad(cast_inside)
+    for x in (X32.astype(np.float64), X32, X32.astype(np.float64), X32):
+        assert g(x, 1.5).dtype == x.dtype
+    assert srcad.grad(with_aux, has_aux=True)(X32, 1.5)[0].dtype == np.float32
+    (value, aux), grad = srcad.value_and_grad(with_aux, has_aux=True)(X32, 1.5)
+    assert grad.dtype == np.float32 and aux == "aux"
+    assert value == pytest.approx(cast_inside(X32, 1.5))
