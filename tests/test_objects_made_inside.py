@@ -67,6 +67,19 @@ def kept_in_a_list(x):
     return ps[0].norm2()
 
 
+def appended_to_a_list(x):
+    ps = [Point(x, 1.0)]
+    ps.append(Point(1.0, x))
+    return ps[0].norm2() + ps[1].norm2()
+
+
+def filled_in_a_loop(x):
+    ps = {}
+    for i in range(2):
+        ps[i] = Point(x * (i + 1), 1.0)
+    return ps[0].norm2() + 10.0 * ps[1].norm2()
+
+
 def chosen_by_a_branch(x):  # (not assigned to a name: `p = A if c else B` is joined, carried.py)
     p = 2.0 * (Point(x, 1.0) if x > 0 else Point(1.0, x)).norm2()
     return p
@@ -153,6 +166,9 @@ def test_class_attributes_until_the_instance_has_its_own():
     (chosen_by_a_branch, "need not hold it", 1),
     (given_to_a_library_function, "need not hold it", 2),
     (own_new, "no derivative rule", 1),
+    # (a container of objects made inside that grows or changes: named as such, not as the caller's)
+    (appended_to_a_list, "holding objects of your class made inside the function", 2),
+    (filled_in_a_loop, "holding objects of your class made inside the function", 3),
     # (what srcad cannot do with an object made inside: made when the code runs, as before)
     (frozen_write, "can only assign to local variables", 2),
     (method_replaced, "can only assign to local variables", 3),

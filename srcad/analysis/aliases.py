@@ -53,8 +53,11 @@ class Aliases:
     broadcasts (srcad's own cotangent helpers)."""
 
     def __init__(self, fn: Function, user: bool = False, skip: frozenset = frozenset(),
-                 fresh: bool | None = None, swapped: dict | None = None):
+                 fresh: bool | None = None, swapped: dict | None = None, made_inside_owned: bool = False):
         self.user, self.skip = user, skip  # skip: ids of stores whose element edge is left out
+        # (made_inside_owned: a container holding an object made inside the function is not taken
+        # for one from outside; the mutation check asks, to name the real reason of a refusal)
+        self.made_inside_owned = made_inside_owned
         fresh = user if fresh is None else fresh  # objects a loop body makes anew are not its init
         self.parent: dict = {}
         # (user=True) the same relation without the joins of ifs, which are kept as directed
@@ -150,7 +153,8 @@ class Aliases:
     def contain(self, container, element) -> None:
         if _ref(element):
             self.edges.append((container, element))
-        elif isinstance(element, Const) and isinstance(element.value, Ext):
+        elif isinstance(element, Const) and isinstance(element.value, Ext) and not (
+                self.made_inside_owned and getattr(element.value.obj, "made_inside", False)):
             self.foreign_vars.add(container)
 
     def _apply(self, op: Apply) -> None:

@@ -67,6 +67,7 @@ class LocalObject:
     attrs: set = field(default_factory=set)  # the attributes ever assigned to it (carried.py)
     twin: bool = False  # a loop's twin of an object it carries (carried.py: its flags are invariant)
     serial: int = field(default_factory=lambda: next(_SERIALS))  # (its variables' keys: ids are reused)
+    made_inside = True  # (what analysis/aliases.py asks of a constant a container holds)
 
     @property
     def site(self) -> tuple | None:

@@ -154,6 +154,20 @@ def _stale_diagnostic(op, base: Var, stale: list):
                       "copy before changing it (y = x.copy()), or stop using the other reference")
 
 
+def _foreign_diagnostic(fn: Function, op, base: Var, swapped):
+    """Why a write into `base`, which may be an object from outside, is refused."""
+    if Aliases(fn, user=True, swapped=swapped, made_inside_owned=True).owned(base):
+        return diagnostic(op.loc, f"this changes {_describe(base)}, a list or dict holding objects of your "
+                          "class made inside the function: srcad follows such an object's attributes as "
+                          "variables, one object per place in the code, so a container of them that grows "
+                          "or changes is not supported",
+                          "build the container as a display of the objects ([Dense(W1), Dense(W2)]), or "
+                          "make the objects outside the function and pass them in")
+    return diagnostic(op.loc, f"this writes into {_describe(base)}, which belongs to the caller (an "
+                      "argument, a global, or a view of one)", "work on a copy: x = x.copy() (or list(xs)) "
+                      "before changing it")
+
+
 def check_mutations(fn: Function) -> None:
     hidden = _hidden_writes(fn)
     if hidden:
@@ -180,10 +194,7 @@ def check_mutations(fn: Function) -> None:
         base = op.args[update_base(op)]
         aliases = relaxed if late and before_late_stores(op, base, late, relaxed, pos) else full
         if not full.owned(base):
-            problems.append(diagnostic(
-                op.loc, f"this writes into {_describe(base)}, which belongs to the caller "
-                "(an argument, a global, or a view of one)",
-                "work on a copy: x = x.copy() (or list(xs)) before changing it"))
+            problems.append(_foreign_diagnostic(fn, op, base, swapped))
             continue
         after, mine = live.live_after[id(op)], swaps.get(id(op), {})
         stale = sorted({m.hint or "a view" for m in aliases.observers(base)
