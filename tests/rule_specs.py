@@ -274,6 +274,8 @@ row("math.pow", "math.pow(x, y)", x=uniform(0.5, 2.0), y=S)
 row("math.atan2", "math.atan2(y, x)", y=S, x=S)
 row("math.hypot", "math.hypot(x, y)", x=S, y=S)
 row("math.fsum", "math.fsum([x, 2.0 * x * y, y]) * y", x=S, y=S)
+row("math.prod", "math.prod([x, 2.0 * x * y, y])$kw", x=S, y=S,
+    alts={"kw": ["", " * math.prod((x,), start=y)"]})
 row("math.copysign", "math.copysign(x, y)", x=S, y=S)
 row("math.fmod", "math.fmod(x, y)", x=uniform(2.1, 2.9), y=uniform(0.6, 0.9))
 for _name in ("floor", "ceil", "trunc"):

@@ -368,3 +368,8 @@ def test_codegen_promotes_an_int_named_in_argnums_as_grad_does(tmp_path, monkeyp
     assert mod.grad_scaled(2.0, 3) == pytest.approx(2 * 2.0 * 3)  # d/dn x n^2, by hand
     with pytest.raises(CodegenError, match="bool"):
         offline.codegen("intmodel.py:scaled", argnums=(1,), types="float,bool")
+
+
+def test_a_misspelt_keyword_of_a_library_function_is_named_as_such():
+    with pytest.raises(SrcadError, match="has no parameter 'order'"):
+        srcad.grad(np.linalg.norm)(X, order=2)

@@ -7,7 +7,7 @@ and, with isnan/isinf/isfinite/isclose/factorial/comb/gcd, carry no derivative.
 
 from . import typefns as ty
 from . import vmaps as vm
-from .registry import defrule, elementwise, elementwise2, family, nondiff
+from .registry import composite, defrule, elementwise, elementwise2, family, nondiff
 
 family("math", kind="elementwise", foldable=True, vmap=None)  # (see math_function)
 
@@ -68,6 +68,18 @@ nondiff("math.gcd", "*args", out=ty.scalar_int)
 # fsum is sum with exact rounding: the same derivative
 defrule("math.fsum", "seq", vjp="srcad.sum_adjoint(g, seq)", out=ty.scalar_float,
         linear=("seq",))
+
+
+def prod(iterable, *, start=1):
+    """math.prod by its source implementation: the items multiplied in order onto start (the
+    derivatives from the rule of *)."""
+    out = start
+    for v in iterable:
+        out = out * v
+    return out
+
+
+composite("math.prod", prod)
 
 try:  # (their derivatives are digamma's: scipy.special, an optional dependency)
     import scipy.special as _special

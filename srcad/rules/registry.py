@@ -450,6 +450,16 @@ def literal_value(atom):
     return atom.value if isinstance(atom, Const) and not isinstance(atom.value, Ext) else NOT_CONST
 
 
+def no_such_parameter(name: str, keyword: str) -> bool:
+    """Is `keyword` no parameter of the library function `name` at all (a misspelling)?"""
+    try:
+        signature = inspect.signature(resolve_path(name))
+    except (TypeError, ValueError):
+        return False
+    params = signature.parameters.values()
+    return keyword not in signature.parameters and not any(p.kind == p.VAR_KEYWORD for p in params)
+
+
 def call_problems(rule: Rule, args, kw) -> list[str]:
     """`unaccepted` for a call's IR atoms (none for `*` or `**` arguments, bound later)."""
     if not all(isinstance(a, (Var, Const)) for a in args) or any(k is None for k, _ in kw):

@@ -355,7 +355,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             problems.append(f"{rule.name} takes at most {most} positional arguments here")
         for k, _a in kw:
             if k not in rule.params:
-                problems.append(f"argument {k!r} of {rule.name} is not supported by its derivative rule")
+                problems.append(f"{rule.name}() has no parameter {k!r} (Python raises TypeError: check its "
+                                "name)" if registry.no_such_parameter(rule.name, k) else
+                                f"argument {k!r} of {rule.name} is not supported by its derivative rule")
         bound = registry.bind(rule, args, kw)
         if "out" in bound and not (isinstance(bound["out"], Const) and bound["out"].value is None):
             problems.append(f"out= is not supported in differentiated code ({rule.name})")
