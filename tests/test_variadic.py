@@ -373,3 +373,10 @@ def test_codegen_promotes_an_int_named_in_argnums_as_grad_does(tmp_path, monkeyp
 def test_a_misspelt_keyword_of_a_library_function_is_named_as_such():
     with pytest.raises(SrcadError, match="has no parameter 'order'"):
         srcad.grad(np.linalg.norm)(X, order=2)
+
+
+def test_library_defaults_given_explicitly_as_none():
+    for call, plain in ((lambda f: f(X, None, None, None, 1), lambda x: np.var(x, None, None, None, 1)),
+                        (lambda f: f(X, out=None), lambda x: np.var(x))):
+        got = call(srcad.grad(np.var))
+        np.testing.assert_allclose(got, _fd(plain, (X,), 0), rtol=1e-7, atol=1e-10)

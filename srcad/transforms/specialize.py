@@ -58,6 +58,14 @@ def _receiver_family(t: T.Type) -> str | None:
     return None
 
 
+
+def _literal(atom):
+    """An argument's literal value (registry.literal_value), also None for a value whose type
+    is None (a parameter of a wrapper that the call gave None: srcad/arity.py)."""
+    if isinstance(atom, Var) and isinstance(atom.type, T.NoneT):
+        return None
+    return registry.literal_value(atom)
+
 class Specializer(SequenceOps, CallOps, UnrollOps):
     def __init__(self, fn: Function, free_types: dict, lower=None, trusted: bool = False):
         self.fn = fn
@@ -359,9 +367,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                                 "name)" if registry.no_such_parameter(rule.name, k) else
                                 f"argument {k!r} of {rule.name} is not supported by its derivative rule")
         bound = registry.bind(rule, args, kw)
-        if "out" in bound and not (isinstance(bound["out"], Const) and bound["out"].value is None):
+        if "out" in bound and _literal(bound["out"]) is not None:  # (a value of type None is None)
             problems.append(f"out= is not supported in differentiated code ({rule.name})")
-        problems += registry.unaccepted(rule, bound, registry.literal_value)
+        problems += registry.unaccepted(rule, bound, _literal)
         if problems:
             raise NoRuleError(
                 problems[0],
