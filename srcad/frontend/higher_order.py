@@ -11,6 +11,7 @@ partial of one); calls of it are inlined like any call:
     max(xs, key=k)               xs[srcad.sort_order(keys, True)[0]]
     functools.partial(f, a)      a LocalFunction (closures.py): calls add `a` to their arguments
     functools.reduce(f, xs, a)   acc = a; for x in xs: acc = f(acc, x)  (without a: xs[0], then xs[1:])
+    operator.itemgetter(k)       known while transforming (of literals); a call of it is x[k]
 
 `map` and `zip` give lists rather than iterators: the same values when read once, which is
 the only way the fence lets them be read (oneshot.py). The order in
@@ -21,6 +22,7 @@ the order Python's stable sort gives (ties keep their order, also with reverse=T
 from __future__ import annotations
 
 import functools
+import operator
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const, Ext, Var, ext_object
@@ -40,6 +42,12 @@ class HigherOrderCalls:
             return self.make_partial(args, kw, node)
         if fn is functools.reduce:
             return self.call_reduce(self.no_stars(args, node), kw, node)
+        if fn is operator.itemgetter and args and not kw and all(
+                isinstance(a, Const) and not isinstance(a.value, Ext) for a in args):
+            made = fn(*[a.value for a in args])  # (itemgetter(0) of literals: known while transforming)
+            return Const(Ext(f"itemgetter_{next(self.ctx.counter)}", made))
+        if type(fn) is operator.itemgetter:
+            return self.call_getter(fn, self.no_stars(args, node), kw, node)
         kw = [(k, a) for k, a in kw if not (k == "key" and a == Const(None))]  # (key=None: no key)
         if fn is sorted:
             return self.call_sorted(args, kw, node)
@@ -89,6 +97,14 @@ class HigherOrderCalls:
         result = self.b.read(acc)
         self.b.kill(acc)
         return result
+
+    def call_getter(self, fn, args, kw, node):
+        """operator.itemgetter(k)(x) is x[k]; itemgetter(j, k)(x) is (x[j], x[k])."""
+        if len(args) != 1 or kw:
+            raise self.error(UnsupportedSyntaxError, node, "itemgetter(...) is called with one argument",
+                             "call it as key(x)")
+        parts = [self.emit("operator.getitem", (args[0], Const(k)), node=node) for k in fn.__reduce__()[1]]
+        return parts[0] if len(parts) == 1 else self.pack_tuple(parts, node)
 
     def make_partial(self, args, kw, node) -> Const:
         if not args:

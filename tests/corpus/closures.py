@@ -3,6 +3,7 @@ the way people write them. Every case is differentiated by the corpus tests in r
 forward mode and to second order, against finite differences."""
 
 import functools
+import operator
 
 import numpy as np
 
@@ -209,6 +210,15 @@ def called_in_inner_loops(x, y):
 _W = np.array([[0.5, -0.2], [0.3, 0.8]])
 _LAYERS = [(_W, np.array([0.1, -0.1])), (_W.T, np.array([0.0, 0.2]))]
 
+def by_itemgetter(x):
+    rows = sorted([(x[1], x[0] * 2.0), (x[0], x[2] ** 2), (x[2], x[1])], key=operator.itemgetter(0))
+    first, last = operator.itemgetter(0, -1)(rows)
+    return first[1] * last[0] + sum(map(operator.itemgetter(1), rows)) + max(rows, key=_SECOND)[0]
+
+
+_SECOND = operator.itemgetter(1)
+
+
 def reduced(x):
     mats = [np.eye(2) * x[0], np.array([[1.0, x[1]], [0.0, 1.0]]), np.diag(x[:2])]
     product = functools.reduce(np.matmul, mats)  # (no initial value: from mats[0])
@@ -247,4 +257,5 @@ CASES = [
     (list_given_to_helper, (0.9,)),
     (called_in_inner_loops, (np.array([0.3, -0.6, 0.2]), np.array([0.8, -1.1]))),
     (reduced, (np.array([0.3, 0.7, -0.4]),)),
+    (by_itemgetter, (np.array([0.3, 0.7, -0.4]),)),
 ]
