@@ -58,6 +58,7 @@ FEATURES = {
     "list_pop": 0.4,
     "list_comp": 0.6,       # [g(v) for v in xs]
     "sum_gen": 0.6,         # sum(g(v) for v in xs)
+    "reduce": 0.4,          # functools.reduce(lambda a, b: ..., xs, c), math.prod, sorted(key=itemgetter(0))
     "list_concat": 0.4,     # xs = xs + [e]
     "list_ops": 0.4,        # xs.insert(k, e), xs.pop(k), xs[a:], xs * 2
     "starred": 0.3,         # first, *rest = xs

@@ -255,12 +255,25 @@ class Exprs:
                 opts.append(("sum_gen", 1.0,
                              lambda v=v: f"sum({self._gen_body('e', FLOAT)} for e in {v.name})"))
                 opts.append((None, 1.0, lambda v=v: f"sum({v.name})"))
+                opts.append(("reduce", 1.0, lambda v=v: self._reduced(v, d)))
             if v.ty.kind == "list" and v.ty.elem.kind == "arr":
+                opts.append(("reduce", 0.5, lambda v=v: f"np.sum(functools.reduce(lambda a, b: a + b * b, "
+                                                        f"{v.name}, np.zeros({v.ty.elem.shape!r})))"))
                 opts.append(("stack", 1.0, lambda v=v: f"np.sum(np.stack({v.name}) ** 2)"
                              if v.ty.n != 0 else None))
                 opts.append(("sum_gen", 0.7, lambda v=v: f"sum(np.sum({self._gen_body('e', v.ty.elem)}) "
                                                          f"for e in {v.name})"))
         return self.choose(opts)
+
+    def _reduced(self, v, d: int) -> str:
+        """functools.reduce, math.prod or a key=operator.itemgetter over the float list v."""
+        start = self.fexpr(max(d - 1, 0))
+        return self.rng.choice([
+            f"functools.reduce(lambda a, b: a * 0.5 + np.sin(b), {v.name}, {start})",
+            f"functools.reduce(lambda a, b: max(a, b), {v.name}, {start})",
+            f"math.prod([e * 0.5 for e in {v.name}])",
+            f"sorted([(e, -e) for e in {v.name}] + [({start}, 0.0)], key=operator.itemgetter(0))[0][1]",
+        ])
 
     def _gen_body(self, var: str, ty: Ty) -> str:
         """A small expression of the comprehension variable (and the scope)."""

@@ -30,7 +30,7 @@ from .stmt import Ctx, Stmts
 from .vartypes import FLOAT, INT, LIST, TUPLE, A, Ty, Var, is_float_like, size
 
 RAISING = {"raise", "assert", "dead_raise", "unbound_read"}
-IMPORTS = ["collections", "dataclasses", "functools", "math"]
+IMPORTS = ["collections", "dataclasses", "functools", "math", "operator"]
 
 
 @dataclass(frozen=True)
