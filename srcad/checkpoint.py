@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from . import arity
 from .api import grad, jvp
 from .custom import custom_vjp
 from .errors import ArgumentError
@@ -32,6 +33,8 @@ def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
     """fun, with reverse mode recomputing its intermediate values (see the module docstring)."""
     if not callable(fun):
         raise ArgumentError(f"checkpoint expects a function, got {fun!r}")
+    if arity.variadic(fun):  # (*args, optional parameters: one checkpoint per call shape, srcad/arity.py)
+        return arity.by_call(checkpoint, fun, "checkpoint")
     n = positional_arity(fun)
     if n is None or n == 0:
         raise ArgumentError(f"checkpoint: {getattr(fun, '__name__', fun)} must take positional parameters "

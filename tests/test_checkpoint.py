@@ -60,3 +60,26 @@ def test_what_checkpoint_refuses():
         srcad.checkpoint(lambda x, scale=2.0: x * scale)
     with pytest.raises(srcad.ArgumentError, match="expects a function"):
         srcad.checkpoint(3)
+
+
+def variadic_block(*args):
+    h = args[0]
+    for w in args[1:]:
+        h = np.tanh(w * h)
+    return h
+
+
+CHECKPOINTED_BLOCK = srcad.checkpoint(variadic_block)
+
+
+def loss_through_variadic_checkpoints(x, a, b):
+    return np.sum(CHECKPOINTED_BLOCK(x, a, b) ** 2) + np.sum(CHECKPOINTED_BLOCK(x, a))
+
+
+def test_a_variadic_function_is_checkpointed_per_call_shape():
+    """checkpoint(f) of f(*args): one checkpoint per number of arguments (srcad/arity.py)."""
+    args = (np.array([0.3, -0.7]), 0.8, -1.3)
+    got = srcad.grad(loss_through_variadic_checkpoints, argnums=(0, 1, 2))(*args)
+    for i in range(3):
+        np.testing.assert_allclose(got[i], fd_grad_richardson(loss_through_variadic_checkpoints, args, i),
+                                   rtol=1e-7, atol=1e-10)
