@@ -46,6 +46,7 @@ from .tracebacks import hide_internal_frames
 from .transforms.saved import saved_from_json
 
 _SCALARS = (float, int, bool)  # (the types whose _quick_kind is their type alone)
+_NUMPY_FLOATS = (np.float16, np.float32, np.float64, np.longdouble)
 
 
 def _quick_kind(x):
@@ -58,6 +59,8 @@ def _quick_kind(x):
         return "i"
     if t is bool:
         return "b"
+    if t in _NUMPY_FLOATS:  # (NumPy's float scalars by their type: gradients keep it, precision.py)
+        return ("s", t)
     library = array_library(x)
     if library is not None:  # (its calls apart from NumPy's: they run under namespaces.guard)
         return ("a", tuple(x.shape), dtype_kind(x), library)
@@ -74,6 +77,8 @@ def _code_kind(x):
     arrays get the code of NumPy arrays of their kind and shape (the call casts the gradients,
     precision.py, or runs the code guarded, namespaces.py)."""
     k = _quick_kind(x)
+    if type(k) is tuple and k[0] == "s":
+        return of_value(x)
     return ("a", k[1], np.dtype(k[2]).kind if len(k) == 3 else k[2]) if type(k) is tuple and \
         k[0] == "a" else k
 

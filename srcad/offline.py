@@ -175,19 +175,15 @@ def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None,
 
 
 def _promoted(fn, arg_types: tuple, argnums) -> tuple:
-    """arg_types with the ints named in argnums taken as floats (as srcad.grad promotes them:
-    their derivative is wanted), and a bool named there refused."""
-    out = list(arg_types)
+    """arg_types, checked: an int or bool named in argnums is an error (srcad.grad promotes an
+    int to a float, but a standalone module cannot: its code would take the int as it is)."""
     for i in argnums:
-        t = out[i]
-        if isinstance(t, T.Bool) or (isinstance(t, T.Array) and t.kind == "b"):
-            raise CodegenError(f"--argnums {i}: parameter {i} of {fn.__name__} is a bool, which has no "
-                               "derivative; name it in --types as float")
-        if isinstance(t, T.Int):
-            out[i] = T.FLOAT
-        elif isinstance(t, T.Array) and t.kind == "i":
-            out[i] = T.Array(t.ndim, "f", t.shape)
-    return tuple(out)
+        t = arg_types[i]
+        if isinstance(t, (T.Int, T.Bool)) or (isinstance(t, T.Array) and t.kind in ("i", "b")):
+            raise CodegenError(f"--argnums {i}: parameter {i} of {fn.__name__} is given the type {t} in "
+                               "--types, which has no derivative; give it a float type (float, array, "
+                               "float[...]) and pass floats to the generated function")
+    return arg_types
 
 
 def write_atomically(path: str, text: str) -> None:

@@ -21,6 +21,7 @@ caller like any other task error instead of killing the worker that unpickles it
 
 from __future__ import annotations
 
+import functools
 import importlib
 import linecache
 import pickle
@@ -104,7 +105,23 @@ def carry(fn):
         return UserFunction(fn)
     if isinstance(fn, types.MethodType):
         return _LibraryMethod.of(fn) or fn
+    if type(fn) is functools.partial and isinstance(fn.func, types.MethodType) and _LibraryMethod.of(fn.func):
+        return _LibraryPartial(_LibraryMethod.of(fn.func), fn.args, fn.keywords)
     return fn
+
+
+class _LibraryPartial:
+    """functools.partial of a _LibraryMethod's method (pickled with the method by name)."""
+
+    def __init__(self, method, args: tuple, keywords: dict):
+        self.method, self.args, self.keywords = method, args, keywords
+
+    def __reduce__(self):
+        return _library_partial, (self.method.where, self.args, self.keywords)
+
+
+def _library_partial(where: tuple, args: tuple, keywords: dict):
+    return functools.partial(_library_method(*where), *args, **keywords)
 
 
 class _LibraryMethod:

@@ -42,3 +42,18 @@ def test_calls_of_either_precision_share_code_and_keep_their_dtypes():
     (value, aux), grad = srcad.value_and_grad(with_aux, has_aux=True)(X32, 1.5)
     assert grad.dtype == np.float32 and aux == "aux"
     assert value == pytest.approx(cast_inside(X32, 1.5))
+
+
+def sine(v):
+    return np.sin(v)
+
+
+def test_numpy_scalars_of_each_precision_in_any_order():
+    """The dispatcher keys NumPy's float scalars by their type: a float16 call before a float64
+    one gave the float64 call the float16 code's cast (fuzz of the adversarial pass)."""
+    for order in ([np.float16, np.float64, np.float32], [np.float64, np.float32, float]):
+        g = srcad.grad(sine)
+        for t in order:
+            got = g(t(0.5))
+            assert type(got) is (np.float64 if t is float else t)
+            assert float(got) == pytest.approx(np.cos(0.5), rel=np.finfo(np.float16).eps * 4)

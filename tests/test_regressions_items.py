@@ -295,3 +295,18 @@ def test_equal_expressions_stay_two_objects_in_a_container_changed_in_place(fn):
     then refused the in-place change as one of an object the container holds twice."""
     x = np.array([0.3, -0.7, 1.1])
     assert_tree_close(srcad.grad(fn)(x), fd_grad(fn, (x,)), rtol=1e-6)
+
+
+def keys_listed(x):
+    d = {2: x[0], 5: x[1], 3: x[2]}
+    ks = list(d)
+    e = {"a": x[0], "b": x[1]}
+    return ks[1] * x[0] + np.array(list(d)) @ x + sum(tuple(d)) * x[2] + sorted(d)[0] * e[list(e)[1]]
+
+
+def test_list_of_a_dict_is_its_keys():
+    """list(d), tuple(d) and sorted(d) were differentiated as if they held d's values."""
+    x = np.array([1.5, 2.5, -0.5])
+    assert_tree_close(srcad.grad(keys_listed)(x), fd_grad(keys_listed, (x,)), rtol=1e-6)
+    v = np.array([1.0, -2.0, 0.5])
+    assert srcad.jvp(keys_listed, (x,), (v,))[1] == pytest.approx(fd_jvp(keys_listed, (x,), (v,)), rel=1e-6)

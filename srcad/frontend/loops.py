@@ -13,11 +13,12 @@ import contextlib
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from ..ir.kinds import user_class
 from ..ir.nodes import Atom, Const, Var
 from .closures import Frame
 from .generators import GeneratorSpace
 from .objects import local_object
-from .resolve import Static, import_names
+from .resolve import Static, import_names, library_code
 
 RET, RETVAL = "__ret", "__retval"
 
@@ -149,8 +150,9 @@ class LoopLowering:
         """`for target in iter_node: lower_body()` as a loop over a range (`space`: the
         iteration space of iter_node, when it is already evaluated; `on_item(value)`, when
         given, takes each item instead of `target`: a `yield from`)."""
-        if space is None and isinstance(iter_node, (gast.Name, gast.List, gast.Tuple)):
-            seq = self.value(iter_node)
+        if isinstance(space, (Var, Const)) or space is None and isinstance(iter_node, (gast.Name, gast.List,
+                                                                                     gast.Tuple)):
+            seq = space if space is not None else self.value(iter_node)  # (space: a comprehension's)
             if self.iterate_objects(seq, target, lower_body, jumps, carried):
                 return
             n, element = self.sequence_of(seq, node)
@@ -195,6 +197,56 @@ class LoopLowering:
         self.b.kill(brk)
         self.b.kill(cont)
         return True
+
+    def first_space(self, node):
+        """A comprehension's first iterable, evaluated in the enclosing scope ([x * 2 for x in
+        x]): a sequence given by name or display as its value (iterate: a display of objects
+        runs once per object), else its iteration space."""
+        it = node.generators[0].iter
+        return self.value(it) if isinstance(it, (gast.Name, gast.List, gast.Tuple)) else \
+            self.iteration_space(it, node)
+
+    def objects_comprehension(self, node, scope: dict) -> Atom | None:
+        """`[Dense(W) for W in Ws]`, making objects of the user's classes, over items known while
+        lowering (a display, `range` of literals: at most 32): a display, the element lowered once
+        per item (an object made in the function is its attributes' variables, one object per
+        place in the code: a loop would make one object; iterate_objects runs over the display)."""
+        gen = node.generators[0]
+        func = getattr(node.elt, "func", None) if isinstance(node, gast.ListComp) else None
+        if len(node.generators) != 1 or gen.ifs or not isinstance(func, gast.Name) or func.id in scope:
+            return None
+        cls = self._static_callee(node.elt)
+        if not (isinstance(cls, type) and user_class(cls)) or library_code(cls):
+            return None
+        items = self.known_items(gen.iter)
+        if items is None:
+            return None
+        self.renames.append(scope)
+        frame = Frame(scope.__getitem__, frozenset(scope))
+        self.comp_frames.append(frame)
+        values = []
+        for item in items:
+            self.assign(gen.target, item)
+            values.append(self.value(node.elt))
+        self.renames.pop()
+        self.comp_frames.pop()
+        frame.close(self.b)
+        for k in scope.values():
+            self.b.kill(k)
+        return self.remember_list(self.emit("srcad.list", values, node=node), values)
+
+    def known_items(self, it) -> list | None:
+        """The items of an iterable known while lowering (a display, or `range` of literals up
+        to 32 items), else None (nothing is emitted then)."""
+        if self._static_callee(it) is range and not it.keywords and all(
+                isinstance(a, gast.Constant) and type(a.value) is int for a in it.args):
+            r = range(*[a.value for a in it.args])
+            return [Const(k) for k in r] if len(r) <= 32 else None
+        if isinstance(it, (gast.Name, gast.List, gast.Tuple)):
+            seq = self.value(it)
+            items = self.ctx.displays.get(seq) if isinstance(seq, Var) else None
+            return list(items) if items is not None and len(items) <= 32 else None
+        return None
 
     def iteration_space(self, it, node):
         """(start, stop, step, element, reverse): element(index) gives the loop target; for a
@@ -265,12 +317,14 @@ class LoopLowering:
                 if isinstance(t, gast.Name):
                     scope[t.id] = ("comp", next(self.ctx.counter), t.id)
                     self.b.var_hints[scope[t.id]] = t.id
+        made = self.objects_comprehension(node, scope)
+        if made is not None:
+            return made
         keyed = isinstance(node, gast.DictComp)  # ({k: v for ...}: a dict, its keys set in order)
         acc = ("comp", next(self.ctx.counter), "_dict" if keyed else "_list")
         self.b.var_hints[acc] = acc[2]
         self.write_key(acc, self.emit("srcad.dict" if keyed else "srcad.list", (), node=node))
-        # the first iterable is evaluated in the enclosing scope ([x * 2 for x in x])
-        first = self.iteration_space(node.generators[0].iter, node)
+        first = self.first_space(node)
         self.renames.append(scope)
         frame = Frame(scope.__getitem__, frozenset(scope))
         self.comp_frames.append(frame)

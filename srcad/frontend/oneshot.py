@@ -26,7 +26,7 @@ MAKERS = frozenset({"map", "zip", "filter", "enumerate", "reversed", "iter"})
 #: Builtins that consume an iterable argument once.
 CONSUMERS = frozenset({
     "sum", "list", "tuple", "sorted", "min", "max", "any", "all", "dict", "len", "map", "zip",
-    "enumerate", "filter", "reversed", "iter", "next", "fsum", "prod",
+    "enumerate", "filter", "reversed", "iter", "next", "fsum", "prod", "reduce",
 })
 
 

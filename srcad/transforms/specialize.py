@@ -389,6 +389,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
 
     def resolve(self, op: Apply, args, kw, pre: list):
         prim = op.prim
+        if prim in ("builtins.list", "builtins.tuple", "builtins.sorted") and len(args) == 1 and \
+                isinstance(atom_type(args[0]), T.Dict):  # list(d): its keys, known while transforming
+            return prim, (Const(tuple(k for k, _ in atom_type(args[0]).items)),), kw
         if prim == "builtins.dict" and not isinstance(atom_type(args[0]), T.Dict):
             raise TypeSupportError(f"dict() of a {atom_type(args[0])}", [diagnostic(
                 op.loc, f"dict() of a {atom_type(args[0])}: srcad tracks a dict's keys while transforming",

@@ -223,7 +223,8 @@ def reduced(x):
     mats = [np.eye(2) * x[0], np.array([[1.0, x[1]], [0.0, 1.0]]), np.diag(x[:2])]
     product = functools.reduce(np.matmul, mats)  # (no initial value: from mats[0])
     scale = functools.reduce(lambda acc, v: acc * 0.5 + np.sin(v), [x[i] for i in range(3)], x[2])
-    return np.sum(product) * scale + functools.reduce(lambda a, b: a + b, [x[1]])
+    squares = functools.reduce(lambda a, b: a * 0.5 + b, (v * v for v in x), 1.0)  # (a generator: once)
+    return np.sum(product) * scale + functools.reduce(lambda a, b: a + b, [x[1]]) + squares
 
 
 CASES = [
