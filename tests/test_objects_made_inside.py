@@ -345,8 +345,16 @@ def objects_written_through_the_loop(W1, W2, x):
     return a.v * b.v
 
 
+def layers_from_a_comprehension(W1, W2, x):
+    scaled = [Dense(W1 * (k + 1)) for k in range(2)]  # (over a range of literals: one object each)
+    h = x
+    for layer in scaled:
+        h = layer(h) + h
+    return np.sum(h) + np.sum(W2)
+
+
 @pytest.mark.parametrize("fn", [layers_in_a_display, layers_by_name_with_continue,
-                                objects_written_through_the_loop])
+                                objects_written_through_the_loop, layers_from_a_comprehension])
 def test_a_loop_over_objects_made_inside_runs_once_per_object(fn):
     rng = np.random.default_rng(5)
     args = (rng.normal(size=(2, 2)) * 0.5, rng.normal(size=(2, 2)) * 0.5, np.array([0.3, -0.8]))
