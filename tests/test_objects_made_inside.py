@@ -346,11 +346,10 @@ def objects_written_through_the_loop(W1, W2, x):
 
 
 def layers_from_a_comprehension(W1, W2, x):
-    scaled = [Dense(W1 * (k + 1)) for k in range(2)]  # (over a range of literals: one object each)
     h = x
-    for layer in scaled:
+    for layer in [Dense(W1 * (k + 1)) for k in range(2)]:  # (over a range of literals: one object each)
         h = layer(h) + h
-    return np.sum(h) + np.sum(W2)
+    return np.sum(h) + sum(np.sum(layer.W) for layer in [Dense(W) for W in (W2, W1)])
 
 
 @pytest.mark.parametrize("fn", [layers_in_a_display, layers_by_name_with_continue,

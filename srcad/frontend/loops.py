@@ -21,6 +21,8 @@ from .objects import local_object
 from .resolve import Static, import_names, library_code
 
 RET, RETVAL = "__ret", "__retval"
+#: iterables whose value is the sequence iterated (a display of objects made inside runs per object)
+_SEQUENCES = (gast.Name, gast.List, gast.Tuple, gast.ListComp)
 
 
 def escapes(stmts) -> bool:
@@ -150,8 +152,7 @@ class LoopLowering:
         """`for target in iter_node: lower_body()` as a loop over a range (`space`: the
         iteration space of iter_node, when it is already evaluated; `on_item(value)`, when
         given, takes each item instead of `target`: a `yield from`)."""
-        if isinstance(space, (Var, Const)) or space is None and isinstance(iter_node, (gast.Name, gast.List,
-                                                                                     gast.Tuple)):
+        if isinstance(space, (Var, Const)) or space is None and isinstance(iter_node, _SEQUENCES):
             seq = space if space is not None else self.value(iter_node)  # (space: a comprehension's)
             if self.iterate_objects(seq, target, lower_body, jumps, carried):
                 return
@@ -203,8 +204,7 @@ class LoopLowering:
         x]): a sequence given by name or display as its value (iterate: a display of objects
         runs once per object), else its iteration space."""
         it = node.generators[0].iter
-        return self.value(it) if isinstance(it, (gast.Name, gast.List, gast.Tuple)) else \
-            self.iteration_space(it, node)
+        return self.value(it) if isinstance(it, _SEQUENCES) else self.iteration_space(it, node)
 
     def objects_comprehension(self, node, scope: dict) -> Atom | None:
         """`[Dense(W) for W in Ws]`, making objects of the user's classes, over items known while
