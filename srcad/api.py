@@ -14,13 +14,12 @@ from typing import Any
 import numpy as np
 
 from . import arity, forms, runtime, sharing
-from .codegen.compile import register_source
 from .codegen.numba_target import check_target
 from .custom import CustomRule
 from .dispatch import Transformed, _quick_kind, _signature_of, _spec
 from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
-from .identifiers import identifier, is_identifier
+from .identifiers import is_identifier
 from .ir.values import of_value
 from .namespaces import first_namespace, guarded, guarded_function, libraries
 from .pickling import Made, carry
@@ -290,10 +289,7 @@ def as_python_function(fun):
         return wrapper
     if id(fun) in _WRAPPERS:
         return _WRAPPERS[id(fun)][1]
-    try:
-        sig = inspect.signature(getattr(fun, "fun", fun))
-    except (TypeError, ValueError):
-        sig = None
+    sig = arity.call_signature(fun)
     # The wrapper's text is srcad's template filled with identifiers only: the callable's
     # __name__ and its parameter names are data (anyone can set them), so they are sanitised.
     params, call, used, namespace = [], [], {"_target"}, {"_target": fun}
@@ -303,26 +299,17 @@ def as_python_function(fun):
             break
         if p.default is not p.empty and not isinstance(fun, CustomRule):
             break  # a library function's optional parameters stay at their defaults
-        pname = identifier(p.name, f"x{i}")
-        while pname in used:
-            pname += "_"
-        used.add(pname)
+        pname = arity.fresh_name(used, p.name, f"x{i}")
         if p.default is p.empty:
             params.append(pname)
         else:
             namespace[f"_d{i}"] = p.default
             params.append(f"{pname}=_d{i}")
         call.append(f"{p.name}={pname}" if p.kind == p.KEYWORD_ONLY else pname)
-    raw = getattr(fun, "__name__", None)
-    name = identifier(raw.strip("<>") if isinstance(raw, str) else None, "f")
-    name = "f" if name == "_target" else name
-    source = f"def {name}({', '.join(params)}):\n    return _target({', '.join(call)})\n"
-    filename = f"<srcad wrapper of {name}>"
-    register_source(filename, source)
-    exec(compile(source, filename, "exec"), namespace)
-    namespace[name].__srcad_original__ = fun  # (what its transforms pickle: dispatch.Transformed._recipe)
-    _WRAPPERS[id(fun)] = (fun, namespace[name])
-    return namespace[name]
+    name = arity.wrapper_name(fun)
+    wrapper = arity.compile_wrapper(fun, name, params, call, f"<srcad wrapper of {name}>", namespace)
+    _WRAPPERS[id(fun)] = (fun, wrapper)
+    return wrapper
 
 
 def _transform(kind: str, fun, argnums, has_aux: bool, memory_budget=None, target: str = "python"):
@@ -435,12 +422,11 @@ def source(g: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
             raise ArgumentError(f"call srcad.{g.__name__}({getattr(fun, '__name__', 'f')}, ...) once, "
                                 "then ask for its source")
         return found[-1].latest().source
-    pick = getattr(g, "__srcad_for_call__", None)
-    if pick is not None:  # (a transform of a variadic function: the one for this call shape)
+    if getattr(g, "__srcad_resolve__", None) is not None:  # (a variadic function's: per call shape)
         if not (args or kwargs):
             raise ArgumentError(f"{getattr(g, '__name__', g)} is made per call: srcad.source(g, *args) shows "
                                 "the code for those arguments")
-        g, args, kwargs = pick(len(args), tuple(kwargs)), g.__srcad_positional__(args, kwargs), {}
+        (g, args), kwargs = g.__srcad_resolve__(args, kwargs), {}
     inner = getattr(g, "__srcad_transform__", None)
     if inner is None and getattr(g, "__srcad_inline__", None) is not None:
         return _composed_source(g, args, kwargs)

@@ -47,7 +47,7 @@ def variadic(fun) -> bool:
         return False  # (srcad's own functions: api.as_python_function names what to do instead)
     if isinstance(fun, types.FunctionType) and rule_for_object(fun) is None:
         return bool(fun.__code__.co_flags & _VARIADIC_FLAGS)
-    signature = _signature(fun)
+    signature = call_signature(fun)
     if signature is None:
         return True
     return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.default is not p.empty
@@ -82,6 +82,7 @@ def by_call(make, fun, kind: str):
     """The transform `kind` of a variadic fun, as a function: each call shape gets
     make(wrapper) (api.grad, compose.jacfwd...), made on its first call and kept."""
     made: dict = {}
+    signature = call_signature(fun)  # (once: as_positional runs on every call with keywords)
 
     def for_shape(nargs: int, kwnames: tuple = ()):
         key = (nargs, tuple(kwnames))
@@ -93,17 +94,16 @@ def by_call(make, fun, kind: str):
     def as_positional(args: tuple, kwargs: dict) -> tuple:
         """The call's arguments in the order of its wrapper's parameters (which are all
         positional: a keyword may have been renamed there, and jacfwd(f) takes no keywords)."""
-        return args + tuple(kwargs[k] for k in _keyword_order(_signature(fun), kwargs)) if kwargs else args
+        return args + tuple(kwargs[k] for k in _keyword_order(signature, kwargs)) if kwargs else args
 
     @api_boundary
     def transformed(*args, **kwargs):
         return for_shape(len(args), tuple(kwargs))(*as_positional(args, kwargs))
 
-    transformed.__name__ = transformed.__qualname__ = f"{kind}_{_name(fun)}"
+    transformed.__name__ = transformed.__qualname__ = f"{kind}_{wrapper_name(fun)}"
     transformed.__doc__ = getattr(fun, "__doc__", None)
     transformed.__wrapped__ = fun
     transformed.__srcad_for_call__ = for_shape
-    transformed.__srcad_positional__ = as_positional
     transformed.__srcad_resolve__ = lambda args, kwargs: (for_shape(len(args), tuple(kwargs)),
                                                           as_positional(args, kwargs))
     return transformed
@@ -130,14 +130,15 @@ def _same(a, b) -> bool:
     return a is b
 
 
-def _signature(fun):
+def call_signature(fun):
+    """fun's signature (of a custom rule's function), or None when inspect cannot tell."""
     try:
         return inspect.signature(getattr(fun, "fun", fun))
     except (TypeError, ValueError):
         return None
 
 
-def _name(fun) -> str:
+def wrapper_name(fun) -> str:
     raw = getattr(fun, "__name__", None)
     name = identifier(raw.strip("<>") if isinstance(raw, str) else None, "f")
     return "f" if name == "_target" else name
@@ -169,29 +170,35 @@ def _wrapper(fun, nargs: int, kwnames: tuple):
     """`def name(p0, p1, k1, k2): return _target(p0, p1, k1=k1, k2=k2)`. Its text is srcad's
     template filled with identifiers only: names are data (anyone can set them) and are
     sanitised."""
-    signature = _signature(fun)
+    signature = call_signature(fun)
     used, params, call = {"_target"}, [], []
-
-    def fresh(raw: str, default: str) -> str:
-        name = identifier(raw, default)
-        while name in used:
-            name += "_"
-        used.add(name)
-        return name
-
     for i, raw in enumerate(_positional_names(signature, nargs)):
-        params.append(fresh(raw, f"x{i}"))
+        params.append(fresh_name(used, raw, f"x{i}"))
         call.append(params[-1])
-    named = {k: fresh(k, k) for k in _keyword_order(signature, kwnames)}  # (parameters: argnums' order)
+    named = {k: fresh_name(used, k, k) for k in _keyword_order(signature, kwnames)}  # (argnums' order)
     params += named.values()
     call += [f"{k}={named[k]}" for k in kwnames]  # (the call: its own order, which **kwargs keeps)
-    name = _name(fun)
-    source = f"def {name}({', '.join(params)}):\n    return _target({', '.join(call)})\n"
+    name = wrapper_name(fun)
     filename = f"<srcad wrapper of {name}, {nargs} positional{''.join(', ' + k for k in kwnames)}>"
-    register_source(filename, source)
-    namespace = {"_target": fun}
-    exec(compile(source, filename, "exec"), namespace)
-    wrapper = namespace[name]
-    wrapper.__srcad_original__ = fun  # (what its transforms pickle: dispatch.Transformed._recipe)
+    wrapper = compile_wrapper(fun, name, params, call, filename, {"_target": fun})
     wrapper.__doc__ = getattr(fun, "__doc__", None)
     return wrapper
+
+
+def fresh_name(used: set, raw, default: str) -> str:
+    """An identifier made from `raw` (data: sanitised) that is not in `used`, added to it."""
+    name = identifier(raw, default)
+    while name in used:
+        name += "_"
+    used.add(name)
+    return name
+
+
+def compile_wrapper(fun, name: str, params: list, call: list, filename: str, namespace: dict):
+    """`def name(params): return _target(call)`, compiled in `namespace` (which holds _target)
+    with its text registered for srcad to read; its transforms pickle as transforms of fun."""
+    source = f"def {name}({', '.join(params)}):\n    return _target({', '.join(call)})\n"
+    register_source(filename, source)
+    exec(compile(source, filename, "exec"), namespace)
+    namespace[name].__srcad_original__ = fun  # (dispatch.Transformed._recipe)
+    return namespace[name]

@@ -162,7 +162,7 @@ def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None,
             raise CodegenError(f"--argnums {i} is out of range: "
                                f"{fn.__name__} has {len(arg_types)} parameters")
     argnums = None if argnums is None else tuple(i % len(arg_types) for i in argnums)
-    arg_types = _promoted(fn, arg_types, argnums or ())
+    _check_argnum_types(fn, arg_types, argnums or ())
     if mode == "reverse":
         nums = argnums if argnums is not None else (0,)
         spec = Spec("grad", nums, len(nums) > 1, False, target=target)
@@ -174,16 +174,15 @@ def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None,
     return pipeline.build(fn, spec, arg_types, {}, trace)
 
 
-def _promoted(fn, arg_types: tuple, argnums) -> tuple:
-    """arg_types, checked: an int or bool named in argnums is an error (srcad.grad promotes an
-    int to a float, but a standalone module cannot: its code would take the int as it is)."""
+def _check_argnum_types(fn, arg_types: tuple, argnums) -> None:
+    """An int or bool named in argnums is an error (srcad.grad promotes an int to a float, but
+    a standalone module cannot: its code would take the int as it is)."""
     for i in argnums:
         t = arg_types[i]
         if isinstance(t, (T.Int, T.Bool)) or (isinstance(t, T.Array) and t.kind in ("i", "b")):
             raise CodegenError(f"--argnums {i}: parameter {i} of {fn.__name__} is given the type {t} in "
                                "--types, which has no derivative; give it a float type (float, array, "
                                "float[...]) and pass floats to the generated function")
-    return arg_types
 
 
 def write_atomically(path: str, text: str) -> None:

@@ -105,8 +105,9 @@ def carry(fn):
         return UserFunction(fn)
     if isinstance(fn, types.MethodType):
         return _LibraryMethod.of(fn) or fn
-    if type(fn) is functools.partial and isinstance(fn.func, types.MethodType) and _LibraryMethod.of(fn.func):
-        return _LibraryPartial(_LibraryMethod.of(fn.func), fn.args, fn.keywords)
+    if type(fn) is functools.partial and isinstance(fn.func, types.MethodType):
+        method = _LibraryMethod.of(fn.func)
+        return _LibraryPartial(method, fn.args, fn.keywords) if method is not None else fn
     return fn
 
 

@@ -221,18 +221,11 @@ class LoopLowering:
         items = self.known_items(gen.iter)
         if items is None:
             return None
-        self.renames.append(scope)
-        frame = Frame(scope.__getitem__, frozenset(scope))
-        self.comp_frames.append(frame)
         values = []
-        for item in items:
-            self.assign(gen.target, item)
-            values.append(self.value(node.elt))
-        self.renames.pop()
-        self.comp_frames.pop()
-        frame.close(self.b)
-        for k in scope.values():
-            self.b.kill(k)
+        with self.comprehension_scope(scope):
+            for item in items:
+                self.assign(gen.target, item)
+                values.append(self.value(node.elt))
         return self.remember_list(self.emit("srcad.list", values, node=node), values)
 
     def known_items(self, it) -> list | None:
@@ -325,10 +318,6 @@ class LoopLowering:
         self.b.var_hints[acc] = acc[2]
         self.write_key(acc, self.emit("srcad.dict" if keyed else "srcad.list", (), node=node))
         first = self.first_space(node)
-        self.renames.append(scope)
-        frame = Frame(scope.__getitem__, frozenset(scope))
-        self.comp_frames.append(frame)
-
         items = []
 
         def level(gens):
@@ -355,15 +344,24 @@ class LoopLowering:
                     self.b.end_if()
             self.iterate(gen.iter, gen.target, body, node,
                          space=first if gen is node.generators[0] else None)
-        with self.loop_writing(set(scope.values()) | {acc}):
+        with self.comprehension_scope(scope), self.loop_writing(set(scope.values()) | {acc}):
             level(list(node.generators))
-        self.renames.pop()
-        self.comp_frames.pop()
-        frame.close(self.b)
         result = self.b.read(acc)
         if items:
             self.remember_every(result, items[0])
         self.b.kill(acc)
+        return result
+
+    @contextlib.contextmanager
+    def comprehension_scope(self, scope: dict):
+        """A comprehension's own variables (`scope`: name -> key) while its body is lowered;
+        closed (for nested functions that read them) and dropped after."""
+        self.renames.append(scope)
+        frame = Frame(scope.__getitem__, frozenset(scope))
+        self.comp_frames.append(frame)
+        yield
+        self.renames.pop()
+        self.comp_frames.pop()
+        frame.close(self.b)
         for k in scope.values():
             self.b.kill(k)
-        return result
