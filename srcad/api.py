@@ -307,7 +307,7 @@ def as_python_function(fun):
             params.append(f"{pname}=_d{i}")
         call.append(f"{p.name}={pname}" if p.kind == p.KEYWORD_ONLY else pname)
     name = arity.wrapper_name(fun)
-    wrapper = arity.compile_wrapper(fun, name, params, call, f"<srcad wrapper of {name}>", namespace)
+    wrapper = arity.compile_wrapper(fun, name, params, call, f"<srcad: wrapper of {name}>", namespace)
     _WRAPPERS[id(fun)] = (fun, wrapper)
     return wrapper
 

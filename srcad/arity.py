@@ -179,7 +179,7 @@ def _wrapper(fun, nargs: int, kwnames: tuple):
     params += named.values()
     call += [f"{k}={named[k]}" for k in kwnames]  # (the call: its own order, which **kwargs keeps)
     name = wrapper_name(fun)
-    filename = f"<srcad wrapper of {name}, {nargs} positional{''.join(', ' + k for k in kwnames)}>"
+    filename = f"<srcad: wrapper of {name}, {nargs} positional{''.join(', ' + k for k in kwnames)}>"
     wrapper = compile_wrapper(fun, name, params, call, filename, {"_target": fun})
     wrapper.__doc__ = getattr(fun, "__doc__", None)
     return wrapper

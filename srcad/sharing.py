@@ -123,7 +123,7 @@ def partial_wrapper(p: functools.partial):
         name = identifier(getattr(p.func, "__name__", None), "f")
         source = (f"def _make(_func, _args, _kw):\n    def {name}({', '.join(names)}):\n"
                   f"        return _func({', '.join(call)})\n    return {name}\n")
-        filename = f"<srcad wrapper of partial({name}, ...) {len(_PARTIALS)}>"
+        filename = f"<srcad: wrapper of partial({name}, ...) {len(_PARTIALS)}>"
         register_source(filename, source)
         namespace: dict = {}
         exec(compile(source, filename, "exec"), namespace)

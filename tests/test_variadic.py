@@ -381,3 +381,30 @@ def test_a_pickled_partial_of_a_scipy_stats_method_keeps_its_rule():
 
     g = pickle.loads(pickle.dumps(srcad.grad(functools.partial(stats.norm.logpdf, loc=0.5, scale=2.0))))
     assert g(1.3) == pytest.approx(-(1.3 - 0.5) / 4.0)  # by hand: -(x - loc) / scale^2
+
+
+def written_through_an_alias(x, *rest):
+    y = x.copy()
+    a = y
+    y[0] = rest[0] * 2.0  # (a sees it)
+    return np.sum(a * x)
+
+
+def written_through_an_alias_fixed(x, s):
+    y = x.copy()
+    a = y
+    y[0] = s * 2.0
+    return np.sum(a * x)
+
+
+def test_a_function_inlined_into_a_wrapper_keeps_the_mutation_check():
+    """The one-line wrappers (call shapes, partials, library callables) were named like srcad's
+    generated derivative code, whose in-place writes are not checked: a user function inlined
+    into one had its unsafe writes accepted and differentiated wrongly (fuzz 13600:21)."""
+    import functools
+
+    x = np.array([0.3, 0.7])
+    with pytest.raises(srcad.UnsafeMutationError):
+        srcad.grad(written_through_an_alias)(x, 1.5)
+    with pytest.raises(srcad.UnsafeMutationError):
+        srcad.grad(functools.partial(written_through_an_alias_fixed, s=1.5))(x)
