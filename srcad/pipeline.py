@@ -19,6 +19,7 @@ from .errors import UnsupportedSyntaxError
 from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
 from .frontend.objects import check_no_local_objects, making_at_run_time, run_time_sites
+from .frontend.planned import generated_file
 from .frontend.resolve import is_library_object, library_code
 from .frontend.source import code_names
 from .ir import types as T
@@ -30,7 +31,6 @@ from .passes.dce import dce, forget_kept
 from .passes.defined import define_everywhere
 from .passes.ownership import own_results
 from .passes.pipeline import cleanup, finish, optimize
-from .settings import config
 from .transforms import naming
 from .transforms.batched import batched_forward, check_linear_use
 from .transforms.emitter import Emitter
@@ -193,8 +193,7 @@ def _typed(fn, arg_types, free_types, inlined: list | None) -> Function:
     low = lowered(fn, static_arguments(arg_types))
     generated = _generated(low.function)  # (srcad's own code: its writes and reads are safe)
     f = verify(specialize(low.function, tuple(arg_types), free_types, lowered, inlined, trusted=generated))
-    if not generated:  # (srcad's own in-place writes are safe by construction)
-        check_mutations(f)  # on the code as written, before dead code is dropped
+    check_mutations(f, trusted=generated)  # on the code as written, before dead code is dropped
     f = cleanup(f)
     check_no_local_functions(f)
     check_no_local_objects(f)
@@ -204,11 +203,7 @@ def _typed(fn, arg_types, free_types, inlined: list | None) -> Function:
 def _generated(f: Function) -> bool:
     """Is f srcad's own generated derivative code (being differentiated again), compiled
     now or loaded from the persistent cache?"""
-    if f.loc is None:
-        return False
-    cached = config.cache_dir and os.path.abspath(f.loc.file).startswith(
-        os.path.abspath(config.cache_dir) + os.sep)
-    return f.loc.file.startswith("<srcad ") or bool(cached)
+    return f.loc is not None and generated_file(f.loc.file)
 
 
 def _record(trace: dict | None, stage: str, fn: Function) -> Function:

@@ -6,7 +6,7 @@ differentiated once more by central finite differences with Richardson extrapola
 
 import numpy as np
 import pytest
-from oracle import assert_tree_close, richardson
+from oracle import assert_tree_close, fd_grad_richardson, richardson
 
 import srcad
 
@@ -207,3 +207,38 @@ def test_options_and_argument_checks():
         srcad.jvp(f, X, V)
     with pytest.raises(srcad.ArgumentError, match=r"shape \(2,\).*shape \(3,\)"):
         srcad.jvp(f, (X,), (np.ones(2),))
+
+
+def aliased_write(x):  # unsafe: `a` sees the write, which srcad's SSA would not
+    y = x * 1.0
+    a = y
+    y[0] = x[0] * 3.0
+    return a * x + a[0]
+
+
+def copied_write(x):  # the same computation written safely
+    y = x * 1.0
+    y[0] = x[0] * 3.0
+    return y * x + y[0]
+
+
+NESTED = {
+    "jacfwd": lambda h: lambda x: np.sum(srcad.jacfwd(h)(x)),
+    "jacrev": lambda h: lambda x: np.sum(srcad.jacrev(h)(x)),
+    "hessian": lambda h: lambda x: np.sum(srcad.hessian(lambda z: np.sum(h(z)))(x)),
+    "vjp": lambda h: lambda x: np.sum(srcad.vjp(h, x)[1](np.ones(2))[0]),
+    "vmap": lambda h: lambda x: np.sum(srcad.vmap(h)(np.stack([x, 2.0 * x]))),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NESTED))
+def test_a_function_inlined_into_a_nested_form_keeps_the_mutation_check(kind):
+    """A nested transformation called inside a differentiated function is read as its form,
+    srcad's generated code, whose own writes are trusted; the user's function inlined into it
+    was trusted too, so an unsafe write through an alias was differentiated wrongly
+    (jacfwd: [2, 2] where the answer is [6, 2]). It is checked as the user's code now."""
+    x = np.array([1.0, 2.0])
+    with pytest.raises(srcad.UnsafeMutationError, match="changes 'y' in place"):
+        srcad.grad(NESTED[kind](aliased_write))(x)
+    outer = NESTED[kind](copied_write)
+    assert_tree_close(srcad.grad(outer)(x), fd_grad_richardson(outer, (x,)), rtol=1e-5)

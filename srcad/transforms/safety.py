@@ -17,6 +17,7 @@ from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, posit
 from ..analysis.liveness import liveness
 from ..analysis.swaps import traded_places
 from ..errors import UnsafeMutationError, diagnostic
+from ..frontend.planned import generated_file
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, For, Function, If, Var, While, atom_type, ext_object, iter_ops
 from ..passes.dce import matters, needed_by, needed_values
@@ -75,7 +76,7 @@ def _hidden_writes(fn: Function) -> list:
         if isinstance(op, Apply) and not any(o in used for o in op.outs):
             problem = _may_write(op, "the result of {what}() is not used")
             if problem is not None:
-                problems.append(problem)
+                problems.append((op, problem))
     return problems
 
 
@@ -168,15 +169,20 @@ def _foreign_diagnostic(fn: Function, op, base: Var, swapped):
                       "before changing it")
 
 
-def check_mutations(fn: Function) -> None:
-    hidden = _hidden_writes(fn)
+def check_mutations(fn: Function, trusted: bool = False) -> None:
+    """Refuse the in-place changes of fn that srcad cannot prove unobserved. `trusted`: fn is
+    srcad's generated code, whose own writes are safe by construction; the user functions
+    inlined into it (a nested transformation's form calls the user's function) are checked."""
+    mine = (lambda op: not generated_file(op.loc.file) if op.loc is not None else False) if trusted \
+        else (lambda op: True)
+    hidden = [p for op, p in _hidden_writes(fn) if mine(op)]
     if hidden:
         raise UnsafeMutationError(f"{len(hidden)} call{'s' if len(hidden) > 1 else ''} that may change "
                                   f"arrays in place in {fn.qualname or fn.name}", hidden)
     # the user's own syntax (x[i] = v, xs.append(v), x += y): srcad's functional helpers
     # (srcad.setitem, srcad.list_append) copy when needed and need no check
     updates = [op for op in _reachable_ops(fn.body) if isinstance(op, Apply) and _user_write(op)
-               and update_base(op) is not None]
+               and update_base(op) is not None and mine(op)]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
                and not op.args[update_base(op)].type.is_scalar]
     if not updates:

@@ -25,6 +25,7 @@ from ..errors import (
 )
 from ..frontend.expr import is_literal
 from ..frontend.lower import lower_function
+from ..frontend.planned import generated_file
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
 from ..passes.fold import fold_apply
@@ -58,14 +59,6 @@ def _receiver_family(t: T.Type) -> str | None:
     return None
 
 
-
-def _literal(atom):
-    """An argument's literal value (registry.literal_value), also None for a value whose type
-    is None (a parameter of a wrapper that the call gave None: srcad/arity.py)."""
-    if isinstance(atom, Var) and isinstance(atom.type, T.NoneT):
-        return None
-    return registry.literal_value(atom)
-
 class Specializer(SequenceOps, CallOps, UnrollOps):
     def __init__(self, fn: Function, free_types: dict, lower=None, trusted: bool = False):
         self.fn = fn
@@ -87,6 +80,10 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         self.current_dicts: dict[Atom, Atom] = {}  # d -> d as an unrolled loop carries it now
 
     # values
+
+    def trusts(self, loc) -> bool:
+        """Is the operation at `loc` srcad's own code? (Not a user function inlined into it.)"""
+        return self.trusted and (loc is None or generated_file(loc.file))
 
     def typed(self, v: Var, t: T.Type) -> Var:
         nv = Var(v.id, v.hint, t)
@@ -218,7 +215,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         code (trusted) a node on one path and an array on another is a temporary's name reused
         by codegen for two values that are dead where the paths meet (`_zeros` of an object's
         gradient, then of one of its fields): never read, so not refused."""
-        if self.trusted:
+        if self.trusts(loc):
             return T.join(a, b)
         return _join(a, b, loc)
 
@@ -367,9 +364,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                                 "name)" if registry.no_such_parameter(rule.name, k) else
                                 f"argument {k!r} of {rule.name} is not supported by its derivative rule")
         bound = registry.bind(rule, args, kw)
-        if "out" in bound and _literal(bound["out"]) is not None:  # (a value of type None is None)
+        if "out" in bound and typed_args.literal(bound["out"]) is not None:  # (a value of type None is None)
             problems.append(f"out= is not supported in differentiated code ({rule.name})")
-        problems += registry.unaccepted(rule, bound, _literal)
+        problems += registry.unaccepted(rule, bound, typed_args.literal)
         if problems:
             raise NoRuleError(
                 problems[0],
@@ -380,10 +377,10 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
     def resolve_checked(self, op: Apply, args, kw, pre: list):
         """resolve, refusing what would see a differentiated object as the tuple srcad makes of
         it (transforms/structs.py); srcad's own generated code is not checked."""
-        if not self.trusted and op.prim != "srcad.mutate":  # (xs.append(p): once resolved)
+        if not self.trusts(op.loc) and op.prim != "srcad.mutate":  # (xs.append(p): once resolved)
             check_objects(op, op.prim, args, kw)
         prim, args, kw = self.resolve(op, args, kw, pre)
-        if not self.trusted and op.prim == "srcad.mutate":
+        if not self.trusts(op.loc) and op.prim == "srcad.mutate":
             check_objects(op, prim, args, kw)
         return prim, args, kw
 

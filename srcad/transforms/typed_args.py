@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from ..errors import TypeSupportError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import Apply, Const, atom_type
+from ..ir.nodes import Apply, Const, Var, atom_type
+from ..rules import registry
+
+
+def literal(atom):
+    """An argument's literal value (registry.literal_value), also None for a value whose type
+    is None (a parameter of a wrapper that the call gave None: srcad/arity.py)."""
+    if isinstance(atom, Var) and isinstance(atom.type, T.NoneT):
+        return None
+    return registry.literal_value(atom)
 
 
 def float_operand(prim: str, args) -> bool:
