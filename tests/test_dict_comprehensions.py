@@ -85,13 +85,22 @@ def dict_of_pairs(x):
     return np.sum(d["a"] * d["b"]) + len(d) + e[1] * e[2] + len(e)
 
 
+def list_display_keys(x):  # (a list display iterated where it is written: its items are known)
+    d = {k: x * (i + 1.0) for i, k in enumerate(["p", "q"])}
+    for k, v in zip(["p", "q"], [x[1], np.sin(x[0])]):
+        d[k] = d[k] * v
+    for c in [2, 0.5]:
+        d["q"] = d["q"] + c * x
+    return np.sum(d["p"] * d["q"]) + sum(x[0] ** e for e in [2, 3])
+
+
 P = {"w": np.array([0.3, -0.7]), "b": np.array([0.2])}
 X = np.array([0.4, -0.9, 1.3, 0.6])
 CASES = [(loss_after_a_step, (P, 0.1)), (items_scaled, (P, 1.3)), (range_keys, (X[:3],)),
          (formatted_keys, (X,)), (zipped_keys, (X,)), (new_dict_in_a_loop_over_keys, (P, 0.7)),
          (statement_range_keys, (X,)), (updated_while_iterating_items, (P, 0.3)),
          (items_view_sees_a_later_key_changed, (P, 1.7)), (nested_comprehensions, (P, 0.6)),
-         (dict_of_pairs, (X,))]
+         (dict_of_pairs, (X,)), (list_display_keys, (X,))]
 
 
 @pytest.mark.parametrize("fn, args", CASES, ids=[c[0].__name__ for c in CASES])

@@ -153,7 +153,7 @@ class LoopLowering:
         iteration space of iter_node, when it is already evaluated; `on_item(value)`, when
         given, takes each item instead of `target`: a `yield from`)."""
         if isinstance(space, (Var, Const)) or space is None and isinstance(iter_node, _SEQUENCES):
-            seq = space if space is not None else self.value(iter_node)  # (space: a comprehension's)
+            seq = space if space is not None else self.iterated_value(iter_node)  # (space: a comprehension's)
             if self.iterate_objects(seq, target, lower_body, jumps, carried):
                 return
             n, element = self.sequence_of(seq, node)
@@ -204,7 +204,7 @@ class LoopLowering:
         x]): a sequence given by name or display as its value (iterate: a display of objects
         runs once per object), else its iteration space."""
         it = node.generators[0].iter
-        return self.value(it) if isinstance(it, _SEQUENCES) else self.iteration_space(it, node)
+        return self.iterated_value(it) if isinstance(it, _SEQUENCES) else self.iteration_space(it, node)
 
     def objects_comprehension(self, node, scope: dict) -> Atom | None:
         """`[Dense(W) for W in Ws]`, making objects of the user's classes, over items known while
@@ -295,7 +295,16 @@ class LoopLowering:
             n, inner = self.sequence(node.args[0])
             last = self.emit("operator.sub", (n, Const(1)), node=node)
             return n, lambda i: inner(self.emit("operator.sub", (last, i), node=node))
-        return self.sequence_of(self.value(node), node)
+        return self.sequence_of(self.iterated_value(node), node)
+
+    def iterated_value(self, node) -> Atom:
+        """The value of an iterable. A list display iterated where it is written (`for k in
+        ["p", "q"]`, `{k: ... for k in ["p", "q"]}`, `zip(keys, [a, b])`) is the tuple of its
+        items: no name can see or change that list, and its length (its items, when literals)
+        is then known while transforming."""
+        if isinstance(node, gast.List) and not any(isinstance(e, gast.Starred) for e in node.elts):
+            return self.expr_Tuple(node)
+        return self.value(node)
 
     def sequence_of(self, value: Atom, node):
         """(length, element(index)) for iterating a value (a dict: its keys)."""

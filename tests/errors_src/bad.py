@@ -119,8 +119,8 @@ def indexes_an_object(x):
 
 
 def dict_with_runtime_keys(x):
-    out = {}
-    for k in ["a", "b"]:
+    out, names = {}, ["a", "b"]  # (a list with a name: its items may change before the loop)
+    for k in names:
         out[k] = x * 2.0
     return out["a"] * out["b"]
 
