@@ -352,8 +352,22 @@ def layers_from_a_comprehension(W1, W2, x):
     return np.sum(h) + sum(np.sum(layer.W) for layer in [Dense(W) for W in (W2, W1)])
 
 
+def two_loops_one_target(W1, W2, x):  # (the target names an object before the second loop)
+    layers = [Dense(W1 * (k + 1.0)) for k in range(2)]
+    more = [Dense(W2.T * s, np.sin) for s in (0.5, 1.5)]  # (over a tuple of literals)
+    h = x
+    for layer in layers:
+        h = layer(h)
+    for layer in more:
+        h = layer(h) + h
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h ** 2) + np.sum(layer.W)
+
+
 @pytest.mark.parametrize("fn", [layers_in_a_display, layers_by_name_with_continue,
-                                objects_written_through_the_loop, layers_from_a_comprehension])
+                                objects_written_through_the_loop, layers_from_a_comprehension,
+                                two_loops_one_target])
 def test_a_loop_over_objects_made_inside_runs_once_per_object(fn):
     rng = np.random.default_rng(5)
     args = (rng.normal(size=(2, 2)) * 0.5, rng.normal(size=(2, 2)) * 0.5, np.array([0.3, -0.8]))

@@ -184,7 +184,10 @@ class LoopLowering:
         once per object, the target being that object (the generated code cannot hold them:
         frontend/objects.py). Returns whether it did."""
         items = self.ctx.displays.get(seq) if isinstance(seq, Var) else None
-        if not items or carried or {"brk", "ret"} & set(jumps) or not all(local_object(a) for a in items):
+        targets = {self.key(t.id) for t in gast.walk(target) if isinstance(t, gast.Name)}
+        if not items or {"brk", "ret"} & set(jumps) or not all(local_object(a) for a in items):
+            return False
+        if any(key not in targets for key, *_ in carried):  # (the target is bound to each object)
             return False
         depth = len(self.loops)
         brk, cont = self.flag(f"brk{depth}"), self.flag(f"cont{depth}")
@@ -237,7 +240,7 @@ class LoopLowering:
             return [Const(k) for k in r] if len(r) <= 32 else None
         if isinstance(it, (gast.Name, gast.List, gast.Tuple)):
             seq = self.value(it)
-            items = self.ctx.displays.get(seq) if isinstance(seq, Var) else None
+            items = self.ctx.displays.get(seq) if isinstance(seq, Var) else self.elements_of(seq)
             return list(items) if items is not None and len(items) <= 32 else None
         return None
 

@@ -171,6 +171,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
             return value
         if isinstance(value, Const) and value.value is UNDEF:  # no path assigned it
             return self.emit("srcad.unbound", (Const(name),), node=node, hint=name)
+        if isinstance(value, Const):  # (every path assigned it: one that did not would join UNDEF in;
+            return value  # the loop over a display of objects, run once per object, assigns its target)
         return self.emit("srcad.bound", (value, Const(name)), node=node, hint=name)
 
     # -- functions ---------------------------------------------------------------------------
