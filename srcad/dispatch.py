@@ -32,18 +32,20 @@ from .pipeline import (
     Built,
     Spec,
     build,
+    built_from_cache,
     class_watches,
+    depended_functions,
     forget_lowered,
-    free_reads,
     lowered,
+    reads_of,
     static_arguments,
+    transform_bases,
     user_function_globals,
 )
 from .precision import cast_gradients, numpy_floats
 from .pytrees import restore
 from .settings import config
 from .tracebacks import hide_internal_frames
-from .transforms.saved import saved_from_json
 
 _SCALARS = (float, int, bool)  # (the types whose _quick_kind is their type alone)
 _NUMPY_FLOATS = (np.float16, np.float32, np.float64, np.longdouble)
@@ -85,16 +87,10 @@ def _code_kind(x):
 
 def _read_kind(entry, value):
     """The kind of a value the function reads (a global, a cell, an attribute), as the key of its
-    code: a module global's int by its value (its shapes, np.zeros(H): _read_type)."""
+    code: a module global's int by its value (its shapes, np.zeros(H): reads.read_type)."""
     if type(value) is int and entry[0] == "srcad.global":
         return ("i", value)
     return _quick_kind(value)
-
-
-def _read_type(entry, value) -> T.Type:
-    if type(value) is int and entry[0] == "srcad.global":
-        return T.Int(value)
-    return reads.type_of_read(value)
 
 
 def _rank_kind(k):
@@ -186,6 +182,7 @@ class Transformed:
         the code built for the latest direct call, whose shapes may differ; functions given
         as arguments (known while transforming: `args` and `kw` are IR atoms) are known to
         it too."""
+        self._refresh()  # (a helper it inlines may have been rebound since it was built)
         types = [T.UNKNOWN] * self._nparams
         given = dict(kw)
         for i, name in enumerate(self._names):
@@ -235,7 +232,8 @@ class Transformed:
                 t._inlined.clear()
                 t._latest = t._readers = t._deps = None
                 t = getattr(t.fn, "__srcad_transform__", None)
-            forget_lowered(self._base())
+            for base in [self._base(), *transform_bases(self._base())]:
+                forget_lowered(base)
             self._deps = user_function_globals(self._base())
 
     def _base(self):
@@ -397,13 +395,19 @@ class Transformed:
         if config.cache_dir:
             reads = cache.load_reads(self.fn)
             if reads is None:
-                reads = free_reads(lowered(self.fn))
-                cache.store_reads(self.fn, reads, lowered(self.fn).functions)
+                reads = reads_of(self.fn)
+                cache.store_reads(self.fn, reads, depended_functions(self.fn))
             return reads
-        return free_reads(lowered(self.fn))
+        return reads_of(self.fn)
+
+    def reads_key(self) -> tuple:
+        """What the code inlined where user code calls this transform is built from, besides
+        argument types (pipeline.lowered: the caller is lowered again when it changes)."""
+        self._refresh()
+        return self._read_kinds()
 
     def _free_types(self) -> dict:
-        return {reads.read_key(entry): _read_type(entry, read()) for entry, read in self._readers}
+        return {reads.read_key(entry): reads.read_type(entry, read()) for entry, read in self._readers}
 
     def _build_types(self, arg_types, free_types=None, spec=None):
         if self._twin is not None:
@@ -417,7 +421,7 @@ class Transformed:
         hit = cache.load(key, target) if key else None
         if hit is not None:
             logs.built(spec, self.fn, arg_types, logs.clock() - start, "persistent cache hit")
-            return _from_cache(*hit)
+            return built_from_cache(*hit)
         with logs.transformation(spec, self.fn, arg_types):
             built = build(target, spec, arg_types, free_types)
         logs.built(spec, self.fn, arg_types, logs.clock() - start,
@@ -460,12 +464,6 @@ def _mark_baked(built: Built, statics) -> None:
         cells = getattr(getattr(obj, "func", obj), "__closure__", None) or ()
         if id(obj) in held or any(id(c) in held for c in cells):
             T.mark_baked(obj)
-
-
-def _from_cache(namespace: dict, meta: dict, text: str) -> Built:
-    names = meta["names"]
-    return Built(namespace[names[0]], text, saved_from_json(meta.get("saved", [])), meta["name"],
-                 backward=namespace[names[1]] if len(names) > 1 else None)
 
 
 def _signature_of(fn):

@@ -32,7 +32,10 @@ import inspect
 import numpy as np
 
 from .codegen.compile import generated_filename, register_source
+from .errors import ArgumentError
 from .identifiers import identifier
+from .runtime.checks import check_leaf
+from .runtime.typecheck import structure_of
 
 
 def positional_arity(fun) -> int | None:
@@ -70,12 +73,12 @@ def jacobian_form(fun, argnum, kind: str, grad):
     out_shape = f"np.shape(p{nums[0]})" if kind == "hessian" else "np.shape(out)"
     name = identifier(f"{kind}_{getattr(fun, '__name__', 'f')}", f"{kind}_f")
     if isinstance(argnum, tuple):
-        blocks = ", ".join(f"np.reshape(np.stack([r[{k}] for r in rows]), {out_shape} + np.shape(p{a}))"
+        blocks = ", ".join(f"np.reshape(_rows([r[{k}] for r in rows], p{a}), {out_shape} + np.shape(p{a}))"
                            for k, a in enumerate(nums))
         result = f"({blocks},)"
     else:
-        result = f"np.reshape(np.stack(rows), {out_shape} + np.shape(p{nums[0]}))"
-    text = (f"def _entry({ps}, i):\n"
+        result = f"np.reshape(_rows(rows, p{nums[0]}), {out_shape} + np.shape(p{nums[0]}))"
+    text = (_ROWS + f"def _entry({ps}, i):\n"
             f"    return np.ravel(_f({ps}))[i]\n\n\n"
             f"def {name}({ps}):\n"
             f"    out = _f({ps})\n"
@@ -86,6 +89,16 @@ def jacobian_form(fun, argnum, kind: str, grad):
     wrt = nums if isinstance(argnum, tuple) else nums[0]
     namespace["_entry_grad"] = grad(namespace["_entry"], argnums=wrt)
     return form
+
+
+#: the rows of a Jacobian stacked (none for an output of size 0: a Jacobian of size 0)
+_ROWS = """def _rows(rows, p):
+    if len(rows) == 0:
+        return np.zeros_like(p)[None][:0]
+    return np.stack(rows)
+
+
+"""
 
 
 def vjp_form(fun, primals: tuple, wrt: tuple, grad, cache: dict):
@@ -129,12 +142,61 @@ def vmap_form(fun, n: int, in_axes: tuple, name: str):
     if not mapped:
         return None
     first = mapped[0]
-    size = f"np.shape(p{first})[{in_axes[first]}]"
-    item = [f"np.take(p{i}, b, axis={a})" if a is not None else f"p{i}" for i, a in enumerate(in_axes)]
+    size = f"_batch_size(p{first}, {in_axes[first]})"
+    item = [f"_batch_item(p{i}, b, {a})" if a is not None else f"p{i}" for i, a in enumerate(in_axes)]
     fname = identifier(f"vmap_{name}", "vmap_f")
-    text = (f"def {fname}({', '.join(ps)}):\n"
-            f"    return np.stack([_f({', '.join(item)}) for b in range({size})])\n")
-    return _compile(text, fname, {"np": np, "_f": fun, "__name__": "srcad_forms"})
+    text = _STACKED + (f"def {fname}({', '.join(ps)}):\n"
+                       f"    return _stacked([_f({', '.join(item)}) for b in range({size})])\n")
+    namespace = {"np": np, "_f": fun, "ArgumentError": ArgumentError, "_structure": structure_of,
+                 "_check_leaf": check_leaf, "__name__": "srcad_forms"}
+    return _compile(text, fname, namespace)
+
+
+#: the results of a vmap form's calls stacked as vmap stacks them: each array of a tuple, list
+#: or dict result on its own. _structure (srcad.structure_of) is folded while transforming, so
+#: one branch becomes code; a value of a type not known then is checked when the code runs.
+_STACKED = """def _batch_size(p, axis):
+    kind = _structure(p)
+    if kind != "leaf" and kind != "unknown":
+        raise ArgumentError("srcad.vmap called inside a differentiated function maps arrays: give the "
+                            "others with in_axes=None")
+    return np.shape(p)[axis]
+
+
+def _batch_item(p, b, axis):
+    _batch_size(p, axis)
+    return np.take(p, b, axis=axis)
+
+
+def _stacked_dict(rows, first):
+    return {k: _stacked_leaves([r[k] for r in rows]) for k in first}
+
+
+def _stacked(rows):
+    if len(rows) == 0:
+        raise ArgumentError("vmap over an axis of length 0")
+    first = rows[0]
+    kind = _structure(first)
+    if kind == "tuple":
+        return tuple([_stacked_leaves([r[k] for r in rows]) for k in range(len(first))])
+    if kind == "list":
+        return [_stacked_leaves([r[k] for r in rows]) for k in range(len(first))]
+    if kind == "dict":
+        return _stacked_dict(rows, first)
+    return _stacked_leaves(rows)
+
+
+def _stacked_leaves(rows):
+    kind = _structure(rows[0])
+    if kind == "unknown":
+        _check_leaf(rows[0], "srcad.vmap called inside a differentiated function")  # (when it runs)
+    elif kind != "leaf":
+        raise ArgumentError("srcad.vmap called inside a differentiated function: results nested more "
+                            "than one level (a tuple of tuples) are not supported there")
+    return np.stack(rows)
+
+
+"""
 
 
 def linearized_form(fun, x, grad):

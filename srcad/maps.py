@@ -42,7 +42,7 @@ from .pickling import pickles_as_call
 from .pipeline import Spec
 from .tracebacks import api_boundary
 from .transforms.vmapping import NotVectorizable
-from .trees import flatten, unflatten
+from .trees import flatten, snapshot, unflatten
 from .version import __version__
 
 
@@ -277,6 +277,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
         raise ArgumentError(f"linearize expects a function, got {fun!r}")
     if not primals:
         raise ArgumentError("linearize needs the primal arguments: linearize(f, x, ...)")
+    primals = tuple(snapshot(p) for p in primals)  # (f_jvp computes from them later)
     zero = tuple(None for _ in primals)
     out, _ = jvp(fun, primals, zero)
 

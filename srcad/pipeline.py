@@ -37,7 +37,7 @@ from .transforms.emitter import Emitter
 from .transforms.forward import forward
 from .transforms.reverse import reverse, reverse_split
 from .transforms.safety import check_mutations
-from .transforms.saved import saved_report
+from .transforms.saved import saved_from_json, saved_report
 from .transforms.specialize import specialize
 from .transforms.vmapping import vectorise
 from .version import __version__
@@ -73,6 +73,13 @@ class Built:
     inlined: tuple = ()  # the user functions inlined while specialising (methods of objects)
 
 
+def built_from_cache(namespace: dict, meta: dict, text: str) -> Built:
+    """A Built of code loaded from the persistent cache (cache.load)."""
+    names = meta["names"]
+    return Built(namespace[names[0]], text, saved_from_json(meta.get("saved", [])), meta["name"],
+                 backward=namespace[names[1]] if len(names) > 1 else None)
+
+
 _LOWERED: weakref.WeakKeyDictionary[object, dict] = weakref.WeakKeyDictionary()
 
 
@@ -83,11 +90,27 @@ def lowered(fn, statics: tuple = ()) -> Lowered_:
     if versions is None:
         versions = _LOWERED[fn] = {}
     key = (tuple((i, id(obj)) for i, obj in statics), run_time_sites())
-    got = versions.get(key)
-    if got is None or any(obj is not s for (_, obj), (_, s) in zip(got.statics, statics)):
+    got, inner = versions.get(key, (None, ()))
+    if got is None or any(obj is not s for (_, obj), (_, s) in zip(got.statics, statics)) or any(
+            t.reads_key() != k for t, k in inner):
         got = _objects_retried(lambda: lower_function(fn, statics) if statics else lower_function(fn))
-        _LOWERED.setdefault(fn, {})[key] = got
+        inner = tuple((t, t.reads_key()) for t in got.transforms)
+        _LOWERED.setdefault(fn, {})[key] = (got, inner)
     return got
+
+
+def transform_bases(fn, low: Lowered_ | None = None) -> list:
+    """The user functions of the transforms fn calls inside (`srcad.grad(h)(x)`: h, and those
+    of the transforms h calls inside...): their code is inlined into fn's, built from what
+    they read and the helpers they reach now (Transformed._refresh and _free_reads)."""
+    out: list = []
+    todo = list((low or lowered(fn)).transforms)
+    while todo:
+        base = todo.pop()._base()
+        if base not in out and base is not fn:
+            out.append(base)
+            todo.extend(lowered(base).transforms)
+    return out
 
 
 def _objects_retried(make):
@@ -125,6 +148,7 @@ def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
     `statics`: fn's arguments that are functions (static_arguments)."""
     out = []
     lows = [lowered(fn, statics)] + [lowered(f) for f in more]
+    lows += [lowered(b) for b in transform_bases(fn, lows[0])]
     functions = dict.fromkeys(g for low in lows for g in low.functions)
     for g in functions:
         ns = getattr(g, "__globals__", {})
@@ -170,6 +194,20 @@ def _classes_in(t, out: dict) -> None:
     elif isinstance(t, tuple):
         for x in t:
             _classes_in(x, out)
+
+
+def reads_of(fn) -> tuple:
+    """What fn reads when it runs, and what the transforms it calls inside read (their code is
+    inlined into fn's: Transformed._read_kinds keys fn's code on them too)."""
+    low = lowered(fn)
+    inner = tuple(e for t in low.transforms for e in t._free_reads())
+    return tuple(dict.fromkeys(free_reads(low) + inner))
+
+
+def depended_functions(fn) -> tuple:
+    """The user functions fn's code is built from: those it inlines, and those of the
+    transforms it calls inside (transform_bases)."""
+    return lowered(fn).functions + tuple(g for b in transform_bases(fn) for g in lowered(b).functions)
 
 
 def free_reads(low: Lowered_) -> tuple:

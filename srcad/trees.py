@@ -9,6 +9,8 @@ and a spec that rebuilds the structure.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .pytrees import children_of, is_node, is_struct, parts
 
 
@@ -50,3 +52,15 @@ def unflatten(spec, leaves):
         return s[0](*children) if hasattr(s[0], "_fields") else s[0](children)
 
     return build(spec)
+
+
+def snapshot(tree):
+    """`tree` with its NumPy array leaves copied: what a vjp_fn or f_jvp computes from, so that
+    the caller writing into an array it passed (`z[0] = 2.0`) does not change a derivative
+    taken before (JAX's arrays cannot be written; NumPy's can)."""
+    if isinstance(tree, np.ndarray):
+        return tree.copy()
+    leaves, spec = flatten(tree)
+    if not any(isinstance(leaf, np.ndarray) for leaf in leaves):
+        return tree
+    return unflatten(spec, [leaf.copy() if isinstance(leaf, np.ndarray) else leaf for leaf in leaves])

@@ -137,6 +137,8 @@ INTERNAL = {
     "srcad.check_unshared": "x[k] += v on an item held twice: test_regressions_aliases (refused)",
     "srcad.diagonal_index": "np.fill_diagonal(y, v) on a local array: test_imports_and_contexts",
     "srcad.check_unpack": "a, b = v of the wrong length: test_one_shot",
+    "srcad.structure_of": "folded while transforming: test_composition (vmap inside, tuple and dict results)",
+    "srcad.check_leaf": "a vmap result of a type not known while transforming: test_composition",
     "srcad.shape_error": "shapes NumPy refuses, raised where the line runs: test_shape_errors",
     "srcad.arg_cell": "captured values of a function given as an argument: test_sharing_arguments",
     "srcad.arg_partial": "a partial's bound numbers (given as an argument): test_sharing_arguments",

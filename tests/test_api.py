@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 import pytest
-from oracle import fd_grad
+from oracle import fd_grad, fd_grad_richardson
 
 import srcad
 
@@ -294,6 +294,54 @@ def test_rebinding_an_inlined_helper_retransforms():
     finally:
         _helper_square = original
     assert g(3.0) == pytest.approx(12.0)
+
+
+STEPS = 2
+
+
+def _inner_helper(y):
+    return np.sin(y)
+
+
+def _inner(y):  # STEPS * sum(_inner_helper(y))
+    s = 0.0
+    for _ in range(STEPS):
+        s = s + np.sum(_inner_helper(y))
+    return s
+
+
+_INNER_CALLS = {
+    "grad": lambda x: np.sum(srcad.grad(_inner)(x) * x),
+    "jacfwd": lambda x: np.sum(srcad.jacfwd(_inner)(x) * x),
+    "vjp": lambda x: np.sum(srcad.vjp(_inner, x)[1](1.0)[0] * x),
+    "hessian": lambda x: np.sum(srcad.hessian(_inner)(x)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_INNER_CALLS))
+def test_a_transform_called_inside_follows_what_its_function_reads(kind):
+    """The code of srcad.grad(h) called inside f is inlined into f's: a global h reads (a loop
+    count) or a helper it calls, changed or rebound, builds f again (it kept the old code).
+    Checked against finite differences of f with the inner derivatives by hand."""
+    global STEPS, _inner_helper
+    outer, x = _INNER_CALLS[kind], np.array([0.7, 1.3, 0.9])
+    g = srcad.grad(outer)
+    original = _inner_helper
+    try:
+        for steps, cubic in [(2, False), (4, False), (4, True), (3, False)]:
+            STEPS, _inner_helper = steps, (lambda y: y ** 3) if cubic else original
+            ref = fd_grad_richardson(lambda v, c=cubic: _by_hand(kind, v, c), (x,))
+            np.testing.assert_allclose(g(x), ref, rtol=1e-6, atol=1e-8)
+    finally:
+        STEPS, _inner_helper = 2, original
+
+
+def _by_hand(kind, x, cubic):
+    """The outer functions of _INNER_CALLS, the inner derivatives of STEPS * sum(helper(y))
+    written out (helper sin or cube)."""
+    if kind == "hessian":
+        return np.sum(STEPS * (6.0 * x if cubic else -np.sin(x)))
+    return np.sum(STEPS * (3.0 * x ** 2 if cubic else np.cos(x)) * x)
 
 
 def _fused_failure(x):

@@ -168,7 +168,7 @@ def test_source_of_every_transformation():
     assert "x_dot" in srcad.source(srcad.hessian(f), X)
     assert "_entry_grad" in srcad.source(srcad.jacrev(g))  # (no arguments: the form)
     assert "def vjp_bwd_g" in srcad.source(srcad.vjp(g, X)[1], V)
-    assert "np.stack" in srcad.source(srcad.vmap(loss, in_axes=(None, 0, 0)))
+    assert "_stacked(" in srcad.source(srcad.vmap(loss, in_axes=(None, 0, 0)))
 
 
 def with_aux(x):
@@ -242,3 +242,65 @@ def test_a_function_inlined_into_a_nested_form_keeps_the_mutation_check(kind):
         srcad.grad(NESTED[kind](aliased_write))(x)
     outer = NESTED[kind](copied_write)
     assert_tree_close(srcad.grad(outer)(x), fd_grad_richardson(outer, (x,)), rtol=1e-5)
+
+
+def test_vjp_fn_and_f_jvp_keep_the_point_when_the_caller_writes_into_its_array():
+    """vjp_fn and f_jvp compute from the primals later; NumPy arrays can be written (JAX's
+    cannot), so a write into the caller's array after the call changed later derivatives.
+    Checked against the closed-form Jacobian of g at the original point."""
+    ct, point = np.array([1.0, 2.0, 3.0]), X.copy()
+    z = X.copy()
+    _, vjp_fn = srcad.vjp(g, z)
+    z[0] = 2.0
+    assert_tree_close(vjp_fn(ct)[0], jac_g(point).T @ ct)
+    assert_tree_close(srcad.jvp(vjp_fn, (ct,), (ct,))[1][0], jac_g(point).T @ ct)
+    z = {"a": X.copy()}
+    _, f_jvp = srcad.linearize(lambda p: g(p["a"]), z)
+    z["a"][1] = 5.0
+    assert_tree_close(f_jvp({"a": ct}), jac_g(point) @ ct)
+
+
+def pair(y):
+    return np.sin(y), y[0] * y[1]  # (results of two shapes)
+
+
+def keyed(y):
+    return {"s": np.sin(y), "q": y ** 2, "p": y[0] * y[2]}
+
+
+def nested_pairs(y):
+    return (np.sin(y), (y, y[0])), y
+
+
+VMAP_INSIDE = {  # vmap called inside, its results by hand: (value, gradient) of the outer function
+    "tuple": (lambda xs: np.sum(srcad.vmap(pair)(xs)[1] ** 2) + np.sum(srcad.vmap(pair)(xs)[0]),
+              lambda xs: (np.sum((xs[:, 0] * xs[:, 1]) ** 2) + np.sum(np.sin(xs)))),
+    "dict": (lambda xs: np.sum(srcad.vmap(keyed)(xs)["p"] * srcad.vmap(keyed)(xs)["s"][:, 1]),
+             lambda xs: np.sum(xs[:, 0] * xs[:, 2] * np.sin(xs[:, 1]))),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(VMAP_INSIDE))
+def test_vmap_inside_stacks_tuple_and_dict_results_as_vmap_does(kind):
+    """The vmap form stacked a tuple result with np.stack: indexed along the batch instead of
+    the tuple, a wrong value and gradient. Against finite differences of the same function
+    written without vmap."""
+    outer, by_hand = VMAP_INSIDE[kind]
+    xs = np.array([[0.5, 1.0, 1.5], [0.7, 0.2, 1.1]])
+    value, grad = srcad.value_and_grad(outer)(xs)
+    assert value == pytest.approx(by_hand(xs), rel=1e-12)
+    assert_tree_close(grad, fd_grad_richardson(by_hand, (xs,)), rtol=1e-6)
+
+
+def test_what_the_vmap_and_jacobian_forms_cannot_do_is_an_argument_error():
+    xs = np.array([[0.5, 1.0, 1.5], [0.7, 0.2, 1.1]])
+    with pytest.raises(srcad.ArgumentError, match="not supported there"):  # (a tuple of tuples)
+        srcad.grad(lambda v: np.sum(srcad.vmap(nested_pairs)(v)[1]))(xs)
+    with pytest.raises(srcad.ArgumentError, match="maps arrays"):
+        srcad.grad(lambda v: np.sum(srcad.vmap(lambda p: p["a"] * 2.0)({"a": v})))(xs)
+    with pytest.raises(srcad.ArgumentError, match="length 0"):
+        srcad.grad(lambda v: np.sum(srcad.vmap(pair)(v[:0])[0]) + np.sum(v))(xs)
+    # a Jacobian of size 0 inside: zeros, as at the top level (was np.stack of no rows)
+    x = np.array([0.7, 1.3, 0.9])
+    got = srcad.grad(lambda v: np.sum(srcad.jacfwd(lambda y: y[3:] * 2.0)(v)) + np.sum(v ** 2))(x)
+    assert_tree_close(got, 2.0 * x)

@@ -99,6 +99,7 @@ EXEMPT = {
     "srcad.unbound": "raises UnboundLocalError whatever its arguments (a read no path assigned)",
     "srcad.known": "no result (a run-time type check)",
     "srcad.check_type": "no result (SRCAD_DEBUG=types: a run-time type check)",
+    "srcad.check_leaf": "no result (a run-time type check of a vmap form's results)",
     "srcad.custom": "custom_vjp/custom_jvp calls: differentiated through the user's rules",
     "srcad.running_extreme_index": "which element each of ans = np.maximum.accumulate(a) is: constant "
                                    "while a and ans move together (tests/test_sorting.py)",

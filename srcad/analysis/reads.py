@@ -103,6 +103,14 @@ def reader(entry):
     return lambda: getattr(obj, name, _MISSING)
 
 
+def read_type(entry, value) -> T.Type:
+    """The type code is specialised on for what a read gives: a module global's int by its value
+    (its shapes, np.zeros(H)), else as type_of_read."""
+    if type(value) is int and entry[0] == "srcad.global":
+        return T.Int(value)
+    return type_of_read(value)
+
+
 def type_of_read(value) -> T.Type:
     """(A function read from an attribute is known: calls of it are resolved, T.Function.)"""
     if value is _MISSING:

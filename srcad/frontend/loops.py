@@ -184,7 +184,7 @@ class LoopLowering:
         once per object, the target being that object (the generated code cannot hold them:
         frontend/objects.py). Returns whether it did."""
         items = self.ctx.displays.get(seq) if isinstance(seq, Var) else None
-        targets = {self.key(t.id) for t in gast.walk(target) if isinstance(t, gast.Name)}
+        targets = {self.key(t.id) for t in gast.walk(target) if isinstance(t, gast.Name)} if target else set()
         if not items or {"brk", "ret"} & set(jumps) or not all(local_object(a) for a in items):
             return False
         if any(key not in targets for key, *_ in carried):  # (the target is bound to each object)

@@ -53,6 +53,7 @@ class LowerContext:
     passed: list = field(default_factory=list)  # per function of `stack`: the nested functions given to it
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     functions: list = field(default_factory=list)  # every user function lowered (for caching)
+    transforms: list = field(default_factory=list)  # transforms whose code is inlined (pipeline.lowered)
     loop_writes: list = field(default_factory=list)  # per open loop: the keys its body assigns
     elements: dict = field(default_factory=dict)  # tuple Var -> its values (for *v)
     lengths: dict = field(default_factory=dict)  # list Var -> its length (for *v)
@@ -187,6 +188,7 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
             return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:
+            self.ctx.transforms.append(transform)
             fn = transform.function_for_call(args, kw)
             # its code is generic: a list of numbers goes in as the array NumPy makes of it
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
@@ -418,6 +420,7 @@ class Lowered_:
     function: Function
     functions: tuple  # every user function the result depends on (itself first)
     statics: tuple = ()  # (position, function) of the arguments known while lowering
+    transforms: tuple = ()  # the transforms (srcad.grad(h) called inside) whose code it inlines
 
 
 def _default_atom(value) -> Atom:
@@ -473,6 +476,6 @@ def _lower_function(fn, statics: dict) -> Lowered_:
     return Lowered_(
         Function(parsed.node.name if parsed.node.name != "lambda" else "lambda_", tuple(sigs), body,
                  low.loc(parsed.node), fn.__qualname__, tuple(low.returns)),
-        tuple(ctx.functions), tuple(statics.items()),
+        tuple(ctx.functions), tuple(statics.items()), tuple(dict.fromkeys(ctx.transforms)),
     )
 

@@ -91,10 +91,14 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
         owner = T.class_of(t)
         if owner is not None and isinstance(cls, type):  # an object, a named tuple, a differentiated object
             return issubclass(owner, cls)
+        if want in (T.List, T.Tuple, T.Dict, T.Str, T.NoneT) and isinstance(t, T.Num):
+            return False  # (a number or an array, of a rank not known)
         if want is not None and not isinstance(t, (T.Unknown, T.Num, T.Opaque, T.Bottom)):
             if want is T.Float and isinstance(t, T.Float):
                 return NotImplemented  # np.float64 vs float: leave to run time
             return isinstance(t, want)
+    if prim == "srcad.structure_of" and len(args) == 1:
+        return _structure(types[0])
     if prim == "srcad.write_winners" and len(args) == 2 and (
             isinstance(types[0], (T.List, T.Tuple, T.Dict)) or basic_key(types[1])):
         return True  # (a list's or dict's item, or ints and slices: each position written once)
@@ -103,6 +107,15 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
     if prim == "builtins.len" and isinstance(types[0], T.List) and types[0].items is not None:
         return len(types[0].items)
     return NotImplemented
+
+
+def _structure(t: T.Type) -> str:
+    """What srcad.structure_of gives a value of type t (known while transforming)."""
+    for kind, name in ((T.Tuple, "tuple"), (T.List, "list"), (T.Dict, "dict")):
+        if isinstance(t, kind):
+            return name
+    leaf = (T.Num, T.Array, T.Float, T.Int, T.Bool, T.Complex)
+    return "leaf" if isinstance(t, leaf) else "unknown"
 
 
 def _evaluate(prim: str, values: list, kw: dict):

@@ -94,6 +94,9 @@ nondiff("srcad.known", "x, where", out=ty.none, fn=rt.known, impure=True, nouts=
 # SRCAD_DEBUG=types: a value checked to be of its inferred type (codegen/typechecks.py)
 nondiff("srcad.check_type", "v, expect, name, where", out=ty.none, fn=rt.check_type, impure=True, nouts=0,
         shift="check")
+# a value's structure, always folded while transforming (forms.py: vmap's results stacked as vmap does)
+nondiff("srcad.structure_of", "x", out=lambda sig: T.STR, fn=rt.structure_of, objects="any")
+nondiff("srcad.check_leaf", "v, what", out=ty.none, fn=rt.check_leaf, impure=True, nouts=0, shift="check")
 nondiff("srcad.shape_error", "where, message", out=ty.none, fn=rt.shape_error, impure=True, nouts=0)
 # grad's output, checked when its type is not known while transforming
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),

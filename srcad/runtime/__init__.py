@@ -18,6 +18,7 @@ from .checks import (
     arg_partial,
     assigned,
     bound,
+    check_leaf,
     check_length,
     check_unpack,
     check_unshared,
@@ -136,9 +137,10 @@ from .shaping import (
     unstack_like,
     untile,
 )
-from .typecheck import check_type
+from .typecheck import check_type, structure_of
 
-__all__ = ["T", "check_type", "loop_trips", "segment_bound", "segment_count", "segment_length",
+__all__ = ["T", "check_leaf", "check_type", "structure_of",
+           "loop_trips", "segment_bound", "segment_count", "segment_length",
            "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
            "array_adjoint", "assigned", "average_weights", "axis_sum", "average_weights_adjoint",
            "band_matvec",

@@ -11,7 +11,7 @@ import numpy as np
 
 from .cotangents import zeros_like
 
-__all__ = ["scalar_output", "known", "assigned", "bound", "unbound", "require_scalar",
+__all__ = ["scalar_output", "known", "check_leaf", "assigned", "bound", "unbound", "require_scalar",
            "custom_cotangents", "check_length", "check_unpack", "check_unshared", "arg_cell", "arg_partial",
            "data_only", "shape_error", "diagonal_index"]
 
@@ -190,6 +190,15 @@ def data_only(x, what=""):
     """x itself: a parameter a source implementation treats as data (a count, an integer size),
     whose derivative srcad does not compute; differentiating it is a NoRuleError (its rule)."""
     return x
+
+
+def check_leaf(v, where):
+    """A value whose type srcad did not know while transforming must be a number or an array
+    here (a result of vmap called inside a differentiated function: `where`)."""
+    if isinstance(v, (tuple, list, dict)):
+        raise _error_at("ArgumentError", TypeError, where, f"a {type(v).__name__} result is not "
+                        "supported there", "return arrays, or a tuple, list or dict of arrays")
+    return v
 
 
 def shape_error(where, message):

@@ -7,7 +7,7 @@ integer type for a float value would make its derivative zero)."""
 
 import numpy as np
 
-__all__ = ["check_type"]
+__all__ = ["check_type", "structure_of"]
 
 
 def check_type(v, expect, name, where):
@@ -49,3 +49,14 @@ def _array_ok(v, ndim, shape, kind) -> bool:
     if kind in ("i", "u", "b") and actual in ("f", "c"):
         return False  # (a float typed as an integer would get no derivative)
     return not (kind == "f" and actual == "c")  # (a complex value typed real loses its imaginary part)
+
+
+def structure_of(v) -> str:
+    """"tuple", "list", "dict", or "leaf" (a number or an array): what srcad's forms branch on
+    (srcad/forms.py). Folded while transforming (passes/fold.py), "unknown" for a value of a
+    type not known then; this runs only where the code is not transformed."""
+    for kind in (tuple, list, dict):
+        if isinstance(v, kind):
+            return kind.__name__
+    return "leaf"
+
