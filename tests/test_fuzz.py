@@ -188,3 +188,29 @@ def test_cli_check_of_a_program_file(tmp_path, capsys):
                  "def make_args():\n    return (np.array([0.1, 0.2]), 0.7)\n\n\nDIFF = (0, 1)\n")
     assert main(["--check", path]) == 0
     assert '"outcome": "pass"' in capsys.readouterr().out
+
+
+def test_nested_transforms_are_generated_and_checked_by_an_independent_oracle(tmp_path):
+    """"nested_transform" programs call srcad inside f; finite differences differentiate a copy
+    whose `srcad` is finite differences (fuzz/inner.py), not srcad's inner derivative."""
+    from fuzz import inner
+
+    cfg = CI_CONFIG.with_features("nested_transform=20")
+    text = "".join(generate(f"nested:{i}", cfg, str(tmp_path)).source for i in range(30))
+    for construct in ("srcad.grad(nt", "srcad.jacrev(nt", "srcad.vjp(nt", "srcad.jvp(nt", "srcad.hessian(nt",
+                      "def nt0(a"):
+        assert construct in text, construct
+    assert inner.oracle_source("import srcad\n\nsrcad.register_pytree(K)\n") is None
+    assert f"import {inner.__name__} as srcad" in inner.oracle_source("import srcad\ny = srcad.grad(h)(x)\n")
+
+    def h(a, b):
+        return np.sum(np.sin(a) * a * b)
+    x = np.array([0.3, -0.7])
+    np.testing.assert_allclose(inner.grad(h)(x, 0.4), (np.cos(x) * x + np.sin(x)) * 0.4, rtol=1e-8)
+    np.testing.assert_allclose(inner.hessian(h)(x, 0.4), np.diag((2 * np.cos(x) - x * np.sin(x)) * 0.4),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(inner.jvp(lambda a: np.sin(a), (x,), (x,))[1], np.cos(x) * x, rtol=1e-8)
+    ct = inner.vjp(lambda a, b: np.sin(a) * b, x, 2.0)[1](x)
+    np.testing.assert_allclose(ct[1], np.sin(x) @ x, rtol=1e-8)
+    with pytest.raises(inner.Unreliable):
+        inner.grad(lambda a: abs(a - 0.003))(0.0)  # (a kink within the steps)

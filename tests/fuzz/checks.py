@@ -12,7 +12,7 @@ import numpy as np
 
 import srcad
 
-from . import fd, trees
+from . import fd, inner, trees
 from .outcome import Finding, crash_detail, located, short_traceback
 
 FIRST_ORDER = ["grad", "value_and_grad", "budget", "jvp", "vjp", "jacfwd", "jacrev"]
@@ -76,11 +76,23 @@ class Checks:
     def theta(self) -> np.ndarray:
         return np.concatenate([trees.flatten(self.args[i]) for i in self.diff])
 
+    def fd_f(self):
+        """What finite differences differentiate: f, or the oracle's copy of a program that
+        calls srcad inside f, whose `srcad` is finite differences (fuzz/inner.py)."""
+        return self.once("oracle", lambda: inner.oracle_f(self.path) or self.f)
+
     def estimate(self) -> fd.Estimate:
         def build():
-            est = fd.jacobian(lambda th: trees.flatten(self.f(*self.with_theta(th))), self.theta)
+            F = self.fd_f()
+            try:
+                est = fd.jacobian(lambda th: trees.flatten(F(*self.with_theta(th))), self.theta)
+            except inner.Unreliable:  # (the oracle's inner derivative, at the point itself)
+                shape = (trees.flatten(self.value()).size, self.theta.size)
+                est = fd.Estimate(np.zeros(shape), np.zeros(shape), np.ones(shape, dtype=bool))
             if est.any_unreliable:
                 self.add("inconclusive", "fd", "unreliable finite differences")
+            if F is not self.f:
+                inner.check_value(self, F)
             return est
         return self.once("fd", build)
 
@@ -129,7 +141,8 @@ class Checks:
         """Is f's value at the point rounding noise (huge terms that cancel)?"""
         def probe():
             try:
-                return fd.rounding_noise(lambda th: trees.flatten(self.f(*self.with_theta(th))), self.theta,
+                F = self.fd_f()
+                return fd.rounding_noise(lambda th: trees.flatten(F(*self.with_theta(th))), self.theta,
                                          self.estimate())
             except Exception:
                 return False

@@ -88,6 +88,8 @@ FEATURES = {
     "out_array": 0.3,       # array output (jacobians instead of grad)
     "out_pytree": 0.15,     # tuple/dict output
     "variadic_entry": 0.3,  # def f(x, *va_rest): the function transformed per call shape
+    # transformations inside f
+    "nested_transform": 0.3,  # srcad.grad(nt0)(x, y), jacfwd, jacrev, hessian, jvp, vjp of helpers: nested.py
 }
 
 # features behind srcad bugs known to the lead and being fixed (see docs/reliability.md)

@@ -24,6 +24,7 @@ from .config import Config
 from .expr import Exprs
 from .funcs import Funcs
 from .mixed import MLIST, Mixed
+from .nested import Nested
 from .objects import Objects, ObjValue
 from .shifted import Shifted
 from .stmt import Ctx, Stmts
@@ -48,7 +49,7 @@ class Program:
     attempts: int = 1
 
 
-class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted):
+class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted, Nested):
     def __init__(self, rng: random.Random, cfg: Config):
         self.rng, self.cfg = rng, cfg
         self.scope: dict = {}
@@ -59,6 +60,7 @@ class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted):
         self.used: set = set()
         self.counter: dict = {}
         self.iterating: set = set()  # lists some loop iterates over
+        self.nt_helpers: list = []   # helpers transformed inside f (fuzz/nested.py)
 
     # -- arguments -----------------------------------------------------------------
     def rand_value(self, ty: Ty):
@@ -118,13 +120,17 @@ class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted):
         ret = FLOAT if self.rng.random() < 0.6 else self.rng.choice([t for _, t, _ in params])
         if self.applies and self.rng.random() < 0.5:
             ret = params[0][1]  # (a function of its first parameter: given to apply0, maybe by a partial)
+        return self.helper_def(f"h{k}", params, ret)
+
+    def helper_def(self, name: str, params: list, ret: Ty) -> list[str]:
+        """`def name(params): body` returning a `ret`, and the helper known to callers."""
         self.scope = {n: Var(n, t, arg=True) for n, t, _ in params}
         head = ", ".join(n if d is None else f"{n}={d}" for n, _, d in params)
         body = self.block(Ctx(depth=1, ret=ret), self.rng.randint(1, 3), "    ")
-        lines = [f"def h{k}({head}):"] + body
+        lines = [f"def {name}({head}):"] + body
         if not self._leaves(body):
             lines.append(f"    return {self.sink(ret)}")
-        self.helpers.append(Helper(f"h{k}", tuple(params), ret))
+        self.helpers.append(Helper(name, tuple(params), ret))
         return lines
 
     def out_type(self) -> Ty:
@@ -149,12 +155,17 @@ class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted):
             self.used.add("helpers")
             for k in range(self.rng.randint(1, 2)):
                 chunks.append("\n".join(self.helper(k, shapes)))
+        nested = self.nested_on()
+        if nested:
+            chunks += self.nested_helpers(shapes)
         self.scope = {n: Var(n, t, arg=True) for n, t in params}
         ret = self.out_type()
         body = []
         for feature in ("closure", "lambda"):  # at the top of f's body: reading its parameters
             if self.on(feature):
                 body += self.s_function("    ", feature)
+        if nested:  # (then: transformations of helpers inside f, their results used)
+            body += self.nested_statements("    ")
         body += self.block(Ctx(depth=self.cfg.max_depth, ret=ret), self.rng.randint(2, self.cfg.max_stmts),
                            "    ")
         if not self._leaves(body):
