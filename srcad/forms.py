@@ -70,29 +70,38 @@ def jacobian_form(fun, argnum, kind: str, grad):
         return None
     nums = tuple(a % n for a in nums)
     ps = ", ".join(f"p{i}" for i in range(n))
-    out_shape = f"np.shape(p{nums[0]})" if kind == "hessian" else "np.shape(out)"
+    out = f"p{nums[0]}" if kind == "hessian" else "out"
     name = identifier(f"{kind}_{getattr(fun, '__name__', 'f')}", f"{kind}_f")
     if isinstance(argnum, tuple):
-        blocks = ", ".join(f"np.reshape(_rows([r[{k}] for r in rows], p{a}), {out_shape} + np.shape(p{a}))"
-                           for k, a in enumerate(nums))
-        result = f"({blocks},)"
+        result = f"({', '.join(_jacobian(f'[r[{k}] for r in rows]', out, a) for k, a in enumerate(nums))},)"
     else:
-        result = f"np.reshape(_rows(rows, p{nums[0]}), {out_shape} + np.shape(p{nums[0]}))"
+        result = _jacobian("rows", out, nums[0])
     text = (_ROWS + f"def _entry({ps}, i):\n"
             f"    return np.ravel(_f({ps}))[i]\n\n\n"
             f"def {name}({ps}):\n"
             f"    out = _f({ps})\n"
             f"    rows = [_entry_grad({ps}, i) for i in range(np.size(out))]\n"
             f"    return {result}\n")
-    namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+    namespace = {"np": np, "_f": fun, "_structure": structure_of, "__name__": "srcad_forms"}
     form = _compile(text, name, namespace)
     wrt = nums if isinstance(argnum, tuple) else nums[0]
     namespace["_entry_grad"] = grad(namespace["_entry"], argnums=wrt)
     return form
 
 
+def _jacobian(rows: str, out: str, a: int) -> str:
+    """The rows stacked into the Jacobian of `out` in p{a}, of shape shape(out) + shape(p{a})."""
+    return f"np.reshape(_rows({rows}, p{a}), _jacobian_shape({out}, p{a}))"
+
+
 #: the rows of a Jacobian stacked (none for an output of size 0: a Jacobian of size 0)
-_ROWS = """def _rows(rows, p):
+_ROWS = """def _jacobian_shape(out, p):
+    if _structure(out) == "unknown":  # (np.shape(out) + ... of a shape srcad does not know is refused)
+        return np.shape(np.multiply.outer(out, p))
+    return np.shape(out) + np.shape(p)
+
+
+def _rows(rows, p):
     if len(rows) == 0:
         return np.zeros_like(p)[None][:0]
     return np.stack(rows)

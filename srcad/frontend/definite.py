@@ -38,6 +38,11 @@ def maybe_unbound_reads(fn: gast.FunctionDef, local: set) -> set:
     return _walk(fn, local).flagged
 
 
+def falls_through(fn: gast.FunctionDef) -> bool:
+    """Can the body of fn end without a `return` (or raise): returning None there?"""
+    return _Walker(set()).block(fn.body, _Assigned()) is not None
+
+
 def assigned_at_definitions(fn: gast.FunctionDef, local: set) -> dict:
     """For each nested `def` and `lambda` of `fn`'s own body: the names of `local` assigned on
     every path that reaches it (a nested function reading another enclosing variable when

@@ -30,7 +30,7 @@ from .binding import ArgumentBinding, argument_cells
 from .callees import KnownCallees
 from .carried import CarriedObjects
 from .closures import ClosureLowering, ClosureScope, Frame, passed_functions, signature_of
-from .definite import maybe_unbound_reads
+from .definite import falls_through, maybe_unbound_reads
 from .expr import INPLACE, MUTATING_METHODS, ExprLowerer, Lowered, static_atom
 from .fence import check
 from .frozen import FrozenDistributions
@@ -231,9 +231,16 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
     def body(self) -> Atom:
         """Lower the function body; return the returned value."""
         self.write_key(self.flag(RET), Const(False))
-        self.write_key(self.flag(RETVAL), Const(None))
+        self.write_key(self.flag(RETVAL), Const(UNDEF))  # (not None: `return` in a loop keeps its type)
         self.stmts(self.node.body)
-        return self.b.read(self.flag(RETVAL))
+        returned, value = self.b.read(self.flag(RET)), self.b.read(self.flag(RETVAL))
+        if returned == Const(True) or not falls_through(self.node):
+            return value
+        if returned == Const(False):
+            return Const(None)
+        self.b.begin_if(returned, self.loc(self.node))  # (a path that ends without return: None)
+        self.b.begin_else((value,))
+        return self.b.end_if((Const(None),))[0]
 
     # -- statements --------------------------------------------------------------------------
 

@@ -114,7 +114,7 @@ def _structure(t: T.Type) -> str:
     for kind, name in ((T.Tuple, "tuple"), (T.List, "list"), (T.Dict, "dict")):
         if isinstance(t, kind):
             return name
-    leaf = (T.Num, T.Array, T.Float, T.Int, T.Bool, T.Complex)
+    leaf = (T.Array, T.Float, T.Int, T.Bool, T.Complex)  # (a T.Num's rank is not known: "unknown")
     return "leaf" if isinstance(t, leaf) else "unknown"
 
 

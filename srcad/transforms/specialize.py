@@ -146,7 +146,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         for inner in taken.ops:
             ops.extend(self.op(inner))
         for out, y in zip(op.outs, taken.yields):
-            self.env[out] = self.atom(y)
+            self.env[out] = typed_args.taken_value(taken, self.atom(y))
         return ops
 
     def _fixpoint(self, init: tuple[Atom, ...], run, loc=None):

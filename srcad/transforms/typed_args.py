@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from ..errors import TypeSupportError, diagnostic
 from ..ir import types as T
-from ..ir.nodes import Apply, Const, Var, atom_type
+from ..ir.nodes import UNDEF, Apply, Const, Var, atom_type
 from ..rules import registry
+
+
+def taken_value(block, a):
+    """What the branch `block` an if on a constant takes gives its result: None for a value it
+    leaves undefined when it raises (the function's result: what follows never runs)."""
+    if isinstance(a, Const) and a.value is UNDEF and any(
+            isinstance(o, Apply) and o.prim == "srcad.raise" for o in block.ops):
+        return Const(None)
+    return a
 
 
 def literal(atom):
