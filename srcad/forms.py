@@ -96,7 +96,7 @@ def _jacobian(rows: str, out: str, a: int) -> str:
 
 #: the rows of a Jacobian stacked (none for an output of size 0: a Jacobian of size 0)
 _ROWS = """def _jacobian_shape(out, p):
-    if _structure(out) == "unknown":  # (np.shape(out) + ... of a shape srcad does not know is refused)
+    if _structure(out) == "unknown" or _structure(p) == "unknown":  # (+ of shapes not known: refused)
         return np.shape(np.multiply.outer(out, p))
     return np.shape(out) + np.shape(p)
 

@@ -324,6 +324,8 @@ INNER_OF_UNKNOWN_SHAPE = {
     "jvp": (lambda x: srcad.jvp(early_return, (x,), (1.0,))[1] * x, lambda x: np.cos(x) * x),
     "jacfwd_items": (lambda x: np.sum(srcad.jacfwd(mixed_items)(np.array([x, 0.2]), 2.0)),
                      lambda x: 2.0 * (np.cos(x) + np.cos(0.2))),
+    "jacrev_gathered": (lambda x: np.sum(srcad.jacrev(np.sin)(np.array([x, 0.2])[np.array([0, 1])])),
+                        lambda x: np.cos(x) + np.cos(0.2)),  # (an argument of a rank not known)
 }
 
 

@@ -110,12 +110,14 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
 
 
 def _structure(t: T.Type) -> str:
-    """What srcad.structure_of gives a value of type t (known while transforming)."""
+    """What srcad.structure_of gives a value of type t: "leaf" for a number or an array of a
+    known rank (np.shape of it is known: forms.py's Jacobian shape)."""
     for kind, name in ((T.Tuple, "tuple"), (T.List, "list"), (T.Dict, "dict")):
         if isinstance(t, kind):
             return name
-    leaf = (T.Array, T.Float, T.Int, T.Bool, T.Complex)  # (a T.Num's rank is not known: "unknown")
-    return "leaf" if isinstance(t, leaf) else "unknown"
+    if isinstance(t, T.Array):  # (a number or an array of a rank not known: "unknown")
+        return "leaf" if t.ndim is not None else "unknown"
+    return "leaf" if isinstance(t, (T.Float, T.Int, T.Bool, T.Complex)) else "unknown"
 
 
 def _evaluate(prim: str, values: list, kw: dict):

@@ -54,7 +54,7 @@ def _array_ok(v, ndim, shape, kind) -> bool:
 def structure_of(v) -> str:
     """"tuple", "list", "dict", or "leaf" (a number or an array): what srcad's forms branch on
     (srcad/forms.py). Folded while transforming (passes/fold.py), "unknown" for a value of a
-    type not known then; this runs only where the code is not transformed."""
+    type or rank not known then; this runs only where the code is not transformed."""
     for kind in (tuple, list, dict):
         if isinstance(v, kind):
             return kind.__name__
