@@ -24,6 +24,7 @@ from .frontend.source import code_signature
 from .gate import Gate, admit_arguments, shaped_like
 from .ir import types as T
 from .ir.kinds import array_library, dtype_kind
+from .ir.nodes import atom_type
 from .ir.values import of_value
 from .namespaces import guarded, libraries
 from .pickling import carry, reduce_recipe
@@ -177,11 +178,10 @@ class Transformed:
         return self._latest
 
     def function_for_call(self, args, kw=()):
-        """The generated function to inline where user code calls this transform: code for
-        arguments of any type and shape (the caller's transform specialises it again), never
-        the code built for the latest direct call, whose shapes may differ; functions given
-        as arguments (known while transforming: `args` and `kw` are IR atoms) are known to
-        it too."""
+        """The generated function to inline where user code calls this transform, while the
+        caller is specialised (`args` and `kw` are its typed IR atoms): code for the types they
+        have (the caller specialises it again), never the code built for the latest direct
+        call; functions given as arguments are known to it too."""
         self._refresh()  # (a helper it inlines may have been rebound since it was built)
         types = [T.UNKNOWN] * self._nparams
         given = dict(kw)
@@ -190,6 +190,8 @@ class Transformed:
             obj = getattr(getattr(a, "value", None), "obj", None)
             if obj is not None and T.is_function_value(obj):
                 types[i] = T.Fn(obj)
+            elif a is not None and not isinstance(atom_type(a), (T.Int, T.Bool, T.Bottom, T.NoneT)):
+                types[i] = atom_type(a)  # (an int or a bool: any value; an int may stand for a float)
         return self._function_for_types(tuple(types))
 
     def source(self, *args, **kwargs) -> str:

@@ -338,3 +338,33 @@ def test_jacobians_inside_of_a_result_whose_shape_is_not_known(kind):
     outer, by_hand = INNER_OF_UNKNOWN_SHAPE[kind]
     x = 0.3
     assert srcad.grad(outer)(x) == pytest.approx(fd_grad_richardson(by_hand, (x,)), rel=1e-7)
+
+
+def halved(a, b):
+    a *= 0.5  # (a float: a new value, not a write into the caller's)
+    return a * b
+
+
+def cubed_first(y):
+    z = y.copy()
+    z[0] = z[0] ** 3
+    return np.sum(z * y)
+
+
+INSIDE_FOR_THE_CALLERS_TYPES = {  # (outer function, the same with the inner derivative by hand)
+    "float_param_updated": (lambda x: srcad.grad(halved)(x, 2.0) * x, lambda x: 1.0 * x),
+    "argnums_1": (lambda x: srcad.grad(halved, argnums=1)(x - 1.0, 2.0) * x,
+                  lambda x: 0.5 * (x - 1.0) * x),
+    "copy_then_write": (lambda x: srcad.grad(cubed_first)(np.array([x, 1.3, 0.9]))[0] * x,
+                        lambda x: (4.0 * x ** 3) * x),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(INSIDE_FOR_THE_CALLERS_TYPES))
+def test_a_transform_called_inside_is_built_for_the_callers_types(kind):
+    """srcad.grad(h)(x) inside f was built for arguments of any type, where `a *= 0.5` or
+    `z = y.copy(); z[0] = ...` may write into the caller's array, and was refused; it is built
+    for the types the call has while f is specialised."""
+    outer, by_hand = INSIDE_FOR_THE_CALLERS_TYPES[kind]
+    x = 0.3
+    assert srcad.grad(outer)(x) == pytest.approx(fd_grad_richardson(by_hand, (x,)), rel=1e-7)

@@ -187,13 +187,13 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
             # recursion: inlined while specialising, as deep as types say
             return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         transform = getattr(fn, "__srcad_transform__", None)
-        if transform is not None:
+        if transform is not None:  # (its code, built for the arguments' types, inlined while specialising)
             self.ctx.transforms.append(transform)
-            fn = transform.function_for_call(args, kw)
-            # its code is generic: a list of numbers goes in as the array NumPy makes of it
+            # a list of numbers goes in as the array NumPy makes of it
             args = [self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a for a in args]
             kw = [(k, self.emit("srcad.as_numeric", (a,), node=node) if isinstance(a, Var) else a)
                   for k, a in kw]
+            return self.emit("srcad.call", [self.atom(Static(fn), node)] + list(args), kw, node=node)
         return self.lowerer_of(fn).inline(args, kw, node, self)
 
     def lowerer_of(self, fn) -> FunctionLowerer:

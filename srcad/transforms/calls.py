@@ -162,7 +162,8 @@ class CallOps:
         if cls is None and isinstance(callee, Const) and isinstance(callee.value, Ext):
             obj = callee.value.obj
             # (a recursive call the frontend left to be resolved here; a function given to a method)
-            if user_function(obj) or registry.rule_for_object(obj) is not None:
+            if user_function(obj) or registry.rule_for_object(obj) is not None or hasattr(
+                    obj, "__srcad_transform__"):
                 return self.call_known(obj, list(rest), kw, op)
             if T.user_class(type(obj)) and not isinstance(obj, type):
                 cls = type(obj)
@@ -206,6 +207,9 @@ class CallOps:
             return self.inline(fn.__func__, [static_atom(fn.__self__)] + args, kw, op)
         if user_function(fn):
             return self.inline(fn, args, kw, op)
+        transform = getattr(fn, "__srcad_transform__", None)
+        if transform is not None:  # (srcad.grad(h)(x) inside: its code for these arguments' types)
+            return self.inline(transform.function_for_call(args, kw), args, kw, op)
         rule = registry.rule_for_object(fn)
         if rule is not None and rule.source is not None:  # a source implementation: inlined
             self.check_call(rule, args, kw, op)

@@ -170,11 +170,12 @@ def _foreign_diagnostic(fn: Function, op, base: Var, swapped):
 
 
 def check_mutations(fn: Function, trusted: bool = False) -> None:
-    """Refuse the in-place changes of fn that srcad cannot prove unobserved. `trusted`: fn is
-    srcad's generated code, whose own writes are safe by construction; the user functions
-    inlined into it (a nested transformation's form calls the user's function) are checked."""
-    mine = (lambda op: not generated_file(op.loc.file) if op.loc is not None else False) if trusted \
-        else (lambda op: True)
+    """Refuse the in-place changes of fn that srcad cannot prove unobserved. srcad's generated
+    code (an operation located in it; with no location, `trusted`: fn is generated code) writes
+    safely by construction; the user's code inlined into it (a nested transformation's form
+    calls the user's function) is checked, and so is the user's code around it."""
+    def mine(op) -> bool:  # (the user's operation, not srcad's generated code inlined: trusted)
+        return not generated_file(op.loc.file) if op.loc is not None else not trusted
     hidden = [p for op, p in _hidden_writes(fn) if mine(op)]
     if hidden:
         raise UnsafeMutationError(f"{len(hidden)} call{'s' if len(hidden) > 1 else ''} that may change "

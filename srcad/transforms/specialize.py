@@ -83,7 +83,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
 
     def trusts(self, loc) -> bool:
         """Is the operation at `loc` srcad's own code? (Not a user function inlined into it.)"""
-        return self.trusted and (loc is None or generated_file(loc.file))
+        return self.trusted if loc is None else generated_file(loc.file)
 
     def typed(self, v: Var, t: T.Type) -> Var:
         nv = Var(v.id, v.hint, t)
