@@ -1,6 +1,8 @@
 """The "compose" group (issue 15): per-example gradients by vmap(grad(loss)) against the
-gradient of the whole batch's loss, and a 100 -> 100 Jacobian by jacrev against 100
-separate vjps; with JAX's vmap/jacrev (jitted and eager) when JAX is installed."""
+gradient of the whole batch's loss, a 100 -> 100 Jacobian by jacrev against 100 separate
+vjps, and the gradient of a function taking a gradient step inside (srcad.grad called inside
+a differentiated function) against the hand-written one; with JAX's (jitted and eager) when
+JAX is installed."""
 
 from __future__ import annotations
 
@@ -31,6 +33,24 @@ def field(x):
     return np.tanh(x) * np.roll(x, 1) + 0.1 * np.sin(x).cumsum()
 
 
+STEP = 0.01
+
+
+def quartic(x):
+    return 0.5 * np.sum(x ** 4) + np.sum(np.sin(x))
+
+
+def after_a_step(x):  # (a gradient step inside the differentiated function: MAML's inner step)
+    return quartic(x - STEP * srcad.grad(quartic)(x))
+
+
+def after_a_step_grad(x):
+    """By hand: (I - STEP H(x)) grad(y) at y = x - STEP grad(x), H diagonal."""
+    g = 2.0 * x ** 3 + np.cos(x)
+    y = x - STEP * g
+    return (1.0 - STEP * (6.0 * x ** 2 - np.sin(x))) * (2.0 * y ** 3 + np.cos(y))
+
+
 def _problem():
     rs = np.random.RandomState(0)
     params = (0.3 * rs.randn(D_IN, HIDDEN), 0.1 * rs.randn(HIDDEN), 0.3 * rs.randn(HIDDEN))
@@ -58,7 +78,21 @@ def _jax_runs(params, xs, ys, x) -> dict:
     return {"jax vmap(grad) jit": lambda: jit_per_ex(jp, jxs, jys)[0].block_until_ready(),
             "jax vmap(grad) eager": lambda: per_ex(jp, jxs, jys)[0].block_until_ready(),
             "jax jacrev jit": lambda: jit_jac(jx).block_until_ready(),
-            "jax jacrev eager": lambda: jax.jacrev(jfield)(jx).block_until_ready()}
+            "jax jacrev eager": lambda: jax.jacrev(jfield)(jx).block_until_ready(),
+            **_jax_step(jax, jx)}
+
+
+def _jax_step(jax, jx) -> dict:
+    jnp = jax.numpy
+
+    def jquartic(v):
+        return 0.5 * jnp.sum(v ** 4) + jnp.sum(jnp.sin(v))
+
+    meta = jax.grad(lambda v: jquartic(v - STEP * jax.grad(jquartic)(v)))
+    jit_meta = jax.jit(meta)
+    jit_meta(jx).block_until_ready()
+    return {"jax step jit": lambda: jit_meta(jx).block_until_ready(),
+            "jax step eager": lambda: meta(jx).block_until_ready()}
 
 
 def compose_rows() -> list:
@@ -68,8 +102,10 @@ def compose_rows() -> list:
     jac = srcad.jacrev(field)
     _, vjp_fn = srcad.vjp(field, x)
     basis = np.eye(100)
+    step = srcad.grad(after_a_step)
     runs = {"vmap(grad)": lambda: per_example(params, xs, ys), "batch grad": lambda: whole(params, xs, ys),
-            "jacrev": lambda: jac(x), "100 vjps": lambda: [vjp_fn(e) for e in basis]}
+            "jacrev": lambda: jac(x), "100 vjps": lambda: [vjp_fn(e) for e in basis],
+            "step": lambda: step(x), "step hand": lambda: after_a_step_grad(x)}
     for run in runs.values():  # (the first call builds the code: best_times would time single calls)
         run()
     best = best_times({**runs, **_jax_runs(params, xs, ys, x)})
@@ -78,7 +114,9 @@ def compose_rows() -> list:
     return [("per-example gradients", f"MLP {D_IN}-{HIDDEN}-1, batch {BATCH}", best["vmap(grad)"],
              best["batch grad"], best.get("jax vmap(grad) jit"), best.get("jax vmap(grad) eager"), agrees),
             ("jacrev", "100 -> 100", best["jacrev"], best["100 vjps"], best.get("jax jacrev jit"),
-             best.get("jax jacrev eager"), np.allclose(jac(x), np.stack([vjp_fn(e)[0] for e in basis])))]
+             best.get("jax jacrev eager"), np.allclose(jac(x), np.stack([vjp_fn(e)[0] for e in basis]))),
+            ("grad of a gradient step", "n=100", best["step"], best["step hand"], best.get("jax step jit"),
+             best.get("jax step eager"), np.allclose(step(x), after_a_step_grad(x)))]
 
 
 def _rows(stacked):
@@ -89,7 +127,8 @@ def _rows(stacked):
 def compose_table(rows) -> Table:
     table = Table(["case", "size", "srcad µs", "reference", "reference µs", "srcad / reference",
                    "jax jit µs", "jax eager µs"])
-    refs = {"per-example gradients": "one gradient of the batch's loss", "jacrev": "100 separate vjps"}
+    refs = {"per-example gradients": "one gradient of the batch's loss", "jacrev": "100 separate vjps",
+            "grad of a gradient step": "hand-written"}
     for name, size, ours, ref, jit, eager, agrees in rows:
         peers_ = [f"{jit * 1e6:,.0f}" if jit else "-", f"{eager * 1e6:,.0f}" if eager else "-"]
         table.rows.append([name, size, f"{ours * 1e6:,.0f}", refs[name], f"{ref * 1e6:,.0f}",

@@ -298,8 +298,10 @@ def test_what_the_vmap_and_jacobian_forms_cannot_do_is_an_argument_error():
         srcad.grad(lambda v: np.sum(srcad.vmap(nested_pairs)(v)[1]))(xs)
     with pytest.raises(srcad.ArgumentError, match="maps arrays"):
         srcad.grad(lambda v: np.sum(srcad.vmap(lambda p: p["a"] * 2.0)({"a": v})))(xs)
-    with pytest.raises(srcad.ArgumentError, match="length 0"):
+    with pytest.raises(srcad.ArgumentError, match="length 0") as e:
         srcad.grad(lambda v: np.sum(srcad.vmap(pair)(v[:0])[0]) + np.sum(v))(xs)
+    notes = "\n".join(getattr(e.value, "__notes__", [])) + str(e.value)
+    assert "test_composition.py:" in notes  # (the user's call, not the line of srcad's form)
     # a Jacobian of size 0 inside: zeros, as at the top level (was np.stack of no rows)
     x = np.array([0.7, 1.3, 0.9])
     got = srcad.grad(lambda v: np.sum(srcad.jacfwd(lambda y: y[3:] * 2.0)(v)) + np.sum(v ** 2))(x)

@@ -20,7 +20,8 @@ from astor.source_repr import split_lines
 from .. import runtime
 from ..analysis.aliases import update_base
 from ..analysis.liveness import liveness
-from ..errors import CodegenError, own_source
+from ..errors import SOURCE_MAPS, CodegenError, own_source
+from ..frontend.planned import generated_file
 from ..frontend.source import source_line
 from ..identifiers import is_identifier
 from ..ir import types as T
@@ -60,6 +61,14 @@ class Rendered:
     namespace: dict
     line_map: dict = field(default_factory=dict)  # generated line -> (file, line, other lines)
     python: Rendered | None = None  # target="numba": the CPython target's code (the fallback)
+
+
+def _user_call(loc: Loc) -> tuple | None:
+    """For a line of a form (srcad/forms.py: generated text with no source map), the user's
+    call that reached it (the last place of Loc.via in a file of the user's); else None."""
+    if not generated_file(loc.file) or loc.file in SOURCE_MAPS:
+        return None
+    return next(((f, line) for f, line, _ in reversed(loc.via) if not generated_file(f)), None)
 
 
 class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
@@ -106,7 +115,9 @@ class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
 
     def mark(self, loc: Loc | None, out: list, op=None) -> None:
         if loc is not None:
-            out.append(marker("L", [loc.file, loc.line, self._inlined_lines(op, loc)]))
+            place = _user_call(loc)  # (a line of a form srcad wrote: the user's call of it)
+            where = [*place, []] if place else [loc.file, loc.line, self._inlined_lines(op, loc)]
+            out.append(marker("L", where))
 
     def _inlined_lines(self, op, loc: Loc) -> list:
         """Other lines of the same user file whose expressions this statement evaluates."""
