@@ -370,3 +370,22 @@ def test_a_transform_called_inside_is_built_for_the_callers_types(kind):
     outer, by_hand = INSIDE_FOR_THE_CALLERS_TYPES[kind]
     x = 0.3
     assert srcad.grad(outer)(x) == pytest.approx(fd_grad_richardson(by_hand, (x,)), rel=1e-7)
+
+
+def sliced_list(a, b):
+    xs = [b, np.sum(a)]
+    ys = xs[0:]
+    return sum(ys) + sum(xs)  # (= 2 b + 2 sum(a))
+
+
+def test_a_list_slice_differentiated_twice_in_reverse():
+    """The adjoint of a list slice's cotangent accumulation (`xs_bar[0:] = ...` in generated
+    code) zeroed the slice with 0.0, which a list cannot take: grad of a function calling
+    srcad.grad or srcad.vjp of one crashed in generated code. Against finite differences of
+    the same function with the inner derivative by hand (2 for every entry of a)."""
+    x = np.array([0.5, 0.2])
+    outer = lambda v: np.sum(srcad.vjp(sliced_list, v, 0.5)[1](np.sum(v))[0])  # noqa: E731
+    by_hand = lambda v: np.sum(2.0 * np.sum(v) * np.ones(2))  # noqa: E731
+    assert_tree_close(srcad.grad(outer)(x), fd_grad_richardson(by_hand, (x,)), rtol=1e-7)
+    twice = lambda v: np.sum(srcad.grad(sliced_list)(v, 0.5) * v)  # noqa: E731
+    assert_tree_close(srcad.grad(twice)(x), fd_grad_richardson(lambda v: 2.0 * np.sum(v), (x,)), rtol=1e-7)

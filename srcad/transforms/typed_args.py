@@ -66,7 +66,9 @@ def adds_key(args) -> bool:
 
 def item_structured(args) -> bool:
     """Is the item x[idx] that `x[idx] = v` replaces in a list or dict maybe not a number?"""
-    t = atom_type(args[0])
+    t, idx = atom_type(args[0]), atom_type(args[1])
+    if isinstance(t, T.List) and isinstance(idx, T.Opaque) and idx.what == "slice":
+        return True  # (xs[a:b] = v replaces a list)
     if isinstance(t, T.List):
         item = t.elt
     elif isinstance(t, T.Dict) and isinstance(args[1], Const):
