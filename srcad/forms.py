@@ -130,17 +130,38 @@ def vjp_factory(fun, n: int, wrt: tuple, grad, cache: dict):
         ps = ", ".join(f"p{i}" for i in range(n))
         name = identifier(f"vjp_fn_{getattr(fun, '__name__', 'f')}", "vjp_fn")
         parts = [f"g[{wrt.index(i)}]" if i in wrt else "None" for i in range(n)]
-        text = (f"def _pairing({ps}, ct):\n"
-                f"    return np.sum(_f({ps}) * ct)\n\n\n"
+        text = (_PAIRED + f"def _pairing({ps}, ct):\n"
+                f"    return _paired(_f({ps}), ct)\n\n\n"
                 f"def _make({ps}):\n"
                 f"    def {name}(ct):\n"
                 f"        g = _pairing_grad({ps}, ct)\n"
                 f"        return ({', '.join(parts)},)\n"
                 f"    return {name}\n")
-        namespace = {"np": np, "_f": fun, "__name__": "srcad_forms"}
+        namespace = {"np": np, "_f": fun, "_structure": structure_of, "_check_leaf": check_leaf,
+                     "__name__": "srcad_forms"}
         factory = cache[key] = _compile(text, "_make", namespace)
         namespace["_pairing_grad"] = grad(namespace["_pairing"], argnums=tuple(wrt))
     return factory
+
+
+#: <out, ct> for a vjp form: summed over the arrays of a tuple, list or dict result (the
+#: cotangent has its structure); _structure is folded while transforming (vmap's _STACKED)
+_PAIRED = """def _paired_dict(out, ct):
+    return sum([np.sum(out[k] * ct[k]) for k in out])
+
+
+def _paired(out, ct):
+    kind = _structure(out)
+    if kind == "tuple" or kind == "list":
+        return sum([np.sum(out[k] * ct[k]) for k in range(len(out))])
+    if kind == "dict":
+        return _paired_dict(out, ct)
+    if kind == "unknown":
+        _check_leaf(out, "srcad.vjp called inside a differentiated function")
+    return np.sum(out * ct)
+
+
+"""
 
 
 def vmap_form(fun, n: int, in_axes: tuple, name: str):
