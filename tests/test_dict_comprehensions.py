@@ -82,7 +82,8 @@ def nested_comprehensions(p, s):
 def dict_of_pairs(x):
     d = dict([("a", x), ("b", 2.0 * x), ("a", x ** 2)])  # (a key again: first place, last value)
     e = dict(((1, x[0]), (True, x[1] * 3.0), (2, x[2])))  # (1 and True: one key)
-    return np.sum(d["a"] * d["b"]) + len(d) + e[1] * e[2] + len(e)
+    f = dict([["p", x[0]], ["q", x[1] * 2.0]], q=x[2], r=x[0] ** 2)  # (lists of two; keywords after)
+    return np.sum(d["a"] * d["b"]) + len(d) + e[1] * e[2] + len(e) + f["p"] * f["q"] * f["r"] + len(f)
 
 
 def list_display_keys(x):  # (a list display iterated where it is written: its items are known)

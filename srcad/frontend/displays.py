@@ -137,11 +137,12 @@ class Displays:
         return Const(key.obj)
 
     def constant_key_pairs(self, a: Atom, call) -> list | None:
-        """[(key, value atom)] for `dict(a)` with `a` a display of pairs whose keys are
-        constants (`dict([("a", x), ("b", y)])`: what it makes), else None."""
+        """[(key, value atom)] for `dict(a)` with `a` a display of pairs (tuples or lists of
+        two) whose keys are constants (`dict([("a", x), ("b", y)])`: what it makes), else None."""
         shown = call.args[0] if isinstance(call, gast.Call) and len(call.args) == 1 else None
-        if not isinstance(shown, (gast.List, gast.Tuple)) or not all(
-                isinstance(e, gast.Tuple) and len(e.elts) == 2 and isinstance(e.elts[0], gast.Constant)
+        pair = (gast.Tuple, gast.List)
+        if not isinstance(shown, pair) or not all(
+                isinstance(e, pair) and len(e.elts) == 2 and isinstance(e.elts[0], gast.Constant)
                 for e in shown.elts):
             return None
         pairs: dict = {}  # (a key given again keeps its first place and takes the last value, as in Python)

@@ -263,9 +263,11 @@ class ExprLowerer(Displays, TransformsInside):
         if not args:
             d = self.emit("srcad.dict", [a for k, v in kw for a in (Const(k), v)], node=node)
             return self.remember_keys(d, [k for k, _ in kw], [v for _, v in kw])
-        pairs = self.constant_key_pairs(args[0], node) if len(args) == 1 and not kw else None
-        if pairs is not None:  # dict([("a", x), ("b", y)]), dict(zip(("a", "b"), (x, y))): a display
-            return self.call_dict([], pairs, node)
+        pairs = self.constant_key_pairs(args[0], node) if len(args) == 1 else None
+        if pairs is not None:  # dict([("a", x), ("b", y)], c=z): a display (keywords set after)
+            merged = dict(pairs)
+            merged.update(kw)
+            return self.call_dict([], list(merged.items()), node)
         if len(args) == 1 and not kw:
             return self.emit("builtins.dict", list(args), node=node)
         if len(args) == 1:  # dict(d, k=v): a copy of d, then the keys
