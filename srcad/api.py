@@ -140,7 +140,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     primals = tuple(snapshot(p) for p in primals)  # (vjp_fn computes from them later)
     got = vjp_of(arity.for_call(fun, len(primals)), has_aux, target=check_target(target, "vjp"))(*primals)
     what = f"the vjp_fn of {getattr(fun, '__qualname__', 'a function')}"  # (pickles as this vjp call)
-    return (got[0], Made(got[1], what, vjp_function, carry(fun), primals, has_aux, target), *got[2:])
+    out = snapshot(got[0])  # (vjp_fn may read it, np.exp's rule does: the caller may write into theirs)
+    return (out, Made(got[1], what, vjp_function, carry(fun), primals, has_aux, target), *got[2:])
 
 
 def vjp_function(fun, primals: tuple, has_aux: bool, target: str):

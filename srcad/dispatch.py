@@ -29,24 +29,22 @@ from .ir.values import of_value
 from .namespaces import guarded, libraries
 from .pickling import carry, reduce_recipe
 from .pipeline import (
-    MISSING,
     Built,
     Spec,
     build,
     built_from_cache,
-    class_watches,
     depended_functions,
     forget_lowered,
     lowered,
     reads_of,
     static_arguments,
     transform_bases,
-    user_function_globals,
 )
 from .precision import cast_gradients, numpy_floats
 from .pytrees import restore
 from .settings import config
 from .tracebacks import hide_internal_frames
+from .watches import MISSING, class_watches, user_function_globals
 
 _SCALARS = (float, int, bool)  # (the types whose _quick_kind is their type alone)
 _NUMPY_FLOATS = (np.float16, np.float32, np.float64, np.longdouble)
@@ -190,8 +188,9 @@ class Transformed:
             obj = getattr(getattr(a, "value", None), "obj", None)
             if obj is not None and T.is_function_value(obj):
                 types[i] = T.Fn(obj)
-            elif a is not None and not isinstance(atom_type(a), (T.Int, T.Bool, T.Bottom, T.NoneT)):
-                types[i] = atom_type(a)  # (an int or a bool: any value; an int may stand for a float)
+            elif a is not None and not isinstance(atom_type(a), (T.Bool, T.Bottom, T.NoneT)) and not (
+                    isinstance(atom_type(a), T.Int) and (i in self.spec.argnums or not self.spec.argnums)):
+                types[i] = atom_type(a)  # (an int differentiated stands for a float: any value)
         return self._function_for_types(tuple(types))
 
     def source(self, *args, **kwargs) -> str:
@@ -233,6 +232,7 @@ class Transformed:
                 t._cache.clear(), t._fast.clear(), t._by_type.clear(), t._variants.clear()
                 t._inlined.clear()
                 t._latest = t._readers = t._deps = None
+                t._signature = _signature_of(t.fn)  # (its defaults may have changed)
                 t = getattr(t.fn, "__srcad_transform__", None)
             for base in [self._base(), *transform_bases(self._base())]:
                 forget_lowered(base)

@@ -14,14 +14,12 @@ from dataclasses import dataclass
 
 from .analysis import reads
 from .codegen.targets import compile_function, render
-from .custom import CustomRule
 from .errors import UnsupportedSyntaxError
 from .frontend.closures import check_no_local_functions, erase_local_functions
 from .frontend.lower import Lowered_, lower_function
 from .frontend.objects import check_no_local_objects, making_at_run_time, run_time_sites
 from .frontend.planned import generated_file
-from .frontend.resolve import is_library_object, library_code
-from .frontend.source import code_names
+from .frontend.resolve import library_code
 from .ir import types as T
 from .ir.nodes import Apply, Const, Ext, Function, Param, Var, iter_ops
 from .ir.verify import verify
@@ -139,61 +137,6 @@ def static_arguments(arg_types) -> tuple:
 def forget_lowered(fn) -> None:
     """Drop the cached IR of fn (a helper it inlined was rebound)."""
     _LOWERED.pop(fn, None)
-
-
-def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
-    """(globals dict, name, object) for every global name through which fn, or a function
-    it inlines, reaches a user function or transform (what rebinding that name changes);
-    `more`: the functions inlined while specialising (Built.inlined), which count too;
-    `statics`: fn's arguments that are functions (static_arguments)."""
-    out = []
-    lows = [lowered(fn, statics)] + [lowered(f) for f in more]
-    lows += [lowered(b) for b in transform_bases(fn, lows[0])]
-    functions = dict.fromkeys(g for low in lows for g in low.functions)
-    for g in functions:
-        ns = getattr(g, "__globals__", {})
-        for name in sorted(code_names(g.__code__)):
-            value = ns.get(name)
-            if (isinstance(value, types.FunctionType) and not is_library_object(value)) or hasattr(
-                    value, "__srcad_transform__") or isinstance(value, CustomRule):
-                out.append((ns, name, value))
-    return tuple(out)
-
-
-#: What a watched name is bound to when it is not bound (class_watches).
-MISSING = object()
-
-
-def class_watches(*type_groups) -> tuple:
-    """(class dict, name, object) for every method, property, staticmethod and classmethod of
-    the user's classes that values of these types are instances of (their bases too, and the
-    subclasses' dicts as MISSING where an override would change the method): code inlines
-    them, so replacing one (`Model.loss = other`) must build the code again."""
-    classes: dict = {}
-    for group in type_groups:
-        for t in group:
-            _classes_in(t, classes)
-    out = []
-    for cls in classes:
-        mro = [k for k in cls.__mro__ if k is not object and T.user_class(k)]
-        for i, klass in enumerate(mro):
-            for name, value in vars(klass).items():
-                if callable(value) or isinstance(value, (staticmethod, classmethod, property)):
-                    out.append((vars(klass), name, value))
-                    out.extend((vars(k), name, MISSING) for k in mro[:i] if name not in vars(k))
-    return tuple(out)
-
-
-def _classes_in(t, out: dict) -> None:
-    if isinstance(t, T.Type):
-        cls = T.class_of(t)
-        if isinstance(cls, type) and T.user_class(cls):
-            out[cls] = None
-        for f in dataclasses.fields(t):
-            _classes_in(getattr(t, f.name), out)
-    elif isinstance(t, tuple):
-        for x in t:
-            _classes_in(x, out)
 
 
 def reads_of(fn) -> tuple:

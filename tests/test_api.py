@@ -344,6 +344,49 @@ def _by_hand(kind, x, cubic):
     return np.sum(STEPS * (3.0 * x ** 2 if cubic else np.cos(x)) * x)
 
 
+def _with_default(y, k=2.0):
+    return np.sum(y ** 2) * k
+
+
+ACTIVATION = np.exp
+
+
+def _activated(v):
+    return np.sum(ACTIVATION(v))
+
+
+def test_defaults_and_library_functions_rebound_build_the_code_again():
+    """Code is built with a function's defaults and the library functions its globals name
+    resolved: changing `__defaults__`, or rebinding a global from np.exp to np.tanh, kept the
+    old code (also through srcad.grad called inside). By hand: d/dy k sum(y^2) = 2 k y."""
+    global ACTIVATION
+    x = np.array([0.3, -0.5, 0.8])
+    direct, inside = srcad.grad(_with_default), srcad.grad(lambda v: np.sum(srcad.grad(_with_default)(v) * v))
+    assert np.allclose(direct(x), 4.0 * x) and np.allclose(inside(x), 8.0 * x)
+    try:
+        _with_default.__defaults__ = (7.0,)
+        assert np.allclose(direct(x), 14.0 * x) and np.allclose(inside(x), 28.0 * x)
+    finally:
+        _with_default.__defaults__ = (2.0,)
+    g = srcad.grad(_activated)
+    assert np.allclose(g(x), np.exp(x))
+    try:
+        ACTIVATION = np.tanh
+        assert np.allclose(g(x), 1.0 - np.tanh(x) ** 2)
+    finally:
+        ACTIVATION = np.exp
+    assert np.allclose(g(x), np.exp(x))
+
+
+def test_writing_into_the_output_of_vjp_leaves_vjp_fn_alone():
+    """np.exp's rule reads its result in the backward sweep: the output vjp returned was that
+    array, so writing into it changed vjp_fn's cotangents. d exp(a) = exp(a)."""
+    a = np.array([0.3, -0.5, 0.8])
+    out, vjp_fn = srcad.vjp(np.exp, a)
+    out[0] = 100.0
+    assert np.allclose(vjp_fn(np.ones(3))[0], np.exp(a))
+
+
 def _fused_failure(x):
     y = np.log(x)
     z = np.zeros(2)

@@ -294,7 +294,7 @@ def test_vmap_inside_stacks_tuple_and_dict_results_as_vmap_does(kind):
 
 def test_what_the_vmap_and_jacobian_forms_cannot_do_is_an_argument_error():
     xs = np.array([[0.5, 1.0, 1.5], [0.7, 0.2, 1.1]])
-    with pytest.raises(srcad.ArgumentError, match="not supported there"):  # (a tuple of tuples)
+    with pytest.raises(srcad.ArgumentError, match="where srcad needs an array"):  # (a tuple of tuples)
         srcad.grad(lambda v: np.sum(srcad.vmap(nested_pairs)(v)[1]))(xs)
     with pytest.raises(srcad.ArgumentError, match="maps arrays"):
         srcad.grad(lambda v: np.sum(srcad.vmap(lambda p: p["a"] * 2.0)({"a": v})))(xs)
@@ -353,7 +353,13 @@ def cubed_first(y):
     return np.sum(z * y)
 
 
+def counted(y, n):
+    n += 1  # (an int: a new value)
+    return y ** 2 * n
+
+
 INSIDE_FOR_THE_CALLERS_TYPES = {  # (outer function, the same with the inner derivative by hand)
+    "int_param_updated": (lambda x: srcad.grad(counted)(x, 3) * x, lambda x: 8.0 * x * x),
     "float_param_updated": (lambda x: srcad.grad(halved)(x, 2.0) * x, lambda x: 1.0 * x),
     "argnums_1": (lambda x: srcad.grad(halved, argnums=1)(x - 1.0, 2.0) * x,
                   lambda x: 0.5 * (x - 1.0) * x),

@@ -196,8 +196,9 @@ def check_leaf(v, where):
     """A value whose type srcad did not know while transforming must be a number or an array
     here (a result of vmap called inside a differentiated function: `where`)."""
     if isinstance(v, (tuple, list, dict)):
-        raise _error_at("ArgumentError", TypeError, where, f"a {type(v).__name__} result is not "
-                        "supported there", "return arrays, or a tuple, list or dict of arrays")
+        raise _error_at("ArgumentError", TypeError, where, f"a {type(v).__name__} where srcad needs an "
+                        "array (a container nested in the result, or a result whose structure is not "
+                        "known while transforming)", "return arrays, or a tuple, list or dict of arrays")
     return v
 
 

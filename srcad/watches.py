@@ -1,0 +1,81 @@
+"""What a transform watches to know that its code is stale: the global names through which
+the code reaches functions (a helper, a transform, np.exp bound to a name), the functions'
+default values, and the methods of the user's classes it inlines. Each is a triple (mapping,
+name, object) that dispatch.Transformed._refresh checks by identity on every call."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .frontend.source import code_names
+from .ir import types as T
+from .pipeline import lowered, transform_bases
+
+
+def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
+    """(globals dict, name, object) for every global name through which fn, or a function
+    it inlines, reaches a callable (a helper, a transform, a class, np.exp bound to a name: code
+    is built with it resolved, so rebinding the name changes it), and for the default values
+    of those functions that have them;
+    `more`: the functions inlined while specialising (Built.inlined), which count too;
+    `statics`: fn's arguments that are functions (static_arguments)."""
+    out = []
+    lows = [lowered(fn, statics)] + [lowered(f) for f in more]
+    lows += [lowered(b) for b in transform_bases(fn, lows[0])]
+    functions = dict.fromkeys(g for low in lows for g in low.functions)
+    for g in functions:
+        ns = getattr(g, "__globals__", {})
+        for name in sorted(code_names(g.__code__)):
+            value = ns.get(name)
+            if callable(value):  # (a helper, a transform, a rule, np.exp bound to a name: resolved)
+                out.append((ns, name, value))
+        for attr in ("__defaults__", "__kwdefaults__"):  # (baked as constants too)
+            if getattr(g, attr, None) is not None:
+                out.append((_Attributes(g), attr, getattr(g, attr)))
+    return tuple(out)
+
+
+class _Attributes:
+    """An object's attributes as user_function_globals' (mapping, name, value) triples read them."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def get(self, name, default=None):
+        return getattr(self.obj, name, default)
+
+
+#: What a watched name is bound to when it is not bound (class_watches).
+MISSING = object()
+
+
+def class_watches(*type_groups) -> tuple:
+    """(class dict, name, object) for every method, property, staticmethod and classmethod of
+    the user's classes that values of these types are instances of (their bases too, and the
+    subclasses' dicts as MISSING where an override would change the method): code inlines
+    them, so replacing one (`Model.loss = other`) must build the code again."""
+    classes: dict = {}
+    for group in type_groups:
+        for t in group:
+            _classes_in(t, classes)
+    out = []
+    for cls in classes:
+        mro = [k for k in cls.__mro__ if k is not object and T.user_class(k)]
+        for i, klass in enumerate(mro):
+            for name, value in vars(klass).items():
+                if callable(value) or isinstance(value, (staticmethod, classmethod, property)):
+                    out.append((vars(klass), name, value))
+                    out.extend((vars(k), name, MISSING) for k in mro[:i] if name not in vars(k))
+    return tuple(out)
+
+
+def _classes_in(t, out: dict) -> None:
+    if isinstance(t, T.Type):
+        cls = T.class_of(t)
+        if isinstance(cls, type) and T.user_class(cls):
+            out[cls] = None
+        for f in dataclasses.fields(t):
+            _classes_in(getattr(t, f.name), out)
+    elif isinstance(t, tuple):
+        for x in t:
+            _classes_in(x, out)
