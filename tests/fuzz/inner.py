@@ -96,6 +96,9 @@ def _trusted(est: fd.Estimate) -> fd.Estimate:
     if est.any_unreliable:
         raise Unreliable("inner finite differences are not reliable")
     _worst[0] = max(_worst[0], float(np.max(est.error / (1 + np.abs(est.value)), initial=0.0)))
+    # an entry within its error bound of 0 is 0: exact zeros (linear or constant dependence) are far
+    # more common than tiny derivatives, and a branch on one (`if sum(H * H) > 0`) must not flip
+    est.value[np.abs(est.value) <= est.error] = 0.0
     return est
 
 
