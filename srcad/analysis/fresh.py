@@ -38,9 +38,10 @@ def _made(block: Block) -> set:
                     made.add(op.outs[0])
             elif makes_new_object(op):
                 made.add(op.outs[0])
-        elif isinstance(op, If):
+        elif isinstance(op, If):  # (each branch once: per output, nested ifs took exponential time)
+            then, orelse = made | _made(op.then), made | _made(op.orelse)
             for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields):
-                if a in made | _made(op.then) and b in made | _made(op.orelse):
+                if a in then and b in orelse:
                     made.add(o)
         elif isinstance(op, (For, While)):
             params = op.body.params[1:] if isinstance(op, For) else op.body.params
