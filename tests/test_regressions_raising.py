@@ -230,3 +230,30 @@ def test_where_the_function_itself_raises_so_does_its_derivative():
         srcad.grad(reciprocal_of)(0.0)
     with pytest.raises(ZeroDivisionError):
         srcad.jvp(reciprocal_of, (0.0,), (1.0,))
+
+
+def always_raises(x):
+    raise ValueError("never returns")
+
+
+def calls_it_in_a_branch_not_taken(x):
+    return always_raises(x) * 2.0 if x > 10.0 else x * 3.0
+
+
+def returns_in_a_loop_or_raises(x):
+    for k in range(3):
+        if x > k:
+            return x * (k + 1.0)
+    raise ValueError("x <= 2")
+
+
+def test_a_function_that_never_returns_normally():
+    """The result of a function that only raises is None (its result variable started
+    undefined for `return` inside loops: it reached code generation). By hand: 3, then 1 (the
+    loop returns at k = 0 for x = 0.5), and a call that raises raises."""
+    assert srcad.grad(calls_it_in_a_branch_not_taken)(1.0) == pytest.approx(3.0)
+    assert srcad.grad(returns_in_a_loop_or_raises)(0.5) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="x <= 2"):
+        srcad.grad(returns_in_a_loop_or_raises)(-1.0)
+    with pytest.raises(srcad.NonScalarOutputError, match="None"):
+        srcad.grad(always_raises)(1.0)

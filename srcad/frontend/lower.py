@@ -234,10 +234,10 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         self.write_key(self.flag(RETVAL), Const(UNDEF))  # (not None: `return` in a loop keeps its type)
         self.stmts(self.node.body)
         returned, value = self.b.read(self.flag(RET)), self.b.read(self.flag(RETVAL))
+        if returned == Const(False) or value == Const(UNDEF):  # (it never returns: it raises)
+            return Const(None)
         if returned == Const(True) or not falls_through(self.node):
             return value
-        if returned == Const(False):
-            return Const(None)
         self.b.begin_if(returned, self.loc(self.node))  # (a path that ends without return: None)
         self.b.begin_else((value,))
         return self.b.end_if((Const(None),))[0]
