@@ -188,9 +188,10 @@ class Transformed:
             obj = getattr(getattr(a, "value", None), "obj", None)
             if obj is not None and T.is_function_value(obj):
                 types[i] = T.Fn(obj)
-            elif a is not None and not isinstance(atom_type(a), (T.Bool, T.Bottom, T.NoneT)) and not (
-                    isinstance(atom_type(a), T.Int) and (i in self.spec.argnums or not self.spec.argnums)):
-                types[i] = atom_type(a)  # (an int differentiated stands for a float: any value)
+            elif a is not None:  # (the caller's type; an int differentiated stands for a float: any value)
+                t, nums = atom_type(a), self.spec.argnums
+                int_wrt = isinstance(t, T.Int) and (i in nums or not nums)
+                types[i] = T.UNKNOWN if int_wrt or isinstance(t, (T.Bool, T.Bottom, T.NoneT)) else t
         return self._function_for_types(tuple(types))
 
     def source(self, *args, **kwargs) -> str:

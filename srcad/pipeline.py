@@ -147,10 +147,11 @@ def reads_of(fn) -> tuple:
     return tuple(dict.fromkeys(free_reads(low) + inner))
 
 
-def depended_functions(fn) -> tuple:
+def depended_functions(fn, statics: tuple = ()) -> tuple:
     """The user functions fn's code is built from: those it inlines, and those of the
-    transforms it calls inside (transform_bases)."""
-    return lowered(fn).functions + tuple(g for b in transform_bases(fn) for g in lowered(b).functions)
+    transforms it calls inside (transform_bases); `statics` as for lowered."""
+    low = lowered(fn, statics)
+    return low.functions + tuple(g for b in transform_bases(fn, low) for g in lowered(b).functions)
 
 
 def free_reads(low: Lowered_) -> tuple:

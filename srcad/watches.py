@@ -9,7 +9,7 @@ import dataclasses
 
 from .frontend.source import code_names
 from .ir import types as T
-from .pipeline import lowered, transform_bases
+from .pipeline import depended_functions, lowered
 
 
 def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
@@ -20,9 +20,8 @@ def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
     `more`: the functions inlined while specialising (Built.inlined), which count too;
     `statics`: fn's arguments that are functions (static_arguments)."""
     out = []
-    lows = [lowered(fn, statics)] + [lowered(f) for f in more]
-    lows += [lowered(b) for b in transform_bases(fn, lows[0])]
-    functions = dict.fromkeys(g for low in lows for g in low.functions)
+    inlined = tuple(g for f in more for g in lowered(f).functions)
+    functions = dict.fromkeys(depended_functions(fn, statics) + inlined)
     for g in functions:
         ns = getattr(g, "__globals__", {})
         for name in sorted(code_names(g.__code__)):

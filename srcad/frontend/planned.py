@@ -31,6 +31,13 @@ def generated_file(file: str) -> bool:
     return file.startswith("<srcad ") or bool(cached)
 
 
+def generated_at(loc, in_generated: bool) -> bool:
+    """Is the operation at `loc` srcad's own generated code (trusted by the safety checks), not
+    the user's code inlined into it or around it? With no location: whether the function it
+    is in is generated code (`in_generated`)."""
+    return in_generated if loc is None else generated_file(loc.file)
+
+
 def _out(call) -> gast.expr | None:
     if isinstance(call, gast.Call):
         for k in call.keywords:

@@ -17,7 +17,7 @@ from ..analysis.fresh import before_late_stores, late_stores, loop_bodies, posit
 from ..analysis.liveness import liveness
 from ..analysis.swaps import traded_places
 from ..errors import UnsafeMutationError, diagnostic
-from ..frontend.planned import generated_file
+from ..frontend.planned import generated_at
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, Const, For, Function, If, Var, While, atom_type, ext_object, iter_ops
 from ..passes.dce import matters, needed_by, needed_values
@@ -175,7 +175,7 @@ def check_mutations(fn: Function, trusted: bool = False) -> None:
     safely by construction; the user's code inlined into it (a nested transformation's form
     calls the user's function) is checked, and so is the user's code around it."""
     def mine(op) -> bool:  # (the user's operation, not srcad's generated code inlined: trusted)
-        return not generated_file(op.loc.file) if op.loc is not None else not trusted
+        return not generated_at(op.loc, trusted)
     hidden = [p for op, p in _hidden_writes(fn) if mine(op)]
     if hidden:
         raise UnsafeMutationError(f"{len(hidden)} call{'s' if len(hidden) > 1 else ''} that may change "

@@ -25,7 +25,7 @@ from ..errors import (
 )
 from ..frontend.expr import is_literal
 from ..frontend.lower import lower_function
-from ..frontend.planned import generated_file
+from ..frontend.planned import generated_at
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
 from ..passes.fold import fold_apply
@@ -83,7 +83,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
 
     def trusts(self, loc) -> bool:
         """Is the operation at `loc` srcad's own code? (Not a user function inlined into it.)"""
-        return self.trusted if loc is None else generated_file(loc.file)
+        return generated_at(loc, self.trusted)
 
     def typed(self, v: Var, t: T.Type) -> Var:
         nv = Var(v.id, v.hint, t)
