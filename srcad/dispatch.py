@@ -44,7 +44,7 @@ from .precision import cast_gradients, numpy_floats
 from .pytrees import restore
 from .settings import config
 from .tracebacks import hide_internal_frames
-from .watches import MISSING, class_watches, user_function_globals
+from .watches import class_watches, fresh_check, user_function_globals
 
 _SCALARS = (float, int, bool)  # (the types whose _quick_kind is their type alone)
 _NUMPY_FLOATS = (np.float16, np.float32, np.float64, np.longdouble)
@@ -122,6 +122,7 @@ class Transformed:
         self._latest = None
         self._readers = None
         self._deps = None  # the user functions the code inlined, by the global names they had
+        self._fresh, self._checked = None, "never"  # a check that _deps hold, and the _deps checked
         self._inlined: dict = {}  # the functions inlined while specialising (methods), in order
         self._signature = _signature_of(fn)
         self._nparams = len(self._signature.parameters)
@@ -142,8 +143,7 @@ class Transformed:
         return (type(self), self.spec)
 
     def __reduce__(self):  # (pickled as the call that made it: srcad/pickling.py)
-        what, maker, *args, keywords = self._recipe()
-        return reduce_recipe(what, maker, *args, **keywords)
+        return reduce_recipe(*self._recipe()[:-1], **self._recipe()[-1])
 
     def _recipe(self) -> tuple:
         """(what, maker, *arguments, keywords) that make this transform again (pickling.py)."""
@@ -225,7 +225,9 @@ class Transformed:
             return
         if self._deps is None:
             self._deps = user_function_globals(self._base())
-        if self._deps and any(d.get(n, MISSING) is not v for d, n, v in self._deps):
+        if self._checked is not self._deps:  # (the watches changed: a new check of them)
+            self._fresh, self._checked = fresh_check(self._deps), self._deps
+        if not self._fresh():
             t = self
             while t is not None:
                 for g in t._inlined:
@@ -237,7 +239,7 @@ class Transformed:
                 t = getattr(t.fn, "__srcad_transform__", None)
             for base in [self._base(), *transform_bases(self._base())]:
                 forget_lowered(base)
-            self._deps = user_function_globals(self._base())
+            self._deps = user_function_globals(self._base())  # (checked from the next call)
 
     def _base(self):
         inner = getattr(self.fn, "__srcad_transform__", None)
@@ -245,7 +247,7 @@ class Transformed:
 
     def __call__(self, *args, **kwargs):
         try:  # (the API boundary: srcad's frames leave the traceback, srcad/tracebacks.py)
-            if self._deps is None or self._deps or self._twin is not None:
+            if self._checked is not self._deps or self._twin is not None or not self._fresh():
                 self._refresh()
             # (floats, ints and bools: their types are their kinds, the cheapest key of all;
             # NumPy arrays: (shape, dtype kind) inline, as _quick_kind gives them)

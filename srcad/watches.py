@@ -6,6 +6,7 @@ name, object) that dispatch.Transformed._refresh checks by identity on every cal
 from __future__ import annotations
 
 import dataclasses
+import types
 
 from .frontend.source import code_names
 from .ir import types as T
@@ -26,8 +27,8 @@ def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
         ns = getattr(g, "__globals__", {})
         for name in sorted(code_names(g.__code__)):
             value = ns.get(name)
-            if callable(value):  # (a helper, a transform, a rule, np.exp bound to a name: resolved)
-                out.append((ns, name, value))
+            if callable(value) or isinstance(value, types.ModuleType):  # (resolved when built:
+                out.append((ns, name, value))  # a helper, a transform, np.exp or `be = np`)
         for attr in ("__defaults__", "__kwdefaults__"):  # (baked as constants too)
             if getattr(g, attr, None) is not None:
                 out.append((_Attributes(g), attr, getattr(g, attr)))
@@ -46,6 +47,18 @@ class _Attributes:
 
 #: What a watched name is bound to when it is not bound (class_watches).
 MISSING = object()
+
+
+def fresh_check(deps: tuple):
+    """A function of no arguments that is true while every watched name of `deps` is bound to
+    the object it was bound to: one compiled expression, as it runs on every call (a loop over
+    the triples costs several times as much)."""
+    tests = [f"getattr(m{i}.obj, {n!r}, MISSING) is v{i}" if isinstance(m, _Attributes)
+             else f"m{i}.get({n!r}, MISSING) is v{i}" for i, (m, n, _) in enumerate(deps)]
+    params = ", ".join(f"m{i}, v{i}" for i in range(len(deps)))
+    namespace = {"MISSING": MISSING}
+    exec(f"def make({params}):\n    return lambda: {' and '.join(tests) or 'True'}\n", namespace)
+    return namespace["make"](*(x for m, _, v in deps for x in (m, v)))
 
 
 def class_watches(*type_groups) -> tuple:

@@ -378,6 +378,38 @@ def test_defaults_and_library_functions_rebound_build_the_code_again():
     assert np.allclose(g(x), np.exp(x))
 
 
+BACKEND = np
+
+
+class _SquaringBackend:
+    """A stand-in array module whose sin is x^2 (as `be = jax.numpy` or a user's backend)."""
+
+    @staticmethod
+    def sin(x):
+        return x * x
+
+
+def _through_backend(x):
+    return BACKEND.sin(x) * 2.0
+
+
+def test_rebinding_a_global_module_builds_the_code_again():
+    """`be = np` then `be = other`: the code was built with np.sin resolved, and a module is not
+    callable, so the watch on globals passed it over and the old derivative came back. By hand:
+    d/dx 2 sin x = 2 cos x; d/dx 2 x^2 = 4 x; math.sin as np.sin."""
+    global BACKEND
+    g = srcad.grad(_through_backend)
+    assert g(0.3) == pytest.approx(2.0 * np.cos(0.3))
+    try:
+        BACKEND = _SquaringBackend
+        assert g(0.3) == pytest.approx(1.2)
+        BACKEND = math
+        assert g(0.3) == pytest.approx(2.0 * math.cos(0.3))
+    finally:
+        BACKEND = np
+    assert g(0.3) == pytest.approx(2.0 * np.cos(0.3))
+
+
 def test_writing_into_the_output_of_vjp_leaves_vjp_fn_alone():
     """np.exp's rule reads its result in the backward sweep: the output vjp returned was that
     array, so writing into it changed vjp_fn's cotangents. d exp(a) = exp(a)."""
