@@ -406,3 +406,36 @@ def test_vjp_inside_of_a_tuple_result():
     by_hand = lambda v: np.sum(np.cos(v) * v) + v[1] + v[0]  # noqa: E731
     assert outer(x) == pytest.approx(by_hand(x), rel=1e-12)
     assert_tree_close(srcad.grad(outer)(x), fd_grad_richardson(by_hand, (x,)), rtol=1e-7)
+
+
+
+
+def ragged_pieces(b):
+    return np.concatenate([np.full((1, 1), np.sum(b)), np.full((2, 1), b[0][0]) * b[0]])
+
+
+def quarter(a):
+    return 0.25 * a
+
+
+def through_ragged_pieces(y, z, n):
+    z = z - 0.25 * srcad.vjp(quarter, y[[0]] if n > 0 else z)[1](z.copy())[0]
+    return np.sum(z - 0.1 * srcad.vjp(ragged_pieces, np.square(z))[1](np.full((1, 3), y[0, 0]).T)[0])
+
+
+def test_vjp_inside_of_a_concatenation_of_pieces_of_different_shapes():
+    """The cotangent of np.concatenate's list of pieces (split_like: a list already) went
+    through the list-splitting helper, whose adjoint stacked the cotangents back with np.array,
+    which ragged pieces cannot be: reverse over a vjp of it crashed in generated code (fuzz
+    14400:960). By hand: b = z^2 is 1x1, the pieces are (b00) and (b00^2, b00^2), so the vjp
+    with cotangent c is c0 + 2 b00 (c1 + c2); the vjp of quarter is a quarter of its cotangent."""
+    y, z = np.array([[1.115], [0.6431], [-0.523]]), np.array([[0.9638]])
+
+    def by_hand(y, z, n):
+        z = z - 0.0625 * z
+        b, c = np.square(z), y[0, 0]
+        return np.sum(z - 0.1 * (c + 4.0 * b * c))
+
+    assert through_ragged_pieces(y, z, 0) == pytest.approx(by_hand(y, z, 0), rel=1e-12)
+    assert_tree_close(srcad.grad(through_ragged_pieces)(y, z, 0), fd_grad_richardson(by_hand, (y, z, 0)),
+                      rtol=1e-7)

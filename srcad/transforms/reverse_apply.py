@@ -203,7 +203,8 @@ class ApplyAdjoints:
             c = self.real_part(a, self.em.instantiate(tpl, bindings, aloc(op.loc), cotangent(a.hint)), op)
             if p in rule.broadcasts and self.needs_unbroadcast(op, rule, p, bindings, c):
                 c = self.em.apply("srcad.unbroadcast", (c, self.primal(a)), (), aloc(op.loc))
-            if isinstance(atom_type(a), T.List) and rule.name.startswith("numpy."):
+            if isinstance(atom_type(a), T.List) and rule.name.startswith("numpy.") and \
+                    not isinstance(atom_type(c), (T.List, T.Tuple)):  # (split_like's are already)
                 # np.sum(xs) of a list: its cotangent is a list again, split like xs
                 c = self.em.apply("srcad.array_adjoint", (c, self.primal(a)), (), aloc(op.loc))
             self.accumulate(a, c, aloc(op.loc))
