@@ -439,3 +439,27 @@ def test_vjp_inside_of_a_concatenation_of_pieces_of_different_shapes():
     assert through_ragged_pieces(y, z, 0) == pytest.approx(by_hand(y, z, 0), rel=1e-12)
     assert_tree_close(srcad.grad(through_ragged_pieces)(y, z, 0), fd_grad_richardson(by_hand, (y, z, 0)),
                       rtol=1e-7)
+
+
+def grown(a, b):
+    for _ in range(2):
+        b = 0.5 * b + (a + b)
+    return 0.5 * a * a + 0.5 * b
+
+
+def through_an_array_of_a_cotangent(x, y):
+    xs = [np.array(0.3), srcad.vjp(grown, np.sum(x), np.sum(y))[1](np.sum(x))[1]]
+    return np.sum(np.array(xs[1]))
+
+
+def test_the_cotangent_of_a_number_made_an_array_is_a_number():
+    """np.array of a number: the adjoint handed the number a 0-d read-only broadcast as its
+    cotangent, which the adjoint of `b_bar += 0.5 * b_bar` then updated in place: reverse over
+    the vjp crashed in generated code (fuzz 20400:221). By hand: d grown / db = 0.5 * 1.5^2, so
+    f = 1.125 sum(x), whose gradient is 1.125 for every x and 0 for y."""
+    x, y = np.array([[-1.3125, -0.687, -0.3055]]), np.array([[-1.26], [-1.4887], [-1.426]])
+    assert through_an_array_of_a_cotangent(x, y) == pytest.approx(1.125 * np.sum(x), rel=1e-12)
+    for got in (srcad.grad(through_an_array_of_a_cotangent, argnums=(0, 1))(x, y),
+                srcad.vjp(through_an_array_of_a_cotangent, x, y)[1](1.0)):
+        np.testing.assert_allclose(got[0], np.full((1, 3), 1.125), rtol=1e-12)
+        np.testing.assert_array_equal(got[1], np.zeros((3, 1)))

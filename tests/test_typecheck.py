@@ -119,3 +119,24 @@ def test_a_write_through_an_ellipsis_keeps_every_position_under_second_order(che
     want = np.array([[fd_second_directional(written_through_an_ellipsis, (x,), (e[i],), (e[j],))
                       for j in range(2)] for i in range(2)])
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def written_through_a_list_key(x, z):
+    y0 = z[1].copy()
+    y0[[1]] += x
+    return np.sum(np.sin(y0)) + z[2]
+
+
+def test_the_positions_a_list_key_writes_into_an_array_of_unknown_type(checked):
+    """The mask of the positions that keep their value was typed the bool True whenever the
+    written value's type was not an array's, as for a row of a list of mixed items (fuzz
+    14000:631; the check then failed under hessian). By hand, with y = (z10, z11 + x):
+    f = sin z10 + sin(z11 + x) + z2, so d2f/dx2 = -sin(z11 + x), d2f/dx dz1 = (0, -sin(z11 + x))
+    and d2f/dz1^2 = diag(-sin z10, -sin(z11 + x))."""
+    x, z = 1.2139, [np.array([0.3185, 0.8516, -1.0394]), np.array([-0.6827, -0.5826]), -0.6017]
+    hess = srcad.hessian(written_through_a_list_key, argnums=(0, 1))(x, z)
+    s = -np.sin(z[1][1] + x)
+    assert hess[0][0] == pytest.approx(s, rel=1e-12)
+    np.testing.assert_allclose(hess[0][1][1], [0.0, s], rtol=1e-12)
+    np.testing.assert_allclose(hess[1][1][1][1], np.diag([-np.sin(z[1][0]), s]), rtol=1e-12)
+    np.testing.assert_allclose(hess[1][1][1][0], np.zeros((2, 3)))  # (d grad_z1 / d z0)

@@ -164,11 +164,13 @@ defrule("srcad.to_triangle", "c, upper=False",
 def _winners_type(sig) -> T.Type:
     """True for a basic key (ints, slices: each position written once), else a mask shaped
     like x[idx]."""
-    idx = sig.type("idx")
+    idx, x = sig.type("idx"), sig.type("x")
     parts = idx.elts if isinstance(idx, T.Tuple) else (idx,)
-    if not isinstance(sig.type("x"), T.Array) or all(isinstance(p, (T.Int, T.Bool, T.NoneT)) or (
+    if isinstance(x, (T.List, T.Tuple, T.Dict)) or all(isinstance(p, (T.Int, T.Bool, T.NoneT)) or (
             isinstance(p, T.Opaque) and p.what in ("slice", "ellipsis")) for p in parts):
         return T.BOOL
+    if not isinstance(x, T.Array):  # (an array whose type is not known here: a mask, 14000:631)
+        return T.UNKNOWN
     sel = ty.getitem(sig)
     return T.Array(sel.ndim, "b", sel.shape) if isinstance(sel, T.Array) else T.Array(None, "b")
 

@@ -110,6 +110,8 @@ def array_adjoint(g, x):
             # a scalar cotangent (a zero) stands for the whole array
             return [array_adjoint(g, xi) for xi in x]
         return [array_adjoint(gi, xi) for gi, xi in zip(g, x)]
+    if type(g) is np.ndarray and g.ndim == 0 and not isinstance(x, np.ndarray):
+        return g[()]  # (a number's cotangent is a number: a 0-d array may be read-only: fuzz 20400:221)
     return g
 
 
