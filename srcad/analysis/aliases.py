@@ -60,6 +60,7 @@ class Aliases:
         self.made_inside_owned = made_inside_owned
         fresh = user if fresh is None else fresh  # objects a loop body makes anew are not its init
         self.parent: dict = {}
+        self.members: dict = {}  # a root of parent -> the values of its class (where more than it)
         # (user=True) the same relation without the joins of ifs, which are kept as directed
         # edges instead: an if's result may be either branch's object, but the two branches'
         # objects are not one (observers)
@@ -121,8 +122,7 @@ class Aliases:
             defined |= {p for b in iter_blocks(loop.body) if b is not loop.body for p in b.params}
             made[id(loop)] = defined
         made = made[id(loop)]
-        root = self.find(y)
-        group = [v for v in list(self.parent) if self.find(v) == root]
+        group = self.members.get(self.find(y), [y])
         return all(v in made and v not in self.foreign_vars for v in group)
 
     # building
@@ -149,6 +149,7 @@ class Aliases:
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[rb] = ra
+            self.members.setdefault(ra, [ra]).extend(self.members.pop(rb, [rb]))
 
     def contain(self, container, element) -> None:
         if _ref(element):

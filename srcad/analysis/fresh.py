@@ -95,9 +95,21 @@ def loop_bodies(fn) -> list:
 def before_late_stores(op, base, late, aliases, pos) -> bool:
     """Is the write `op` into `base` placed, in its loop body, before every late store of
     base's object (and is there one)? Then the containers of those stores cannot see it."""
-    mine = [(b, j) for _, e, b, j in late if aliases.find(e) == aliases.find(base)]
+    mine = _late_by_object(late, aliases).get(aliases.find(base), ())
     path = dict(pos.get(id(op), ()))
     return bool(mine) and all(path.get(id(b), j) < j for b, j in mine)
+
+
+def _late_by_object(late, aliases) -> dict:
+    """The late stores' (block, index) by the alias class of what they store (once for each
+    list of them: codegen asks of every update)."""
+    got = getattr(aliases, "late_index", None)
+    if got is None or got[0] is not late:
+        index: dict = {}
+        for _, e, b, j in late:
+            index.setdefault(aliases.find(e), []).append((b, j))
+        got = aliases.late_index = (late, index)
+    return got[1]
 
 
 def positions(block: Block, out: dict | None = None, path: tuple = ()) -> dict:
