@@ -29,10 +29,15 @@ def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
             value = ns.get(name)
             if callable(value) or isinstance(value, types.ModuleType):  # (resolved when built:
                 out.append((ns, name, value))  # a helper, a transform, np.exp or `be = np`)
-        for attr in ("__defaults__", "__kwdefaults__"):  # (baked as constants too)
+        for name, cell in zip(g.__code__.co_freevars, getattr(g, "__closure__", None) or ()):
+            value = _Cell(cell).get(name, MISSING)  # (a closure's function: resolved, as a global's)
+            if callable(value) or isinstance(value, types.ModuleType):
+                out.append((_Cell(cell), name, value))
+        for attr in ("__code__", "__defaults__", "__kwdefaults__"):  # (read when built)
             if getattr(g, attr, None) is not None:
                 out.append((_Attributes(g), attr, getattr(g, attr)))
-    return tuple(out)
+        out.extend((g.__kwdefaults__, k, v) for k, v in (getattr(g, "__kwdefaults__", None) or {}).items())
+    return tuple(out)  # (the dict of keyword defaults changes in place: `f.__kwdefaults__["p"] = 3`)
 
 
 class _Attributes:
@@ -43,6 +48,19 @@ class _Attributes:
 
     def get(self, name, default=None):
         return getattr(self.obj, name, default)
+
+
+class _Cell:
+    """A closure cell as user_function_globals' (mapping, name, value) triples read it."""
+
+    def __init__(self, cell):
+        self.cell = cell
+
+    def get(self, name, default=None):
+        try:
+            return self.cell.cell_contents
+        except ValueError:  # (an empty cell: a name not bound yet, or deleted)
+            return default
 
 
 #: What a watched name is bound to when it is not bound (class_watches).

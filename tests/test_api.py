@@ -1,5 +1,6 @@
 """The public API: decorator forms, argnums, value_and_grad, has_aux, caching, inspection."""
 
+import functools
 import inspect
 import math
 import os
@@ -408,6 +409,44 @@ def test_rebinding_a_global_module_builds_the_code_again():
     finally:
         BACKEND = np
     assert g(0.3) == pytest.approx(2.0 * np.cos(0.3))
+
+
+def _keyword_power(z, *, p=2):
+    return np.sum(z ** p)
+
+
+def _through_keyword_power(x):
+    return _keyword_power(x)
+
+
+def test_closure_functions_and_keyword_defaults_changed_build_the_code_again():
+    """A closure variable naming a function, rebound after the first call (a sweep over
+    activations with one transform), and an item of __kwdefaults__ changed in place kept the
+    old code, silently. By hand: d sum tanh = 1 - tanh^2, d sum sin = cos; d sum z^p = p z^(p-1)."""
+    x = np.array([0.1, 0.8, 1.4])
+    got = {}
+
+    def sweep():
+        def loss(v):
+            return np.sum(act(v))
+
+        g = srcad.grad(loss)
+        for act in (np.tanh, np.sin, functools.partial(np.multiply, 3.0)):
+            got[act] = g(x)
+        return g
+
+    sweep()
+    want = [1.0 - np.tanh(x) ** 2, np.cos(x), np.full(3, 3.0)]
+    for (act, value), expect in zip(got.items(), want):
+        np.testing.assert_allclose(value, expect, rtol=1e-12, err_msg=str(act))
+    g = srcad.grad(_through_keyword_power)
+    np.testing.assert_allclose(g(x), 2.0 * x, rtol=1e-12)
+    try:
+        _keyword_power.__kwdefaults__["p"] = 3
+        np.testing.assert_allclose(g(x), 3.0 * x ** 2, rtol=1e-12)
+    finally:
+        _keyword_power.__kwdefaults__["p"] = 2
+    np.testing.assert_allclose(g(x), 2.0 * x, rtol=1e-12)
 
 
 def test_writing_into_the_output_of_vjp_leaves_vjp_fn_alone():
