@@ -6,8 +6,9 @@ promotion gives. A gradient must have its argument's dtype, as JAX's does (a flo
 update `w - lr * g` stays float32): where the code computes in float64 (a cast inside the
 function, `x.astype(np.float64)`, or a float64 constant `x * np.array([1.0, 2.0])`), the
 gradient of a float32 argument came back float64. The dispatcher (dispatch.py) keys its fast
-paths on the dtype itself, and for a call with a float argument other than float64 in argnums
-runs the code through `cast_gradients`, which casts each such gradient back. Arguments that
+paths on the dtype itself, and for a call with a float argument other than float64 runs the
+code through `cast_gradients`, which casts each gradient to its argument's dtype (a float64
+argument's too, where the code computed it from float32 values alone). Arguments that
 hold arrays (lists, dicts, objects) keep what the code gives.
 
 Also here: `numpy_floats`, Python floats as NumPy's, with which generated code that raised
@@ -29,6 +30,11 @@ def _narrow(x):
     return None
 
 
+def _float_dtype(x):
+    """The dtype of a NumPy float array or scalar (a gradient for it has it), else None."""
+    return x.dtype if (type(x) is np.ndarray or isinstance(x, np.floating)) and x.dtype.kind == "f" else None
+
+
 _CASTING: dict = {}  # (id of a Built, the dtypes) -> (that Built, its casting copy)
 
 
@@ -38,9 +44,9 @@ def cast_gradients(built, spec, args):
     if spec.kind not in ("grad", "value_and_grad") or spec.target != "python" or built.sequences or \
             built.structs:
         return built
-    dtypes = tuple(_narrow(args[i]) for i in spec.argnums)
-    if not any(d is not None for d in dtypes):
+    if not any(_narrow(a) is not None for a in args):
         return built
+    dtypes = tuple(_float_dtype(args[i]) for i in spec.argnums)  # (mixed: float64's too, as JAX's)
     key = (id(built), dtypes)
     got = _CASTING.get(key)
     if got is None or got[0] is not built:

@@ -57,3 +57,17 @@ def test_numpy_scalars_of_each_precision_in_any_order():
             got = g(t(0.5))
             assert type(got) is (np.float64 if t is float else t)
             assert float(got) == pytest.approx(np.cos(0.5), rel=np.finfo(np.float16).eps * 4)
+
+
+def scaled(x, y):
+    return np.sum(x * y)
+
+
+def test_mixed_precisions_each_gradient_in_its_arguments_dtype():
+    """Of a float32 and a float64 argument, the float64 one's gradient came back float32 (the
+    code computed it from float32 values alone). By hand: d sum(x y) / dy = x."""
+    x, y = X32, np.array([1.25, -0.5])
+    gx, gy = srcad.grad(scaled, argnums=(0, 1))(x, y)
+    assert (gx.dtype, gy.dtype) == (np.float32, np.float64)
+    np.testing.assert_allclose(gy, x.astype(np.float64), rtol=1e-7)
+    np.testing.assert_allclose(gx, y, rtol=1e-6)
