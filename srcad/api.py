@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from . import arity, forms, runtime, sharing
+from .argnums import spec_for
 from .codegen.numba_target import check_target
 from .custom import CustomRule
-from .dispatch import Transformed, _quick_kind, _signature_of, _spec
+from .dispatch import Transformed, _quick_kind, _signature_of
 from .errors import ArgumentError
 from .gate import IMPLICIT, NAMED, admit_arguments, admit_cotangent, admit_tangents, check_output, shaped_like
 from .identifiers import is_identifier
@@ -338,7 +339,7 @@ def _transform(kind: str, fun, argnums, has_aux: bool, memory_budget=None, targe
         if wrapped is not fun:  # a primitive: the transform of its one-line wrapper
             cache[quick] = _transform(kind, wrapped, argnums, has_aux, memory_budget, target)
             return cache[quick]
-        spec = _spec(kind, argnums, has_aux, len(_signature_of(fun).parameters), fun)
+        spec = spec_for(kind, argnums, has_aux, _signature_of(fun), fun)
         if memory_budget is not None:
             spec = dataclasses.replace(spec, memory_budget=memory_budget)
         if target != "python":

@@ -27,6 +27,7 @@ from .api import (
     jvp,
     vjp_of,
 )
+from .argnums import position
 from .codegen.numba_target import check_target
 from .errors import ArgumentError, NondeterministicError, NonScalarOutputError, SrcadError
 from .forms import first_result, hvp_value_form, jacobian_form, positional_arity
@@ -60,9 +61,7 @@ def _argnums(argnums, n):
     nums = argnums if isinstance(argnums, (tuple, list)) else (argnums,)
     if isinstance(argnums, (tuple, list)) and not nums:
         raise ArgumentError("argnums is an empty tuple; name at least one argument")
-    for i in nums:
-        if type(i) is not int or not -n <= i < n:
-            raise ArgumentError(f"argnums {i!r} is out of range for {n} arguments")
+    nums = tuple(position(i, n, f"{n} arguments") for i in nums)
     return tuple(i % n for i in nums), isinstance(argnums, (tuple, list))
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import cache, logs, sharing
 from .analysis import reads
+from .argnums import check_argnums
 from .codegen.compile import add_source_notes
 from .errors import ArgumentError
 from .frontend.source import code_signature
@@ -133,7 +134,7 @@ class Transformed:
         self.__module__ = getattr(fn, "__module__", None)
         self.__name__ = f"{spec.kind}_{getattr(fn, '__name__', 'f')}"
         self.__qualname__ = self.__name__
-        _check_argnums(spec.argnums, self._nparams, fn)
+        check_argnums(spec.argnums, self._nparams, fn)
         # a transform of a function made from the same code as an earlier one borrows its code
         self._twin, self._cells = sharing.twin_of(self, fn, self._config()) if spec.target == "python" \
             else (None, None)  # (the numba target's functions are not rebound to other cells)
@@ -476,24 +477,7 @@ def _signature_of(fn):
     return inner._signature if inner is not None else code_signature(fn)
 
 
-def _check_argnums(argnums, nparams: int, fn) -> None:
-    for i in argnums:
-        if type(i) is not int or not -nparams <= i < nparams:
-            raise ArgumentError(f"argnums {i!r} is out of range for {getattr(fn, '__qualname__', fn)}, "
-                                f"which takes {nparams} arguments")
-
-
 def _user_function(fn):
     """The user's function behind a transform (for error locations)."""
     inner = getattr(fn, "__srcad_transform__", None)
     return inner._base() if inner is not None else fn
-
-
-def _spec(kind: str, argnums, has_aux: bool, nparams: int, fn=None) -> Spec:
-    as_tuple = isinstance(argnums, (tuple, list))
-    nums = tuple(argnums) if as_tuple else (argnums,)
-    if as_tuple and not nums:
-        raise ArgumentError(f"{kind}: argnums is an empty tuple; name at least one argument")
-    _check_argnums(nums, nparams, fn)  # (before negative positions are resolved: -3 of 2 is out)
-    nums = tuple(i + nparams if i < 0 else i for i in nums)
-    return Spec(kind, nums, as_tuple, has_aux)

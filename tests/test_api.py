@@ -186,6 +186,26 @@ def test_bad_argnums():
         srcad.grad(f2, argnums=5)
 
 
+def _scaled(a, b, scale=10.0):
+    return scale * a * b ** 2
+
+
+def test_argnums_as_numpy_ints_and_negative_ones_mean_the_same_everywhere():
+    """A negative position counted from the signature's end in grad (the default `scale`) and
+    from the call's in jacfwd (b), so hessian(argnums=-1) gave d2f/db dscale = 6, silently: with
+    defaults, which argument -1 is depends on the call, and it is refused; np.int64 positions
+    were refused. By hand: df/db = 2 scale a b = 60, d2f/db2 = 2 scale a = 20."""
+    for kind in (srcad.grad, srcad.value_and_grad, srcad.hessian):
+        with pytest.raises(srcad.ArgumentError, match="negative argnums"):
+            kind(_scaled, argnums=(0, -1))(1.0, 3.0)
+    assert srcad.grad(_scaled, argnums=np.int64(1))(1.0, 3.0) == pytest.approx(60.0)
+    assert srcad.jacrev(_scaled, argnums=np.int64(1))(1.0, 3.0) == pytest.approx(60.0)
+    no_defaults = lambda a, b: 10.0 * a * b ** 2  # noqa: E731
+    assert srcad.grad(no_defaults, argnums=-1)(1.0, 3.0) == pytest.approx(60.0)
+    assert srcad.hessian(no_defaults, argnums=-1)(1.0, 3.0) == pytest.approx(20.0)
+    assert srcad.jacfwd(_scaled, argnums=-1)(1.0, 3.0) == pytest.approx(60.0)  # (the last passed)
+
+
 def test_grad_of_grad_and_fd():
     def h(x):
         return x ** 4 + math.sin(x)
