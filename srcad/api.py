@@ -277,6 +277,10 @@ def as_python_function(fun):
     custom-rule function, a one-line Python function that calls it."""
     fun = getattr(fun, "__srcad_made__", fun)  # (jacfwd(f), vmap(f)...: the function itself)
     if hasattr(fun, "__srcad_transform__"):
+        if fun.__srcad_transform__.spec.target != "python":  # (numba's machine code: nothing to read)
+            raise ArgumentError(f"{fun.__name__} has target={fun.__srcad_transform__.spec.target!r} and "
+                                "cannot be transformed again: transform the default target's (grad(grad(f), "
+                                "target='numba') makes numba code of the second derivative)")
         return fun
     inline = getattr(fun, "__srcad_inline__", None)
     form = inline() if inline is not None else None

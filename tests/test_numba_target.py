@@ -95,7 +95,7 @@ def test_scalar_loop_compiles_with_numba_constructs():
     assert_tree_close(got[0], fd_grad(ode, (0.7, 1.5, 50), 0), rtol=1e-6, atol=1e-8)
     with open(g.latest().function.path) as f:
         module = f.read()
-    assert "@numba.njit(cache=True, nogil=True)\ndef grad_ode(" in module
+    assert "@numba.njit(cache=True, boundscheck=True, nogil=True)\ndef grad_ode(" in module
 
 
 def test_every_transformation_takes_the_target():
@@ -238,7 +238,7 @@ def test_cli_writes_a_module_that_imports_numba_and_runs(tmp_path):
     """, tmp_path, {})
     text = out.read_text()
     assert "import numba" in text and "import srcad" not in text and "from srcad" not in text
-    assert "@numba.njit(cache=True, nogil=True)\ndef grad_ode(" in text
+    assert "@numba.njit(cache=True, boundscheck=True, nogil=True)\ndef grad_ode(" in text
     got = _run("""
         import model_grad, numba
         r = model_grad.grad_ode(0.7, 1.5, 50)
@@ -443,3 +443,54 @@ def test_stacks_of_a_while_loop_grow(monkeypatch):
     source = srcad.source(g)
     assert g.latest().function.compiled() and "np.empty(0, np.float64)" in source and "_reserve(" in source
     assert got == pytest.approx(sum(math.cos(3.0 * 0.5 ** k) * 0.5 ** k for k in range(12)), rel=1e-12)
+
+
+def summed_squares(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i] ** 2
+    return s
+
+
+def logs_of_shifts(x, n):
+    s = x
+    for i in range(n):
+        s = s + math.log(x - i)
+    return s
+
+
+def unused_log(x):
+    unused = math.log(x - 10.0)  # noqa: F841 (kept: the derivative raises where f does)
+    return x * x
+
+
+def test_compiled_code_raises_where_the_function_does():
+    """numba compiles without bounds checks, and its math.log of a negative number is NaN:
+    an index past the end read memory and a math domain error was no error, so the numba
+    target gave a derivative where the function raises (the adversarial pass). Now the code
+    checks bounds and math results, and the call runs again in CPython, which raises."""
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(IndexError):
+        summed_squares(x, 4)
+    with pytest.raises(IndexError):
+        srcad.grad(summed_squares, target="numba")(x, 4)
+    np.testing.assert_allclose(srcad.grad(summed_squares, target="numba")(x, 3), 2.0 * x, rtol=1e-15)
+    for fn, args in ((logs_of_shifts, (2.5, 4)), (unused_log, (3.0,))):
+        with pytest.raises(ValueError, match="math domain error"):
+            fn(*args)
+        with pytest.raises(ValueError, match="math domain error"):
+            srcad.grad(fn, target="numba")(*args)
+    assert srcad.grad(logs_of_shifts, target="numba")(4.5, 4) == pytest.approx(
+        1.0 + sum(1.0 / (4.5 - i) for i in range(4)), rel=1e-14)
+    assert srcad.grad(unused_log, target="numba")(11.0) == pytest.approx(22.0, rel=1e-15)
+
+
+def test_a_numba_transform_is_not_transformed_again():
+    """Transforming a numba-target transform, or calling one inside a differentiated
+    function, crashed inside srcad (its machine code has no source): an error naming it."""
+    g = srcad.grad(root, target="numba")
+    with pytest.raises(srcad.ArgumentError, match="target='numba'"):
+        srcad.grad(g)
+    with pytest.raises(srcad.TypeSupportError, match="target='numba'"):
+        srcad.grad(lambda x: g(x) * 2.0)(4.0)
+    assert srcad.grad(srcad.grad(root), target="numba")(4.0) == pytest.approx(-0.25 * 4.0 ** -1.5, rel=1e-12)

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..analysis.aliases import update_base
 from ..ir import types as T
-from ..ir.nodes import Apply, Block, Const, For, If, While, iter_blocks, iter_ops
+from ..ir.nodes import Apply, Block, Const, For, If, While, atom_type, iter_blocks, iter_ops
 from ..passes.buffers import reuses
 from ..rules import registry
 from .emit import CodeEmitter
@@ -82,8 +82,21 @@ def known_number(x, where):
             raise ValueError()
 
 
+def math_result(r, *args):
+    """r, a math function's result of args, in compiled code: where CPython's math raises
+    (ValueError for math.log(-1.0), OverflowError for math.exp(1000.0)) numba's gives NaN or
+    inf, so a value that is not finite from finite arguments raises, and the call runs again
+    in CPython, which raises the CPython target's error or gives its result."""
+    if r - r != 0.0:
+        for a in args:
+            if a - a != 0.0:
+                return r
+        raise ValueError("math domain error (or range error): a math function's result is not finite")
+    return r
+
+
 #: the numba target's own helpers (generated code calls them; written out with it)
-OWN_HELPERS = (reserve_stack, store_into, add_into, known_number)
+OWN_HELPERS = (reserve_stack, store_into, add_into, known_number, math_result)
 
 
 class _Families:
@@ -319,7 +332,11 @@ class NumbaEmitter(ScalarLoops, Contractions, CodeEmitter):
         numba compiles (the helpers test types at run time, which numba cannot type)."""
         special = _SPECIAL.get(getattr(registry.lookup(op.prim), "numba", ""))
         got = special(self, op) if special is not None else None
-        return got if got is not None else super().expr(op, index)
+        got = got if got is not None else super().expr(op, index)
+        if _math_call(op):  # (NaN or inf where CPython's math raises: checked)
+            checked = self.ns.ref(math_result, "_math_result")
+            got = _call(_name(checked), [got] + [self.atom(a) for a in op.args])
+        return got
 
     def for_stmt(self, op: For) -> list:
         """The loop, after room for its trips in each stack its body pushes onto once per
@@ -378,6 +395,12 @@ def _empty(rows, shape: tuple, dtype: str):
     return _call(_attr(_name("np"), "empty"), [dims, _attr(_name("np"), dtype.split(".", 1)[1])])
 
 
+def _math_call(op: Apply) -> bool:
+    """A call of a math function of floats (and ints) that gives a float."""
+    return op.prim.startswith("math.") and len(op.outs) == 1 and isinstance(op.outs[0].type, T.Float) \
+        and bool(op.args) and not op.kw and all(isinstance(atom_type(a), (T.Float, T.Int)) for a in op.args)
+
+
 def _known_number(em, op):
     return _call(_name(em.ns.ref(known_number, "_known")), [em.atom(a) for a in op.args])
 
@@ -420,6 +443,6 @@ def user_module(obj) -> bool:
 
 
 def decorator(nogil: bool = True) -> str:
-    return f"@numba.njit(cache=True{', nogil=True' if nogil else ''})"
+    return f"@numba.njit(cache=True, boundscheck=True{', nogil=True' if nogil else ''})"
 
 

@@ -1,4 +1,4 @@
-"""The numba target: generated code compiled by `numba.njit(cache=True, nogil=True)`.
+"""The numba target: generated code compiled by `numba.njit(cache=True, boundscheck=True, nogil=True)`.
 
 The numba printer (numba_emit.py) prints the optimised IR; this module makes a module of it,
 writes it to a file named by the hash of its text (numba caches machine code only for
@@ -120,7 +120,7 @@ def module_text(rendered, name: str) -> tuple[str, list, int]:
         lines += ["", "", decorator(), inspect.getsource(_RUNTIME_FUNCS[dep]).rstrip()]
     lines += [f"{key} = {orig}" for key, orig in sorted(helpers.items()) if key != orig]
     lines += ["", "", decorator()]
-    offset = len(lines)  # (the def line, 0-based: the source's line 1 is lines[offset])
+    offset = "\n".join(lines).count("\n") + 1  # (the source's line 1, 0-based: helpers span lines)
     text = "\n".join(lines + [source]).rstrip() + "\n"
     return text, extras, offset
 

@@ -209,6 +209,10 @@ class CallOps:
             return self.inline(fn, args, kw, op)
         transform = getattr(fn, "__srcad_transform__", None)
         if transform is not None:  # (srcad.grad(h)(x) inside: its code for these arguments' types)
+            if transform.spec.target != "python":  # (numba's machine code: no source to inline)
+                msg = f"{transform.__name__} has target={transform.spec.target!r}: srcad cannot read its code"
+                hint = "call the transform of the default target here (target='numba' is for the outermost)"
+                raise TypeSupportError(msg, [diagnostic(op.loc, msg, hint)])
             return self.inline(transform.function_for_call(args, kw), args, kw, op)
         rule = registry.rule_for_object(fn)
         if rule is not None and rule.source is not None:  # a source implementation: inlined
