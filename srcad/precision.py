@@ -40,8 +40,8 @@ _CASTING: dict = {}  # (id of a Built, the dtypes) -> (that Built, its casting c
 
 def cast_gradients(built, spec, args):
     """`built` (pipeline.Built) with its gradients cast to their arguments' dtypes (grad and
-    value_and_grad of the CPython target), or `built` itself when every one is float64's."""
-    if spec.kind not in ("grad", "value_and_grad") or spec.target != "python" or built.sequences or \
+    value_and_grad, of either target), or `built` itself when every one is float64's."""
+    if spec.kind not in ("grad", "value_and_grad") or built.sequences or \
             built.structs:
         return built
     if not any(_narrow(a) is not None for a in args):

@@ -71,3 +71,17 @@ def test_mixed_precisions_each_gradient_in_its_arguments_dtype():
     assert (gx.dtype, gy.dtype) == (np.float32, np.float64)
     np.testing.assert_allclose(gy, x.astype(np.float64), rtol=1e-7)
     np.testing.assert_allclose(gx, y, rtol=1e-6)
+
+
+def sine_weighted(x):
+    return np.sum(np.sin(x) * x)
+
+
+def test_the_numba_targets_gradient_has_the_arguments_dtype():
+    """The numba target's gradient of a float32 array came back float64. By hand: d sum(x sin x)
+    = sin x + x cos x."""
+    pytest.importorskip("numba")
+    got = srcad.grad(sine_weighted, target="numba")(X32)
+    assert got.dtype == np.float32
+    x = X32.astype(np.float64)
+    np.testing.assert_allclose(got, np.sin(x) + x * np.cos(x), rtol=1e-6)
