@@ -33,6 +33,7 @@ from .transforms import naming
 from .transforms.batched import batched_forward, check_linear_use
 from .transforms.emitter import Emitter
 from .transforms.forward import forward
+from .transforms.owning import own_written_arguments
 from .transforms.reverse import reverse, reverse_split
 from .transforms.safety import check_mutations
 from .transforms.saved import saved_from_json, saved_report
@@ -175,6 +176,7 @@ def _typed(fn, arg_types, free_types, inlined: list | None) -> Function:
     low = lowered(fn, static_arguments(arg_types))
     generated = _generated(low.function)  # (srcad's own code: its writes and reads are safe)
     f = verify(specialize(low.function, tuple(arg_types), free_types, lowered, inlined, trusted=generated))
+    f = own_written_arguments(f, trusted=generated)  # (an argument written into: a copy of its own)
     check_mutations(f, trusted=generated)  # on the code as written, before dead code is dropped
     f = cleanup(f)
     check_no_local_functions(f)

@@ -125,6 +125,7 @@ INTERNAL = {
     "srcad.add_at": "np.add.at statements: corpus loops.assemble_with_add_at and test_errors",
     "srcad.global": "globals: test_api.test_globals_are_read_at_call_time",
     "srcad.scalar_output": "grad's output checked at run time: test_gate (outputs of unknown rank)",
+    "srcad.own_argument": "an argument written into, copied on entry: test_safety (writes into arguments)",
     "srcad.known": "values of unknown type checked at run time: test_gate (results of opaque calls)",
     "srcad.check_type": "SRCAD_DEBUG=types: test_typecheck",
     "srcad.cell": "closures: test_api.test_closures_are_read_at_call_time",

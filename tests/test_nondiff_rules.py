@@ -316,6 +316,8 @@ SILENT = {
     ("srcad.iter_adjoint", "x"): _ONLY_SHAPE, ("srcad.dict_like", "d"): _ONLY_SHAPE,
     ("srcad.items_cotangent", "d"): _ONLY_SHAPE,
     ("operator.setitem", "added"): "a constant flag srcad passes (the write adds a dict key)",
+    ("srcad.own_argument", "others"): "the other arguments, only checked not to share x's memory (its copy's "
+                                      "values are x's)",
     ("srcad.setitem", "added"): "a constant flag srcad passes (the write adds a dict key)",
     ("srcad.without_key", "key"): "a dict key (a constant str)",
     ("srcad.custom_cotangents", "args"): _ONLY_SHAPE,

@@ -189,8 +189,11 @@ def test_a_write_into_one_joined_value_is_not_a_write_into_the_other():
     for k in range(2):
         assert srcad.grad(joined_after_the_write, argnums=k)(*args) == pytest.approx(
             fd_grad(joined_after_the_write, args, k), rel=1e-6)
-    with pytest.raises(srcad.UnsafeMutationError, match="belongs to the caller"):
-        srcad.grad(write_into_the_join)(np.array([1.0, 2.0]), np.array([0.5, 0.3]))
+    for x in (np.array([1.0, 2.0]), np.array([-1.0, -2.0])):  # (t is x, an argument: written in a copy)
+        got = srcad.grad(write_into_the_join, argnums=(0, 1))(x, np.array([0.5, 0.3]))
+        want = ([0.0, 0.0], [2.0, 2.0]) if np.sum(x) > 0 else ([1.0, 1.0], [0.0, 0.0])  # (by hand)
+        np.testing.assert_array_equal(got[0], want[0]), np.testing.assert_array_equal(got[1], want[1])
+        assert abs(x[0]) == 1.0
     with pytest.raises(srcad.UnsafeMutationError, match="in place while"):
         srcad.grad(join_read_after_a_write_into_a_branch)(np.array([1.0, 2.0]), np.array([0.5, 0.3]))
 

@@ -92,5 +92,17 @@ def _contiguous(em, op):
     return _call(_attr(_name("np"), "ascontiguousarray"), [CodeEmitter.expr(em, op)])
 
 
+def _own_argument(em, op):
+    """srcad.own_argument(x, others, where) of an array, where no other argument is one (or a
+    container: nothing can share x's memory): x.copy(). (Otherwise the CPython helper's check,
+    which numba cannot compile: the call falls back.)"""
+    x, others = op.args[0], getattr(op.args[1], "type", None)
+    if _array(x, ndim_positive=False) and isinstance(others, T.Tuple) and all(
+            isinstance(t, (T.Float, T.Int, T.Bool, T.NoneT)) for t in others.elts):
+        return _call(_attr(em.atom(x), "copy"), [])
+    return None
+
+
 SPECIAL = {"broadcast_to": _broadcast_to, "expand_reduced": _expand_reduced, "zeros_like": _zeros_like,
-           "unbroadcast": _unbroadcast, "contiguous": _contiguous}  # (by Rule.numba)
+           "unbroadcast": _unbroadcast, "contiguous": _contiguous,
+           "own_argument": _own_argument}  # (by Rule.numba)

@@ -98,6 +98,10 @@ nondiff("srcad.check_type", "v, expect, name, where", out=ty.none, fn=rt.check_t
 nondiff("srcad.structure_of", "x", out=lambda sig: T.STR, fn=rt.structure_of, objects="any")
 nondiff("srcad.check_leaf", "v, what", out=ty.none, fn=rt.check_leaf, impure=True, nouts=0, shift="check")
 nondiff("srcad.shape_error", "where, message", out=ty.none, fn=rt.shape_error, impure=True, nouts=0)
+# an argument the function writes into, copied first (transforms/owning.py), checked against the others
+defrule("srcad.own_argument", "x, others, where", jvp={"x": "t"}, vjp={"x": "g"}, diff=("x",),
+        out=ty.same("x"), fn=rt.own_argument, linear=("x",), impure=True, allocates=True, complex="keeps",
+        vmap=vmi.owned, numba="own_argument")
 # grad's output, checked when its type is not known while transforming
 defrule("srcad.scalar_output", "x, where", jvp={"x": "t"}, vjp={"x": "g"}, out=ty.same("x"),
         fn=rt.scalar_output, fresh=False, linear=("x",), impure=True, vmap=vmi.scalar_checked, shift="same")

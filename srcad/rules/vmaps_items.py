@@ -434,6 +434,14 @@ def checked(vz, op, rule):
     return ((vz.emit(op.prim, [vz.v(a) for a in op.args], (), vz.batched(out.type, form), out.hint), form),)
 
 
+def owned(vz, op, rule):
+    """srcad.own_argument(x, others, where): a copy of x's batch, checked against the others'."""
+    if op.kw:
+        return None
+    form, out = vz.form(op.args[0]), op.outs[0]
+    return ((vz.emit(op.prim, [vz.v(a) for a in op.args], (), vz.batched(out.type, form), out.hint), form),)
+
+
 def same_items(vz, op, rule):
     """A container with items moved or dropped by operands that are the same for every
     example (a dict without a key, a list put in a given order): the container's form."""

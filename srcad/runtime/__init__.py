@@ -26,6 +26,7 @@ from .checks import (
     data_only,
     diagonal_index,
     known,
+    own_argument,
     require_scalar,
     scalar_output,
     shape_error,
@@ -139,7 +140,7 @@ from .shaping import (
 )
 from .typecheck import check_type, structure_of
 
-__all__ = ["T", "check_leaf", "check_type", "structure_of",
+__all__ = ["T", "check_leaf", "check_type", "structure_of", "own_argument",
            "loop_trips", "segment_bound", "segment_count", "segment_length",
            "add", "adjugate", "adjugate_jvp", "adjugate_vjp", "arg_cell", "arg_partial",
            "array_adjoint", "assigned", "average_weights", "axis_sum", "average_weights_adjoint",

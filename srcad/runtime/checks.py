@@ -13,7 +13,7 @@ from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "check_leaf", "assigned", "bound", "unbound", "require_scalar",
            "custom_cotangents", "check_length", "check_unpack", "check_unshared", "arg_cell", "arg_partial",
-           "data_only", "shape_error", "diagonal_index"]
+           "data_only", "shape_error", "diagonal_index", "own_argument"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -41,6 +41,30 @@ def check_unshared(container, item, where):
         raise _error_at("UnsafeMutationError", ValueError, where,
                         "this changes in place an object held more than once by the list or dict",
                         "give each slot its own object (a copy), or build the new value and assign it")
+
+
+def own_argument(x, others, where):
+    """A copy of the argument x that the function writes into (an array, a list or a dict),
+    for the generated code to write into: the caller's object is left as it was. Raises where
+    another argument is x or shares its memory (or holds it), as Python's write would show
+    through that one too."""
+    for o in _leaves(others, set()):
+        if o is x or (type(o) is np.ndarray and type(x) is np.ndarray and np.may_share_memory(o, x)):
+            raise _error_at("UnsafeMutationError", ValueError, where,
+                            "this writes into an argument that another argument also refers to (the same "
+                            "array, a view of it, or a list holding it): srcad writes into its own copy",
+                            "pass separate arrays (x.copy()), or copy inside the function before writing")
+    return x.copy() if type(x) is np.ndarray else type(x)(x) if type(x) in (list, dict) else np.array(x)
+
+
+def _leaves(tree, seen: set):
+    if isinstance(tree, (list, tuple, dict)) and id(tree) not in seen:
+        seen.add(id(tree))
+        yield tree
+        for v in (tree.values() if isinstance(tree, dict) else tree):
+            yield from _leaves(v, seen)
+    elif not isinstance(tree, (list, tuple, dict)):
+        yield tree
 
 
 def _count_held(container, item, seen: set) -> int:
