@@ -349,6 +349,8 @@ helper("srcad.prod_partials", "rt.prod_partials(x, (0, 2))", x=normal(2, 3, 2))
 helper("srcad.prod_partials", "rt.prod_partials(x) * x", x=normal(2, 3), note="all axes")
 helper("srcad.prod_hvp", "rt.prod_hvp(x, y, (0, 2))", x=normal(2, 3, 2), y=uniform(0.5, 1.5, 2, 3, 2))
 helper("srcad.prod_hvp", "rt.prod_hvp(x, y) * y", x=normal(2, 3), y=normal(2, 3), note="all axes")
+helper("srcad.prod_third", "rt.prod_third(x, y, np.array([[0.5, 0.0], [1.5, -2.0], [0.0, 0.0]]), 0)",
+       x=normal(3, 2), y=normal(3, 2), note="with zeros; no fourth derivative in a")
 helper("srcad.cumprod_hvp", "rt.cumprod_hvp(x, y, z, 1)", x=normal(2, 3), y=normal(2, 3),
        z=uniform(0.5, 1.5, 2, 3))
 helper("srcad.cumprod_hvp", "rt.cumprod_hvp(x, y, z)", x=normal(2, 2), y=normal(2, 2),

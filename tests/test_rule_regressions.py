@@ -74,6 +74,41 @@ def test_prod_hessian_is_exact_at_zeros(x, hess):
     assert np.array_equal(srcad.grad(d0_prod)(x), np.asarray(hess)[0])
 
 
+def _third_by_hand(x):
+    """d3 prod / dxi dxk dxm: the product of the elements other than i, k and m (distinct)."""
+    n = len(x)
+    out = np.zeros((n, n, n))
+    for i, k, m in np.ndindex(n, n, n):
+        if len({i, k, m}) == 3:
+            out[i, k, m] = np.prod([x[j] for j in range(n) if j not in (i, k, m)])
+    return out
+
+
+@pytest.mark.parametrize("x", [[0.0, 2.0, 3.0, 5.0], [0.0, 0.0, 3.0, 5.0], [0.0, 0.0, 0.0, 5.0],
+                               [0.0, 0.0, 0.0, 0.0], [1.5, 2.0, 3.0, -0.5]])
+def test_prod_third_derivatives_are_exact_at_zeros(x):
+    """prod_hvp's derivative divided by the elements: NaN at zeros (a Hessian of a function
+    calling grad of a product with two zero factors, fuzz 20600:1494). By hand, as above."""
+    x = np.array(x)
+    want = _third_by_hand(x)
+    np.testing.assert_allclose(srcad.jacfwd(srcad.hessian(prod_all))(x), want, rtol=1e-14, atol=0)
+    np.testing.assert_allclose(srcad.jacrev(srcad.hessian(prod_all))(x), want, rtol=1e-14, atol=0)
+
+
+def squared_zero_factor(a, y):
+    return np.prod(np.array([a, y, 0.7, y]))
+
+
+def through_the_grad_of_a_product(x, y):
+    return x * srcad.grad(squared_zero_factor, argnums=1)(x, y - y + 0.0 * x)
+
+
+def test_the_hessian_through_a_gradient_of_a_product_with_two_zeros():
+    """By hand: the inner gradient is 1.4 a y at y = 0, so f = x * 1.4 x * 0 = 0: all zero."""
+    hess = srcad.hessian(through_the_grad_of_a_product, argnums=(0, 1))(0.3, 0.6)
+    assert all(h == 0.0 for row in hess for h in row)
+
+
 def test_prod_method_with_axis_hessian_at_zeros():
     x = np.array([[0.0, 2.0], [3.0, 0.0]])
     h = srcad.hessian(prod_method_axis)(x)

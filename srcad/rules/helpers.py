@@ -130,20 +130,18 @@ defrule("srcad.einsum_vjp", "subscripts, k, h, a, b=None, c=None, d=None, e=None
         complex_vjp={p: conjugated(v) for p, v in _VJP_VJP.items()})
 
 # prod_partials(a)_i = prod_{j != i} a_j in each group; its Jacobian is the Hessian of the
-# product, symmetric, applied by prod_hvp (exact at zeros). prod_hvp's own derivative in a
-# (third derivatives of prod) divides by a: NaN where an element is 0.
+# product, symmetric, applied by prod_hvp (exact at zeros); prod_hvp's derivative in a is the
+# product's third derivative, symmetric too, applied by prod_third (exact at zeros); a fourth
+# derivative is refused (no rule for prod_third's a).
 defrule("srcad.prod_partials", "a, axis=None", jvp={"a": "srcad.prod_hvp(t, a, axis)"},
         vjp={"a": "srcad.prod_hvp(g, a, axis)"}, out=ty.floating("a"), fn=rt.prod_partials,
         shape=shn.same("a"))
-# away from zeros prod_hvp(v, a) = P (sum(v / a) - v / a) with P = prod_partials(a)
-_VA = "(np.sum(v / a, axis=axis, keepdims=True) - v / a)"
-_GP = "g * srcad.prod_partials(a, axis)"
 defrule("srcad.prod_hvp", "v, a, axis=None", out=ty.floating("a"), fn=rt.prod_hvp, linear=("v",),
-        jvp={"a": f"srcad.prod_hvp(t, a, axis) * {_VA} + srcad.prod_partials(a, axis) "
-                   "* (v * t / a ** 2 - np.sum(v * t / a ** 2, axis=axis, keepdims=True))"},
-        vjp={"v": "srcad.prod_hvp(g, a, axis)",
-             "a": (f"srcad.prod_hvp(g * {_VA}, a, axis) "
-                   f"+ ({_GP} - np.sum({_GP}, axis=axis, keepdims=True)) * v / a ** 2")})
+        jvp={"a": "srcad.prod_third(v, t, a, axis)"},
+        vjp={"v": "srcad.prod_hvp(g, a, axis)", "a": "srcad.prod_third(g, v, a, axis)"})
+defrule("srcad.prod_third", "v, w, a, axis=None", out=ty.floating("a"), fn=rt.prod_third,
+        multilinear=("v", "w"), diff=("v", "w"),
+        vjp={"v": "srcad.prod_third(g, w, a, axis)", "w": "srcad.prod_third(v, g, a, axis)"})
 # log_or_zero: log(x) with 0 at x == 0; its derivative is 1 / x (infinite at 0)
 defrule("srcad.log_or_zero", "x", jvp="t / x", vjp="g / x", out=ty.floating("x"), fn=rt.log_or_zero)
 # cross2_adjoint(c, o, which) = (1 - 2 which) [c o1, -c o0]: bilinear in c and o

@@ -1,5 +1,5 @@
 """Derivatives of reductions that are exact where the textbook formula divides by zero
-(prod and cumprod at zeros, to second order), the weights of np.average, the adjoint of
+(prod at zeros to third order, cumprod to second), the weights of np.average, the adjoint of
 np.diff, and max/min of an iterable with their derivatives shared among ties.
 
 srcad/rules/numpy_reductions.py, numpy_arrays.py and internal.py call them (their rules:
@@ -8,7 +8,7 @@ numpy_reductions.py, helpers.py and internal.py).
 
 import numpy as np
 
-__all__ = ["prod_partials", "prod_hvp", "cumprod_tangent", "cumprod_adjoint", "cumprod_hvp",
+__all__ = ["prod_partials", "prod_hvp", "prod_third", "cumprod_tangent", "cumprod_adjoint", "cumprod_hvp",
            "cumprod_hvp_adjoint", "average_weights", "average_weights_adjoint", "diff_adjoint",
            "max_of", "min_of", "select_adjoint", "select_tangent"]
 
@@ -60,6 +60,34 @@ def prod_hvp(v, a, axis=None):
     one = np.where(zero, q * s, q * vz / b)  # one zero: at it, all the others; elsewhere just it
     two = np.where(zero, q * (vz - vf), 0.0)  # two zeros: only the pair of them
     return back(np.where(nz == 0, none, np.where(nz == 1, one, np.where(nz == 2, two, 0.0))))
+
+
+def prod_third(v, t, a, axis=None):
+    """The third derivative of np.prod(a, axis) applied to v and t: per element i, the sum over
+    ordered pairs (k, m) of other distinct elements of its group of v_k t_m times the product of
+    the rest. Exact where elements are 0 (by the number of zeros in the group, as prod_hvp):
+    with b = a with its zeros taken as 1, q the product of b, sums U, W, UW of v/b, t/b and
+    v t / b^2 over the nonzero elements, and VZ, TZ, VTZ of v, t and v t over the zeros."""
+    a = np.asarray(a, dtype=float)
+    if a.ndim == 0 or a.size == 0:
+        return np.zeros(np.shape(a))
+    flat, back = _grouped(a, axis)
+    vf, tf = (_grouped(np.broadcast_to(x, a.shape), axis)[0] for x in (v, t))
+    zero = flat == 0.0
+    b = np.where(zero, 1.0, flat)
+    u, w = np.where(zero, 0.0, vf / b), np.where(zero, 0.0, tf / b)
+
+    def total(x):
+        return np.sum(x, axis=-1, keepdims=True)
+
+    U, W, UW, nz, q = total(u), total(w), total(u * w), total(zero), np.prod(b, axis=-1, keepdims=True)
+    VZ, TZ = total(np.where(zero, vf, 0.0)), total(np.where(zero, tf, 0.0))
+    VTZ = total(np.where(zero, vf * tf, 0.0))
+    none = q / b * ((U - u) * (W - w) - (UW - u * w))
+    one = np.where(zero, q * (U * W - UW), q / b * (VZ * (W - w) + TZ * (U - u)))
+    two = np.where(zero, q * ((VZ - vf) * W + (TZ - tf) * U), q / b * (VZ * TZ - VTZ))
+    three = np.where(zero, q * ((VZ - vf) * (TZ - tf) - (VTZ - vf * tf)), 0.0)
+    return back(np.select([nz == 0, nz == 1, nz == 2, nz == 3], [none, one, two, three], 0.0))
 
 
 def _cumulative(x, axis):
