@@ -389,3 +389,10 @@ def test_where_condition_broadcasts_a_scalar_branch():
     g = srcad.grad(where_scalar_branch, argnums=1)(x, y)
     assert np.shape(g) == () and g == pytest.approx(ref)
     assert srcad.jvp(where_scalar_branch, (x, y), (np.zeros(4), 1.0))[1] == pytest.approx(ref)
+
+
+def test_a_fourth_derivative_of_prod_is_refused():
+    """prod_third has no derivative in a: a fourth derivative was 0, silently (d4 prod / dx0..dx3
+    of four elements is 1)."""
+    with pytest.raises(srcad.NoRuleError, match="prod_third"):
+        srcad.jacfwd(srcad.jacfwd(srcad.hessian(prod_all)))(np.array([1.5, 2.0, 3.0, -0.5]))

@@ -140,7 +140,7 @@ defrule("srcad.prod_hvp", "v, a, axis=None", out=ty.floating("a"), fn=rt.prod_hv
         jvp={"a": "srcad.prod_third(v, t, a, axis)"},
         vjp={"v": "srcad.prod_hvp(g, a, axis)", "a": "srcad.prod_third(g, v, a, axis)"})
 defrule("srcad.prod_third", "v, w, a, axis=None", out=ty.floating("a"), fn=rt.prod_third,
-        multilinear=("v", "w"), diff=("v", "w"),
+        multilinear=("v", "w"), refuses=("a",),
         vjp={"v": "srcad.prod_third(g, w, a, axis)", "w": "srcad.prod_third(v, g, a, axis)"})
 # log_or_zero: log(x) with 0 at x == 0; its derivative is 1 / x (infinite at 0)
 defrule("srcad.log_or_zero", "x", jvp="t / x", vjp="g / x", out=ty.floating("x"), fn=rt.log_or_zero)
