@@ -61,6 +61,10 @@ def _batch_size(args, axes) -> int:
     for i, (a, ax) in enumerate(zip(args, axes)):
         if ax is None:
             continue
+        if isinstance(a, dict) or not isinstance(a, (list, tuple, np.ndarray)) and hasattr(a, "__dict__"):
+            raise ArgumentError(f"vmap: argument {i} is a {type(a).__name__}, and vmap maps arrays (a list "
+                                "as np.array of it): map its arrays as arguments of their own, or give it "
+                                "in_axes None")
         shape = np.shape(a)
         if not -len(shape) <= ax < len(shape):
             raise ArgumentError(f"vmap: in_axes {ax} of argument {i} is out of range for its shape {shape}")

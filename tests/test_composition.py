@@ -151,6 +151,8 @@ def test_vmap_checks_its_arguments():
         srcad.vmap(loss, in_axes=(None, 0))(W, XS, YS)
     with pytest.raises(srcad.ArgumentError, match="maps no argument"):
         srcad.vmap(loss, in_axes=None)(W, XS, YS)
+    with pytest.raises(srcad.ArgumentError, match="is a dict, and vmap maps arrays"):  # (not "shape ()")
+        srcad.vmap(lambda p: p["a"] * 2.0)({"a": np.ones(3)})
 
 
 def test_linearize():
