@@ -36,7 +36,7 @@ from .errors import ArgumentError, SrcadError
 from .forms import linearized_form, positional_arity, vmap_form
 from .identifiers import identifier
 from .ir import types as T
-from .ir.kinds import array_library
+from .ir.kinds import array_library, user_class
 from .ir.values import of_value
 from .pickling import pickles_as_call
 from .pipeline import Spec
@@ -61,7 +61,7 @@ def _batch_size(args, axes) -> int:
     for i, (a, ax) in enumerate(zip(args, axes)):
         if ax is None:
             continue
-        if isinstance(a, dict) or not isinstance(a, (list, tuple, np.ndarray)) and hasattr(a, "__dict__"):
+        if isinstance(a, dict) or user_class(type(a)):
             raise ArgumentError(f"vmap: argument {i} is a {type(a).__name__}, and vmap maps arrays (a list "
                                 "as np.array of it): map its arrays as arguments of their own, or give it "
                                 "in_axes None")

@@ -386,3 +386,48 @@ def test_second_order_of_a_closure_reading_a_dict():
         H_fd = np.array([[fd_second_directional(f, (w,), (a,), (b,)) for b in E] for a in E])
         assert_tree_close(srcad.hessian(f)(w), H_fd, rtol=1e-6, atol=1e-8)
         assert_tree_close(srcad.hvp(f, (w,), (E[1],)), H_fd[1], rtol=1e-6, atol=1e-8)
+
+
+def _square(z):
+    return z * z
+
+
+ACTIVATIONS = [np.tanh, _square]
+
+
+def through_a_global_list_of_functions(x):
+    for act in ACTIVATIONS:
+        x = act(x)
+    return np.sum(x)
+
+
+def through_default_functions(x, fs=(np.sin, np.cos)):
+    return sum(np.sum(f(x)) for f in fs)
+
+
+def through_functions_given(x, fs):
+    for f in fs:
+        x = f(x)
+    return np.sum(x)
+
+
+def test_loops_over_lists_and_tuples_of_functions():
+    """A list of functions read as a value (a global, an argument) was typed as 'a function'
+    and its calls refused, as was a generator over a default tuple of functions: each is
+    unrolled with its items known (the list's items are in the type key, so changing one builds
+    again). By hand: d sum tanh(x)^2 = 2 tanh (1 - tanh^2); d (sin + cos) = cos - sin;
+    d sum exp(x)^2 = 2 exp(2x)."""
+    x = np.array([0.1, 0.8])
+    t = np.tanh(x)
+    got = srcad.grad(through_a_global_list_of_functions)(x)
+    np.testing.assert_allclose(got, 2 * t * (1 - t * t), rtol=1e-13)
+    np.testing.assert_allclose(srcad.grad(through_default_functions)(x), np.cos(x) - np.sin(x), rtol=1e-13)
+    np.testing.assert_allclose(srcad.grad(through_functions_given)(x, [np.exp, _square]), 2 * np.exp(2 * x),
+                               rtol=1e-13)
+    g = srcad.grad(through_a_global_list_of_functions)
+    g(x)
+    try:
+        ACTIVATIONS[0] = np.sin  # (by hand: 2 sin cos)
+        np.testing.assert_allclose(g(x), 2 * np.sin(x) * np.cos(x), rtol=1e-13)
+    finally:
+        ACTIVATIONS[0] = np.tanh

@@ -79,9 +79,12 @@ OBJECT_DEPTH = 4
 
 def _joins_lossily(elt: Type, items: tuple) -> bool:
     """Does the element type of a list given to the function lose what its items are (objects
-    of several classes; arrays of several shapes, `[W, b]`), so that it keeps them (List.items)?"""
+    of several classes; arrays of several shapes, `[W, b]`; functions), so that it keeps them
+    (List.items)?"""
     if isinstance(elt, Object):
         return elt.cls is None and bool(elt.options)
+    if isinstance(elt, Opaque) and elt.what == "function":  # (functions: `acts = [np.tanh, sq]`)
+        return 1 < len(items) <= 32 and all(isinstance(i, Fn) for i in items)
     return isinstance(elt, Array) and elt.shape is None and 1 < len(items) <= 32 and all(
         isinstance(i, Array) and i.shape is not None for i in items)
 

@@ -110,15 +110,16 @@ class UnrollOps:
 
 def _mixed(t: T.Type) -> bool:
     """Is t a tuple whose items' types join into one that loses what they are (a value of
-    unknown type, objects of several classes), or a list typed item by item (layers of several
-    classes)?"""
+    unknown type, objects of several classes, functions), or a list typed item by item (layers
+    of several classes, functions)?"""
     if isinstance(t, T.List) and t.items is not None:
         return True
     if isinstance(t, T.Tuple) and len(set(t.elts)) > 1:
         joined = T.BOTTOM
         for e in t.elts:
             joined = T.join(joined, e)
-        return isinstance(joined, (T.Unknown, T.Object, T.Function))
+        return isinstance(joined, (T.Unknown, T.Object, T.Function)) or (
+            isinstance(joined, T.Opaque) and joined.what == "function")  # (functions: `for f in fs`)
     return False
 
 
