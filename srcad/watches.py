@@ -24,6 +24,8 @@ def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
     inlined = tuple(g for f in more for g in lowered(f).functions)
     functions = dict.fromkeys(depended_functions(fn, statics) + inlined)
     for g in functions:
+        if (getattr(g, "__module__", None) or "").startswith("srcad."):
+            continue  # (srcad's own source rules, scipy.stats' logpdf: its globals do not change)
         ns = getattr(g, "__globals__", {})
         for name in sorted(code_names(g.__code__)):
             value = ns.get(name)
