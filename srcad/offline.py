@@ -23,6 +23,7 @@ import gast
 import numpy as np
 
 from . import arity, pipeline
+from .analysis import reads
 from .codegen.standalone import module_text, stale_sources
 from .errors import CodegenError
 from .frontend.source import parse_function
@@ -171,7 +172,30 @@ def build(fn, mode: str, argnums: tuple[int, ...] | None, arg_types, trace=None,
         spec = Spec("jvp", tuple(nums), True, False, target=target)
     else:
         raise CodegenError(f"unknown mode {mode!r} (use reverse or forward)")
+    if target == "numba":
+        _check_numba_reads(fn)
     return pipeline.build(fn, spec, arg_types, {}, trace)
+
+
+def _check_numba_reads(fn) -> None:
+    """A global or closure array the function reads has no type the numba target can compile
+    for when the module is written (the module reads it when it runs, whatever it is then):
+    refused, where the module's first call would fail inside numba."""
+    for entry in pipeline.reads_of(fn):
+        value = reads.reader(entry)()
+        if any(isinstance(v, np.ndarray) for v in _leaves(value)):
+            name = entry[2] or "a closure variable"
+            raise CodegenError(f"{fn.__name__} reads {name!r}, an array from outside the function, which the "
+                               "numba target cannot type when it writes the module: pass it as an argument "
+                               "(with its type in --types), or write the python target")
+
+
+def _leaves(value):
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    return [value]
 
 
 def _check_argnum_types(fn, arg_types: tuple, argnums) -> None:

@@ -494,3 +494,18 @@ def test_a_numba_transform_is_not_transformed_again():
     with pytest.raises(srcad.TypeSupportError, match="target='numba'"):
         srcad.grad(lambda x: g(x) * 2.0)(4.0)
     assert srcad.grad(srcad.grad(root), target="numba")(4.0) == pytest.approx(-0.25 * 4.0 ** -1.5, rel=1e-12)
+
+
+def test_cli_refuses_a_global_array_for_the_numba_target(tmp_path):
+    """The module read a global array whose type the numba target could not know when writing
+    it: the first call failed inside numba (the adversarial pass). Refused when writing."""
+    (tmp_path / "weights.py").write_text("import numpy as np\nW = np.array([1.0, 2.0, 3.0])\n\n\n"
+                                         "def f(w):\n    return np.sum(w * W)\n")
+    from srcad.cli import main
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        code = main(["codegen", "weights.py:f", "--types", "float[3]", "--target", "numba", "-o", "out.py"])
+    finally:
+        os.chdir(cwd)
+    assert code != 0 and not (tmp_path / "out.py").exists()
