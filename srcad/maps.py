@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from . import arity
+from .analysis.reads import reader
 from .api import as_python_function, grad, jvp
 from .codegen.compile import add_source_notes
 from .dispatch import Transformed, _quick_kind, _signature_of
@@ -39,7 +40,7 @@ from .ir import types as T
 from .ir.kinds import array_library, user_class
 from .ir.values import of_value
 from .pickling import pickles_as_call
-from .pipeline import Spec
+from .pipeline import Spec, reads_of
 from .tracebacks import api_boundary
 from .transforms.vmapping import NotVectorizable
 from .trees import flatten, snapshot, unflatten
@@ -284,11 +285,18 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     primals = tuple(snapshot(p) for p in primals)  # (f_jvp computes from them later)
     zero = tuple(None for _ in primals)
     out, _ = jvp(fun, primals, zero)
+    read_then = _reads_now(fun)
 
     @api_boundary
     def f_jvp(*tangents):
         if len(tangents) != len(primals):
             raise ArgumentError(f"f_jvp takes {len(primals)} tangent(s), one per primal, got {len(tangents)}")
+        for entry, read, value in read_then:  # (f_jvp is the derivative at the point of linearize)
+            if read() is not value:
+                what = entry[2] or "a closure variable"
+                raise ArgumentError(f"f_jvp: {getattr(fun, '__name__', 'f')} reads {what!r}, rebound since "
+                                    "srcad.linearize, so the point it linearized at is gone: call "
+                                    "srcad.linearize again")
         return jvp(fun, primals, tangents)[1]
 
     f_jvp.__name__ = f"jvp_{getattr(fun, '__name__', 'f')}"
@@ -296,6 +304,15 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
         f_jvp.__srcad_inline__ = functools.cache(
             lambda: linearized_form(as_python_function(arity.for_call(fun, 1)), primals[0], grad))
     return out, f_jvp
+
+
+def _reads_now(fun) -> tuple:
+    """(read, reader, value now) for each global, closure variable and attribute fun reads."""
+    try:
+        entries = reads_of(as_python_function(fun))
+    except SrcadError:
+        return ()
+    return tuple((e, read, read()) for e in entries for read in (reader(e),))
 
 
 vmap.__srcad_maker__ = True  # (built inside a differentiated function, as api.grad)

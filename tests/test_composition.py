@@ -164,6 +164,29 @@ def test_linearize():
         f_jvp(V, V)
 
 
+SCALES = np.array([1.0, 2.0])
+
+
+def scaled_square(x):
+    return SCALES * x ** 2
+
+
+def test_f_jvp_of_linearize_refuses_a_global_rebound_since():
+    """f_jvp ran the jvp again with the global as it was then, the derivative at another
+    function than the one linearized (vjp_fn keeps the values of the point): an error now.
+    By hand: J = diag(2 C x)."""
+    global SCALES
+    x = np.array([1.0, 1.0])
+    out, f_jvp = srcad.linearize(scaled_square, x)
+    np.testing.assert_array_equal(f_jvp(np.ones(2)), [2.0, 4.0])
+    try:
+        SCALES = np.array([10.0, 10.0])
+        with pytest.raises(srcad.ArgumentError, match="rebound since srcad.linearize"):
+            f_jvp(np.ones(2))
+    finally:
+        SCALES = np.array([1.0, 2.0])
+
+
 def test_source_of_every_transformation():
     assert "def jacfwd_g" in srcad.source(srcad.jacfwd(g), X)
     assert "def vjp_bwd_g" in srcad.source(srcad.jacrev(g), X)
