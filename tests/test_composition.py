@@ -488,3 +488,22 @@ def test_the_cotangent_of_a_number_made_an_array_is_a_number():
                 srcad.vjp(through_an_array_of_a_cotangent, x, y)[1](1.0)):
         np.testing.assert_allclose(got[0], np.full((1, 3), 1.125), rtol=1e-12)
         np.testing.assert_array_equal(got[1], np.zeros((3, 1)))
+
+
+def power(p):
+    a, k = p
+    return a ** k
+
+
+def power_slope(x):
+    return srcad.grad(power)((x, 3.0))[0]
+
+
+def test_an_unused_inner_derivative_that_is_nan_stays_out():
+    """d(a^k)/dk = a^k log a is NaN at a < 0; the outer derivative uses only d/da, but its
+    adjoint multiplied the zero cotangent of the unused entry by log a: 0 * NaN = NaN. A
+    cotangent entry nothing was added to is a known zero now, and its adjoint is not computed
+    (JAX's symbolic zeros give the same). By hand: d/dx (3 x^2) = 6 x."""
+    for x in (-0.5, 0.7):
+        assert srcad.grad(power_slope)(x) == pytest.approx(6.0 * x, rel=1e-12)
+        assert srcad.jacfwd(power_slope)(x) == pytest.approx(6.0 * x, rel=1e-12)

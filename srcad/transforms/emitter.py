@@ -36,6 +36,8 @@ class Emitter:
     def __init__(self, builder: Builder):
         self.b = builder
         self.branch_depth = 0  # > 0 while lowering a run-time branch of a template
+        self.written: dict = {}  # a small float vector of zeros -> the entries added into it so far
+        self.items: dict = {}  # a tuple srcad.tuple made -> its items
 
     def apply(self, prim: str, args, kw=(), loc: Loc | None = None, hint: str = "", nouts: int = 1):
         rule = registry.lookup(prim)
@@ -49,8 +51,50 @@ class Emitter:
         if prim == "numpy.where" and loc is not None and loc.adjoint and isinstance(args[0], Const) \
                 and args[0].value is True and len(args) == 3:
             return args[1]  # (a cotangent kept whole; np.where would make a list of arrays an array)
+        zero = self._zero_entry(prim, args, kw)
+        if zero is not None:
+            return zero
         types = out_types(rule, args, kw, nouts)
-        return self.b.apply(prim, args, kw, loc, hint, types)
+        out = self.b.apply(prim, args, kw, loc, hint, types)
+        if prim == "srcad.tuple" and isinstance(out, Var) and 0 < len(args) <= 64 and not kw:
+            self.items[out] = args
+        self._track_entries(prim, args, kw, out)
+        return out
+
+    def _zero_entry(self, prim: str, args, kw):
+        """0.0 for an entry, at a constant index, of a vector of zeros that nothing was added to
+        there (the cotangent of a tuple whose other items are used: `grad(h)((x, k))[0]`): a
+        zero a transform knows, so its adjoint is not computed (0 * NaN would be NaN)."""
+        if prim != "operator.getitem" or kw or len(args) != 2 or args[0] not in self.written:
+            return None
+        n, added = self.written[args[0]]
+        i = args[1].value if isinstance(args[1], Const) and type(args[1].value) is int else None
+        return Const(0.0) if i is not None and -n <= i < n and i % n not in added else None
+
+    def _track_entries(self, prim: str, args, kw, out) -> None:
+        """Record the vectors of zeros (numpy.zeros((n,)), float) and the constant entries
+        srcad.scatter_add adds into them (for _zero_entry)."""
+        plain = all(isinstance(v, Const) and v.value is None for _, v in kw)  # (dtype=None)
+        if not isinstance(out, Var) or not plain:
+            return
+        if prim == "numpy.asarray" and len(args) == 1 and (args[0] in self.items or args[0] in self.written):
+            items = self.items.get(args[0], ())  # (np.asarray((x_dot, 0.0)): a tangent of floats)
+            if args[0] in self.written:
+                self.written[out] = self.written[args[0]]
+            elif all(isinstance(atom_type(a), T.Float) for a in items):
+                nonzero = frozenset(i for i, a in enumerate(items) if not known_zero(a))
+                self.written[out] = (len(items), nonzero)
+            return
+        t = atom_type(out)
+        if not (isinstance(t, T.Array) and t.kind == "f" and t.ndim == 1):
+            return
+        if prim == "numpy.zeros" and len(args) == 1 and isinstance(args[0], Const) and \
+                args[0].value == (t.shape[0],) and type(t.shape[0]) is int and t.shape[0] <= 64:
+            self.written[out] = (t.shape[0], frozenset())
+        elif prim == "srcad.scatter_add" and len(args) == 3 and args[0] in self.written and \
+                isinstance(args[1], Const) and type(args[1].value) is int:
+            n, added = self.written[args[0]]
+            self.written[out] = (n, added | {args[1].value % n})
 
     def instantiate(self, tpl: Template, bindings: dict, loc: Loc | None, hint: str = "") -> Atom:
         """Lower a template expression with its names bound to atoms (or thunks)."""
@@ -76,6 +120,12 @@ class Emitter:
         if isinstance(t, (T.List, T.Tuple, T.Dict, T.Unknown, T.Object)):
             return self.apply("srcad.add", (a, b), (), loc, hint)
         return self.apply("operator.add", (a, b), (), loc, hint)
+
+
+def known_zero(c) -> bool:
+    """A cotangent (or tangent) that is the literal 0.0 while transforming (Emitter._zero_entry):
+    the output does not depend on this value along this path, so it contributes nothing."""
+    return isinstance(c, Const) and type(c.value) is float and c.value == 0.0
 
 
 def _const_zero(value):

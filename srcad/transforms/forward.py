@@ -27,7 +27,7 @@ from ..ir.builder import Builder
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var
 from ..rules import registry
 from .activity import Activity
-from .emitter import Emitter
+from .emitter import Emitter, known_zero
 from .naming import tangent
 from .operands import operand_params
 from .policy import jvp_templates
@@ -54,7 +54,8 @@ class Forward:
         return self.val.get(a, a) if isinstance(a, Var) else a
 
     def t(self, a: Atom) -> Atom | None:
-        return self.tan.get(a) if isinstance(a, Var) and self.act.active(a) else None
+        got = self.tan.get(a) if isinstance(a, Var) and self.act.active(a) else None
+        return None if known_zero(got) else got  # (a tangent known to be 0.0: none, no 0 * NaN)
 
     def t_or_zero(self, a: Atom, loc=None) -> Atom:
         t = self.t(a)

@@ -13,7 +13,7 @@ from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, Ext, Var, atom_type
 from ..rules import registry
 from ..rules.record import TEMPLATE_GLOBALS
-from .emitter import aloc
+from .emitter import aloc, known_zero
 from .naming import cotangent
 from .operands import operand_params
 from .policy import holds_complex as touches_complex_type
@@ -151,6 +151,7 @@ class ApplyAdjoints:
 
     def bwd_apply(self, op: Apply) -> None:
         cts = [self.take_ct(o) if self.act.active(o) else None for o in op.outs]
+        cts = [None if known_zero(c) else c for c in cts]  # (no adjoint: 0 * inf would be NaN)
         if all(c is None for c in cts):
             return
         rule = registry.lookup(op.prim)
