@@ -507,3 +507,24 @@ def test_an_unused_inner_derivative_that_is_nan_stays_out():
     for x in (-0.5, 0.7):
         assert srcad.grad(power_slope)(x) == pytest.approx(6.0 * x, rel=1e-12)
         assert srcad.jacfwd(power_slope)(x) == pytest.approx(6.0 * x, rel=1e-12)
+
+
+def halved_thrice(a, b):
+    for _ in range(3):
+        b = 0.5 * b - a
+    return b + a
+
+
+def tangent_of_an_item(x, z):
+    return srcad.jvp(halved_thrice, (0.3, 0.4), (0.0, z[1][0, 0]))[1]
+
+
+def test_a_cotangent_typed_as_a_number_is_not_a_shared_array():
+    """_unbroadcast of a 0-d array to a number's shape returned the array itself, typed as a
+    float: the adjoint's `_t += ...` then changed the other cotangent in place, and the value
+    and gradient came back 0 (fuzz 14500:973). By hand: the tangent is 0.125 z[1][0, 0]."""
+    z = [np.array(-1.3951), np.array([[-0.3744, -1.2805]]), 0.0739]
+    value, grads = srcad.value_and_grad(tangent_of_an_item, argnums=(0, 1))(0.5, z)
+    assert value == pytest.approx(0.125 * -0.3744, rel=1e-12)
+    np.testing.assert_allclose(grads[1][1], [[0.125, 0.0]], rtol=1e-12)
+    assert grads[0] == 0.0 and grads[1][0] == 0.0 and grads[1][2] == 0.0
