@@ -215,8 +215,8 @@ class ApplyAdjoints:
         the rule's (a real value promoted to complex gets back the real part, docs/subset.md).
         Taken whatever type the cotangent has (a helper's type may not say it is complex);
         the policy makes sure the operand's type says whether it is real (transforms/policy.py)."""
-        if touches_complex(op) and not _complex_value(a):
-            return self.em.apply("numpy.real", (c,), (), aloc(op.loc))
+        if (touches_complex(op) or T.is_complex(atom_type(c))) and not _complex_value(a):
+            return self.em.apply("numpy.real", (c,), (), aloc(op.loc))  # (irfft of a real array too)
         return c
 
     def bwd_custom(self, op: Apply, g: Atom, pairs) -> None:
