@@ -396,3 +396,21 @@ def test_a_fourth_derivative_of_prod_is_refused():
     of four elements is 1)."""
     with pytest.raises(srcad.NoRuleError, match="prod_third"):
         srcad.jacfwd(srcad.jacfwd(srcad.hessian(prod_all)))(np.array([1.5, 2.0, 3.0, -0.5]))
+
+
+def _xlogy(x, y):
+    return scipy.special.xlogy(x, y)
+
+
+def _xlog1py(x, y):
+    return scipy.special.xlog1py(x, y)
+
+
+def test_xlogy_cross_derivative_at_x_zero():
+    """d/dy xlogy = x / y was set to 0 where x == 0, which took the cross derivative
+    d2/dx dy = 1 / y away there (an asymmetric Hessian; adversarial pass). By hand."""
+    for fn, dy in ((_xlogy, 1.0 / 0.5), (_xlog1py, 1.0 / 1.5)):
+        hess = srcad.hessian(fn, argnums=(0, 1))(0.0, 0.5)
+        assert hess[0][1] == pytest.approx(dy, rel=1e-14) and hess[1][0] == pytest.approx(dy, rel=1e-14)
+        assert hess[0][0] == 0.0 and hess[1][1] == 0.0
+    assert srcad.grad(_xlogy, argnums=1)(0.0, 0.0) == 0.0  # (its value is 0 there: so is d/dy)

@@ -4,11 +4,12 @@ Templates name the module `special` (the rule's namespace); generated code calls
 scipy.special.<name>. Derivatives use scipy.special functions that have rules themselves,
 so they can be differentiated again (digamma -> polygamma(1) -> polygamma(2) ...).
 
-Choices: xlogy(x, y) and xlog1py(x, y) give d/dy = 0 where x == 0 (matching their value
-0 there, also at y == 0); logsumexp's weights b are differentiable, and return_sign=True
-gives (log |sum|, sign) (rules/scipy_special_impl.py); the parameters not listed are rejected
-rather than ignored. gammainc, gammaincc and betainc
-and stdtr (in df) have rules in x only: differentiating them in a or b raises NoRuleError (never a silent
+Choices: xlogy(x, y) and xlog1py(x, y) give d/dy = 0 where x == 0 and y == 0 (their value is
+0 there; elsewhere x / y, whose derivative in x is 1 / y also at x == 0); logsumexp's
+weights b are differentiable, and return_sign=True gives (log |sum|, sign)
+(rules/scipy_special_impl.py); the parameters not listed are rejected rather than ignored.
+gammainc, gammaincc and betainc and stdtr (in df) have rules in x only: differentiating them
+in a or b raises NoRuleError (never a silent
 zero); polygamma's order n is an integer, and differentiating it is an error too.
 
 Bessel functions (jv, yv, iv, kv, their scaled forms and the integer-order ones) are
@@ -90,8 +91,10 @@ if special is not None:
     }.items():
         unary(_name, _d)
     binary("polygamma", None, "special.polygamma(n + 1, x)", params="n, x", diff=("n", "x"))  # n: an int
-    binary("xlogy", "np.log(y)", "np.where(x == 0.0, 0.0, x / np.where(x == 0.0, 1.0, y))")
-    binary("xlog1py", "np.log1p(y)", "np.where(x == 0.0, 0.0, x / np.where(x == 0.0, 1.0, 1.0 + y))")
+    # (x / y, 0 at x == y == 0 without the where on x itself, which would take the cross
+    # derivative d2/dx dy = 1 / y away at x == 0)
+    binary("xlogy", "np.log(y)", "x / np.where((x == 0.0) & (y == 0.0), 1.0, y)")
+    binary("xlog1py", "np.log1p(y)", "x / np.where((x == 0.0) & (y == -1.0), 1.0, 1.0 + y)")
     binary("rel_entr", "np.log(x / y) + 1.0", "-x / y")
     binary("kl_div", "np.log(x / y)", "1.0 - x / y")
     binary("beta", "ans * (special.digamma(a) - special.digamma(a + b))",
