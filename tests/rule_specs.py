@@ -125,6 +125,9 @@ INTERNAL = {
     "srcad.add_at": "np.add.at statements: corpus loops.assemble_with_add_at and test_errors",
     "srcad.global": "globals: test_api.test_globals_are_read_at_call_time",
     "srcad.scalar_output": "grad's output checked at run time: test_gate (outputs of unknown rank)",
+    "srcad.sinc_curvature": "np.sinc's second derivative: test_rule_regressions (sinc at 0) and the "
+                            "second-order check of srcad.sinc_slope's row",
+    "srcad.sinc_third": "np.sinc's third derivative: the second-order check of srcad.sinc_slope's row",
     "srcad.own_argument": "an argument written into, copied on entry: test_safety (writes into arguments)",
     "srcad.known": "values of unknown type checked at run time: test_gate (results of opaque calls)",
     "srcad.check_type": "SRCAD_DEBUG=types: test_typecheck",
@@ -365,6 +368,8 @@ helper("srcad.cumprod_tangent", "rt.cumprod_tangent(x, y)", x=normal(2, 2), y=un
 helper("srcad.cumprod_adjoint", "rt.cumprod_adjoint(x, y, 0)", x=normal(3, 2), y=uniform(0.5, 1.5, 3, 2))
 helper("srcad.cumprod_adjoint", "rt.cumprod_adjoint(x, y)", x=normal(4), y=uniform(0.5, 1.5, 2, 2),
        note="axis=None: flattened")
+helper("srcad.sinc_slope", "rt.sinc_slope(x)", x=uniform(0.2, 2.0, 3))
+helper("srcad.sinc_slope", "rt.sinc_slope(x) * x", x=uniform(-1.5, -0.2), note="a float")
 helper("srcad.log_or_zero", "rt.log_or_zero(x)", x=uniform(0.5, 2.0, 3))
 helper("srcad.log_or_zero", "rt.log_or_zero(x) * x", x=uniform(0.5, 2.0), note="a float")
 helper("srcad.cross2_adjoint", "rt.cross2_adjoint(x, y, 1)", x=normal(3), y=normal(3, 2))

@@ -414,3 +414,20 @@ def test_xlogy_cross_derivative_at_x_zero():
         assert hess[0][1] == pytest.approx(dy, rel=1e-14) and hess[1][0] == pytest.approx(dy, rel=1e-14)
         assert hess[0][0] == 0.0 and hess[1][1] == 0.0
     assert srcad.grad(_xlogy, argnums=1)(0.0, 0.0) == 0.0  # (its value is 0 there: so is d/dy)
+
+
+def _sinc(x):
+    return np.sinc(x)
+
+
+def test_sinc_second_derivative_at_zero():
+    """d sinc/dx was np.where(x == 0, 0, ...): its derivative at 0 was 0 (adversarial pass).
+    By hand: sinc(x) = 1 - (pi x)^2 / 6 + ..., so the second derivative at 0 is -pi^2 / 3
+    and the third 0 (sinc is even); a fourth derivative is refused."""
+    assert srcad.grad(srcad.grad(_sinc))(0.0) == pytest.approx(-np.pi ** 2 / 3, rel=1e-15)
+    x = 0.7  # by hand away from 0: sinc'' = -pi^2 sinc - 2 sinc' / x, sinc' = (cos(pi x) - sinc) / x
+    slope = (np.cos(np.pi * x) - np.sinc(x)) / x
+    assert srcad.hessian(_sinc)(x) == pytest.approx(-np.pi ** 2 * np.sinc(x) - 2 * slope / x, rel=1e-12)
+    assert srcad.grad(srcad.grad(srcad.grad(_sinc)))(0.0) == 0.0
+    with pytest.raises(srcad.NoRuleError, match="sinc_third"):
+        srcad.grad(srcad.grad(srcad.grad(srcad.grad(_sinc))))(0.3)

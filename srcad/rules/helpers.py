@@ -142,6 +142,13 @@ defrule("srcad.prod_hvp", "v, a, axis=None", out=ty.floating("a"), fn=rt.prod_hv
 defrule("srcad.prod_third", "v, w, a, axis=None", out=ty.floating("a"), fn=rt.prod_third,
         multilinear=("v", "w"), refuses=("a",),
         vjp={"v": "srcad.prod_third(g, w, a, axis)", "w": "srcad.prod_third(v, g, a, axis)"})
+# np.sinc's first, second and third derivatives, exact at 0 (where the quotients are limits);
+# a fourth derivative is refused
+defrule("srcad.sinc_slope", "x", jvp="t * srcad.sinc_curvature(x)", vjp="g * srcad.sinc_curvature(x)",
+        out=ty.floating("x"), fn=rt.sinc_slope)
+defrule("srcad.sinc_curvature", "x", jvp="t * srcad.sinc_third(x)", vjp="g * srcad.sinc_third(x)",
+        out=ty.floating("x"), fn=rt.sinc_curvature)
+defrule("srcad.sinc_third", "x", out=ty.floating("x"), fn=rt.sinc_third, refuses=("x",))
 # log_or_zero: log(x) with 0 at x == 0; its derivative is 1 / x (infinite at 0)
 defrule("srcad.log_or_zero", "x", jvp="t / x", vjp="g / x", out=ty.floating("x"), fn=rt.log_or_zero)
 # cross2_adjoint(c, o, which) = (1 - 2 which) [c o1, -c o0]: bilinear in c and o

@@ -70,7 +70,7 @@ _UNARY = {
     "fabs": "np.sign(x)",
     "deg2rad": "0.017453292519943295",
     "rad2deg": "57.29577951308232",
-    "sinc": "np.where(x == 0.0, 0.0, (np.cos(np.pi * x) - ans) / np.where(x == 0.0, 1.0, x))",
+    "sinc": "srcad.sinc_slope(x)",
 }
 #: the functions above that are holomorphic with the same derivative for complex arguments
 #: (principal branches): for a complex operand the adjoint multiplies by its conjugate

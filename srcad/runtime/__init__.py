@@ -56,7 +56,16 @@ from .containers import (
 from .contractions import einsum
 from .convolution import conv_crop, conv_embed
 from .cotangents import add, copy_value, stop_gradient, zeros_like
-from .elementwise import clip_mask, log_or_zero, not_a_count, select_choices_adjoint, select_rest
+from .elementwise import (
+    clip_mask,
+    log_or_zero,
+    not_a_count,
+    select_choices_adjoint,
+    select_rest,
+    sinc_curvature,
+    sinc_slope,
+    sinc_third,
+)
 from .factorizations import band_matvec, band_outer, band_transpose, lu_rows, qr_operand
 from .fft import fft_axes, fft_sizes, irfft_weights, resize_axes
 from .indexing import (
@@ -164,7 +173,8 @@ __all__ = ["T", "check_leaf", "check_type", "structure_of", "own_argument",
            "iter_adjoint", "iter_items", "join_like", "known", "kron_adjoint", "list_append", "list_extend",
            "list_insert", "list_permute", "list_pop", "list_pop_at", "list_unextend", "list_unpermute",
            "list_repeat", "list_unrepeat",
-           "log_or_zero", "not_a_count", "lu_rows", "max_of", "min_of", "outer_axes", "pad_adjoint",
+           "log_or_zero", "sinc_slope", "sinc_curvature", "sinc_third", "not_a_count", "lu_rows",
+           "max_of", "min_of", "outer_axes", "pad_adjoint",
            "partition_order", "polyval_adjoint", "prod_hvp", "prod_third", "prod_partials",
            "quantile_adjoint",
            "quantile_tangent", "qr_operand", "reduceat_adjoint", "reduceat_tangent", "require_scalar",

@@ -9,7 +9,8 @@ import numpy as np
 
 from .broadcasting import unbroadcast
 
-__all__ = ["log_or_zero", "clip_mask", "not_a_count", "select_rest", "select_choices_adjoint"]
+__all__ = ["log_or_zero", "sinc_slope", "sinc_curvature", "sinc_third", "clip_mask", "not_a_count",
+           "select_rest", "select_choices_adjoint"]
 
 
 def log_or_zero(x):
@@ -18,6 +19,33 @@ def log_or_zero(x):
     if isinstance(x, np.ndarray) or hasattr(x, "__array_function__"):  # (dask, CuPy arrays too)
         return np.log(np.where(x == 0.0, 1.0, x))
     return float(np.log(x)) if x != 0.0 else 0.0
+
+
+def sinc_slope(x):
+    """d sinc(x)/dx = (cos(pi x) - sinc(x)) / x, and its limit 0 at x = 0."""
+    x = np.asarray(x, dtype=float)
+    nonzero = np.where(x == 0.0, 1.0, x)
+    out = np.where(x == 0.0, 0.0, (np.cos(np.pi * x) - np.sinc(x)) / nonzero)
+    return float(out) if out.ndim == 0 else out
+
+
+def sinc_curvature(x):
+    """d2 sinc(x)/dx2 = -pi^2 sinc(x) - 2 sinc'(x) / x (sinc solves x y'' + 2 y' + pi^2 x y = 0),
+    and its limit -pi^2 / 3 at x = 0."""
+    x = np.asarray(x, dtype=float)
+    nonzero = np.where(x == 0.0, 1.0, x)
+    out = np.where(x == 0.0, -np.pi ** 2 / 3.0, -np.pi ** 2 * np.sinc(x) - 2.0 * sinc_slope(x) / nonzero)
+    return float(out) if out.ndim == 0 else out
+
+
+def sinc_third(x):
+    """d3 sinc(x)/dx3 = -(3 sinc'' + pi^2 x sinc' + pi^2 sinc) / x (the ODE differentiated),
+    and its limit 0 at x = 0 (sinc is even)."""
+    x = np.asarray(x, dtype=float)
+    nonzero = np.where(x == 0.0, 1.0, x)
+    rest = 3.0 * sinc_curvature(x) + np.pi ** 2 * (x * sinc_slope(x) + np.sinc(x))
+    out = np.where(x == 0.0, 0.0, -rest / nonzero)
+    return float(out) if out.ndim == 0 else out
 
 
 def not_a_count(k):
