@@ -214,3 +214,12 @@ def test_nested_transforms_are_generated_and_checked_by_an_independent_oracle(tm
     np.testing.assert_allclose(ct[1], np.sin(x) @ x, rtol=1e-8)
     with pytest.raises(inner.Unreliable):
         inner.grad(lambda a: abs(a - 0.003))(0.0)  # (a kink within the steps)
+
+
+@pytest.mark.parametrize("seed, features", [("20700:130", "nested_transform=20")])
+def test_fuzzed_programs_once_failing(seed, features, tmp_path):
+    """Programs of long campaigns that found a bug since fixed, checked as that campaign did:
+    20700:130, a dask refusal inside the code of a transform called inside (the Hessian of a
+    helper), named generated code, not the user's line (codegen/compile.user_location follows
+    the maps of generated code through to the user's file)."""
+    _passes(seed, Config().with_features(features), tmp_path)

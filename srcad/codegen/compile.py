@@ -45,8 +45,15 @@ def compile_function(rendered: Rendered, name: str):
 
 
 def user_location(filename: str, line: int):
-    """(user file, user line) that generated `line` of `filename` came from, or None."""
+    """(user file, user line) that generated `line` of `filename` came from, or None; through
+    generated code that came from generated code (a transform's code inlined into another's)
+    to the user's file where the maps lead there."""
     got = SOURCE_MAPS.get(filename, {}).get(line)
+    for _ in range(8):
+        further = SOURCE_MAPS.get(got[0], {}).get(got[1]) if got is not None else None
+        if further is None:
+            break
+        got = further
     return tuple(got[:2]) if got is not None else None
 
 
