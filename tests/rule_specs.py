@@ -368,6 +368,7 @@ helper("srcad.cumprod_tangent", "rt.cumprod_tangent(x, y)", x=normal(2, 2), y=un
 helper("srcad.cumprod_adjoint", "rt.cumprod_adjoint(x, y, 0)", x=normal(3, 2), y=uniform(0.5, 1.5, 3, 2))
 helper("srcad.cumprod_adjoint", "rt.cumprod_adjoint(x, y)", x=normal(4), y=uniform(0.5, 1.5, 2, 2),
        note="axis=None: flattened")
+helper("srcad.qr_square_r", "rt.qr_square_r(x) * x", x=normal(3, 3))
 helper("srcad.sinc_slope", "rt.sinc_slope(x)", x=uniform(0.2, 2.0, 3))
 helper("srcad.sinc_slope", "rt.sinc_slope(x) * x", x=uniform(-1.5, -0.2), note="a float")
 helper("srcad.log_or_zero", "rt.log_or_zero(x)", x=uniform(0.5, 2.0, 3))

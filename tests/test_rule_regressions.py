@@ -431,3 +431,20 @@ def test_sinc_second_derivative_at_zero():
     assert srcad.grad(srcad.grad(srcad.grad(_sinc)))(0.0) == 0.0
     with pytest.raises(srcad.NoRuleError, match="sinc_third"):
         srcad.grad(srcad.grad(srcad.grad(srcad.grad(_sinc))))(0.3)
+
+
+def _q_sum(x):
+    return np.sum(np.linalg.qr(x)[0])
+
+
+def test_qr_of_a_wide_matrix_is_refused_not_a_numpy_error():
+    """R of a wide matrix is not square: NumPy's solve raised LinAlgError inside generated code
+    (adversarial pass); a NoRuleError naming np.linalg.qr now, in both modes. A tall one is
+    differentiated (against finite differences)."""
+    wide = np.random.default_rng(0).standard_normal((3, 5))
+    with pytest.raises(srcad.NoRuleError, match="wide matrix"):
+        srcad.grad(_q_sum)(wide)
+    with pytest.raises(srcad.NoRuleError, match="wide matrix"):
+        srcad.jvp(_q_sum, (wide,), (wide,))
+    tall = np.random.default_rng(1).standard_normal((5, 3))
+    np.testing.assert_allclose(srcad.grad(_q_sum)(tall), fd_grad(_q_sum, (tall,)), rtol=1e-6, atol=1e-8)

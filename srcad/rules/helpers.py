@@ -142,6 +142,9 @@ defrule("srcad.prod_hvp", "v, a, axis=None", out=ty.floating("a"), fn=rt.prod_hv
 defrule("srcad.prod_third", "v, w, a, axis=None", out=ty.floating("a"), fn=rt.prod_third,
         multilinear=("v", "w"), refuses=("a",),
         vjp={"v": "srcad.prod_third(g, w, a, axis)", "w": "srcad.prod_third(v, g, a, axis)"})
+# np.linalg.qr's R where its derivative exists (square: a tall or square a; a wide a is refused)
+defrule("srcad.qr_square_r", "r", jvp="t", vjp="g", out=ty.same("r"), fn=rt.qr_square_r, fresh=False,
+        linear=("r",))
 # np.sinc's first, second and third derivatives, exact at 0 (where the quotients are limits);
 # a fourth derivative is refused
 defrule("srcad.sinc_slope", "x", jvp="t * srcad.sinc_curvature(x)", vjp="g * srcad.sinc_curvature(x)",

@@ -92,13 +92,14 @@ defrule("numpy.linalg.cholesky", "a, upper=False", let={"S": _CHOL_S},
         out=SAME, shape=shn.same("a"))
 
 # qr (reduced, m >= n): X = Q^T da R^-1, omega = its strictly lower part made skew
-_QR_B = f"{TT}(np.linalg.solve({TT}(ans1), {TT}(t_a)))"
+_QR_R = "srcad.qr_square_r(ans1)"  # (R square: a wide a's derivative is refused)
+_QR_B = f"{TT}(np.linalg.solve({TT}({_QR_R}), {TT}(t_a)))"
 _QR_X = f"({TT}(ans0) @ {_QR_B})"
 _QR_OM = f"(np.tril({_QR_X}, -1) - {TT}(np.tril({_QR_X}, -1)))"
 defrule("numpy.linalg.qr", "a", nouts=2,
         let={"M": f"ans1 @ {TT}(g1) - {TT}(g0) @ ans0"},
         jvp_all=f"(ans0 @ {_QR_OM} + {_QR_B} - ans0 @ {_QR_X}, ({_QR_X} - {_QR_OM}) @ ans1)",
-        vjp={"a": f"{TT}(np.linalg.solve(ans1, {TT}(g0 + ans0 @ (np.tril(M) + {TT}(np.tril(M, -1))))))"},
+        vjp={"a": f"{TT}(np.linalg.solve({_QR_R}, {TT}(g0 + ans0 @ (np.tril(M) + {TT}(np.tril(M, -1))))))"},
         diff=("a",), out=lambda sig: (ty.rank("a")(sig), ty.rank("a")(sig)), raises="never")
 
 # pinv (Golub and Pereyra 1973), p = pinv(a), where the rank of a is locally constant

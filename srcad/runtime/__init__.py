@@ -66,7 +66,7 @@ from .elementwise import (
     sinc_slope,
     sinc_third,
 )
-from .factorizations import band_matvec, band_outer, band_transpose, lu_rows, qr_operand
+from .factorizations import band_matvec, band_outer, band_transpose, lu_rows, qr_operand, qr_square_r
 from .fft import fft_axes, fft_sizes, irfft_weights, resize_axes
 from .indexing import (
     scatter_add,
@@ -177,7 +177,8 @@ __all__ = ["T", "check_leaf", "check_type", "structure_of", "own_argument",
            "max_of", "min_of", "outer_axes", "pad_adjoint",
            "partition_order", "polyval_adjoint", "prod_hvp", "prod_third", "prod_partials",
            "quantile_adjoint",
-           "quantile_tangent", "qr_operand", "reduceat_adjoint", "reduceat_tangent", "require_scalar",
+           "quantile_tangent", "qr_operand", "qr_square_r", "reduceat_adjoint", "reduceat_tangent",
+           "require_scalar",
            "rolled_axis", "running_extreme_index", "scalar_output", "shape_error",
            "scatter_add", "scatter_add_lazily", "select_adjoint", "select_choices_adjoint", "select_rest",
            "select_tangent",

@@ -6,7 +6,9 @@ srcad/rules/scipy_linalg.py calls them (their rules are beside it)."""
 
 import numpy as np
 
-__all__ = ["lu_rows", "band_transpose", "band_matvec", "band_outer", "qr_operand"]
+from .checks import _error_at
+
+__all__ = ["lu_rows", "band_transpose", "band_matvec", "band_outer", "qr_operand", "qr_square_r"]
 
 
 def lu_rows(piv):
@@ -76,3 +78,14 @@ def qr_operand(a, mode="full"):
         raise ValueError("srcad: differentiating scipy.linalg.qr needs one square matrix, or a tall one "
                          "with mode='economic' (or 'r')")
     return a
+
+
+def qr_square_r(r):
+    """r, np.linalg.qr's R, where the derivative of the factorisation exists as srcad writes
+    it: R square (a tall or square a). A wide a's R is not: its derivative is refused (NumPy's
+    solve raised LinAlgError in generated code)."""
+    if np.shape(r)[-2] != np.shape(r)[-1]:
+        raise _error_at("NoRuleError", ValueError, "np.linalg.qr",
+                        "the derivative of the QR factorisation of a wide matrix (fewer rows than "
+                        "columns) is not implemented", "factor the transpose, or a square block of it")
+    return r
