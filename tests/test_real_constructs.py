@@ -431,3 +431,25 @@ def test_loops_over_lists_and_tuples_of_functions():
         np.testing.assert_allclose(g(x), 2 * np.sin(x) * np.cos(x), rtol=1e-13)
     finally:
         ACTIVATIONS[0] = np.tanh
+
+
+def _projected(out, weights):
+    if isinstance(out, (list, tuple)):
+        s = 0.0
+        for o, w in zip(out, weights):
+            s = s + np.sum(o * w)
+        return s
+    return np.sum(out * weights)
+
+
+def split_and_project(x, weights):
+    return _projected(np.split(x, 2), weights)
+
+
+def test_isinstance_of_a_tuple_of_classes_decides_the_branch_while_transforming():
+    """isinstance(out, (list, tuple)) was not decided from out's type (only a single class
+    was), so the branch not taken, `out * weights` of two lists, was refused. By hand: the
+    gradient is the weights, piece by piece."""
+    x, weights = np.arange(4.0), [np.ones(2), 2.0 * np.ones(2)]
+    np.testing.assert_array_equal(srcad.grad(split_and_project)(x, weights), [1.0, 1.0, 2.0, 2.0])
+    assert srcad.grad(_projected)(x, np.full(4, 3.0)).tolist() == [3.0] * 4  # (the other branch)

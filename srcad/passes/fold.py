@@ -84,6 +84,10 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
         known = _identical(args, types)
         if known is not None:
             return known if prim == "operator.is_" else not known
+    if prim == "builtins.isinstance" and len(args) == 2 and isinstance(args[1], Const) and \
+            type(args[1].value) is tuple:  # (a tuple of classes: any of them, when each is known)
+        each = [_fold_typed(prim, (args[0], Const(c))) for c in args[1].value]
+        return any(each) if all(type(v) is bool for v in each) else NotImplemented
     if prim == "builtins.isinstance" and len(args) == 2:
         cls = ext_object(args[1]) if ext_object(args[1]) is not None else _const(args[1])
         want = _CLASSES.get(cls) if isinstance(cls, type) else None
@@ -107,6 +111,15 @@ def _fold_typed(prim: str, args: tuple[Atom, ...]):
     if prim == "builtins.len" and isinstance(types[0], T.List) and types[0].items is not None:
         return len(types[0].items)
     return NotImplemented
+
+
+def isinstance_of_items(args, tuples_built: dict) -> Const | None:
+    """isinstance(x, (A, B)) with the tuple of classes built in the code (`tuples_built`: a
+    tuple's value -> its items), folded where the classes and x's type decide it, else None."""
+    items = tuples_built.get(args[1]) if len(args) == 2 else None
+    if items is None or not all(isinstance(a, Const) for a in items):
+        return None
+    return fold_apply("builtins.isinstance", (args[0], Const(tuple(a.value for a in items))))
 
 
 def _structure(t: T.Type) -> str:

@@ -28,7 +28,7 @@ from ..frontend.lower import lower_function
 from ..frontend.planned import generated_at
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Block, Const, Ext, For, Function, If, Var, While, atom_type, max_var_id
-from ..passes.fold import fold_apply
+from ..passes.fold import fold_apply, isinstance_of_items
 from ..rules import registry
 from . import typed_args
 from .calls import CallOps
@@ -256,7 +256,9 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
                 self.env[op.outs[0]] = Const(tuple(k for k, _ in d.items)) if isinstance(d, T.Dict) else seq
                 return pre
             # (a value of unknown type, maybe a dict: srcad.iter stays, as a run-time check)
-        known = _known_result(prim, args, kw, types) if len(op.outs) == 1 and not rule.impure else None
+        known = isinstance_of_items(args, self.tuples_built) if prim == "builtins.isinstance" else None
+        known = known or (_known_result(prim, args, kw, types) if len(op.outs) == 1 and not rule.impure
+                          else None)
         if known is not None:  # shapes and arithmetic on them: constants for what follows
             self.env[op.outs[0]] = known
             return pre
