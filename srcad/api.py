@@ -30,7 +30,7 @@ from .pytrees import restore
 from .rules.registry import rule_for_object
 from .tracebacks import api_boundary
 from .transforms.batched import NotBatchable
-from .trees import snapshot
+from .trees import snapshot, snapshot_arguments
 
 stop_gradient = runtime.stop_gradient
 
@@ -138,7 +138,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     """Reverse mode for any output: `out, vjp_fn = vjp(f, *primals)`; `vjp_fn(ct)` returns one
     cotangent per primal (None for arguments that are not differentiated, like ints).
     `target`: "python" (default) or "numba" (docs/numba_target.md), for both generated functions."""
-    primals = tuple(snapshot(p) for p in primals)  # (vjp_fn computes from them later)
+    primals = snapshot_arguments(tuple(primals))  # (vjp_fn computes from them later)
     got = vjp_of(arity.for_call(fun, len(primals)), has_aux, target=check_target(target, "vjp"))(*primals)
     what = f"the vjp_fn of {getattr(fun, '__qualname__', 'a function')}"  # (pickles as this vjp call)
     out = snapshot(got[0])  # (vjp_fn may read it, np.exp's rule does: the caller may write into theirs)

@@ -43,7 +43,7 @@ from .pickling import pickles_as_call
 from .pipeline import Spec, reads_of
 from .tracebacks import api_boundary
 from .transforms.vmapping import NotVectorizable
-from .trees import flatten, snapshot, unflatten
+from .trees import flatten, snapshot_arguments, unflatten
 from .version import __version__
 
 
@@ -282,7 +282,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
         raise ArgumentError(f"linearize expects a function, got {fun!r}")
     if not primals:
         raise ArgumentError("linearize needs the primal arguments: linearize(f, x, ...)")
-    primals = tuple(snapshot(p) for p in primals)  # (f_jvp computes from them later)
+    primals = snapshot_arguments(tuple(primals))  # (f_jvp computes from them later)
     zero = tuple(None for _ in primals)
     out, _ = jvp(fun, primals, zero)
     read_then = _reads_now(fun)

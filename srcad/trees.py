@@ -54,6 +54,18 @@ def unflatten(spec, leaves):
     return build(spec)
 
 
+def snapshot_arguments(args: tuple) -> tuple:
+    """The arguments with their NumPy array leaves copied (snapshot), except arrays that share
+    memory with another of them (`vjp(f, x, x)`, `x` and `x[1:]`): copied apart, a write of f
+    into one would no longer show through the other, and srcad's check of that aliasing
+    (transforms/owning.py) would not see it."""
+    leaves, spec = flatten(args)
+    arrays = [i for i, leaf in enumerate(leaves) if isinstance(leaf, np.ndarray)]
+    shared = {i for i in arrays for j in arrays if i != j and np.may_share_memory(leaves[i], leaves[j])}
+    return unflatten(spec, [leaf.copy() if isinstance(leaf, np.ndarray) and i not in shared else leaf
+                            for i, leaf in enumerate(leaves)])
+
+
 def snapshot(tree):
     """`tree` with its NumPy array leaves copied: what a vjp_fn or f_jvp computes from, so that
     the caller writing into an array it passed (`z[0] = 2.0`) does not change a derivative

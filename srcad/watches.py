@@ -6,6 +6,7 @@ name, object) that dispatch.Transformed._refresh checks by identity on every cal
 from __future__ import annotations
 
 import dataclasses
+import sysconfig
 import types
 
 from .frontend.source import code_names
@@ -26,11 +27,13 @@ def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
     for g in functions:
         if (getattr(g, "__module__", None) or "").startswith("srcad."):
             continue  # (srcad's own source rules, scipy.stats' logpdf: its globals do not change)
-        ns = getattr(g, "__globals__", {})
-        for name in sorted(code_names(g.__code__)):
+        ns, names = getattr(g, "__globals__", {}), sorted(code_names(g.__code__))
+        for name in names:
             value = ns.get(name)
             if callable(value) or isinstance(value, types.ModuleType):  # (resolved when built:
                 out.append((ns, name, value))  # a helper, a transform, np.exp or `be = np`)
+            if _user_module(value):  # (`mylib.act(x)`: mylib.act replaced, or the module reloaded)
+                out.extend((vars(value), a, vars(value)[a]) for a in names if callable(vars(value).get(a)))
         for name, cell in zip(g.__code__.co_freevars, getattr(g, "__closure__", None) or ()):
             value = _Cell(cell).get(name, MISSING)  # (a closure's function: resolved, as a global's)
             if callable(value) or isinstance(value, types.ModuleType):
@@ -40,6 +43,20 @@ def user_function_globals(fn, *more, statics: tuple = ()) -> tuple:
                 out.append((_Attributes(g), attr, getattr(g, attr)))
         out.extend((g.__kwdefaults__, k, v) for k, v in (getattr(g, "__kwdefaults__", None) or {}).items())
     return tuple(out)  # (the dict of keyword defaults changes in place: `f.__kwdefaults__["p"] = 3`)
+
+
+def _user_module(value) -> bool:
+    """A module of the user's (not a library's: numpy's attributes are not watched, as they do
+    not change and every function reads some), whose functions code resolves when built."""
+    if not isinstance(value, types.ModuleType):
+        return False
+    file = getattr(value, "__file__", None) or ""
+    return bool(file) and not any(part in file for part in _LIBRARY_PATHS) and \
+        value.__name__.split(".")[0] not in _LIBRARIES
+
+
+_LIBRARY_PATHS = ("site-packages", "dist-packages", sysconfig.get_paths()["stdlib"])
+_LIBRARIES = {"numpy", "scipy", "math", "cmath", "srcad", "jax", "torch", "autograd", "dask", "numba"}
 
 
 class _Attributes:

@@ -469,6 +469,42 @@ def test_closure_functions_and_keyword_defaults_changed_build_the_code_again():
     np.testing.assert_allclose(g(x), 2.0 * x, rtol=1e-12)
 
 
+LIB = None
+
+
+def _through_a_module(x):
+    return np.sum(LIB.act(x))
+
+
+def test_a_function_of_a_users_module_replaced_builds_the_code_again(tmp_path):
+    """`mylib.act = np.exp` (or a reload of the edited module) after the first call kept the
+    code of the old act, silently (the adversarial pass): the attributes of the user's
+    modules the code calls are watched (not numpy's). By hand: d sum sin = cos, d sum exp = exp."""
+    global LIB
+    from sourcemod import import_source
+    LIB = import_source(tmp_path, "srcad_test_user_lib", "import numpy as np\n\n\ndef act(v):\n"
+                        "    return np.sin(v)\n")
+    x = np.array([0.3, -0.7])
+    g = srcad.grad(_through_a_module)
+    np.testing.assert_allclose(g(x), np.cos(x), rtol=1e-15)
+    LIB.act = np.exp
+    np.testing.assert_allclose(g(x), np.exp(x), rtol=1e-15)
+
+
+def _keyword_only_scale(a, b, *, s=2.0):
+    return a * b * b * s
+
+
+def test_forward_mode_of_a_function_with_keyword_only_defaults():
+    """jvp, jacfwd and linearize of a function with a keyword-only default passed the
+    tangents after it by position to code that took it by keyword: TypeError (the adversarial
+    pass). By hand: d/db = 2 a b s."""
+    assert srcad.jacfwd(_keyword_only_scale, argnums=1)(0.7, 1.3) == pytest.approx(2 * 0.7 * 1.3 * 2.0)
+    assert srcad.jvp(_keyword_only_scale, (0.7, 1.3), (0.0, 1.0))[1] == pytest.approx(2 * 0.7 * 1.3 * 2.0)
+    assert srcad.linearize(_keyword_only_scale, 0.7, 1.3)[1](0.0, 1.0) == pytest.approx(2 * 0.7 * 1.3 * 2.0)
+    assert srcad.grad(_keyword_only_scale, argnums=1)(0.7, 1.3, s=3.0) == pytest.approx(2 * 0.7 * 1.3 * 3.0)
+
+
 def test_writing_into_the_output_of_vjp_leaves_vjp_fn_alone():
     """np.exp's rule reads its result in the backward sweep: the output vjp returned was that
     array, so writing into it changed vjp_fn's cotangents. d exp(a) = exp(a)."""

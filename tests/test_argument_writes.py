@@ -130,3 +130,32 @@ def test_the_numba_target_writes_into_its_own_copy():
     np.testing.assert_allclose(srcad.grad(overwrite_first, target="numba")(x), _overwrite_first_by_hand(X),
                                rtol=1e-13)
     np.testing.assert_array_equal(x, X)
+
+
+def doubled_first(x, y):
+    x[0] = x[1] * 2.0
+    return np.sum(x * y)
+
+
+WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def written_and_weighted(x):
+    x[0] = x[1] * 10.0
+    return np.sum(x * WEIGHTS)
+
+
+def test_aliasing_is_refused_by_vjp_linearize_and_through_a_global():
+    """vjp and linearize copied each primal apart, so `vjp(f, x, x)` lost the aliasing and
+    gave 17 where Python gives 29; an argument that is also a global the function reads
+    (`f(WEIGHTS)`) was copied too, silently (the adversarial pass). Both raise now."""
+    x = X.copy()
+    for call in (lambda: srcad.vjp(doubled_first, x, x), lambda: srcad.linearize(doubled_first, x, x),
+                 lambda: srcad.vjp(doubled_first, x, x[:])):
+        with pytest.raises(srcad.UnsafeMutationError, match="another argument"):
+            call()
+    with pytest.raises(srcad.UnsafeMutationError, match="another argument"):
+        srcad.value_and_grad(written_and_weighted)(WEIGHTS)
+    value, grad = srcad.value_and_grad(written_and_weighted)(X.copy())  # by hand: 10 x1 + 2 x1 + 3 x2
+    assert value == pytest.approx(12.0 * X[1] + 3.0 * X[2], rel=1e-14)
+    np.testing.assert_allclose(grad, [0.0, 12.0, 3.0], rtol=1e-15)

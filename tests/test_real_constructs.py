@@ -424,6 +424,9 @@ def test_loops_over_lists_and_tuples_of_functions():
     np.testing.assert_allclose(srcad.grad(through_default_functions)(x), np.cos(x) - np.sin(x), rtol=1e-13)
     np.testing.assert_allclose(srcad.grad(through_functions_given)(x, [np.exp, _square]), 2 * np.exp(2 * x),
                                rtol=1e-13)
+    c = np.cos(np.sin(x))  # (three: their join was unknown, and refused) by hand, tanh(cos(sin x))
+    np.testing.assert_allclose(srcad.grad(through_functions_given)(x, [np.sin, np.cos, np.tanh]),
+                               (1 - np.tanh(c) ** 2) * -np.sin(np.sin(x)) * np.cos(x), rtol=1e-13)
     g = srcad.grad(through_a_global_list_of_functions)
     g(x)
     try:

@@ -398,20 +398,15 @@ class CodeEmitter(BufferStatements, ExprEmitter, InlinePlanner):
     def function(self, name: str, header: list[str]) -> gast.FunctionDef:
         self._cond_ids = {id(op.cond) for op in iter_ops(self.fn.body) if isinstance(op, While)}
         args, defaults, kwonly, kw_defaults = [], [], [], []
-        # keyword-only parameters become ordinary ones (srcad passes every argument by
-        # position; a caller's keywords still work) unless defaults forbid that order
+        # every parameter is positional (srcad passes every argument by position, a tangent
+        # after a keyword-only one too; a caller's keywords still work), with the defaults of
+        # the trailing ones that have them
         flags = [p.default is not None for p in self.fn.signature]
-        flat = all(flags[i] <= flags[i + 1] for i in range(len(flags) - 1))
-        for param, var in zip(self.fn.signature, self.fn.body.params):
-            node = gast.Name(id=self.name(var), ctx=gast.Param(), annotation=None, type_comment=None)
-            default = None if param.default is None else self.atom(param.default)
-            if param.kind == "kwonly" and not flat:
-                kwonly.append(node)
-                kw_defaults.append(default)
-            else:
-                args.append(node)
-                if default is not None:
-                    defaults.append(default)
+        trailing = len(flags) - next((i for i in range(len(flags), 0, -1) if not flags[i - 1]), 0)
+        for k, (param, var) in enumerate(zip(self.fn.signature, self.fn.body.params)):
+            args.append(gast.Name(id=self.name(var), ctx=gast.Param(), annotation=None, type_comment=None))
+            if param.default is not None and k >= len(flags) - trailing:
+                defaults.append(self.atom(param.default))
         body = [marker("C", line) for line in header]
         body += self.block(self.fn.body)
         ret = self.atom(self.fn.body.yields[0]) if len(self.fn.body.yields) == 1 else gast.Tuple(

@@ -21,6 +21,7 @@ from .types import (
     Opaque,
     Tuple,
     Type,
+    Unknown,
     join,
 )
 
@@ -83,8 +84,8 @@ def _joins_lossily(elt: Type, items: tuple) -> bool:
     (List.items)?"""
     if isinstance(elt, Object):
         return elt.cls is None and bool(elt.options)
-    if isinstance(elt, Opaque) and elt.what == "function":  # (functions: `acts = [np.tanh, sq]`)
-        return 1 < len(items) <= 32 and all(isinstance(i, Fn) for i in items)
+    if isinstance(elt, (Opaque, Unknown)) and 1 < len(items) <= 32 and all(isinstance(i, Fn) for i in items):
+        return True  # (functions: `acts = [np.tanh, sq]`; three or more join into unknown)
     return isinstance(elt, Array) and elt.shape is None and 1 < len(items) <= 32 and all(
         isinstance(i, Array) and i.shape is not None for i in items)
 

@@ -11,8 +11,9 @@ and the function's writes go into the copy, which srcad owns and checks like any
         return np.sum(x * x)               ...
 
 The copy holds the same values, so every value the function computes is the same, unless
-another argument is the same object, a view of it or a container holding it (`f(x, x)`), through
-which the write would show in Python: `own_argument` raises `UnsafeMutationError` then. A write
+another argument, or a global or closure variable the function reads, is the same object, a
+view of it or a container holding it (`f(x, x)`, `f(G)` with f reading G), through which the
+write would show in Python: `own_argument` raises `UnsafeMutationError` then. A write
 into a global, into an item of an argument's list (`xs[0][1] = v`) or anything else srcad cannot
 own stays refused by transforms/safety.py.
 """
@@ -40,9 +41,13 @@ def own_written_arguments(fn: Function, trusted: bool = False) -> Function:
     if not writes:
         return fn
     params, next_id = fn.body.params, max_var_id(fn) + 1
-    ops, subst = [], {}
+    ops, subst, outside = [], {}, []
+    for read in _reads_of_containers(fn):  # (a global or closure array the function also reads)
+        outside.append(Var(next_id, "", read.outs[0].type))
+        ops.append(dataclasses.replace(read, outs=(outside[-1],)))
+        next_id += 1
     for p, loc in writes.items():
-        others = [q for q in params if q is not p]
+        others = [q for q in params if q is not p] + outside
         held = Var(next_id, "", T.Tuple(tuple(q.type for q in others)))
         copy = Var(next_id + 1, p.hint, p.type)
         next_id += 2
@@ -52,6 +57,14 @@ def own_written_arguments(fn: Function, trusted: bool = False) -> Function:
         subst[p] = copy
     body = substitute_block(fn.body, subst)
     return dataclasses.replace(fn, body=Block(fn.body.params, tuple(ops) + tuple(body.ops), body.yields))
+
+
+def _reads_of_containers(fn: Function) -> list:
+    """The reads of globals and closure variables that may hold arrays (the caller may have
+    passed one of them as the argument written into: `f(G)` with f reading G too), those the
+    function always makes (outside its branches and loops: read on entry too, they exist)."""
+    return [op for op in fn.body.ops if isinstance(op, Apply) and op.prim in ("srcad.global", "srcad.cell")
+            and len(op.outs) == 1 and isinstance(op.outs[0].type, _OWNABLE + (T.Tuple, T.Unknown))]
 
 
 def _writes_into_arguments(fn: Function, trusted: bool) -> dict:
