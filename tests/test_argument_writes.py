@@ -159,3 +159,13 @@ def test_aliasing_is_refused_by_vjp_linearize_and_through_a_global():
     value, grad = srcad.value_and_grad(written_and_weighted)(X.copy())  # by hand: 10 x1 + 2 x1 + 3 x2
     assert value == pytest.approx(12.0 * X[1] + 3.0 * X[2], rel=1e-14)
     np.testing.assert_allclose(grad, [0.0, 12.0, 3.0], rtol=1e-15)
+
+
+def test_a_read_only_argument_written_into_raises_as_the_function_does():
+    """The copy of a read-only argument (np.broadcast_to's, a flags.writeable=False array) was
+    writeable, so the derivative was computed where f itself raises (the adversarial pass)."""
+    x = np.broadcast_to(np.array([0.5, 1.5, -0.7]), (3,))
+    with pytest.raises(ValueError, match="read-only"):
+        overwrite_first(x)
+    with pytest.raises(ValueError, match="read-only"):
+        srcad.grad(overwrite_first)(x)

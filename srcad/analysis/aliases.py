@@ -18,7 +18,7 @@ write are its aliases and the containers that hold it (its *observers*).
 from __future__ import annotations
 
 from ..ir import types as T
-from ..ir.nodes import Apply, Const, Ext, For, Function, If, Var, While, iter_blocks, iter_ops
+from ..ir.nodes import Apply, Const, Ext, For, Function, If, Var, While, atom_type, iter_blocks, iter_ops
 from ..rules import registry
 
 _SCALAR = (T.Int, T.Bool, T.Str, T.NoneT, T.Float)
@@ -169,7 +169,7 @@ class Aliases:
         if base is not None:
             for o in op.outs[:1]:
                 self.union(o, op.args[base])
-            container = op.args[base].type
+            container = atom_type(op.args[base])  # (a Const base too: a 0-d array folded)
             if rule.stores is not None and not isinstance(container, T.Array) and id(op) not in self.skip:
                 for a in op.args[base + 1:]:
                     self.contain(op.outs[0], a)

@@ -54,6 +54,8 @@ def own_argument(x, others, where):
                             "this writes into an argument that another argument also refers to (the same "
                             "array, a view of it, or a list holding it): srcad writes into its own copy",
                             "pass separate arrays (x.copy()), or copy inside the function before writing")
+    if type(x) is np.ndarray and not x.flags.writeable:  # (f itself raises there: so does its derivative)
+        raise ValueError("assignment destination is read-only")
     return x.copy() if type(x) is np.ndarray else type(x)(x) if type(x) in (list, dict) else np.array(x)
 
 
