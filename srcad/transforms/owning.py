@@ -73,7 +73,8 @@ def _writes_into_arguments(fn: Function, trusted: bool) -> dict:
                and update_base(op) is not None and not generated_at(op.loc, trusted)]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
                and not op.args[update_base(op)].type.is_scalar]
-    candidates = [p for p in fn.body.params if isinstance(p.type, _OWNABLE)]
+    candidates = [p for p in fn.body.params if isinstance(p.type, _OWNABLE) and not (
+        isinstance(p.type, T.Array) and p.type.ndim == 0)]  # (a 0-d array written into: refused)
     if not updates or not candidates:
         return {}
     aliases = Aliases(fn, user=True, swapped=traded_places(fn)[1])
