@@ -73,16 +73,15 @@ def _writes_into_arguments(fn: Function, trusted: bool) -> dict:
                and update_base(op) is not None and not generated_at(op.loc, trusted)]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
                and not op.args[update_base(op)].type.is_scalar]
-    candidates = [p for p in fn.body.params if isinstance(p.type, _OWNABLE) and not (
-        isinstance(p.type, T.Array) and p.type.ndim == 0)]  # (a 0-d array written into: refused)
+    candidates = [p for p in fn.body.params if isinstance(p.type, _OWNABLE)]
     if not updates or not candidates:
         return {}
     aliases = Aliases(fn, user=True, swapped=traded_places(fn)[1])
     out: dict = {}
     for op in updates:
         base = op.args[update_base(op)]
-        if aliases.owned(base):
-            continue
+        if aliases.owned(base) or (op.prim == "operator.setitem" and getattr(base.type, "ndim", None) == 0):
+            continue  # (`x[...] = v` of a 0-d array crashes the code generator, as a local's: refused)
         for p in candidates:
             if p not in out and aliases.find(p) == aliases.find(base):
                 out[p] = op.loc
