@@ -60,10 +60,26 @@ def snapshot_arguments(args: tuple) -> tuple:
     into one would no longer show through the other, and srcad's check of that aliasing
     (transforms/owning.py) would not see it."""
     leaves, spec = flatten(args)
-    arrays = [i for i, leaf in enumerate(leaves) if isinstance(leaf, np.ndarray)]
-    shared = {i for i in arrays for j in arrays if i != j and np.may_share_memory(leaves[i], leaves[j])}
+    shared = _overlapping([(i, leaf) for i, leaf in enumerate(leaves) if isinstance(leaf, np.ndarray)])
     return unflatten(spec, [leaf.copy() if isinstance(leaf, np.ndarray) and i not in shared else leaf
                             for i, leaf in enumerate(leaves)])
+
+
+def _overlapping(arrays: list) -> set:
+    """The positions of the arrays whose memory spans meet another's (as np.may_share_memory
+    decides), in one sweep over the spans sorted by their start (many parameters: no pairs)."""
+    try:
+        from numpy.lib.array_utils import byte_bounds
+    except ImportError:  # (NumPy 1)
+        byte_bounds = np.byte_bounds
+    shared: set = set()
+    reach, owner = None, None
+    for low, high, i in sorted(byte_bounds(a) + (i,) for i, a in arrays if a.size):
+        if reach is not None and low < reach:
+            shared.update((i, owner))
+        if reach is None or high > reach:
+            reach, owner = high, i
+    return shared
 
 
 def snapshot(tree):
