@@ -528,3 +528,20 @@ def test_a_cotangent_typed_as_a_number_is_not_a_shared_array():
     assert value == pytest.approx(0.125 * -0.3744, rel=1e-12)
     np.testing.assert_allclose(grads[1][1], [[0.125, 0.0]], rtol=1e-12)
     assert grads[0] == 0.0 and grads[1][0] == 0.0 and grads[1][2] == 0.0
+
+
+def power_of_items(p):
+    return p[0] ** p[1] + p[2] * p[0]
+
+
+def power_of_entries(d):
+    return d["a"] ** d["k"]
+
+
+def test_an_unused_nan_derivative_of_a_list_or_dict_item_stays_out_in_forward_mode():
+    """The tangent of a list's or dict's constant item is a known zero too (jacfwd gave NaN
+    through d a^k/dk at a < 0; the adversarial pass). By hand: d/dx (3 x^2 - 2) = 6x, d/dx 2x = 2."""
+    x = -1.5
+    assert srcad.jacfwd(lambda v: srcad.grad(power_of_items)([v, 3.0, -2.0])[0])(x) == pytest.approx(6 * x)
+    slope = srcad.jacfwd(lambda v: srcad.grad(power_of_entries)({"a": v, "k": 2.0})["a"])(x)
+    assert slope == pytest.approx(2.0)

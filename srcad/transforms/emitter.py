@@ -37,7 +37,8 @@ class Emitter:
         self.b = builder
         self.branch_depth = 0  # > 0 while lowering a run-time branch of a template
         self.written: dict = {}  # a small float vector of zeros -> the entries added into it so far
-        self.items: dict = {}  # a tuple srcad.tuple made -> its items
+        self.items: dict = {}  # a tuple or list srcad.tuple or srcad.list made -> its items
+        self.entries: dict = {}  # a dict srcad.dict made -> its constant keys' values
 
     def apply(self, prim: str, args, kw=(), loc: Loc | None = None, hint: str = "", nouts: int = 1):
         rule = registry.lookup(prim)
@@ -56,8 +57,10 @@ class Emitter:
             return zero
         types = out_types(rule, args, kw, nouts)
         out = self.b.apply(prim, args, kw, loc, hint, types)
-        if prim == "srcad.tuple" and isinstance(out, Var) and 0 < len(args) <= 64 and not kw:
+        if prim in ("srcad.tuple", "srcad.list") and isinstance(out, Var) and 0 < len(args) <= 64 and not kw:
             self.items[out] = args
+        if prim == "srcad.dict" and isinstance(out, Var) and not kw and len(args) % 2 == 0:
+            self.entries[out] = {k.value: v for k, v in zip(args[::2], args[1::2]) if isinstance(k, Const)}
         self._track_entries(prim, args, kw, out)
         return out
 
@@ -65,11 +68,20 @@ class Emitter:
         """0.0 for an entry, at a constant index, of a vector of zeros that nothing was added to
         there (the cotangent of a tuple whose other items are used: `grad(h)((x, k))[0]`): a
         zero a transform knows, so its adjoint is not computed (0 * NaN would be NaN)."""
-        if prim != "operator.getitem" or kw or len(args) != 2 or args[0] not in self.written:
+        if prim != "operator.getitem" or kw or len(args) != 2:
+            return None
+        i = args[1].value if isinstance(args[1], Const) and type(args[1].value) is int else None
+        items = self.items.get(args[0])
+        if i is not None and items is not None and -len(items) <= i < len(items) and known_zero(items[i]):
+            return items[i]  # (the tangent of a list's or tuple's constant item)
+        key = args[1].value if isinstance(args[1], Const) and type(args[1].value) is str else None
+        entries = self.entries.get(args[0], {})
+        if key is not None and known_zero(entries.get(key)):
+            return entries[key]  # (a dict's)
+        if i is None or args[0] not in self.written:
             return None
         n, added = self.written[args[0]]
-        i = args[1].value if isinstance(args[1], Const) and type(args[1].value) is int else None
-        return Const(0.0) if i is not None and -n <= i < n and i % n not in added else None
+        return Const(0.0) if -n <= i < n and i % n not in added else None
 
     def _track_entries(self, prim: str, args, kw, out) -> None:
         """Record the vectors of zeros (numpy.zeros((n,)), float) and the constant entries
@@ -86,6 +98,10 @@ class Emitter:
                 self.written[out] = (len(items), nonzero)
             return
         t = atom_type(out)
+        floats = isinstance(t, T.Tuple) and all(isinstance(e, T.Float) for e in t.elts)
+        if prim == "srcad.zeros_like" and floats:
+            self.written[out] = (len(t.elts), frozenset())  # (the zero cotangent of a tuple of floats)
+            return
         if not (isinstance(t, T.Array) and t.kind == "f" and t.ndim == 1):
             return
         if prim == "numpy.zeros" and len(args) == 1 and isinstance(args[0], Const) and \
