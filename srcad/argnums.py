@@ -18,9 +18,10 @@ def position(i, n: int, where: str):
     return operator.index(i)
 
 
-def check_argnums(argnums, nparams: int, fn) -> None:
-    for i in argnums:
-        position(i, nparams, f"{getattr(fn, '__qualname__', fn)}, which takes {nparams} arguments")
+def check_argnums(argnums, nparams: int, fn) -> tuple:
+    """The positions, as ints, each in range for fn's nparams arguments."""
+    where = f"{getattr(fn, '__qualname__', fn)}, which takes {nparams} arguments"
+    return tuple(position(i, nparams, where) for i in argnums)
 
 
 def spec_for(kind: str, argnums, has_aux: bool, signature, fn=None) -> Spec:
@@ -33,8 +34,7 @@ def spec_for(kind: str, argnums, has_aux: bool, signature, fn=None) -> Spec:
     nums = tuple(argnums) if as_tuple else (argnums,)
     if as_tuple and not nums:
         raise ArgumentError(f"{kind}: argnums is an empty tuple; name at least one argument")
-    check_argnums(nums, nparams, fn)  # (before negative positions are resolved: -3 of 2 is out)
-    nums = tuple(operator.index(i) for i in nums)
+    nums = check_argnums(nums, nparams, fn)  # (before negative positions are resolved: -3 of 2 is out)
     if any(i < 0 for i in nums) and any(p.default is not p.empty for p in signature.parameters.values()):
         raise ArgumentError(f"{kind}: negative argnums {argnums!r} count from the last argument passed, "
                             f"which {getattr(fn, '__qualname__', 'f')} (with default values) leaves to the "

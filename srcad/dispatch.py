@@ -144,7 +144,8 @@ class Transformed:
         return (type(self), self.spec)
 
     def __reduce__(self):  # (pickled as the call that made it: srcad/pickling.py)
-        return reduce_recipe(*self._recipe()[:-1], **self._recipe()[-1])
+        what, maker, *args, keywords = self._recipe()
+        return reduce_recipe(what, maker, *args, **keywords)
 
     def _recipe(self) -> tuple:
         """(what, maker, *arguments, keywords) that make this transform again (pickling.py)."""

@@ -30,6 +30,7 @@ from .frontend.source import parse_function
 from .ir import types as T
 from .ir.printer import format_function
 from .pipeline import Spec, differentiable_positions, lowered
+from .trees import flatten
 
 _TYPE_NAMES = {"float": T.FLOAT, "int": T.INT, "bool": T.BOOL, "array": T.Array(None, "f"), "any": T.UNKNOWN}
 
@@ -183,19 +184,11 @@ def _check_numba_reads(fn) -> None:
     refused, where the module's first call would fail inside numba."""
     for entry in pipeline.reads_of(fn):
         value = reads.reader(entry)()
-        if any(isinstance(v, np.ndarray) for v in _leaves(value)):
+        if any(isinstance(v, np.ndarray) for v in flatten(value)[0]):
             name = entry[2] or "a closure variable"
             raise CodegenError(f"{fn.__name__} reads {name!r}, an array from outside the function, which the "
                                "numba target cannot type when it writes the module: pass it as an argument "
                                "(with its type in --types), or write the python target")
-
-
-def _leaves(value):
-    if isinstance(value, (list, tuple)):
-        return [leaf for v in value for leaf in _leaves(v)]
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    return [value]
 
 
 def _check_argnum_types(fn, arg_types: tuple, argnums) -> None:

@@ -22,17 +22,15 @@ import dataclasses
 import numpy as np
 
 
-def _narrow(x):
-    """The dtype a gradient for x must have when it is not float64's, else None."""
-    dtype = getattr(x, "dtype", None)
-    if type(x) is np.ndarray or isinstance(x, np.floating):
-        return dtype if dtype.kind == "f" and dtype != np.float64 else None
-    return None
-
-
 def _float_dtype(x):
     """The dtype of a NumPy float array or scalar (a gradient for it has it), else None."""
     return x.dtype if (type(x) is np.ndarray or isinstance(x, np.floating)) and x.dtype.kind == "f" else None
+
+
+def _narrow(x):
+    """The dtype a gradient for x must have when it is not float64's, else None."""
+    dtype = _float_dtype(x)
+    return dtype if dtype is not None and dtype != np.float64 else None
 
 
 _CASTING: dict = {}  # (id of a Built, the dtypes) -> (that Built, its casting copy)

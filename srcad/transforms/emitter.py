@@ -57,10 +57,6 @@ class Emitter:
             return zero
         types = out_types(rule, args, kw, nouts)
         out = self.b.apply(prim, args, kw, loc, hint, types)
-        if prim in ("srcad.tuple", "srcad.list") and isinstance(out, Var) and 0 < len(args) <= 64 and not kw:
-            self.items[out] = args
-        if prim == "srcad.dict" and isinstance(out, Var) and not kw and len(args) % 2 == 0:
-            self.entries[out] = {k.value: v for k, v in zip(args[::2], args[1::2]) if isinstance(k, Const)}
         self._track_entries(prim, args, kw, out)
         return out
 
@@ -84,10 +80,17 @@ class Emitter:
         return Const(0.0) if -n <= i < n and i % n not in added else None
 
     def _track_entries(self, prim: str, args, kw, out) -> None:
-        """Record the vectors of zeros (numpy.zeros((n,)), float) and the constant entries
-        srcad.scatter_add adds into them (for _zero_entry)."""
+        """Record, for _zero_entry, the items of the tuples, lists and dicts built here, the
+        vectors of zeros (numpy.zeros((n,)), float) and the constant entries srcad.scatter_add
+        adds into them."""
         plain = all(isinstance(v, Const) and v.value is None for _, v in kw)  # (dtype=None)
         if not isinstance(out, Var) or not plain:
+            return
+        if prim in ("srcad.tuple", "srcad.list") and 0 < len(args) <= 64 and not kw:
+            self.items[out] = args
+            return
+        if prim == "srcad.dict" and not kw and len(args) % 2 == 0:
+            self.entries[out] = {k.value: v for k, v in zip(args[::2], args[1::2]) if isinstance(k, Const)}
             return
         if prim == "numpy.asarray" and len(args) == 1 and (args[0] in self.items or args[0] in self.written):
             items = self.items.get(args[0], ())  # (np.asarray((x_dot, 0.0)): a tangent of floats)
