@@ -10,6 +10,8 @@ import functools
 import inspect
 import types
 
+import gast
+
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const, Var
 from .closures import Default
@@ -43,6 +45,31 @@ class ArgumentBinding:
                 value = self.atom(Static(value))
             out.append((name, value))
         return out
+
+    def written_back(self, bound: list, node, caller) -> list:
+        """(parameter, its value on entry, the caller's variable, whether only `+=` rebinds it)
+        for the parameters given a local variable of the caller by name (`apply_bc(u)`) that
+        the function does not bind anew: if it changes one in place (`u[0] = 0.0`, `u += v` on
+        an array), the caller's variable holds the changed value after the call
+        (`write_back`), as the object it names does in Python. (Other names of the object keep
+        the old value, which the check of unsafe mutations refuses to read: transforms/safety.py.)"""
+        if not isinstance(node, gast.Call):
+            return []
+        names = [a.id for a in node.args + [k.value for k in node.keywords]
+                 if isinstance(a, gast.Name) and a.id in caller.scope.locals]
+        if not names:
+            return []
+        rebound, augmented = rebound_names(self.node)
+        return [(param, value, name, param in augmented) for param, value in bound
+                if param not in rebound and isinstance(value, Var)
+                for name in names if caller.b.read(caller.key(name)) is value]
+
+    def write_back(self, changed: list, caller, node) -> None:
+        """The caller's variables bound to what the function changed (see `written_back`);
+        after `a += v` only if that changed the object in place, which its type tells
+        (transforms/sequences.py written_back)."""
+        for old, new, name, augmented in changed:
+            caller.write(name, caller.emit("srcad.written_back", (old, new), node=node) if augmented else new)
 
     def spread(self, sig: inspect.Signature, args, kw, node, caller) -> list:
         """f(a, *v) of a v whose length is known only once types are: the positional
@@ -81,3 +108,19 @@ def argument_cells(statics: dict, params) -> dict:
             for k, cell in enumerate(fn.__closure__ or ()):
                 out.setdefault(id(cell), (params[i], k))
     return out
+
+
+def rebound_names(node) -> tuple[set, set]:
+    """The names a function's body binds anew (assignment, loop target, `del`, a nested `def`,
+    `import`...) anywhere in it, and those it only changes by `a += v` (an array changed in place,
+    a number a new object): its parameters among them may not be the objects the caller passed."""
+    out, augmented = set(), set()
+    skip = {id(n.target) for n in gast.walk(node) if isinstance(n, gast.AugAssign)}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            (augmented if id(n) in skip else out).add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) and n is not node:
+            out.add(n.name)
+        elif isinstance(n, gast.alias):
+            out.add(n.asname or n.name.split(".")[0])
+    return out, augmented - out

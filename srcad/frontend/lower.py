@@ -209,6 +209,7 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         fn = self.closure or self.parsed.fn
         sig = signature_of(self.node, self.closure.defaults) if self.closure else code_signature(fn)
         bound = self.bind(sig, args, kw, node, caller)
+        backs = self.written_back(bound, node, caller)
         self.call_loc = site = caller.loc(node)
         self.via = caller.via + ((site.file, site.line, site.col),) if site is not None else caller.via
         self.ctx.stack.append(fn)
@@ -218,11 +219,14 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         for name, value in bound:
             self.write(name, value)
         result = self.body()
+        changed = [(old, v, name, aug) for p, old, name, aug in backs
+                   if (v := self.b.read(self.key(p))) is not old]
         self.ctx.stack.pop()
         self.ctx.passed.pop()
         self.frame.close(self.b)
         for k in self.keys_written:
             self.b.kill(k)
+        self.write_back(changed, caller, node)
         return result
 
     def inline_closure(self, closure, args, kw, node) -> Atom:

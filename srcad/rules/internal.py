@@ -78,6 +78,9 @@ nondiff("srcad.mutate_call", "*args", out=ty.unknown, opaque=True, vmap=vm.repea
 # Python's __iadd__ does) or replaced (an item of an array, a number): which one is known once
 # types are (transforms/sequences.py item_update)
 nondiff("srcad.item_update", "*args", out=ty.unknown, opaque=True, vmap=vm.repeats)
+# a parameter an inlined function changed by `a += v`, as the caller's variable sees it: the
+# new value or the old one, by type (transforms/sequences.py written_back)
+nondiff("srcad.written_back", "old, new", out=ty.unknown, opaque=True, vmap=vm.repeats)
 # (f"l{i}" of a constant folds: a dict key)
 nondiff("srcad.format", "*args", out=lambda sig: T.STR, fn=str.format, foldable=True)
 nondiff("srcad.assert", "test, msg", out=ty.none, impure=True, nouts=0)

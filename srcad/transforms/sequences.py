@@ -59,6 +59,15 @@ class SequenceOps:
             if mutable else []  # (an item in two slots: Python's change shows in both)
         return check + self.apply_args(Apply(op.outs, prim, (old, rhs), (), op.loc), (old, rhs), ())
 
+    def written_back(self, op: Apply, args) -> list:
+        """The caller's variable after an inlined function did `a += v` to the parameter it
+        was passed as (frontend/binding.py written_back): the changed value if that changed the
+        object in place (an array, a list or a dict: `__iadd__`), else (a number, a tuple, an
+        object: a new one bound to `a`) the value before the call."""
+        old, new = args
+        self.env[op.outs[0]] = new if isinstance(atom_type(old), (T.Array, T.List, T.Dict)) else old
+        return []
+
     def list_in_place(self, op: Apply, prim: str, args, types, pre: list):
         """`xs += ys` and `xs *= n` change the list in place (list.__iadd__, __imul__): every
         other reference to it sees the change, so they are the user's writes xs.extend(...),

@@ -202,8 +202,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
     def apply(self, op: Apply) -> list:
         if op.prim == "srcad.star_call":
             return self.star_call(op)
-        if op.prim == "srcad.item_update":
-            return self.item_update(op, tuple(self.atom(a) for a in op.args))
+        if op.prim in ("srcad.item_update", "srcad.written_back"):  # (transforms/sequences.py)
+            return getattr(self, op.prim[6:])(op, tuple(self.atom(a) for a in op.args))
         if op.prim == "srcad.mutate_call":
             return self.mutate_call(op, tuple(self.atom(a) for a in op.args),
                                     tuple((k, self.atom(a)) for k, a in op.kw))
