@@ -545,3 +545,23 @@ def test_an_unused_nan_derivative_of_a_list_or_dict_item_stays_out_in_forward_mo
     assert srcad.jacfwd(lambda v: srcad.grad(power_of_items)([v, 3.0, -2.0])[0])(x) == pytest.approx(6 * x)
     slope = srcad.jacfwd(lambda v: srcad.grad(power_of_entries)({"a": v, "k": 2.0})["a"])(x)
     assert slope == pytest.approx(2.0)
+
+
+def array_power_of_items(p):
+    return np.sum(p[0] ** p[1])
+
+
+def array_power_of_entries(d):
+    return np.sum(d["a"] ** d["k"])
+
+
+@pytest.mark.parametrize("mode", [srcad.grad, srcad.jacfwd], ids=["reverse", "forward"])
+def test_an_unused_nan_derivative_beside_an_array_stays_out(mode):
+    """A tuple or dict holding an array and a number: its zero cotangent's number entry is a
+    known zero in reverse mode too (grad gave NaN where x < 0 through d sum(a^k)/dk = sum(a^k
+    log a), which the outer function does not use). By hand: d/dx sum(3 x^2) = 6 x."""
+    x = np.array([-1.5, 2.0, -0.5])
+    through_tuple = mode(lambda v: np.sum(srcad.grad(array_power_of_items)((v, 3.0))[0]))(x)
+    through_dict = mode(lambda v: np.sum(srcad.grad(array_power_of_entries)({"a": v, "k": 3.0})["a"]))(x)
+    np.testing.assert_allclose(through_tuple, 6.0 * x, rtol=1e-12)
+    np.testing.assert_allclose(through_dict, 6.0 * x, rtol=1e-12)

@@ -61,59 +61,53 @@ class Emitter:
         return out
 
     def _zero_entry(self, prim: str, args, kw):
-        """0.0 for an entry, at a constant index, of a vector of zeros that nothing was added to
-        there (the cotangent of a tuple whose other items are used: `grad(h)((x, k))[0]`): a
-        zero a transform knows, so its adjoint is not computed (0 * NaN would be NaN)."""
-        if prim != "operator.getitem" or kw or len(args) != 2:
+        """0.0 for an entry, at a constant index or key, of a container of zeros that nothing
+        was added to there, when that entry is a number (the cotangent of a tuple or dict whose
+        other items are used: `grad(h)((x, k))[0]`): a zero a transform knows, so its adjoint is
+        not computed (0 * NaN would be NaN)."""
+        if prim != "operator.getitem" or kw or len(args) != 2 or not isinstance(args[1], Const):
             return None
-        i = args[1].value if isinstance(args[1], Const) and type(args[1].value) is int else None
-        items = self.items.get(args[0])
-        if i is not None and items is not None and -len(items) <= i < len(items) and known_zero(items[i]):
+        i = args[1].value
+        if type(i) not in (int, str):
+            return None
+        items = self.items.get(args[0]) if type(i) is int else None
+        if items is not None and -len(items) <= i < len(items) and known_zero(items[i]):
             return items[i]  # (the tangent of a list's or tuple's constant item)
-        key = args[1].value if isinstance(args[1], Const) and type(args[1].value) is str else None
-        entries = self.entries.get(args[0], {})
-        if key is not None and known_zero(entries.get(key)):
-            return entries[key]  # (a dict's)
-        if i is None or args[0] not in self.written:
+        entries = self.entries.get(args[0], {}) if type(i) is str else {}
+        if known_zero(entries.get(i)):
+            return entries[i]  # (a dict's)
+        if args[0] not in self.written:
             return None
-        n, added = self.written[args[0]]
-        return Const(0.0) if -n <= i < n and i % n not in added else None
+        n, zeros = self.written[args[0]]
+        return Const(0.0) if (i % n if type(i) is int and -n <= i < n else i) in zeros else None
 
     def _track_entries(self, prim: str, args, kw, out) -> None:
-        """Record, for _zero_entry, the items of the tuples, lists and dicts built here, the
-        vectors of zeros (numpy.zeros((n,)), float) and the constant entries srcad.scatter_add
-        adds into them."""
+        """Record, for _zero_entry, the items of the tuples, lists and dicts built here, and
+        the containers of zeros (numpy.zeros((n,)) of floats, srcad.zeros_like of a tuple or
+        dict) with the number entries srcad.scatter_add has not added into yet."""
         plain = all(isinstance(v, Const) and v.value is None for _, v in kw)  # (dtype=None)
         if not isinstance(out, Var) or not plain:
             return
         if prim in ("srcad.tuple", "srcad.list") and 0 < len(args) <= 64 and not kw:
             self.items[out] = args
-            return
-        if prim == "srcad.dict" and not kw and len(args) % 2 == 0:
+        elif prim == "srcad.dict" and not kw and len(args) % 2 == 0:
             self.entries[out] = {k.value: v for k, v in zip(args[::2], args[1::2]) if isinstance(k, Const)}
-            return
-        if prim == "numpy.asarray" and len(args) == 1 and (args[0] in self.items or args[0] in self.written):
+        elif prim == "numpy.asarray" and len(args) == 1 and (args[0] in self.items
+                                                             or args[0] in self.written):
             items = self.items.get(args[0], ())  # (np.asarray((x_dot, 0.0)): a tangent of floats)
             if args[0] in self.written:
                 self.written[out] = self.written[args[0]]
             elif all(isinstance(atom_type(a), T.Float) for a in items):
-                nonzero = frozenset(i for i, a in enumerate(items) if not known_zero(a))
-                self.written[out] = (len(items), nonzero)
-            return
-        t = atom_type(out)
-        floats = isinstance(t, T.Tuple) and all(isinstance(e, T.Float) for e in t.elts)
-        if prim == "srcad.zeros_like" and floats:
-            self.written[out] = (len(t.elts), frozenset())  # (the zero cotangent of a tuple of floats)
-            return
-        if not (isinstance(t, T.Array) and t.kind == "f" and t.ndim == 1):
-            return
-        if prim == "numpy.zeros" and len(args) == 1 and isinstance(args[0], Const) and \
-                args[0].value == (t.shape[0],) and type(t.shape[0]) is int and t.shape[0] <= 64:
-            self.written[out] = (t.shape[0], frozenset())
+                self.written[out] = (len(items), frozenset(i for i, a in enumerate(items) if known_zero(a)))
         elif prim == "srcad.scatter_add" and len(args) == 3 and args[0] in self.written and \
-                isinstance(args[1], Const) and type(args[1].value) is int:
-            n, added = self.written[args[0]]
-            self.written[out] = (n, added | {args[1].value % n})
+                isinstance(args[1], Const) and type(args[1].value) in (int, str):
+            n, zeros = self.written[args[0]]
+            k = args[1].value
+            self.written[out] = (n, zeros - {k % n if type(k) is int and n else k})
+        else:
+            zeros = _zero_entries(prim, args, atom_type(out))
+            if zeros is not None:
+                self.written[out] = zeros
 
     def instantiate(self, tpl: Template, bindings: dict, loc: Loc | None, hint: str = "") -> Atom:
         """Lower a template expression with its names bound to atoms (or thunks)."""
@@ -145,6 +139,21 @@ def known_zero(c) -> bool:
     """A cotangent (or tangent) that is the literal 0.0 while transforming (Emitter._zero_entry):
     the output does not depend on this value along this path, so it contributes nothing."""
     return isinstance(c, Const) and type(c.value) is float and c.value == 0.0
+
+
+def _zero_entries(prim: str, args, t: T.Type):
+    """(length, the positions or keys of its number entries) of a container of zeros made by
+    `prim`: a float vector numpy.zeros((n,)), n <= 64, or srcad.zeros_like of a tuple or dict
+    (the zero cotangent of a tuple or dict of arrays and numbers)."""
+    if prim == "srcad.zeros_like" and isinstance(t, T.Tuple) and t.elts:
+        return len(t.elts), frozenset(i for i, e in enumerate(t.elts) if isinstance(e, T.Float))
+    if prim == "srcad.zeros_like" and isinstance(t, T.Dict):
+        return 0, frozenset(k for k, e in t.items if isinstance(e, T.Float))
+    if prim == "numpy.zeros" and isinstance(t, T.Array) and t.kind == "f" and t.ndim == 1 and len(args) == 1 \
+            and isinstance(args[0], Const) and args[0].value == (t.shape[0],) and type(t.shape[0]) is int \
+            and 0 < t.shape[0] <= 64:
+        return t.shape[0], frozenset(range(t.shape[0]))
+    return None
 
 
 def _const_zero(value):
