@@ -37,7 +37,8 @@ def test_fuzz_program(index, tmp_path):
     _passes(f"ci:{index}", CI_CONFIG, tmp_path)
 
 
-NEW_FEATURES = ("closure", "lambda", "func_arg", "method", "pytree_obj", "mixed_list", "dict", "dict_comp")
+NEW_FEATURES = ("closure", "lambda", "func_arg", "method", "pytree_obj", "mixed_list", "dict", "dict_comp",
+                "helper_write")
 NEW_CONFIG = CI_CONFIG.with_features(",".join(f"{f}=3" for f in NEW_FEATURES))
 NEW_BUDGET = 12  # programs new:0 .. new:11, the constructs of real programs weighted up
 NEW_FAILING_TODAY: dict = {}
@@ -59,7 +60,7 @@ def test_the_constructs_of_real_programs_are_generated(tmp_path):
                       "functools.partial(", "self.w = self.w * 0.5 + a", "srcad.register_pytree(",
                       "@dataclasses.dataclass", "collections.namedtuple(", ".upd(",
                       ".w * 0.5 + ",  # (an object a loop replaces: frontend/carried.py)
-                      "{k: "):
+                      "{k: ", "def w0(u, a):"):
         assert construct in text, construct
 
 

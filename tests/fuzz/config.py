@@ -69,6 +69,7 @@ FEATURES = {
     "dict_comp": 0.4,       # {k: e(d[k]) for k in d}, {k: e(v) for k, v in d.items() if k != 'a'}
     "double_buffer": 0.3,   # b[1:] = f(a); a, b = b, a in a loop (and three rotating, an alias)
     "helpers": 0.8,         # module-level helper functions, defaults, keywords
+    "helper_write": 0.3,    # def w0(u, a): u[i] = e; u *= a -- called on an array f owns: w0(y, e)
     "closure": 0.4,         # def c0(a): return e  in f (also in loop bodies, reading the loop's variables)
     "lambda": 0.4,          # c1 = lambda a: e; a lambda given to a higher-order helper
     "func_arg": 0.4,        # apply0(fn, v, w) given a helper, a partial, a closure, a lambda, np.tanh

@@ -10,6 +10,8 @@ the enclosing scope (not lists, whose length may change before the call)."""
 
 from __future__ import annotations
 
+import random
+
 from .expr import BINARY
 from .vartypes import FLOAT, A, Ty, Var
 
@@ -157,3 +159,47 @@ class Funcs:
             chunks.append("\n".join([f"def apply{k}(fn, v, w):"] + body))
             self.applies.append(f"apply{k}")
         return chunks
+
+    # -- helpers that write into their parameter ("helper_write") ------------------
+    def writers_on(self) -> bool:
+        """Whether this program has writer helpers: decided by a generator of its own, seeded
+        by the program's, so that programs without them are those made before the feature."""
+        w = self.cfg.w("helper_write")
+        if w > 0 and random.Random(hash(self.rng.getstate()[1])).random() < w / (w + 2.0):
+            self.used.add("helper_write")
+            return True
+        return False
+
+    def writer_helper(self, k: int, shapes: list) -> list[str]:
+        """`def w0(u, a):` writing into u (items, slices, `u *= a`) and returning nothing (or
+        sometimes u), as boundary conditions are applied: the caller's array changes."""
+        shape = self.rng.choice([s for s in shapes if s] or [(2,)])
+        self.scope = {"u": Var("u", A(*shape), owned=True), "a": Var("a", FLOAT, arg=True)}
+        lines = [f"def w{k}(u, a):"]
+        for _ in range(self.rng.randint(1, 3)):
+            lines += self.s_item_write("    ") or []
+        if len(lines) == 1 or self.rng.random() < 0.4:
+            lines.append(f"    u {self.rng.choice(['*=', '+=', '-='])} {self.fexpr(1)}")
+        if self.rng.random() < 0.3:  # (only some calls change u)
+            lines[1:] = ["    if a > 0.0:"] + ["    " + s for s in lines[1:]]
+        if self.rng.random() < 0.2:
+            lines.append("    return u")
+        self.writers.append((f"w{k}", shape))
+        return lines
+
+    def s_call_writer(self, ind: str) -> list[str] | None:
+        """`w0(y, e)` on an array f owns of the helper's shape (made first if there is none)."""
+        calls = [(w, v) for w, shape in self.writers for v in self.scope.values()
+                 if v.owned and v.ty.kind == "arr" and v.ty.shape == shape]
+        lines = []
+        if not calls or self.rng.random() < 0.3:
+            w, shape = self.rng.choice(self.writers)
+            sources = self.leaves(A(*shape))
+            made = f"{self.rng.choice(sources)} * 1.0" if sources and self.rng.random() < 0.7 \
+                else f"np.ones({shape!r}) * {self.fexpr(1)}"
+            name = self.new_name("y")
+            lines.append(f"{ind}{name} = {made}")
+            self.bind(name, A(*shape), owned=True)
+            calls = [(w, self.scope[name])]
+        w, v = self.rng.choice(calls)
+        return lines + [f"{ind}{w}({v.name}, {self.fexpr(1)})"]

@@ -61,6 +61,7 @@ class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted, Nested):
         self.counter: dict = {}
         self.iterating: set = set()  # lists some loop iterates over
         self.nt_helpers: list = []   # helpers transformed inside f (fuzz/nested.py)
+        self.writers: list = []      # (name, shape) of helpers writing into their parameter (funcs.py)
 
     # -- arguments -----------------------------------------------------------------
     def rand_value(self, ty: Ty):
@@ -155,6 +156,9 @@ class Generator(Exprs, Stmts, Funcs, Objects, Mixed, Shifted, Nested):
             self.used.add("helpers")
             for k in range(self.rng.randint(1, 2)):
                 chunks.append("\n".join(self.helper(k, shapes)))
+        if self.writers_on():
+            for k in range(self.rng.randint(1, 2)):
+                chunks.append("\n".join(self.writer_helper(k, shapes)))
         nested = self.nested_on()
         if nested:
             chunks += self.nested_helpers(shapes)

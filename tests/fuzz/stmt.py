@@ -74,6 +74,7 @@ class Stmts:
             ("pytree_obj", 0.5, lambda: self.s_pobj_new(ind)),
             ("mixed_list", 1.5, lambda: self.s_mixed(ind, ctx)),
             ("shift", 1.0, lambda: self.s_shift(ind)),
+            ("helper_write", 1.5 if self.writers else 0.0, lambda: self.s_call_writer(ind)),
         ])
         return out or self.s_new_float(ind)
 
