@@ -371,6 +371,8 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
                                  "index the sequence explicitly")
             star = stars[0] if stars else None
             after = len(target.elts) - 1 - star if stars else 0
+            if isinstance(value, Var) and value not in self.ctx.elements:  # (not a tuple made here:
+                value = self.emit("srcad.iter", (value,), node=target)  # its items as iterating gives them)
             self.emit("srcad.check_unpack", (value, Const(len(target.elts) - len(stars)), Const(bool(stars))),
                       node=target, nouts=0)
             for i, t in enumerate(target.elts):

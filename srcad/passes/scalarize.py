@@ -11,11 +11,11 @@
     ...     return state[0]
     >>> show(dce(simplify(scalarize(ir(f, 1.0, 3)))))
     def f(%x0: float, %n1: int):
-      %state19: float, %state23: float = for %_3 in range(0, %n1, 1) carry(%state18 = %x0, %state22 = 0.0):
-        %7: float = operator.add(%state18, %state22)
-        %8: float = operator.sub(%state22, %state18)
-        yield %7, %8
-      return %state19
+      %state20: float, %state24: float = for %_3 in range(0, %n1, 1) carry(%state19 = %x0, %state23 = 0.0):
+        %8: float = operator.add(%state19, %state23)
+        %9: float = operator.sub(%state23, %state19)
+        yield %8, %9
+      return %state20
 
 A loop-carried value (or an `if` result) of a tuple type with known length becomes one
 carried value per element; the tuple is rebuilt where it is used and `simplify` then folds

@@ -70,8 +70,10 @@ def list_unrepeat(c, x):
 
 
 def iter_items(x):
-    """What `for v in x` goes through: a dict's keys (as a tuple), anything else itself."""
-    return tuple(x) if isinstance(x, dict) else x
+    """What `for v in x` goes through, indexed by position: an array, list, tuple, range or
+    string itself; anything else the tuple iterating it gives (a dict's keys, a pandas Series'
+    values, whatever an object's __iter__ yields, a set's or an iterator's items)."""
+    return x if type(x) in (list, tuple, range, str) or isinstance(x, np.ndarray) else tuple(x)
 
 
 def iter_adjoint(c, x):

@@ -251,11 +251,11 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
         if prim == "srcad.iter" or (prim == "srcad.method" and args[0] == Const("keys") and len(args) == 2):
             seq = args[-1]  # for k in d (or d.keys()): the keys; any other sequence: itself
             d = atom_type(seq)
-            if isinstance(d, T.Dict) or (prim == "srcad.iter" and not isinstance(d, T.Unknown)):
+            if isinstance(d, T.Dict) or (prim == "srcad.iter" and not typed_args.iterated_when_run(d)):
                 self.dicts_iterated.update({op.outs[0]: seq} if isinstance(d, T.Dict) else {})
                 self.env[op.outs[0]] = Const(tuple(k for k, _ in d.items)) if isinstance(d, T.Dict) else seq
                 return pre
-            # (a value of unknown type, maybe a dict: srcad.iter stays, as a run-time check)
+            # (a value of unknown type, maybe a dict, or not indexed by position: srcad.iter stays)
         known = isinstance_of_items(args, self.tuples_built) if prim == "builtins.isinstance" else None
         known = known or (_known_result(prim, args, kw, types) if len(op.outs) == 1 and not rule.impure
                           else None)

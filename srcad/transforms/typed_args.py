@@ -78,6 +78,15 @@ def item_structured(args) -> bool:
     return not isinstance(item, (T.Float, T.Int, T.Bool, T.NoneT, T.Bottom))
 
 
+def iterated_when_run(t: T.Type) -> bool:
+    """Does `for v in x` (srcad.iter) over a value of this type stay for the code to run,
+    which takes the items iteration gives (runtime/containers.py iter_items)? For values whose
+    items are not x[0], x[1]...: a pandas Series (indexed by labels), an object with its own
+    __iter__, a set, an iterator; and values of unknown type. Arrays, lists, tuples, strings
+    and ranges are indexed by position."""
+    return isinstance(t, T.Unknown) or (isinstance(t, T.Opaque) and t.what != "range")
+
+
 def vanishes(prim: str, args) -> bool:
     """An operation the types make unneeded: a length check of a value of known length that
     fits; srcad.as_numeric (anything but a list of numbers goes in as it is)."""
