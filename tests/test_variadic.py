@@ -408,3 +408,24 @@ def test_a_function_inlined_into_a_wrapper_keeps_the_mutation_check():
         srcad.grad(written_through_an_alias)(x, 1.5)
     with pytest.raises(srcad.UnsafeMutationError):
         srcad.grad(functools.partial(written_through_an_alias_fixed, s=1.5))(x)
+
+
+def euler_step(z, dt, *args):
+    return z + dt * args[0] * z - dt * args[1] * z ** 2
+
+
+def integrate(z, n, *args):
+    for _ in range(n):
+        z = euler_step(z, 0.1, *args)  # (the tuple read in a loop: its items still known)
+    return z
+
+
+def test_star_args_forwarded_inside_a_loop():
+    """`step(z, *args)` in a loop was refused ("a value whose length is not known"): args,
+    carried around the loop unchanged, had lost its known items. Against finite differences."""
+    def loss(theta, kappa):
+        return integrate(1.0, 4, theta, kappa)
+
+    for argnum in (0, 1):
+        got = srcad.grad(loss, argnums=argnum)(0.5, 0.2)
+        assert got == pytest.approx(fd_grad_richardson(loss, (0.5, 0.2), argnum), rel=1e-8)

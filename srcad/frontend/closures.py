@@ -222,12 +222,13 @@ class ClosureLowering:
         """The current value of a variable; a function, module or other object known while
         transforming that no open loop inside the block defining it reassigns is read as itself
         (not as a value carried around those loops), so that calls of it are resolved here: a
-        nested function made in a loop's body and called in a loop inside it, too."""
+        nested function made in a loop's body and called in a loop inside it, too; and a tuple
+        whose items are known (`*args`), so that `step(z, *args)` in a loop unpacks it."""
         outer, inside = self.b.invariant(k)
         loops = self.ctx.loop_writes[len(self.ctx.loop_writes) - inside:] if inside else []
         if not any(k in written for written in loops) and (  # (the loops inside its definition)
-                isinstance(outer, Const) and isinstance(outer.value, Ext) or (
-                    isinstance(outer, Var) and (outer in self.ctx.callees or outer in self.ctx.holds))):
+                isinstance(outer, Const) and isinstance(outer.value, Ext) or (isinstance(outer, Var) and (
+                    outer in self.ctx.callees or outer in self.ctx.holds or outer in self.ctx.elements))):
             return outer
         return self.b.read(k)
 
