@@ -86,6 +86,10 @@ class CallOps:
             self.env[new] = recv
             call = (name, recv) + rest
             return self.apply_args(Apply((result,), "srcad.method", call, kw, op.loc), call, kw)
+        if local.value and isinstance(atom_type(recv), T.Dict) and name.value in ("update", "setdefault"):
+            ops = self.dict_method(op, name.value, recv, rest, kw)  # (transforms/sequences.py)
+            if ops is not None:
+                return ops
         if not local.value:
             msg = f".{name.value}() changes an object srcad cannot track"
             raise UnsafeMutationError(msg, [diagnostic(op.loc, msg, "call it on a local variable "

@@ -68,6 +68,37 @@ class SequenceOps:
         self.env[op.outs[0]] = new if isinstance(atom_type(old), (T.Array, T.List, T.Dict)) else old
         return []
 
+    def dict_method(self, op: Apply, name: str, d, rest, kw) -> list | None:
+        """`d.update(e)`, `d.update(k=v)` and `d.setdefault(k, v)` on a local dict whose keys
+        are known (and e's): the writes `d[k] = ...` they are, each checked as any write into d
+        (transforms/safety.py). None when the keys are not known (refused as before)."""
+        new, result = op.outs
+        ops: list = []
+        if name == "update" and len(rest) <= 1 and (not rest or isinstance(atom_type(rest[0]), T.Dict)):
+            keys = [Const(k) for k, _ in atom_type(rest[0]).items] if rest else []
+            pairs = [(k, self._item(rest[0], k, op, ops)) for k in keys] + [(Const(k), v) for k, v in kw]
+            outcome = Const(None)
+        elif name == "setdefault" and len(rest) in (1, 2) and not kw and isinstance(rest[0], Const):
+            default = rest[1] if len(rest) == 2 else Const(None)
+            present = any(k == rest[0].value for k, _ in atom_type(d).items)
+            outcome = self._item(d, rest[0], op, ops) if present else default
+            pairs = [] if present else [(rest[0], default)]
+        else:
+            return None
+        for key, value in pairs:
+            written = self.fresh("", T.UNKNOWN)
+            ops += self.apply_args(Apply((written,), "operator.setitem", (d, key, value), (), op.loc),
+                                   (d, key, value), ())
+            d = self.atom(written)
+        self.env[new], self.env[result] = d, outcome
+        return ops
+
+    def _item(self, d, key, op: Apply, ops: list) -> Atom:
+        """d[key], its operations added to ops."""
+        item = self.fresh("", T.UNKNOWN)
+        ops += self.apply_args(Apply((item,), "operator.getitem", (d, key), (), op.loc), (d, key), ())
+        return self.atom(item)
+
     def list_in_place(self, op: Apply, prim: str, args, types, pre: list):
         """`xs += ys` and `xs *= n` change the list in place (list.__iadd__, __imul__): every
         other reference to it sees the change, so they are the user's writes xs.extend(...),
