@@ -153,6 +153,7 @@ INTERNAL = {
     "srcad.raise": "raise statements: corpus",
     "srcad.slice": "slices: every indexing row",
     "srcad.tuple": "tuples: corpus/straight.tuple_assign, calls.returns_tuple",
+    "srcad.named_tuple": "named tuples made in the function: test_named_tuples (Richardson differences)",
     "srcad.list": "lists: corpus loops/containers",
     "srcad.dict": "dicts: corpus containers (pytrees)",
     "srcad.list_append": "emitted for xs.append: corpus loops",

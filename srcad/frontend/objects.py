@@ -37,7 +37,7 @@ import gast
 
 from ..errors import UnsupportedSyntaxError, diagnostic
 from ..ir.kinds import user_class
-from ..ir.nodes import REGION_OPS, Const, Ext, Function, ext_object, iter_ops
+from ..ir.nodes import REGION_OPS, Const, Ext, Function, Var, ext_object, iter_ops
 from .closures import Partial
 from .expr import INPLACE, ext_name, static_atom
 from .resolve import Static, library_code
@@ -96,6 +96,13 @@ def _attr_key(obj: LocalObject, attr: str):
 
 def _set_key(obj: LocalObject, attr: str):
     return ("attr set", obj.serial, attr)  # Const(True) where the attribute has been assigned
+
+
+def named_tuple_class(cls) -> bool:
+    """Is cls a named tuple class (its __new__ the one collections.namedtuple makes)?"""
+    fields = getattr(cls, "_fields", None)
+    return isinstance(cls, type) and issubclass(cls, tuple) and isinstance(fields, tuple) and \
+        getattr(cls.__new__, "__module__", "").startswith("namedtuple_")
 
 
 def local_object(a) -> LocalObject | None:
@@ -160,6 +167,8 @@ class ObjectLowering:
             return self.call_function(call, [Const(Ext(ext_name(cls.cls), cls))] + list(args), kw, node)
         if cls is super and not args and not kw:
             return self._super(node)
+        if named_tuple_class(cls):
+            return self.named_tuple(cls, args, kw, node)
         if not (isinstance(cls, type) and user_class(cls)) or library_code(cls):
             return None
         loc = self.loc(node)
@@ -183,6 +192,18 @@ class ObjectLowering:
             self.call_function(inspect.getattr_static(cls, "__init__"), [atom] + list(args), kw, node)
         obj.frozen = _frozen(cls)
         return atom
+
+    def named_tuple(self, cls, args, kw, node):
+        """`P(a, b=v)` of a named tuple class (collections.namedtuple, typing.NamedTuple):
+        the tuple of its fields, defaults filled in, typed with its class (methods, `p.w`)."""
+        try:
+            bound = inspect.signature(cls).bind(*self.no_stars(args, node), **dict(kw))
+        except TypeError as e:
+            raise self.error(UnsupportedSyntaxError, node, f"bad call to {cls.__qualname__}: {e}") from None
+        bound.apply_defaults()
+        items = [bound.arguments[f] for f in cls._fields]
+        items = [a if isinstance(a, (Var, Const)) else static_atom(a) for a in items]
+        return self.emit("srcad.named_tuple", [self.atom(Static(cls), node)] + items, node=node)
 
     def _cannot(self, obj: LocalObject, node, message: str) -> UnsupportedSyntaxError:
         return made_at_run_time(obj, self.loc(node), message)

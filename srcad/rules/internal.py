@@ -31,6 +31,15 @@ def _list_type(sig):
 # containers are handled structurally by the transforms (a tuple's cotangent is a tuple)
 nondiff("srcad.tuple", "*args", out=_tuple_type, structural=True, cheap="always", objects="any", holds="all",
         vmap=vmi.tuple_)
+def _named_tuple_type(sig):
+    cls = getattr(sig.const("0"), "obj", None)
+    items = tuple(sig.types[k] for k in sorted(sig.types, key=int) if k != "0")
+    return T.Tuple(items, tuple(cls._fields), cls) if isinstance(cls, type) else T.UNKNOWN
+
+
+# an object of a named tuple class (its first operand) made in the function: a tuple, item by item
+nondiff("srcad.named_tuple", "*args", out=_named_tuple_type, structural=True, fn=rt.named_tuple,
+        objects="any", holds="all", vmap=vmi.named_tuple)
 nondiff("srcad.list", "*args", out=_list_type, structural=True, allocates=True, blank=True, list_shapes="*",
         objects="any", holds="all", vmap=vmi.batched_items())
 nondiff("srcad.dict", "*args", out=ty.unknown, structural=True, allocates=True, blank=True,

@@ -242,6 +242,17 @@ def tuple_(vz, op, rule):
     return ((vz.emit(op.prim, [vz.v(a) for a in op.args], (), vz.batched(out.type, form), out.hint), form),)
 
 
+def named_tuple(vz, op, rule):
+    """An object of a named tuple class: as a tuple of its items (the class is the same for
+    every example)."""
+    if op.kw:
+        return None
+    form = norm(tuple(vz.form(a) for a in op.args[1:]))
+    out = op.outs[0]
+    items = [op.args[0]] + [vz.v(a) for a in op.args[1:]]
+    return ((vz.emit(op.prim, items, (), vz.batched(out.type, form), out.hint), form),)
+
+
 def batched_items(*names):
     """A list or dict made or changed from these operands: all its items batched (the
     unbatched ones copied B times), other operands (an index) the same for every example."""

@@ -14,7 +14,7 @@ __all__ = ["list_append", "list_pop", "list_insert", "list_pop_at", "list_extend
            "list_repeat", "list_unrepeat",
            "iter_items", "iter_adjoint", "dict_values", "dict_items", "dict_like",
            "items_cotangent", "sequence_adjoint", "array_adjoint", "sort_order",
-           "list_permute", "list_unpermute"]
+           "list_permute", "list_unpermute", "named_tuple"]
 
 
 def list_append(xs, v):
@@ -79,6 +79,11 @@ def iter_items(x):
 def iter_adjoint(c, x):
     """The adjoint of iter_items: a dict's keys carry no derivative (zeros for its values)."""
     return zeros_like(x) if isinstance(x, dict) else c
+
+
+def named_tuple(cls, *items):
+    """An object of the named tuple class cls, of these items (its fields in order)."""
+    return cls(*items)
 
 
 def dict_values(d):

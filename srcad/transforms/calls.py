@@ -106,6 +106,8 @@ class CallOps:
         if cls is None:
             _several_classes(op, t, f".{name}()")
             return None
+        if name == "_replace" and isinstance(t, T.Tuple) and t.cls is cls and t.fields and not rest:
+            return self._replaced(op, cls, recv, t, dict(kw))
         member = class_member(cls, name)
         held = _held(t, name)  # (an instance attribute hides a method of the class)
         if member is not None and member[0] != "property" and held is None:
@@ -119,6 +121,24 @@ class CallOps:
             call = Apply(op.outs, "srcad.call", (callee, *rest), tuple(kw), op.loc)
             return [read] + self.by_option(call, (callee, *rest), tuple(kw), 0)
         return None
+
+    def _replaced(self, op: Apply, cls, recv, t: T.Tuple, given: dict) -> list:
+        """`p._replace(w=v)` of a named tuple: a new one of its class, with those fields given."""
+        unknown = set(given) - set(t.fields)
+        if unknown:
+            msg = f"{cls.__qualname__}._replace() got unexpected field names {sorted(unknown)}"
+            raise TypeSupportError(msg, [diagnostic(op.loc, msg, "name fields of the named tuple")])
+        ops, items = [], []
+        for i, field in enumerate(t.fields):
+            if field in given:
+                items.append(given[field])
+                continue
+            item = self.fresh(field, t.elts[i])
+            ops += self.apply_args(Apply((item,), "operator.getitem", (recv, Const(i)), (), op.loc),
+                                   (recv, Const(i)), ())
+            items.append(self.atom(item))
+        args = (static_atom(cls),) + tuple(items)
+        return ops + self.apply_args(Apply(op.outs[:1], "srcad.named_tuple", args, (), op.loc), args, ())
 
     def by_option(self, op: Apply, args, kw, position: int) -> list:
         """`op` on a value that is one of several objects or functions (T.Object or

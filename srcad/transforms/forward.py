@@ -206,6 +206,8 @@ class Forward:
     def structural(self, op: Apply, rule) -> None:
         if rule.name == "srcad.dict":
             args = [a if i % 2 == 0 else self.t_or_zero(a, op.loc) for i, a in enumerate(op.args)]
+        elif rule.name == "srcad.named_tuple":  # (its class, then its items)
+            args = [op.args[0]] + [self.t_or_zero(a, op.loc) for a in op.args[1:]]
         else:
             args = [self.t_or_zero(a, op.loc) for a in op.args]
         self.tan[op.outs[0]] = self.em.apply(rule.name, args, (), op.loc, self.hint(op.outs[0]))

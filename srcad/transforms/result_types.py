@@ -25,8 +25,10 @@ def out_types(rule, args, kw, nouts: int, free_types: dict | None = None, read=N
         return ((free_types or {}).get(key, T.UNKNOWN),)
     if rule.name == "srcad.getattr" and read is not None:
         return ((free_types or {}).get(read_key(read), T.UNKNOWN),)
-    if rule.name in ("srcad.tuple", "srcad.list"):
-        sig = registry.Sig(rule, {str(i): atom_type(a) for i, a in enumerate(args)}, {})
+    if rule.name in ("srcad.tuple", "srcad.list", "srcad.named_tuple"):  # (a named tuple's class first)
+        named = rule.name == "srcad.named_tuple" and isinstance(args[0], Const)
+        consts = {"0": args[0].value} if named else {}
+        sig = registry.Sig(rule, {str(i): atom_type(a) for i, a in enumerate(args)}, consts)
     elif rule.name == "srcad.dict":
         pairs = tuple((args[i].value, atom_type(args[i + 1])) for i in range(0, len(args), 2))
         return (T.Dict(pairs),)

@@ -293,8 +293,8 @@ class ApplyAdjoints:
         args = op.args
         if rule.name == "srcad.dict":
             items = [(args[i].value, args[i + 1]) for i in range(0, len(args), 2)]
-        else:
-            items = list(enumerate(args))
+        else:  # (a named tuple's first operand is its class)
+            items = list(enumerate(args[1:] if rule.name == "srcad.named_tuple" else args))
         for key, a in items:
             if self.act.active(a):
                 c = self.em.apply("operator.getitem", (g, Const(key)), (), aloc(op.loc),
