@@ -37,6 +37,15 @@ def _named_tuple_type(sig):
     return T.Tuple(items, tuple(cls._fields), cls) if isinstance(cls, type) else T.UNKNOWN
 
 
+# A @ x and A.dot(x) of a scipy.sparse matrix A, not differentiated (typed_args.sparse),
+# and an array x; and A.T @ g, its adjoint
+defrule("srcad.sparse_dot", "a, x", jvp={"x": "srcad.sparse_dot(a, t)"},
+        vjp={"x": "srcad.sparse_dot_t(a, g)"}, out=ty.same("x"), linear=("x",), refuses=("a",),
+        foreign=("a",), fn=rt.sparse_dot)
+defrule("srcad.sparse_dot_t", "a, y", jvp={"y": "srcad.sparse_dot_t(a, t)"},
+        vjp={"y": "srcad.sparse_dot(a, g)"}, out=ty.same("y"), linear=("y",), refuses=("a",),
+        foreign=("a",), fn=rt.sparse_dot_t)
+alias("srcad.sparse.dot", "srcad.sparse_dot", fn=rt.sparse_dot)  # (A.dot(x): specialize.py)
 # an object of a named tuple class (its first operand) made in the function: a tuple, item by item
 nondiff("srcad.named_tuple", "*args", out=_named_tuple_type, structural=True, fn=rt.named_tuple,
         objects="any", holds="all", vmap=vmi.named_tuple)

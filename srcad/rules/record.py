@@ -120,6 +120,7 @@ class Rule:
     cjvp: dict[str, Template] = field(default_factory=dict)
     cvjp: dict[str, Template] = field(default_factory=dict)
     refuses: tuple[str, ...] = ()  # non-differentiable parameters a derivative may not reach
+    foreign: tuple[str, ...] = ()  # parameters that may be objects srcad does not know (scipy.sparse)
     positional: int | None = None  # at most this many positional arguments (NumPy's *args/keywords)
     # arguments whose derivative is exact only for some values (scipy's overwrite_a=False): the
     # literal values accepted; any other value, or one that is not a literal, is a NoRuleError

@@ -53,6 +53,8 @@ from .containers import (
     named_tuple,
     sequence_adjoint,
     sort_order,
+    sparse_dot,
+    sparse_dot_t,
 )
 from .contractions import einsum
 from .convolution import conv_crop, conv_embed
@@ -171,7 +173,7 @@ __all__ = ["T", "check_leaf", "check_type", "structure_of", "own_argument",
            "expand_reduced", "from_triangle", "gradient_adjoint", "interp_fp_adjoint", "interp_slope",
            "interp_slope_adjoint", "interp_weights", "inverse_axes", "inverse_or_inf", "items_cotangent",
            "items_like",
-           "iter_adjoint", "iter_items", "named_tuple",
+           "iter_adjoint", "iter_items", "named_tuple", "sparse_dot", "sparse_dot_t",
            "join_like", "known", "kron_adjoint", "list_append", "list_extend",
            "list_insert", "list_permute", "list_pop", "list_pop_at", "list_unextend", "list_unpermute",
            "list_repeat", "list_unrepeat",

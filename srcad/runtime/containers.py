@@ -14,7 +14,8 @@ __all__ = ["list_append", "list_pop", "list_insert", "list_pop_at", "list_extend
            "list_repeat", "list_unrepeat",
            "iter_items", "iter_adjoint", "dict_values", "dict_items", "dict_like",
            "items_cotangent", "sequence_adjoint", "array_adjoint", "sort_order",
-           "list_permute", "list_unpermute", "named_tuple"]
+           "list_permute", "list_unpermute", "named_tuple",
+           "sparse_dot", "sparse_dot_t"]
 
 
 def list_append(xs, v):
@@ -84,6 +85,16 @@ def iter_adjoint(c, x):
 def named_tuple(cls, *items):
     """An object of the named tuple class cls, of these items (its fields in order)."""
     return cls(*items)
+
+
+def sparse_dot(a, x):
+    """a @ x of a scipy.sparse matrix (or array) a and an array x, as an ndarray."""
+    return np.asarray(a @ x)
+
+
+def sparse_dot_t(a, g):
+    """a.T @ g: the adjoint of sparse_dot in x."""
+    return np.asarray(a.T @ g)
 
 
 def dict_values(d):

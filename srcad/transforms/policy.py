@@ -36,8 +36,8 @@ from .operands import operand_params
 _HINTS = {
     "complex": "srcad differentiates real values: keep complex numbers away from differentiated "
                "ones (split them into real and imaginary float parts)",
-    "object": "read the numbers out of it (obj.w, np.asarray(m)) before combining them with "
-              "differentiated values",
+    "object": "read the numbers out of it (obj.w, np.asarray(m); a scipy.sparse matrix's: m.toarray(), "
+              "or write the product as m @ x outside srcad) before combining them with differentiated values",
 }
 
 
@@ -140,8 +140,11 @@ def check_types(body: Block, varied: set) -> None:
             if not _meets_varied(op, varied):
                 continue
             complex_ok = rule.complex != ""
+            foreign = {id(a) for p, a in registry.bind(rule, op.args, op.kw).items() if p in rule.foreign}
             for a in op.operands() + tuple(op.outs):
                 kind = bad_kind(a)
+                if kind == "object" and id(a) in foreign:
+                    continue
                 if kind == "complex" and complex_ok and not _opaque_complex(a):
                     continue
                 if kind == "complex" and complex_ok:

@@ -52,11 +52,7 @@ def _exact(t: T.Type) -> bool:
 def _receiver_family(t: T.Type) -> str | None:
     if isinstance(t, (T.Array, T.Num, T.Unknown, T.Float, T.Complex)):
         return "numpy.ndarray"
-    if isinstance(t, T.List):
-        return "list"
-    if isinstance(t, T.Dict):
-        return "dict"
-    return None
+    return "srcad.sparse" if typed_args.sparse(t) else {T.List: "list", T.Dict: "dict"}.get(type(t))
 
 
 class Specializer(SequenceOps, CallOps, UnrollOps):
@@ -439,6 +435,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             )
         if prim == "srcad.as_numeric" and typed_args.float_list_depth(atom_type(args[0])):
             return "numpy.asarray", args, kw  # (a list of numbers given to generated code: an array)
+        if prim == "operator.matmul" and len(args) == 2 and typed_args.sparse(atom_type(args[0])):
+            return "srcad.sparse_dot", args, kw  # (A @ x of a scipy.sparse matrix)
         if prim in ("operator.add", "operator.iadd", "operator.mul", "operator.imul") and len(args) == 2:
             return self.sequence_op(op, prim, args, kw, pre)
         return prim, args, kw

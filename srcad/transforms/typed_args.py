@@ -87,6 +87,11 @@ def iterated_when_run(t: T.Type) -> bool:
     return isinstance(t, T.Unknown) or (isinstance(t, T.Opaque) and t.what != "range")
 
 
+def sparse(t: T.Type) -> bool:
+    """Is a value of this type a scipy.sparse matrix or array (`A @ x` is srcad.sparse_dot)?"""
+    return isinstance(t, T.Opaque) and t.owner.startswith("scipy.sparse")
+
+
 def vanishes(prim: str, args) -> bool:
     """An operation the types make unneeded: a length check of a value of known length that
     fits; srcad.as_numeric (anything but a list of numbers goes in as it is)."""
