@@ -649,3 +649,22 @@ def test_an_augmented_item_index_is_evaluated_once():
     value, grad = srcad.value_and_grad(random_slot_updated)(x)
     assert value == random_slot_updated(x)
     np.testing.assert_allclose(grad, fd_grad(random_slot_updated, (x,)), rtol=1e-7)
+
+
+def stacked_out_of_order(v):
+    return np.sum(-np.stack([v[1], v[0]]) - v)
+
+
+def stacked_along_columns(v):
+    return np.sum(-np.stack([v[1], v[0]], axis=1) - v.T)
+
+
+@pytest.mark.parametrize("f", [stacked_out_of_order, stacked_along_columns], ids=lambda f: f.__name__)
+def test_views_of_a_cotangent_in_a_list_are_read_before_it_changes(f):
+    """The adjoint of np.stack is a list of views of its cotangent (srcad.unstack_like); the
+    cotangent was updated in place while a view of it was still to be read, so row 1 got -2
+    and row 0 -3 (fuzz 14700:1051). By hand: every entry appears once in the stack and once
+    in v, both negated: -2 everywhere."""
+    v = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(srcad.grad(f)(v), np.full((2, 3), -2.0))
+    np.testing.assert_array_equal(srcad.vjp(f, v)[1](1.0)[0], np.full((2, 3), -2.0))

@@ -226,6 +226,9 @@ class Aliases:
         if not rule.fresh:
             if _ref(first):
                 for o in op.outs:
+                    if isinstance(o.type, (T.List, T.Tuple)):  # a list of views of it (unstack_like):
+                        self.contain(o, first)  # its items, read out, alias it (fuzz 14700:1051)
+                        continue
                     self.union(o, first)  # a view of its first argument
                 if rule.readonly and not self.user:
                     self.foreign_vars.update(op.outs)  # never written in place

@@ -39,12 +39,10 @@ def _named_tuple_type(sig):
 
 # A @ x and A.dot(x) of a scipy.sparse matrix A, not differentiated (typed_args.sparse),
 # and an array x; and A.T @ g, its adjoint
-defrule("srcad.sparse_dot", "a, x", jvp={"x": "srcad.sparse_dot(a, t)"},
-        vjp={"x": "srcad.sparse_dot_t(a, g)"}, out=ty.same("x"), linear=("x",), refuses=("a",),
-        foreign=("a",), fn=rt.sparse_dot)
-defrule("srcad.sparse_dot_t", "a, y", jvp={"y": "srcad.sparse_dot_t(a, t)"},
-        vjp={"y": "srcad.sparse_dot(a, g)"}, out=ty.same("y"), linear=("y",), refuses=("a",),
-        foreign=("a",), fn=rt.sparse_dot_t)
+defrule("srcad.sparse_dot", "a, x", vjp={"x": "srcad.sparse_dot_t(a, g)"}, out=ty.same("x"),
+        linear=("x",), refuses=("a",), foreign=("a",), fn=rt.sparse_dot)
+defrule("srcad.sparse_dot_t", "a, y", vjp={"y": "srcad.sparse_dot(a, g)"}, out=ty.same("y"),
+        linear=("y",), refuses=("a",), foreign=("a",), fn=rt.sparse_dot_t)
 alias("srcad.sparse.dot", "srcad.sparse_dot", fn=rt.sparse_dot)  # (A.dot(x): specialize.py)
 # an object of a named tuple class (its first operand) made in the function: a tuple, item by item
 nondiff("srcad.named_tuple", "*args", out=_named_tuple_type, structural=True, fn=rt.named_tuple,
