@@ -61,3 +61,16 @@ def test_gradient_and_value(f, x):
 def test_another_name_of_the_dict_is_refused():
     with pytest.raises(srcad.UnsafeMutationError, match="test_dict_methods.py:47"):
         srcad.grad(aliased)(0.7)
+
+
+def merged(x):
+    d = {"a": x}
+    d |= {"b": x ** 2}
+    return d["a"] * d["b"]
+
+
+def test_a_merge_with_the_or_operator_is_refused():
+    """`d | e` and `d |= e` went through the bitwise or's rule, which has no derivative: the
+    right value with a zero gradient (the adversarial pass). Refused at the line."""
+    with pytest.raises(srcad.TypeSupportError, match="test_dict_methods.py"):
+        srcad.grad(merged)(0.7)

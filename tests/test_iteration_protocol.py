@@ -133,3 +133,22 @@ def test_sets_and_mappings():
     check(over_set, (x, {0, 2}))
     check(over_set, (x, frozenset({1})))
     check(over_mapping, (x, types.MappingProxyType({0: 2.0, 2: -1.0})))
+
+
+def iterated_twice(x):
+    p = itertools.product(range(2), range(2))
+    acc = 0.0
+    for i, j in p:
+        acc = acc + x[i] * x[j]
+    for i, _ in p:  # (the iterator is used up: no iteration, as in Python)
+        acc = acc + 100.0 * x[i]
+    return acc
+
+
+def test_an_iterator_iterated_twice_is_empty_the_second_time():
+    """Two iterations of one iterator were merged into one tuple (common subexpressions):
+    160.64 where Python gives 0.64. By hand: (x0 + x1)^2, gradient 2 (x0 + x1) each."""
+    x = np.array([0.3, 0.5])
+    value, g = srcad.value_and_grad(iterated_twice)(x)
+    assert value == pytest.approx(0.64, rel=1e-14)
+    np.testing.assert_allclose(g, [1.6, 1.6], rtol=1e-14)

@@ -99,3 +99,76 @@ def test_bad_field_names_are_an_error_at_the_line():
 
     with pytest.raises(srcad.SrcadError, match="test_named_tuples.py"):
         srcad.grad(bad)(0.5)
+
+
+class Reversed(NamedTuple):
+    x: float
+    v: float
+
+    def __iter__(self):  # (its own protocol: not the tuple of its fields)
+        return iter((self.v, self.x))
+
+
+class Scaled(NamedTuple):
+    x: float
+    v: float
+
+    @property
+    def doubled(self):
+        return 2.0 * self.x
+
+
+class WithSuper(Scaled):  # (a subclass: super() in a NamedTuple's own body cannot be made)
+    def size(self):
+        return super().__len__() * self.x
+
+
+def made_reversed(x):
+    a, b = Reversed(x[0], x[1])
+    return 2.0 * a + b ** 3
+
+
+def unpacked_argument(s):
+    a, b = s
+    return 2.0 * a + b ** 3
+
+
+def with_property(x):
+    return Scaled(x[0], x[1]).doubled * x[1]
+
+
+def with_super(x):
+    return WithSuper(x[0], x[1]).size()
+
+
+def test_a_named_tuple_class_with_its_own_protocol_is_refused():
+    """A named tuple class that overrides the tuple protocol (__iter__) is not the tuple of its
+    fields: made in the function or given as the differentiated argument, srcad refuses it (it
+    unpacked it as its fields: 1.35 where Python gives 1.4; the adversarial pass)."""
+    x = np.array([0.3, 0.5])
+    with pytest.raises(srcad.SrcadError, match="test_named_tuples.py"):
+        srcad.grad(made_reversed)(x)
+    with pytest.raises(srcad.TypeSupportError, match="argument s"):
+        srcad.grad(unpacked_argument)(Reversed(0.3, 0.7))
+
+
+def test_methods_and_properties_of_plain_named_tuples():
+    """Other methods and properties are the class's own (by hand: d/dx 2 x0 x1 = (2 x1, 2 x0));
+    super() in them is refused at its line (it crashed the generated code)."""
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(srcad.grad(with_property)(x), [1.0, 0.6], rtol=1e-14)
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="super"):
+        srcad.grad(with_super)(x)
+
+
+def largest_pair(x):
+    ss = [Pair(x[1], x[0]), Pair(x[0], x[2])]
+    m = max(ss)  # (compared item by item)
+    return m.b * m.a
+
+
+def test_max_of_tuples_is_refused():
+    """max() of tuples compares them item by item; its adjoint took them as numbers and
+    crashed (a broadcast error in the generated code; the adversarial pass)."""
+    with pytest.raises(srcad.TypeSupportError, match="test_named_tuples.py"):
+        srcad.grad(largest_pair)(np.array([0.3, 0.55, 0.9]))

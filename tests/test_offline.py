@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from srcad import cli
@@ -143,3 +144,33 @@ def test_demo_command_checks_its_gradient(capsys):
     assert cli.main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "def grad_" in out and "check: OK" in out
+
+
+def test_srcads_errors_raised_by_generated_code_need_no_srcad(tmp_path):
+    """Code that raises one of srcad's errors (vmap over an empty axis, a transform called
+    inside) imported it from srcad.errors: the standalone module failed to import without
+    srcad (the adversarial pass). It falls back to the builtin error now. By hand: the
+    gradient of sum(sin(z0) z1) over the rows (x0, x1), (x2, x3)."""
+    (tmp_path / "inner_map.py").write_text(textwrap.dedent("""
+        import numpy as np
+        import srcad
+
+
+        def e(z):
+            return np.sin(z[0]) * z[1]
+
+
+        def f(x):
+            return np.sum(srcad.vmap(e)(np.stack([x[:2], x[2:4]])))
+    """))
+    out = tmp_path / "gen_inner_map.py"
+    assert cli.main(["codegen", f"{tmp_path / 'inner_map.py'}:f", "--sample", "np.arange(1.0, 5.0)",
+                     "-o", str(out)]) == 0
+    block = ("import sys; sys.modules['srcad'] = None; import numpy as np, gen_inner_map as g; "
+             "print(list(g.grad_f(np.arange(1.0, 5.0))))")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    run = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    x = np.arange(1.0, 5.0)
+    want = [np.cos(x[0]) * x[1], np.sin(x[0]), np.cos(x[2]) * x[3], np.sin(x[2])]
+    np.testing.assert_allclose(eval(run.stdout.replace("np.float64", "float")), want, rtol=1e-12)

@@ -197,6 +197,15 @@ class ClosureLowering:
                 return frame, assigned
         return None
 
+    def captured_key(self, name: str):
+        """The key of the enclosing scope's variable `name`, when this nested function reads it
+        (not its own, and the scope still runs): an item written into it (`y[0] = 0.0`) changes
+        the enclosing variable's object; None otherwise."""
+        if name in self.scope.locals or any(name in s for s in self.renames):
+            return None
+        found = self.enclosing(name)
+        return found[0].key(name) if found is not None and found[0].alive else None
+
     def read_free(self, name: str, node):
         """A nested function reading a variable of an enclosing scope, when it runs."""
         frame, assigned = self.enclosing(name)

@@ -138,9 +138,6 @@ def problems(parsed: ParsedFunction, top_level: bool = True) -> list[Diagnostic]
                 out.append(_diag(parsed, node, _CALLS_REJECTED[node.func.id], ""))
         elif isinstance(node, gast.AnnAssign) and node.value is None:
             continue
-        elif isinstance(node, (gast.For, gast.While)) and node.orelse:
-            out.append(_diag(parsed, node, "'else' clauses on loops are not supported",
-                             "use a flag variable set before 'break'"))
     for node in oneshot.misuses(top):
         what = "a generator expression" if isinstance(node, gast.GeneratorExp) else f"{node.func.id}()"
         out.append(_diag(parsed, node, f"{what} may be consumed more than once here (srcad reads it "

@@ -19,8 +19,8 @@ class InPlaceCalls:
 
     def in_place_call(self, call) -> bool:
         """Lower a statement that is such a call on a local array; returns whether it was."""
-        if not (isinstance(call, gast.Call) and call.args and isinstance(call.args[0], gast.Name)
-                and call.args[0].id in self.scope.locals):
+        if not (isinstance(call, gast.Call) and call.args and isinstance(call.args[0], gast.Name) and (
+                call.args[0].id in self.scope.locals or self.captured_key(call.args[0].id) is not None)):
             return False
         name = call.args[0].id
         if len(call.args) == 3 and not call.keywords and self._is_add_at(call):
@@ -71,7 +71,11 @@ class InPlaceCalls:
 
     def refuse_global_write(self, root, target) -> None:
         """Refuse a write into an item of a global (`g[0] = v`, `g[0] += v`)."""
-        if isinstance(root, gast.Name) and root.id not in self.scope.locals:
+        name = root.id if isinstance(root, gast.Name) else None
+        if name is not None and name not in self.scope.locals and self.captured_key(name) is None:
+            if self.enclosing(name) is not None:  # (a scope that has ended: a nested function returned)
+                raise self.error(UnsafeMutationError, target, f"cannot write into {name!r} of a function "
+                                 "that has returned", "pass the array to the nested function as an argument")
             raise self.error(UnsafeMutationError, target, f"cannot write into global {root.id!r}",
                              "copy it into a local variable first (x = g.copy())")
 

@@ -103,18 +103,56 @@ class LoopLowering:
         jumps = jumps_in(node.body, loops=True) | ({"ret"} if jumps_in(node.body, False) else set())
         names = assigned_names([node.target] + node.body)
         carried = self.carry_objects(names)  # (the loop's reads of them are the twins: carried.py)
-        with self.loop_writing({self.key(n) for n in names} - {key for key, *_ in carried}):
+        with self.loop_writing({self.key(n) for n in names} - {key for key, *_ in carried}), \
+                self.loop_else(node, jumps):
             self.iterate(node.iter, node.target, lambda: self.stmts(node.body), node, jumps, carried=carried)
 
     def stmt_While(self, node) -> None:
         jumps, names = jumps_in(node.body, loops=True), assigned_names(node.body)
+        jumps |= {"ret"} if node.orelse and jumps_in(node.body, False) else set()
         carried = self.carry_objects(names)
-        with self.loop_writing({self.key(n) for n in names} - {key for key, *_ in carried}):
+        with self.loop_writing({self.key(n) for n in names} - {key for key, *_ in carried}), \
+                self.loop_else(node, jumps):
             self.b.begin_while(loc=self.loc(node))
-            cond = self.value(node.test)
+            self.ctx.while_tests += 1  # (no write-back there: binding.py written_back)
+            try:
+                cond = self.value(node.test)
+            finally:
+                self.ctx.while_tests -= 1
             self.b.begin_while_body(cond)
             exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node, carried)
             self.b.end_while(exit_flag=exit_flag)
+
+    def stmt_Break(self, node) -> None:
+        brk = self.loops[-1][0]
+        self.write_key(brk, Const(True))
+        if brk in self.ctx.else_flags:  # (the loop has an `else`, which a break skips)
+            self.write_key(self.ctx.else_flags[brk], Const(True))
+
+    def stmt_Continue(self, node) -> None:
+        self.write_key(self.loops[-1][1], Const(True))
+
+    @contextlib.contextmanager
+    def loop_else(self, node, jumps: set):
+        """A loop's `else:` runs after it when no `break` (and no `return`) left it: a flag
+        set by its breaks (stmt_Break), then `if not flag: else body` after the loop."""
+        if not node.orelse:
+            yield
+            return
+        brk, broke = self.flag(f"brk{len(self.loops)}"), self.flag(f"else{next(self.ctx.counter)}")
+        self.write_key(broke, Const(False))
+        self.ctx.else_flags[brk] = broke
+        try:
+            yield
+        finally:
+            self.ctx.else_flags.pop(brk, None)
+        left = self.b.read(broke)
+        if "ret" in jumps:
+            left = self.emit("operator.or_", (left, self.b.read(self.flag(RET))), node=node)
+        self.b.begin_if(self.emit("operator.not_", (left,), node=node), self.loc(node))
+        self.stmts(node.orelse)
+        self.b.begin_else()
+        self.b.end_if()
 
     @contextlib.contextmanager
     def loop_writing(self, keys: set):

@@ -66,6 +66,8 @@ class LowerContext:
     # the argument when the code runs (f.__closure__[k]), so that the code serves any function
     # made from the same code (ir/kinds.py same_function)
     cell_sources: dict = field(default_factory=dict)
+    else_flags: dict = field(default_factory=dict)  # a loop's break flag -> its `else`'s (loops.py)
+    while_tests: int = 0  # > 0 while a while loop's test is lowered
 
 
 class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ObjectLowering, CarriedObjects,
@@ -140,8 +142,10 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         return list(self.ctx.keys[a]) if isinstance(a, Var) and a in self.ctx.keys else None
 
     def write(self, name: str, value: Atom) -> None:
-        k = self.key(name)
-        self.keys_written.add(k)
+        captured = self.captured_key(name)  # (a nested function changing what it reads in place)
+        k = self.key(name) if captured is None else captured
+        if captured is None:
+            self.keys_written.add(k)
         self.b.write(k, self.b.set_hint(value, name))
 
     def write_key(self, k, value: Atom) -> None:
@@ -300,12 +304,6 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         value = Const(None) if node.value is None else self.value(node.value)
         self.write_key(self.flag(RETVAL), value)
         self.write_key(self.flag(RET), Const(True))
-
-    def stmt_Break(self, node) -> None:
-        self.write_key(self.loops[-1][0], Const(True))
-
-    def stmt_Continue(self, node) -> None:
-        self.write_key(self.loops[-1][1], Const(True))
 
     def stmt_Raise(self, node) -> None:
         exc = Const(None) if node.exc is None else self.value(node.exc)

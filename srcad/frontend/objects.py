@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import UnsupportedSyntaxError, diagnostic
-from ..ir.kinds import user_class
+from ..ir.kinds import plain_named_tuple, user_class
 from ..ir.nodes import REGION_OPS, Const, Ext, Function, Var, ext_object, iter_ops
 from .closures import Partial
 from .expr import INPLACE, ext_name, static_atom
@@ -96,13 +96,6 @@ def _attr_key(obj: LocalObject, attr: str):
 
 def _set_key(obj: LocalObject, attr: str):
     return ("attr set", obj.serial, attr)  # Const(True) where the attribute has been assigned
-
-
-def named_tuple_class(cls) -> bool:
-    """Is cls a named tuple class (its __new__ the one collections.namedtuple makes)?"""
-    fields = getattr(cls, "_fields", None)
-    return isinstance(cls, type) and issubclass(cls, tuple) and isinstance(fields, tuple) and \
-        getattr(cls.__new__, "__module__", "").startswith("namedtuple_")
 
 
 def local_object(a) -> LocalObject | None:
@@ -165,9 +158,9 @@ class ObjectLowering:
             if not isinstance(call, types.FunctionType):
                 raise self._cannot(cls, node, f"the {cls.cls.__qualname__} object is not callable")
             return self.call_function(call, [Const(Ext(ext_name(cls.cls), cls))] + list(args), kw, node)
-        if cls is super and not args and not kw:
-            return self._super(node)
-        if named_tuple_class(cls):
+        if cls is super and not args and not kw:  # (code srcad generates cannot call super() itself)
+            return self._super(node) or self.refuse_super(node)
+        if plain_named_tuple(cls):
             return self.named_tuple(cls, args, kw, node)
         if not (isinstance(cls, type) and user_class(cls)) or library_code(cls):
             return None
@@ -279,6 +272,10 @@ class ObjectLowering:
         if local_object(me) is None or cls not in local_object(me).cls.__mro__:
             return None
         return Const(Ext("super", SuperOf(cls, me)))
+
+    def refuse_super(self, node):
+        raise self.error(UnsupportedSyntaxError, node, "super() is supported in the methods of objects "
+                         "made in the function only", "call the method by name: Base.method(self, ...)")
 
     def object_attribute(self, base, obj: LocalObject, attr: str, node):
         """`obj.attr`: the attribute's variable, else what the class has under that name."""

@@ -288,3 +288,36 @@ def is_function_value(x: object) -> bool:
     return t.__name__ == "_ArrayFunctionDispatcher" or hasattr(t, "__srcad_transform__") or hasattr(
         x, "__srcad_made__") or (
         t.__module__ == "srcad.custom")
+
+
+def namedtuple_class(cls) -> bool:
+    """Is cls a class collections.namedtuple made (also by typing.NamedTuple), or a subclass?"""
+    fields = getattr(cls, "_fields", None)
+    return isinstance(cls, type) and issubclass(cls, tuple) and isinstance(fields, tuple) \
+        and getattr(cls.__new__, "__module__", "").startswith("namedtuple_")
+
+
+def plain_named_tuple(cls) -> bool:
+    """Is cls a named tuple class (collections.namedtuple, typing.NamedTuple, or a subclass)
+    whose instances behave as the tuple of their fields: no method of the tuple protocol
+    (`__iter__`, `__getitem__`, `__mul__`...), `_replace` or `_make` of its own, and no
+    property in place of a field? Its own other methods are fine (inlined where called)."""
+    if not namedtuple_class(cls):
+        return False
+    fields = cls._fields
+    for klass in cls.__mro__[:cls.__mro__.index(tuple)]:
+        for name, value in vars(klass).items():
+            if name in _NAMED_TUPLE_DATA or type(value).__name__ == "_tuplegetter" or \
+                    name.startswith("__srcad"):
+                continue
+            module = getattr(getattr(value, "__func__", value), "__module__", "") or ""
+            if module == "collections" or module.startswith("namedtuple_"):
+                continue  # (what namedtuple made)
+            if name in fields or name.startswith("__") or name in ("_replace", "_make", "_asdict"):
+                return False
+    return True
+
+
+_NAMED_TUPLE_DATA = frozenset({"__doc__", "__slots__", "_fields", "_field_defaults", "__match_args__",
+                               "__module__", "__annotations__", "__orig_bases__", "__qualname__",
+                               "__dict__", "__weakref__", "__parameters__"})

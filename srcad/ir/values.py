@@ -3,7 +3,16 @@ specialises code on, for arguments and for the globals and attributes a function
 
 from __future__ import annotations
 
-from .kinds import array_library, dtype_kind, is_function, is_function_value, user_class, value_kind
+from .kinds import (
+    array_library,
+    dtype_kind,
+    is_function,
+    is_function_value,
+    namedtuple_class,
+    plain_named_tuple,
+    user_class,
+    value_kind,
+)
 from .types import (
     BOOL,
     BOTTOM,
@@ -47,6 +56,8 @@ def of_value(x: object, path: tuple = ()) -> Type:
         return NONE
     if isinstance(x, str):
         return STR
+    if isinstance(x, tuple) and namedtuple_class(type(x)) and not plain_named_tuple(type(x)):
+        return Opaque(type(x).__name__, kind="object", owner=type(x).__module__ or "")  # (its own protocol)
     if isinstance(x, tuple):
         fields = getattr(type(x), "_fields", None)
         named = isinstance(fields, tuple) and len(fields) == len(x)

@@ -384,8 +384,9 @@ defrule("srcad.items_cotangent", "d, pairs",
 # sorted(xs, key=k), min and max with key=: the order of the keys (frontend/higher_order.py)
 nondiff("srcad.sort_order", "keys, reverse=False", out=lambda sig: T.List(T.INT), fn=rt.sort_order)
 # `for x in seq`: the sequence itself, or a dict's keys (resolved while specialising)
+# (allocates: two iterations of an iterator are two tuples, the second empty; never one, by cse)
 defrule("srcad.iter", "x", jvp="srcad.iter_items(t)", vjp="srcad.iter_adjoint(g, x)", out=ty.unknown,
-        fn=rt.iter_items, linear=("x",), objects="items", holds="first")
+        fn=rt.iter_items, linear=("x",), objects="items", holds="first", allocates=True)
 defrule("srcad.iter_adjoint", "c, x", vjp={"c": "srcad.iter_items(g)"},
         out=lambda sig: sig.type("x") if isinstance(sig.type("x"), T.Dict) else sig.type("c"),
         fn=rt.iter_adjoint, fresh=False, linear=("c",))

@@ -169,6 +169,20 @@ def _foreign_diagnostic(fn: Function, op, base: Var, swapped):
                       "before changing it")
 
 
+def _refuse_writes_in_while_tests(fn: Function, updates: list) -> None:
+    """A while loop's test yields only its truth: a change it makes in place (a helper called
+    there writing into its argument) would not reach the loop's body."""
+    tests = {id(o) for op in iter_ops(fn.body) if isinstance(op, While) for o in iter_ops(op.cond)}
+    problems = [diagnostic(op.loc, f"this changes {_describe(op.args[update_base(op)])} in place inside a "
+                           "while loop's test, which srcad does not carry into the loop",
+                           "compute the test before the loop and at the end of its body "
+                           "(going = test(y); while going: ...; going = test(y))")
+                for op in updates if id(op) in tests]
+    if problems:
+        raise UnsafeMutationError(f"{len(problems)} unsafe mutation{'s' if len(problems) > 1 else ''} in "
+                                  f"{fn.qualname or fn.name}", problems)
+
+
 def check_mutations(fn: Function, trusted: bool = False) -> None:
     """Refuse the in-place changes of fn that srcad cannot prove unobserved. srcad's generated
     code (an operation located in it; with no location, `trusted`: fn is generated code) writes
@@ -186,6 +200,7 @@ def check_mutations(fn: Function, trusted: bool = False) -> None:
                and update_base(op) is not None and mine(op)]
     updates = [op for op in updates if isinstance(op.args[update_base(op)], Var)
                and not op.args[update_base(op)].type.is_scalar]
+    _refuse_writes_in_while_tests(fn, updates)
     if not updates:
         return
     needed = needed_values(fn)  # (what only dead code reads is not "used afterwards")

@@ -17,6 +17,11 @@ class SequenceOps:
         """`+` and `*` on lists and tuples are concatenation and repetition, as in Python;
         a list meeting an array is converted by NumPy and added or multiplied elementwise."""
         types = [atom_type(a) for a in args]
+        if prim in ("operator.or_", "operator.ior"):  # (a dict's | is a merge, not the bitwise or)
+            if any(isinstance(t, T.Dict) for t in types):
+                msg = "| of dicts (a merge) is not supported"
+                raise TypeSupportError(msg, [diagnostic(op.loc, msg, "write {**d, **e} or d.update(e)")])
+            return prim, args, kw
         seqs = [isinstance(t, (T.List, T.Tuple)) for t in types]
         if not any(seqs):
             return prim, args, kw

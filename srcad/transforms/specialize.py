@@ -437,7 +437,8 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
             return "numpy.asarray", args, kw  # (a list of numbers given to generated code: an array)
         if prim == "operator.matmul" and len(args) == 2 and typed_args.sparse(atom_type(args[0])):
             return "srcad.sparse_dot", args, kw  # (A @ x of a scipy.sparse matrix)
-        if prim in ("operator.add", "operator.iadd", "operator.mul", "operator.imul") and len(args) == 2:
+        if prim in ("operator.add", "operator.iadd", "operator.mul", "operator.imul", "operator.or_",
+                    "operator.ior") and len(args) == 2:
             return self.sequence_op(op, prim, args, kw, pre)
         return prim, args, kw
 

@@ -115,6 +115,13 @@ def length_fits(args) -> bool:
     return m >= n if starred else m == n
 
 
+def _holds_containers(t: T.Type) -> bool:
+    """Does a list or tuple hold tuples, lists or dicts (which max() compares item by item)?"""
+    items = getattr(t, "elts", None) or getattr(t, "items", None) or ()
+    elts = tuple(items) + ((t.elt,) if isinstance(t, T.List) else ())
+    return any(isinstance(e, (T.Tuple, T.List, T.Dict)) for e in elts)
+
+
 def check_keys_and_ints(rule, prim: str, args, op: Apply) -> None:
     """Refuse a dict key known only at run time (a loop with a known trip count is unrolled
     instead: specialize.op), a float where ints are needed, a dict indexed by a run-time int."""
@@ -132,6 +139,10 @@ def check_keys_and_ints(rule, prim: str, args, op: Apply) -> None:
             op.loc, f"{rule.int_operands} needs ints, and a float is given here",
             "an int argument you differentiate is promoted to a float: leave it out of argnums "
             "(or give it a jvp tangent of None), or convert with int(...)")])
+    if prim in ("srcad.max_of", "srcad.min_of") and _holds_containers(atom_type(args[0])):
+        raise TypeSupportError(f"{prim[6:9]}() of tuples", [diagnostic(
+            op.loc, f"{prim[6:9]}() of tuples or lists (compared item by item) is not supported",
+            "take the max of the numbers you compare, then pick the item with an if")])
     if prim == "operator.getitem" and iterates_dict(args):
         raise TypeSupportError("a dict indexed by a run-time int", [diagnostic(
             op.loc, "a dict indexed by an int computed at run time (its keys are not ints)",
