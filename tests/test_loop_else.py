@@ -79,3 +79,53 @@ def test_the_else_of_a_loop_that_runs_no_iteration():
     x = np.array([0.5, 1.0])
     np.testing.assert_allclose(srcad.grad(empty)(x, 0), [4.0, 0.0])  # (by hand: 4 x0)
     np.testing.assert_allclose(srcad.grad(empty)(x, 3), [1.0, 0.0])
+
+
+def else_breaks_the_outer_loop(x):
+    s = 0.0
+    for a in x:
+        for b in x:
+            if b > a * 2.5:
+                break
+        else:
+            s += a * 10.0
+            break  # (the outer loop's: what follows in its body is skipped)
+        s += a ** 2
+    return s
+
+
+def else_returns(x):
+    s = 0.0
+    for a in x:
+        for b in x:
+            if b > 2.0:
+                break
+        else:
+            return s + a * 7.0  # (the function's return, from inside the outer loop)
+        s += a ** 2
+    return s
+
+
+def else_continues(x):
+    s = 0.0
+    for a in x:
+        for b in x:
+            if b > a:
+                break
+        else:
+            s += a
+            continue
+        s += a ** 3
+    return s
+
+
+@pytest.mark.parametrize("x", POINTS, ids=["no-break", "break", "first"])
+@pytest.mark.parametrize("f", [else_breaks_the_outer_loop, else_returns, else_continues],
+                         ids=lambda f: f.__name__)
+def test_jumps_in_an_else_belong_to_the_enclosing_loop(f, x):
+    """A break, continue or return in a nested loop's `else:` leaves the enclosing loop (or the
+    function): the statements after the nested loop were not skipped (a return there gave 0
+    where Python gives 3.5)."""
+    value, g = srcad.value_and_grad(f)(x)
+    assert value == pytest.approx(f(x), rel=1e-14)
+    np.testing.assert_allclose(g, fd_grad_richardson(f, (x,)), rtol=1e-7, atol=1e-10)

@@ -100,13 +100,15 @@ class _Walker:
         if isinstance(s, gast.If):
             self.expr(s.test, d)
             return _meet(self.block(s.body, d), self.block(s.orelse, d))
-        if isinstance(s, gast.For):
+        if isinstance(s, gast.For):  # (what the body or an `else:` assigns may not be: a break, no iteration)
             self.expr(s.iter, d)
             self.block(s.body, self.target(s.target, d))
+            self.block(s.orelse, d)
             return d
         if isinstance(s, gast.While):
             self.expr(s.test, d)
             self.block(s.body, d)
+            self.block(s.orelse, d)
             return d
         if isinstance(s, (gast.Return, gast.Raise)):
             for child in gast.iter_child_nodes(s):

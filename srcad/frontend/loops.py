@@ -51,8 +51,8 @@ def jumps_of(node, loops: bool) -> set[str]:
             found.add("brk")
         elif isinstance(n, gast.Continue) and loops:
             found.add("cont")
-        if isinstance(n, (gast.For, gast.While)) and n is not node:
-            found |= jumps_in(n.body, loops=False)
+        if isinstance(n, (gast.For, gast.While)) and n is not node:  # (its else's jumps are ours)
+            found |= jumps_in(n.body, loops=False) | jumps_in(n.orelse, loops)
             continue
         if isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not node:
             continue
