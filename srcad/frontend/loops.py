@@ -12,7 +12,7 @@ import contextlib
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError, where_text
 from ..ir.kinds import user_class
 from ..ir.nodes import Atom, Const, Var
 from .closures import Frame
@@ -99,7 +99,22 @@ class LoopLowering:
         self.join_objects(twins, names, made)
         self.b.end_if()
 
+    def check_reiterable(self, value, node) -> None:
+        """An iterable iterated again while an iteration of it runs: not an iterator (whose
+        items Python's iterations would share), checked when the code runs."""
+        where = Const(where_text(self.loc(node), "?"))
+        self.emit("srcad.check_reiterable", (value, where), node=node, nouts=0)
+
     def stmt_For(self, node) -> None:
+        if isinstance(node.iter, gast.Name) and node.iter.id in self.ctx.iterating:  # (for b in it
+            self.check_reiterable(self.value(node.iter), node)  # inside for a in it)
+        self.ctx.iterating.append(node.iter.id if isinstance(node.iter, gast.Name) else None)
+        try:
+            self.for_loop(node)
+        finally:
+            self.ctx.iterating.pop()
+
+    def for_loop(self, node) -> None:
         jumps = jumps_in(node.body, loops=True) | ({"ret"} if jumps_in(node.body, False) else set())
         names = assigned_names([node.target] + node.body)
         carried = self.carry_objects(names)  # (the loop's reads of them are the twins: carried.py)
@@ -325,6 +340,10 @@ class LoopLowering:
                 return self.emit("srcad.tuple", (k, inner(i)), node=node)
             return n, element
         if fn is zip:
+            names = [a.id for a in node.args if isinstance(a, gast.Name)]
+            for name in sorted({n for n in names if names.count(n) > 1}):  # (zip(it, it))
+                self.check_reiterable(self.value(gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                                           type_comment=None)), node)
             parts = [p for a in node.args for p in (
                 [self.sequence_of(v, node) for v in self._starred(a)] if isinstance(a, gast.Starred)
                 else [self.sequence(a)])]

@@ -68,6 +68,7 @@ class LowerContext:
     cell_sources: dict = field(default_factory=dict)
     else_flags: dict = field(default_factory=dict)  # a loop's break flag -> its `else`'s (loops.py)
     while_tests: int = 0  # > 0 while a while loop's test is lowered
+    iterating: list = field(default_factory=list)  # the names for loops iterate (loops.py)
 
 
 class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, ObjectLowering, CarriedObjects,

@@ -83,6 +83,9 @@ nondiff("srcad.check_unpack", "xs, n, starred", out=ty.none, fn=rt.check_unpack,
 # x[k] += v, x[k][j] = v: the item changed in place is held by the container only once
 # np.fill_diagonal(y, v) on a local array: y[srcad.diagonal_index(y, v, where)] = v
 nondiff("srcad.diagonal_index", "a, val, where", out=ty.unknown, fn=rt.diagonal_index, raises="always")
+# an iterable iterated again during an iteration of it: not an iterator (frontend/loops.py)
+nondiff("srcad.check_reiterable", "x, where", out=ty.none, fn=rt.check_reiterable, impure=True, nouts=0,
+        raises="always", objects="any", vmap=vmi.length_checks)
 nondiff("srcad.check_unshared", "xs, item, where", out=ty.none, fn=rt.check_unshared, impure=True, nouts=0,
         raises="always", objects="items", vmap=vmi.length_checks)
 nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True, objects="any")  # (p.w: a child)

@@ -13,7 +13,7 @@ from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "check_leaf", "assigned", "bound", "unbound", "require_scalar",
            "custom_cotangents", "check_length", "check_unpack", "check_unshared", "arg_cell", "arg_partial",
-           "data_only", "shape_error", "diagonal_index", "own_argument"]
+           "data_only", "shape_error", "diagonal_index", "own_argument", "check_reiterable"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -41,6 +41,16 @@ def check_unshared(container, item, where):
         raise _error_at("UnsafeMutationError", ValueError, where,
                         "this changes in place an object held more than once by the list or dict",
                         "give each slot its own object (a copy), or build the new value and assign it")
+
+
+def check_reiterable(x, where):
+    """Raise where x, iterated again while an iteration of it runs (`zip(it, it)`, a loop
+    over it inside a loop over it), is an iterator: Python's iterations share its items, where
+    srcad takes them all when an iteration starts."""
+    if iter(x) is x:
+        raise _error_at("UnsupportedSyntaxError", ValueError, where,
+                        "an iterator iterated again while an iteration of it runs",
+                        "make a list of it first: xs = list(it)")
 
 
 def own_argument(x, others, where):
