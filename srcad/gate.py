@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ArgumentError, Diagnostic, NonScalarOutputError, TypeSupportError
-from .ir.kinds import array_library, namedtuple_class, plain_named_tuple
+from .ir.kinds import array_library, own_protocol_tuple
 from .ir.types import value_kind as leaf_kind
 from .namespaces import as_float, refusal_hint, zeros_of
 from .pytrees import children_of, is_node, is_struct, parts, to_node
@@ -122,8 +122,7 @@ class Gate:
         if t is dict:
             new = {k: self.admit(v, request, f"{path}[{k!r}]") for k, v in x.items()}
             return x if all(new[k] is v for k, v in x.items()) else new
-        if isinstance(x, tuple) and hasattr(x, "_fields") and (  # a named tuple (not one of its own protocol)
-                plain_named_tuple(t) or not namedtuple_class(t)):
+        if isinstance(x, tuple) and hasattr(x, "_fields") and not own_protocol_tuple(t):  # a named tuple
             new = [self.admit(e, request, f"{path}.{f}") for f, e in zip(x._fields, x)]
             return x if all(a is b for a, b in zip(new, x)) else t(*new)
         if isinstance(x, dict) and t.__module__ == "collections":  # OrderedDict, defaultdict

@@ -66,15 +66,6 @@ def empty(x, n):
 POINTS = [np.array([0.5, 1.5, 0.7]), np.array([0.5, 2.5, 0.7]), np.array([3.0, 0.6, 1.2])]
 
 
-@pytest.mark.parametrize("x", POINTS, ids=["no-break", "break", "first"])
-@pytest.mark.parametrize("f", [search, product_until, nested, returns_inside], ids=lambda f: f.__name__)
-def test_gradient_and_value(f, x):
-    value, g = srcad.value_and_grad(f)(x)
-    assert value == pytest.approx(f(x), rel=1e-14)
-    np.testing.assert_allclose(g, fd_grad_richardson(f, (x,)), rtol=1e-7, atol=1e-10)
-    np.testing.assert_allclose(srcad.jacfwd(f)(x), g, rtol=1e-12)
-
-
 def test_the_else_of_a_loop_that_runs_no_iteration():
     x = np.array([0.5, 1.0])
     np.testing.assert_allclose(srcad.grad(empty)(x, 0), [4.0, 0.0])  # (by hand: 4 x0)
@@ -120,12 +111,13 @@ def else_continues(x):
 
 
 @pytest.mark.parametrize("x", POINTS, ids=["no-break", "break", "first"])
-@pytest.mark.parametrize("f", [else_breaks_the_outer_loop, else_returns, else_continues],
-                         ids=lambda f: f.__name__)
-def test_jumps_in_an_else_belong_to_the_enclosing_loop(f, x):
-    """A break, continue or return in a nested loop's `else:` leaves the enclosing loop (or the
-    function): the statements after the nested loop were not skipped (a return there gave 0
-    where Python gives 3.5)."""
+@pytest.mark.parametrize("f", [search, product_until, nested, returns_inside, else_breaks_the_outer_loop,
+                               else_returns, else_continues], ids=lambda f: f.__name__)
+def test_gradient_and_value(f, x):
+    """The last three: a break, continue or return in a nested loop's `else:` leaves the
+    enclosing loop (or the function): the statements after the nested loop were not skipped (a
+    return there gave 0 where Python gives 3.5)."""
     value, g = srcad.value_and_grad(f)(x)
     assert value == pytest.approx(f(x), rel=1e-14)
     np.testing.assert_allclose(g, fd_grad_richardson(f, (x,)), rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(srcad.jacfwd(f)(x), g, rtol=1e-12)

@@ -53,8 +53,8 @@ class ArgumentBinding:
         an array), the caller's variable holds the changed value after the call
         (`write_back`), as the object it names does in Python. (Other names of the object keep
         the old value, which the check of unsafe mutations refuses to read: transforms/safety.py.)"""
-        if not isinstance(node, gast.Call) or self.ctx.while_tests:  # (a while test's writes are
-            return []  # not carried back into the loop: left to the check of unsafe mutations)
+        if not isinstance(node, gast.Call):
+            return []
         names = [a.id for a in node.args + [k.value for k in node.keywords]
                  if isinstance(a, gast.Name) and a.id in caller.scope.locals]
         if not names:

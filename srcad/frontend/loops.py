@@ -129,11 +129,7 @@ class LoopLowering:
         with self.loop_writing({self.key(n) for n in names} - {key for key, *_ in carried}), \
                 self.loop_else(node, jumps):
             self.b.begin_while(loc=self.loc(node))
-            self.ctx.while_tests += 1  # (no write-back there: binding.py written_back)
-            try:
-                cond = self.value(node.test)
-            finally:
-                self.ctx.while_tests -= 1
+            cond = self.value(node.test)
             self.b.begin_while_body(cond)
             exit_flag = self.loop_body(lambda: self.stmts(node.body), jumps, node, carried)
             self.b.end_while(exit_flag=exit_flag)
@@ -341,9 +337,11 @@ class LoopLowering:
             return n, element
         if fn is zip:
             names = [a.id for a in node.args if isinstance(a, gast.Name)]
-            for name in sorted({n for n in names if names.count(n) > 1}):  # (zip(it, it))
-                self.check_reiterable(self.value(gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                                           type_comment=None)), node)
+            checked = set()
+            for a in node.args:  # (zip(it, it): one check per name given twice)
+                if isinstance(a, gast.Name) and names.count(a.id) > 1 and a.id not in checked:
+                    checked.add(a.id)
+                    self.check_reiterable(self.value(a), node)
             parts = [p for a in node.args for p in (
                 [self.sequence_of(v, node) for v in self._starred(a)] if isinstance(a, gast.Starred)
                 else [self.sequence(a)])]

@@ -67,7 +67,6 @@ class LowerContext:
     # made from the same code (ir/kinds.py same_function)
     cell_sources: dict = field(default_factory=dict)
     else_flags: dict = field(default_factory=dict)  # a loop's break flag -> its `else`'s (loops.py)
-    while_tests: int = 0  # > 0 while a while loop's test is lowered
     iterating: list = field(default_factory=list)  # the names for loops iterate (loops.py)
 
 

@@ -290,21 +290,37 @@ def is_function_value(x: object) -> bool:
         t.__module__ == "srcad.custom")
 
 
-def namedtuple_class(cls) -> bool:
-    """Is cls a class collections.namedtuple made (also by typing.NamedTuple), or a subclass?"""
-    fields = getattr(cls, "_fields", None)
-    return isinstance(cls, type) and issubclass(cls, tuple) and isinstance(fields, tuple) \
-        and getattr(cls.__new__, "__module__", "").startswith("namedtuple_")
-
-
 def plain_named_tuple(cls) -> bool:
     """Is cls a named tuple class (collections.namedtuple, typing.NamedTuple, or a subclass)
     whose instances behave as the tuple of their fields: no method of the tuple protocol
     (`__iter__`, `__getitem__`, `__mul__`...), `_replace` or `_make` of its own, and no
     property in place of a field? Its own other methods are fine (inlined where called)."""
-    if not namedtuple_class(cls):
-        return False
-    fields = cls._fields
+    return _named_tuple_kind(cls) == "plain"
+
+
+def own_protocol_tuple(cls) -> bool:
+    """Is cls a named tuple class with a tuple protocol of its own (not plain_named_tuple):
+    its instances are not the tuple of their fields."""
+    return _named_tuple_kind(cls) == "own"
+
+
+_NAMED_TUPLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _named_tuple_kind(cls) -> str | None:
+    """"plain" or "own" (see above) for a class collections.namedtuple made (also by
+    typing.NamedTuple) or a subclass of one, else None; answered once per class."""
+    fields = getattr(cls, "_fields", None)
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and isinstance(fields, tuple)
+            and getattr(cls.__new__, "__module__", "").startswith("namedtuple_")):
+        return None
+    got = _NAMED_TUPLES.get(cls)
+    if got is None:
+        got = _NAMED_TUPLES[cls] = "plain" if _behaves_as_fields(cls) else "own"
+    return got
+
+
+def _behaves_as_fields(cls) -> bool:
     for klass in cls.__mro__[:cls.__mro__.index(tuple)]:
         for name, value in vars(klass).items():
             if name in _NAMED_TUPLE_DATA or type(value).__name__ == "_tuplegetter" or \
@@ -313,7 +329,7 @@ def plain_named_tuple(cls) -> bool:
             module = getattr(getattr(value, "__func__", value), "__module__", "") or ""
             if module == "collections" or module.startswith("namedtuple_"):
                 continue  # (what namedtuple made)
-            if name in fields or name.startswith("__") or name in ("_replace", "_make", "_asdict"):
+            if name in cls._fields or name.startswith("__") or name in ("_replace", "_make", "_asdict"):
                 return False
     return True
 

@@ -8,8 +8,7 @@ from .kinds import (
     dtype_kind,
     is_function,
     is_function_value,
-    namedtuple_class,
-    plain_named_tuple,
+    own_protocol_tuple,
     user_class,
     value_kind,
 )
@@ -56,7 +55,7 @@ def of_value(x: object, path: tuple = ()) -> Type:
         return NONE
     if isinstance(x, str):
         return STR
-    if isinstance(x, tuple) and namedtuple_class(type(x)) and not plain_named_tuple(type(x)):
+    if isinstance(x, tuple) and own_protocol_tuple(type(x)):
         return Opaque(type(x).__name__, kind="object", owner=type(x).__module__ or "")  # (its own protocol)
     if isinstance(x, tuple):
         fields = getattr(type(x), "_fields", None)

@@ -179,8 +179,12 @@ def _refuse_writes_in_while_tests(fn: Function, updates: list) -> None:
                            "(going = test(y); while going: ...; going = test(y))")
                 for op in updates if id(op) in tests]
     if problems:
-        raise UnsafeMutationError(f"{len(problems)} unsafe mutation{'s' if len(problems) > 1 else ''} in "
-                                  f"{fn.qualname or fn.name}", problems)
+        raise _unsafe(fn, problems)
+
+
+def _unsafe(fn: Function, problems: list) -> UnsafeMutationError:
+    many = "s" if len(problems) > 1 else ""
+    return UnsafeMutationError(f"{len(problems)} unsafe mutation{many} in {fn.qualname or fn.name}", problems)
 
 
 def check_mutations(fn: Function, trusted: bool = False) -> None:
@@ -225,6 +229,4 @@ def check_mutations(fn: Function, trusted: bool = False) -> None:
         if stale:
             problems.append(_stale_diagnostic(op, base, stale))
     if problems:
-        raise UnsafeMutationError(
-            f"{len(problems)} unsafe mutation{'s' if len(problems) > 1 else ''} in {fn.qualname or fn.name}",
-            problems)
+        raise _unsafe(fn, problems)
