@@ -509,3 +509,21 @@ def test_cli_refuses_a_global_array_for_the_numba_target(tmp_path):
     finally:
         os.chdir(cwd)
     assert code != 0 and not (tmp_path / "out.py").exists()
+
+
+def sqrt_sum(x):
+    return np.sum(np.sqrt(x))
+
+
+def test_the_compiled_code_checks_its_results_are_finite():
+    """The numba code checks its float results before it returns (the caller's check cost a
+    microsecond a call): a result that is not finite runs the call again in CPython, for an
+    array result as for a float (here an infinite derivative of sqrt at 0: NumPy's inf)."""
+    g = srcad.grad(sqrt_sum, target="numba")
+    x = np.array([4.0, 1.0, 0.25])
+    np.testing.assert_allclose(g(x), 0.5 / np.sqrt(x), rtol=1e-15)
+    assert "_finite_array(" in srcad.source(g) and g._latest.function.checked
+    with np.errstate(divide="ignore"):
+        got, expected = g(np.array([4.0, 0.0])), srcad.grad(sqrt_sum)(np.array([4.0, 0.0]))
+        assert got[0] == 0.25 and np.isinf(got[1]) and np.array_equal(got, expected)
+        assert srcad.grad(root, target="numba")(0.0) == srcad.grad(root)(0.0)

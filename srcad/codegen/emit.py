@@ -61,6 +61,7 @@ class Rendered:
     namespace: dict
     line_map: dict = field(default_factory=dict)  # generated line -> (file, line, other lines)
     python: Rendered | None = None  # target="numba": the CPython target's code (the fallback)
+    finite_checked: bool = False  # the numba target's code checks that its results are finite
 
 
 def _user_call(loc: Loc) -> tuple | None:
@@ -433,7 +434,8 @@ def _render(em: CodeEmitter, name: str, header) -> Rendered:
     _check_names(module)
     text = astor.to_source(gast.gast_to_ast(module), pretty_source=_pretty)
     source, line_map = apply_markers(text)
-    return Rendered(source, dict(em.ns.names), line_map)
+    return Rendered(source, dict(em.ns.names), line_map,
+                    finite_checked=getattr(em, "finite_checked", False))
 
 
 def _pretty(source) -> str:

@@ -95,8 +95,22 @@ def math_result(r, *args):
     return r
 
 
+def finite_number(x):
+    """A result of the compiled code that is not finite (inf or NaN) raises: the call runs
+    again in CPython, whose result (or error) is the CPython target's."""
+    if x - x != 0.0:
+        raise ValueError("a result is not finite")
+
+
+def finite_array(x):
+    """finite_number for each element of an array."""
+    for v in x.flat:
+        if v - v != 0.0:
+            raise ValueError("a result is not finite")
+
+
 #: the numba target's own helpers (generated code calls them; written out with it)
-OWN_HELPERS = (reserve_stack, store_into, add_into, known_number, math_result)
+OWN_HELPERS = (reserve_stack, store_into, add_into, known_number, math_result, finite_number, finite_array)
 
 
 class _Families:
@@ -337,6 +351,39 @@ class NumbaEmitter(ScalarLoops, Contractions, CodeEmitter):
             checked = self.ns.ref(math_result, "_math_result")
             got = _call(_name(checked), [got] + [self.atom(a) for a in op.args])
         return got
+
+    def function(self, name: str, header: list[str]) -> gast.FunctionDef:
+        """The function, checking before it returns that its float results are finite (a
+        result that is not raises: the call runs again in CPython, as for an error), when
+        every result is a number or an array (else the caller checks: numba_target.py)."""
+        node = super().function(name, header)
+        yields = self.fn.body.yields
+        checks = self._finite_checks(node.body[-1].value, atom_type(yields[0]) if len(yields) == 1
+                                     else T.Tuple(tuple(atom_type(y) for y in yields)))
+        self.finite_checked = checks is not None
+        node.body[-1:-1] = checks or []
+        return node
+
+    def _finite_checks(self, expr, t) -> list | None:
+        """Statements raising when the value `expr` of type `t` holds a float that is not
+        finite; None when `t` holds values the helpers do not check (lists, objects)."""
+        if isinstance(t, (T.Int, T.Bool, T.NoneT)) or isinstance(t, T.Array) and t.kind in ("i", "u", "b"):
+            return []
+        if isinstance(t, T.Tuple):
+            out = []
+            for k, et in enumerate(t.elts):
+                elt = expr.elts[k] if isinstance(expr, gast.Tuple) else gast.Subscript(
+                    value=expr, slice=gast.Constant(value=k, kind=None), ctx=gast.Load())
+                got = self._finite_checks(elt, et)
+                if got is None:
+                    return None
+                out += got
+            return out
+        helper = finite_number if isinstance(t, (T.Float, T.Complex)) else \
+            finite_array if isinstance(t, T.Array) and t.kind in ("f", "c") else None
+        if helper is None:
+            return None
+        return [gast.Expr(value=_call(_name(self.ns.ref(helper, "_" + helper.__name__)), [expr]))]
 
     def for_stmt(self, op: For) -> list:
         """The loop, after room for its trips in each stack its body pushes onto once per

@@ -156,8 +156,9 @@ class NumbaFunction:
     compile the code, the compiled code raises, or its result is not finite."""
 
     def __init__(self, jitted, python, extras, what: str, path: str, offset: int, line_map: dict,
-                 source: str):
+                 source: str, checked: bool = False):
         self.jitted, self.python, self.extras = jitted, python, tuple(extras)
+        self.checked = checked  # the compiled code raises when a result is not finite
         self.what, self.path, self.offset, self.line_map = what, path, offset, line_map
         self.failed = None  # the reason numba could not compile the code, once known
         self.ready = False  # compiled for the arguments of the first call (srcad's code is per type)
@@ -166,6 +167,11 @@ class NumbaFunction:
         self.__wrapped__ = python
 
     def __call__(self, *args):
+        if self.checked and self.ready and not self.extras:  # (the commonest path: as short as can be)
+            try:
+                return self.jitted(*args)
+            except Exception:
+                return self.python(*args)  # (raises what the CPython target raises, or gives its result)
         if self.ready:
             try:
                 out = self.jitted(*args, *[getattr(m, a) for _, m, a in self.extras]) if self.extras \
@@ -274,5 +280,6 @@ def compile_numba(rendered, python_fn, name: str, what: str):
     `python_fn` (the CPython target's function of the same IR)."""
     text, extras, offset = module_text(rendered, name)
     jitted, path = load(text, name)
-    fn = NumbaFunction(jitted, python_fn, extras, what, path, offset, rendered.line_map, rendered.source)
+    fn = NumbaFunction(jitted, python_fn, extras, what, path, offset, rendered.line_map, rendered.source,
+                       rendered.finite_checked)
     return fn
