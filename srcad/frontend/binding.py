@@ -47,29 +47,46 @@ class ArgumentBinding:
         return out
 
     def written_back(self, bound: list, node, caller) -> list:
-        """(parameter, its value on entry, the caller's variable, whether only `+=` rebinds it)
-        for the parameters given a local variable of the caller by name (`apply_bc(u)`) that
-        the function does not bind anew: if it changes one in place (`u[0] = 0.0`, `u += v` on
-        an array), the caller's variable holds the changed value after the call
-        (`write_back`), as the object it names does in Python. (Other names of the object keep
-        the old value, which the check of unsafe mutations refuses to read: transforms/safety.py.)"""
+        """(parameter, its value on entry, the caller's variable, whether only `+=` rebinds it,
+        the view) for the parameters given a local variable of the caller by name (`apply_bc(u)`;
+        view None) or an item of one (`apply_bc(u[1:-1])`, `step(params["W"])`; view the
+        container's value and the index) that the function does not bind anew: if it changes
+        one in place (`u[0] = 0.0`, `u += v` on an array), the caller's variable holds the
+        changed value after the call (`write_back`), as the object it names does in Python.
+        (Other names of the object keep the old value, which the check of unsafe mutations
+        refuses to read: transforms/safety.py.)"""
         if not isinstance(node, gast.Call):
             return []
-        names = [a.id for a in node.args + [k.value for k in node.keywords]
-                 if isinstance(a, gast.Name) and a.id in caller.scope.locals]
-        if not names:
+        given = node.args + [k.value for k in node.keywords]
+        names = [a.id for a in given if isinstance(a, gast.Name) and a.id in caller.scope.locals]
+        bases = {a.value.id for a in given if isinstance(a, gast.Subscript) and isinstance(a.value, gast.Name)
+                 and a.value.id in caller.scope.locals}
+        if not names and not bases:
             return []
         rebound, augmented = rebound_names(self.node)
-        return [(param, value, name, param in augmented) for param, value in bound
-                if param not in rebound and isinstance(value, Var)
-                for name in names if caller.b.read(caller.key(name)) is value]
+        out = []
+        for param, value in bound:
+            if param in rebound or not isinstance(value, Var):
+                continue
+            out += [(param, value, name, param in augmented, None) for name in names
+                    if caller.b.read(caller.key(name)) is value]
+            made = caller.b.defining(value)  # (u[index] given: the caller lowered it just before)
+            out += [(param, value, name, param in augmented, (made.args[0], made.args[1])) for name in bases
+                    if made is not None and made.prim == "operator.getitem"
+                    and made.args[0] is caller.b.read(caller.key(name))]
+        return out
 
     def write_back(self, changed: list, caller, node) -> None:
         """The caller's variables bound to what the function changed (see `written_back`);
-        after `a += v` only if that changed the object in place, which its type tells
-        (transforms/sequences.py written_back)."""
-        for old, new, name, augmented in changed:
-            caller.write(name, caller.emit("srcad.written_back", (old, new), node=node) if augmented else new)
+        after `a += v` only if that changed the object in place, which its type tells; an item
+        stored back into its container if it is the container's own (an array's basic index, a
+        list's position, a dict's key: transforms/sequences.py written_back, written_back_item)."""
+        for old, new, name, augmented, view in changed:
+            if view is None:
+                back = caller.emit("srcad.written_back", (old, new), node=node) if augmented else new
+                caller.write(name, back)
+            elif caller.b.read(caller.key(name)) is view[0]:  # (the container itself is not rebound)
+                caller.write(name, caller.emit("srcad.written_back_item", (*view, old, new), node=node))
 
     def spread(self, sig: inspect.Signature, args, kw, node, caller) -> list:
         """f(a, *v) of a v whose length is known only once types are: the positional

@@ -223,7 +223,7 @@ class FunctionLowerer(KnownCallees, FrozenDistributions, ClosureLowering, Object
         for name, value in bound:
             self.write(name, value)
         result = self.body()
-        changed = [(old, v, name, aug) for p, old, name, aug in backs
+        changed = [(old, v, name, aug, view) for p, old, name, aug, view in backs
                    if (v := self.b.read(self.key(p))) is not old]
         self.ctx.stack.pop()
         self.ctx.passed.pop()

@@ -94,6 +94,11 @@ class Builder:
     def emit(self, op: Op) -> None:
         self._frames[-1].ops.append(op)
 
+    def defining(self, v: Atom) -> Apply | None:
+        """The operation of the open block that made v, if it did."""
+        return next((op for op in reversed(self._frames[-1].ops) if isinstance(op, Apply) and v in op.outs),
+                    None)
+
     def apply(
         self,
         prim: str,

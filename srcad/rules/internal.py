@@ -100,6 +100,9 @@ nondiff("srcad.item_update", "*args", out=ty.unknown, opaque=True, vmap=vm.repea
 # a parameter an inlined function changed by `a += v`, as the caller's variable sees it: the
 # new value or the old one, by type (transforms/sequences.py written_back)
 nondiff("srcad.written_back", "old, new", out=ty.unknown, opaque=True, vmap=vm.repeats)
+# the container of an item given to an inlined function that changed it (`apply_bc(u[1:-1])`):
+# the item stored back if the container holds the object itself (transforms/sequences.py)
+nondiff("srcad.written_back_item", "base, index, old, new", out=ty.unknown, opaque=True, vmap=vm.repeats)
 # (f"l{i}" of a constant folds: a dict key)
 nondiff("srcad.format", "*args", out=lambda sig: T.STR, fn=str.format, foldable=True)
 nondiff("srcad.assert", "test, msg", out=ty.none, impure=True, nouts=0)

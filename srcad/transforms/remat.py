@@ -27,10 +27,10 @@ def defs_visible(block: Block) -> set:
     return out
 
 
-def _basic_key(t: T.Type) -> bool:
+def basic_key(t: T.Type) -> bool:
     """Is a subscript of this type basic indexing (a view, not a copy)?"""
     if isinstance(t, T.Tuple):
-        return all(_basic_key(e) for e in t.elts)
+        return all(basic_key(e) for e in t.elts)
     return isinstance(t, (T.Int, T.NoneT)) or (isinstance(t, T.Opaque) and t.what in ("slice", "ellipsis"))
 
 
@@ -103,4 +103,4 @@ class Remat:
     def _view(op: Apply) -> bool:
         """A basic-indexing subscript of an array: O(1), shares the array's memory."""
         return (op.prim == "operator.getitem" and len(op.args) == 2
-                and isinstance(atom_type(op.args[0]), T.Array) and _basic_key(atom_type(op.args[1])))
+                and isinstance(atom_type(op.args[0]), T.Array) and basic_key(atom_type(op.args[1])))

@@ -122,22 +122,88 @@ def check_unseen_changes(body: Block, outputs, varied: set, useful: set) -> None
                                           [problem])
 
 
-def _stored_back(fn: Function) -> dict:
-    """{the result of an in-place operation on an item: the container it came from} for
-    `xs[k] += v` (transforms/sequences.py item_update): `xs[k]` changed in place and stored back
-    in the same slot of the same container. The container sees the change, as in Python
-    (its setitem is the user's write, checked in turn: no older version of it is used after)."""
-    defs = {op.outs[0]: op for op in iter_ops(fn.body) if isinstance(op, Apply) and len(op.outs) == 1}
-    out = {}
+def _stored_back(fn: Function, live) -> dict:
+    """{a version of an item changed in place: the container it came from} where the item's
+    last version is stored back into the same slot of the same container: `xs[k] += v`
+    (transforms/sequences.py item_update), or an inlined function changing the item it was
+    given (`apply_bc(u[1:-1])`: sequences.py written_back_item). The container sees the change,
+    as in Python (its setitem is the user's write, checked in turn: no older version of it is
+    used after), if nothing reads the container between the item's first change and the store
+    and no version of the item is read after it."""
+    items: dict = {}  # (container, index) -> the getitems of it
+    users: dict = {}
+    for op in iter_ops(fn.body):
+        for a in op.operands():
+            users.setdefault(a, []).append(op)
+        if isinstance(op, Apply) and op.prim == "operator.getitem" and len(op.args) == 2:
+            items.setdefault(_key(op.args), []).append(op)
+        for b in (op.blocks() if not isinstance(op, Apply) else ()):
+            for a in b.yields:  # (carried on: used at some point after any change, as far as this knows)
+                users.setdefault(a, []).append(None)
+    pos, out = positions(fn.body), {}
     for op in iter_ops(fn.body):
         if not (isinstance(op, Apply) and op.prim == "operator.setitem" and len(op.args) >= 3):
             continue
-        value = defs.get(op.args[2])
-        item = defs.get(value.args[update_base(value)]) if value is not None and _user_write(value) \
-            and update_base(value) is not None else None
-        if item is not None and item.prim == "operator.getitem" and item.args[:2] == op.args[:2]:
-            out[value.outs[0]] = op.args[0]
+        for item in items.get(_key(op.args[:2]), ()):
+            _store_back(fn, op, item, users, live, pos, out)
     return out
+
+
+def _key(args) -> tuple:
+    return tuple(a if isinstance(a, Var) else repr(a) for a in args)
+
+
+def _store_back(fn: Function, op: Apply, item: Apply, users: dict, live, pos: dict, out: dict) -> None:
+    """_stored_back for the store `op` of a version of the getitem `item`."""
+    versions, writes = _versions(fn, item.outs[0])
+    def unseen(u) -> bool:  # (a use of the container that cannot see the item's changes)
+        if u is op or u is item or u is not None and u.prim == "srcad.zero_item" and u.outs[0] in op.args:
+            return True  # (the store, the item taken out, the zero of its shape for derivatives)
+        return u is not None and all(_before(pos[id(u)], pos[id(w)]) for w in writes)
+    if op.args[2] not in versions or any(v in live.live_after[id(op)] for v in versions) or not all(
+            unseen(u) for u in users.get(op.args[0], ())):
+        return
+    out.update((w.outs[0], op.args[0]) for w in writes)
+
+
+def _versions(fn: Function, item: Var) -> tuple[set, list]:
+    """(the values that are versions of `item`: it, the results of in-place changes of a
+    version, and what loops and branches carry of them; the operations that change one)."""
+    versions, writes, grew = {item}, [], True
+    while grew:
+        grew = False
+        for op in iter_ops(fn.body):
+            new = []
+            if isinstance(op, Apply) and _user_write(op) and update_base(op) is not None and \
+                    op.args[update_base(op)] in versions and op.outs[0] not in versions:
+                new = [op.outs[0]]
+                writes.append(op)
+            elif isinstance(op, (For, While)):
+                skip = 1 if isinstance(op, For) else 0
+                for k, a in enumerate(op.init):
+                    if a in versions:
+                        new += [b.params[k + (skip if b is op.body else 0)] for b in op.blocks()]
+                        if op.body.yields[k] in versions:
+                            new.append(op.outs[k])
+            elif isinstance(op, If):
+                new = [o for o, a, b in zip(op.outs, op.then.yields, op.orelse.yields)
+                       if a in versions and b in versions]
+            new = [v for v in new if v not in versions]
+            if new:
+                versions.update(new)
+                grew = True
+    return versions, writes
+
+
+def _before(a: tuple, b: tuple) -> bool:
+    """Does the operation at position a run before the one at b, in every run (analysis/fresh.py
+    positions: not when one encloses the other, or they are in two branches of an if)?"""
+    for (ba, ia), (bb, ib) in zip(a, b):
+        if ba != bb:
+            return False
+        if ia != ib:
+            return ia < ib
+    return False
 
 
 def _other_buffer(roots: dict, base: Var, m: Var) -> bool:
@@ -215,7 +281,7 @@ def check_mutations(fn: Function, trusted: bool = False) -> None:
     relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late), swapped=swapped) \
         if late else full
     pos = positions(fn.body) if late else {}
-    problems, holders = [], _stored_back(fn)
+    problems, holders = [], _stored_back(fn, live)
     for op in updates:
         base = op.args[update_base(op)]
         aliases = relaxed if late and before_late_stores(op, base, late, relaxed, pos) else full

@@ -8,6 +8,7 @@ from ..errors import TypeSupportError, UnsafeMutationError, UnsupportedSyntaxErr
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, atom_type
 from ..rules import registry
+from .remat import basic_key
 
 
 class SequenceOps:
@@ -72,6 +73,22 @@ class SequenceOps:
         old, new = args
         self.env[op.outs[0]] = new if isinstance(atom_type(old), (T.Array, T.List, T.Dict)) else old
         return []
+
+    def written_back_item(self, op: Apply, args) -> list:
+        """The caller's container after an inlined function changed the item it was given
+        (`apply_bc(u[1:-1])`, `step(params["W"])`: frontend/binding.py written_back) in place:
+        the item stored back where the container holds that very object (a view of an array
+        by a basic index: integers and slices; a list's item by position; a dict's by key),
+        else (a copy: a fancy index, a list's slice; a number) the container unchanged."""
+        base, index, old, new = args
+        t, item = atom_type(base), atom_type(old)
+        own = isinstance(t, T.Array) and isinstance(item, T.Array) and basic_key(atom_type(index)) or \
+            isinstance(t, T.List) and isinstance(atom_type(index), (T.Int, T.Bool)) or isinstance(t, T.Dict)
+        if not own or not isinstance(item, (T.Array, T.List, T.Dict)):
+            self.env[op.outs[0]] = base
+            return []
+        return self.apply_args(Apply(op.outs, "operator.setitem", (base, index, new), (), op.loc),
+                               (base, index, new), ())
 
     def dict_method(self, op: Apply, name: str, d, rest, kw) -> list | None:
         """`d.update(e)`, `d.update(k=v)` and `d.setdefault(k, v)` on a local dict whose keys

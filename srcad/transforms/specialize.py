@@ -198,7 +198,7 @@ class Specializer(SequenceOps, CallOps, UnrollOps):
     def apply(self, op: Apply) -> list:
         if op.prim == "srcad.star_call":
             return self.star_call(op)
-        if op.prim in ("srcad.item_update", "srcad.written_back"):  # (transforms/sequences.py)
+        if op.prim in ("srcad.item_update", "srcad.written_back", "srcad.written_back_item"):  # sequences.py
             return getattr(self, op.prim[6:])(op, tuple(self.atom(a) for a in op.args))
         if op.prim == "srcad.mutate_call":
             return self.mutate_call(op, tuple(self.atom(a) for a in op.args),
