@@ -2,10 +2,12 @@
 formula, or NumPy itself evaluated on unit vectors (for multilinear functions), in both
 modes and, where the bug was about it, at second order."""
 
+import math
+
 import numpy as np
 import pytest
 import scipy.special
-from oracle import fd_grad
+from oracle import fd_grad, fd_grad_richardson
 
 import srcad
 
@@ -448,3 +450,18 @@ def test_qr_of_a_wide_matrix_is_refused_not_a_numpy_error():
         srcad.jvp(_q_sum, (wide,), (wide,))
     tall = np.random.default_rng(1).standard_normal((5, 3))
     np.testing.assert_allclose(srcad.grad(_q_sum)(tall), fd_grad(_q_sum, (tall,)), rtol=1e-6, atol=1e-8)
+
+
+def fsums(x):
+    return math.fsum(x * x) + math.fsum([x[0] * x[1], x[2] ** 2])
+
+
+def test_math_fsum_in_batched_forward_mode():
+    """jacfwd's batched tangents reached math.fsum as a 2-d array (a TypeError in generated
+    code; the adversarial pass of stop 38): each direction is summed."""
+    x = np.array([0.3, -0.7, 1.2])
+    expected = fd_grad_richardson(fsums, (x,))
+    np.testing.assert_allclose(srcad.jacfwd(fsums)(x), expected, rtol=1e-8)
+    np.testing.assert_allclose(srcad.vmap(srcad.grad(fsums))(np.stack([x, 2 * x]))[1],
+                               fd_grad_richardson(fsums, (2 * x,)), rtol=1e-8)
+    np.testing.assert_allclose(srcad.hessian(fsums)(x), [[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 4.0]])

@@ -14,6 +14,7 @@ from oracle import fd_grad_richardson
 
 import srcad
 
+
 def apply_bc(v):
     v[0] = 0.0
     v[-1] = 0.0

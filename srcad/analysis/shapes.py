@@ -48,13 +48,25 @@ def infer(rule, sig):
         return None
 
 
+def _kept_kind(rule, sig, out: T.Type) -> T.Type:
+    """`out` (a float or float array) of the dtype kind of an int or bool first argument, for
+    rules that keep it (a bool's sum counts: keeps_kind "int"); not with a dtype= given."""
+    first = sig.type(rule.params[0])
+    if not isinstance(first, T.Array) or first.kind not in ("i", "u", "b", None) or \
+            "dtype" in rule.params and not (sig.is_const("dtype") and sig.const("dtype") is None):
+        return out
+    kind = "i" if first.kind == "b" and rule.keeps_kind == "int" else first.kind  # (None: unknown)
+    if isinstance(out, T.Array):
+        return T.Array(out.ndim, kind, out.shape)
+    return {"i": T.INT, "u": T.INT, "b": T.BOOL}.get(kind, out)
+
+
 def refine(rule, sig, out: T.Type) -> T.Type:
     """`out` with the exact shape (and an int or bool input's dtype kind) added when they can
     be inferred."""
-    if rule.keeps_kind and rule.params and isinstance(out, T.Array) and out.kind == "f":
-        first = sig.type(rule.params[0])
-        if isinstance(first, T.Array) and first.kind in ("i", "u", "b", None):  # (None: unknown)
-            out = T.Array(out.ndim, first.kind, out.shape)
+    if rule.keeps_kind and rule.params and (type(out) is T.Float or
+                                            isinstance(out, T.Array) and out.kind == "f"):
+        out = _kept_kind(rule, sig, out)
     if rule.name == "srcad.array_adjoint" and isinstance(out, T.List):
         x = sig.type("x")  # the cotangent of a list has the list's element type
         return T.List(x.elt) if isinstance(x, T.List) else out

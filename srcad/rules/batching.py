@@ -57,6 +57,11 @@ def reduction(bf, op, rule, p, a, t, bindings):
     return bf.em.apply(name, (t,), (("axis", Const(new_axis)), ("keepdims", keep)), op.loc)
 
 
+def summed(bf, op, rule, p, a, t, bindings):
+    """math.fsum of an array: each direction's sum (of a list, the generic path)."""
+    return None if isinstance(bf.type_of(a), _CONTAINERS) else reduction(bf, op, rule, p, a, t, bindings)
+
+
 def matmul(bf, op, rule, p, a, t, bindings):
     """x @ y, np.dot: the batch axis rides along as a leading row axis where it can."""
     x, y = (bf.v(a) for a in op.args[:2])

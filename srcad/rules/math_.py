@@ -5,8 +5,10 @@ differentiable where continuous (d/dy = -trunc(x / y)); floor, ceil and trunc re
 and, with isnan/isinf/isfinite/isclose/factorial/comb/gcd, carry no derivative.
 """
 
+from . import batching as bt
 from . import typefns as ty
 from . import vmaps as vm
+from . import vmaps_items as vmi
 from .registry import composite, defrule, elementwise, elementwise2, family, nondiff
 
 family("math", kind="elementwise", foldable=True, vmap=None)  # (see math_function)
@@ -67,7 +69,7 @@ nondiff("math.comb", "n, k", out=ty.scalar_int, raises="always")
 nondiff("math.gcd", "*args", out=ty.scalar_int)
 # fsum is sum with exact rounding: the same derivative
 defrule("math.fsum", "seq", vjp="srcad.sum_adjoint(g, seq)", out=ty.scalar_float,
-        linear=("seq",))
+        linear=("seq",), kind="reduction", vmap=vmi.summed, batch=bt.summed)
 
 
 def prod(iterable, *, start=1):

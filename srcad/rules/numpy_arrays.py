@@ -43,7 +43,7 @@ defrule("numpy.sum", RED + ", initial=None, where=True",
                          "np.sum(t, axis=axis, keepdims=keepdims, where=where)", False)},
         vjp={"a": _plain(_EG, _KEPT.format(v=_EG), False)}, out=ty.reduce_("a"), linear=("a",),
         kind="reduction", batch=bt.reduction, method="sum", refuses=("initial",), complex="keeps",
-        shift="sum")
+        shift="sum", keeps_kind="int")
 _N = "np.sum(np.broadcast_to(where, np.shape(a)), axis=axis, keepdims=keepdims)"
 defrule("numpy.mean", RED + ", where=True",
         jvp={"a": _plain("np.mean(t, axis=axis, keepdims=keepdims)",
@@ -57,7 +57,7 @@ defrule("numpy.prod", RED + ", initial=None, where=True",
         jvp={"a": _plain("np.sum(t * srcad.prod_partials(a, axis), axis=axis, keepdims=keepdims)",
                          f"np.sum({_KEPT.format(v='t')} * {_PARTIALS}, axis=axis, keepdims=keepdims)")},
         vjp={"a": _plain(_EG + " * srcad.prod_partials(a, axis)", _KEPT.format(v=f"{_EG} * {_PARTIALS}"))},
-        out=ty.reduce_("a"), kind="reduction", method="prod", refuses=("initial",))
+        out=ty.reduce_("a"), kind="reduction", method="prod", refuses=("initial",), keeps_kind="int")
 
 
 # constructors that carry the derivative of their values
@@ -168,14 +168,48 @@ def _array_type(sig) -> T.Type:
     stacked = sh.stacked_items(t)
     if stacked is not None and plain and isinstance(t.elt, T.Array) and t.elt.kind in ("f", "i", "b"):
         return T.Array(len(stacked), t.elt.kind)
+    nested = _nested(t) if plain and isinstance(t, (T.List, T.Tuple)) else None
+    if nested is not None:  # (np.array([2, 0, 1]) is an int array of rank 1: its items index)
+        return T.Array(*nested)
     return ty.array(None)(sig)
+
+
+def _asarray_type(sig) -> T.Type:
+    """np.asarray(a): of unknown rank (keeps_kind: an int array's kind), but for lists and
+    tuples nested to numbers of one kind (np.asarray([2, 0, 1]): ints of rank 1)."""
+    t = sig.type("a")
+    nested = _nested(t) if isinstance(t, (T.List, T.Tuple)) and sig.is_const("dtype") and \
+        sig.const("dtype") is None else None
+    return T.Array(*nested) if nested is not None else T.Array(None, "f")
+
+
+_SCALAR_KINDS = {T.Int: "i", T.Bool: "b", T.Float: "f"}
+
+
+def _nested(t: T.Type) -> tuple | None:
+    """(rank, dtype kind) of np.array of lists and tuples nested to numbers of one kind, or
+    to arrays of a known rank; None when the types do not tell."""
+    if type(t) in _SCALAR_KINDS:
+        return 0, _SCALAR_KINDS[type(t)]
+    if isinstance(t, T.Array):
+        return (t.ndim, t.kind) if t.ndim is not None and t.kind in ("f", "i", "b") else None
+    if isinstance(t, T.List) and t.items is None:
+        inner = {_nested(t.elt)}
+    elif isinstance(t, T.Tuple) and t.elts and t.cls is None:
+        inner = {_nested(e) for e in t.elts}
+    else:
+        return None
+    if len(inner) != 1 or None in inner:
+        return None
+    rank, kind = inner.pop()
+    return rank + 1, kind
 
 
 defrule("numpy.array", "object, dtype=None", jvp={"object": "np.array(t, dtype=dtype)"},
         vjp={"object": "srcad.array_adjoint(g, object)"}, out=_array_type, linear=("object",),
         shape=sh.array_of, allocates=True, vmap=vmi.array_of)
 defrule("numpy.asarray", "a, dtype=None", jvp={"a": "np.asarray(t, dtype=dtype)"},
-        vjp={"a": "srcad.array_adjoint(g, a)"}, out=ty.array(None), fresh=False, linear=("a",),
+        vjp={"a": "srcad.array_adjoint(g, a)"}, out=_asarray_type, fresh=False, linear=("a",),
         shape=sh.first, keeps_kind=True, vmap=vmi.array_of)
 defrule("numpy.outer", "a, b",
         vjp=("np.reshape(np.dot(g, np.ravel(b)), np.shape(a))",

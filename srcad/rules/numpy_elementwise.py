@@ -131,12 +131,19 @@ for _name, _target in {"add": "operator.add", "subtract": "operator.sub",
                        "true_divide": "operator.truediv"}.items():
     alias(f"numpy.{_name}", _target, **NOT_OPERATOR)
 
-# (the condition too has a shape: np.where(m, 1.0, 0.0) is an array)
+def _where_type(sig) -> T.Type:
+    """np.where(c, x, y): the operands' broadcast shape (the condition's too: np.where(m, 1.0,
+    0.0) is an array); np.where(c) alone is np.nonzero(c), a tuple of index arrays."""
+    if isinstance(sig.type("x"), T.NoneT) and isinstance(sig.type("y"), T.NoneT):
+        return T.UNKNOWN
+    return ty.floating("condition", "x", "y")(sig)
+
+
 defrule("numpy.where", "condition, x, y",
         jvp={"x": "np.where(condition, t, 0.0)", "y": "np.where(condition, 0.0, t)"},
         vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
-        out=ty.floating("condition", "x", "y"), broadcasts=("condition", "x", "y"), linear=("x", "y"),
-        shape=sh.where, complex="keeps")
+        out=_where_type, broadcasts=("condition", "x", "y"), linear=("x", "y"), shape=sh.where,
+        complex="keeps")
 # select: each element from the choice whose condition holds first, else default
 _REST = "srcad.select_rest(condlist)"
 defrule("numpy.select", "condlist, choicelist, default=0",

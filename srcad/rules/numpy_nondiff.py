@@ -52,9 +52,24 @@ for _name in ("triu_indices", "tril_indices"):
 nondiff("numpy.diag_indices", "n, ndim=2", out=ty.unknown)
 
 # indices of elements, searching, counting
+def _arg_extremum(sig) -> T.Type:
+    """np.argmax(a): an int with no axis; with a literal axis, ints of one rank less."""
+    if sig.is_const("axis") and sig.const("axis") is None:
+        return T.INT
+    nd = ty.rank("a", kind="i")(sig).ndim
+    return T.UNKNOWN if nd is None or not sig.is_const("axis") else T.INT if nd <= 1 else T.Array(nd - 1, "i")
+
+
+def _argsort_type(sig) -> T.Type:
+    """np.argsort(a): ints of a's rank (flattened with axis=None)."""
+    if sig.is_const("axis") and sig.const("axis") is None:
+        return T.Array(1, "i")
+    return ty.rank("a", at_least=1, kind="i")(sig)
+
+
 for _name in ("argmax", "argmin", "nanargmax", "nanargmin"):
-    nondiff(f"numpy.{_name}", "a, axis=None", out=ty.unknown)
-nondiff("numpy.argsort", "a, axis=-1, kind=None", out=ty.array(None, "i"))
+    nondiff(f"numpy.{_name}", "a, axis=None", out=_arg_extremum)
+nondiff("numpy.argsort", "a, axis=-1, kind=None", out=_argsort_type)
 nondiff("numpy.lexsort", "keys, axis=-1", out=ty.array(None, "i"))
 nondiff("numpy.nonzero", "a", out=ty.unknown)
 nondiff("numpy.flatnonzero", "a", out=ty.array(1, "i"))

@@ -136,7 +136,8 @@ class Rule:
     # operands' (a list display), the name of the list parameter whose shapes it takes, or
     # "xs+v": list xs's followed by item v's (an append)
     list_shapes: str = ""
-    keeps_kind: bool = False  # an int or bool first argument gives a result of its dtype kind
+    keeps_kind: bool | str = False  # an int or bool first argument gives a result of its dtype kind
+    # ("int": a bool one gives ints, as np.sum does)
     batch: Callable | None = None  # batched tangent (rules/batching.py); None: one pass per direction
     vmap: Callable | None = None  # on operands with a batch axis (srcad.vmap, rules/vmaps.py); None: a loop
     of_shape: Callable | None = None  # the result from the first argument's known shape (np.ndim)

@@ -227,16 +227,20 @@ def getitem(sig) -> T.Type:
 def _array_index(x: T.Array, idx: T.Type, key) -> T.Type:
     kind = x.kind
     parts = idx.elts if isinstance(idx, T.Tuple) else (idx,)
-    if any(isinstance(p, T.Array) for p in parts) or any(isinstance(p, (T.Unknown, T.List)) for p in parts):
+    # (an index that may be an array: one of another rank, or a value whose rank is not known,
+    # Num for an element of an array of unknown rank, makes the result's rank unknown too)
+    if len(parts) == 1 and isinstance(idx, T.Array) and idx.ndim is not None and x.ndim is not None and \
+            idx.kind in ("i", "u", "b"):  # (x[order] of int arrays, x[mask] of a bool array)
+        nd = x.ndim - 1 + idx.ndim if idx.kind != "b" else x.ndim - idx.ndim + 1
+        return T.Array(nd, kind) if nd > 0 or idx.kind == "b" else T.Array(None, kind)
+    if any(isinstance(p, (T.Array, T.Unknown, T.List, T.Num, T.Float)) for p in parts):
         return T.Array(None, kind)
     if x.ndim is None:
-        return T.Array(None, kind) if any(not isinstance(p, (T.Int, T.Bool)) for p in parts) else T.NUM
-    consumed = sum(1 for p in parts if isinstance(p, (T.Int, T.Opaque)) and not _is_none(p))
+        if any(not isinstance(p, (T.Int, T.Bool)) for p in parts) or kind not in ("f", None):
+            return T.Array(None, kind)  # (Num is a float or a float array: not an int's)
+        return T.NUM
     added = sum(1 for p in parts if isinstance(p, T.NoneT))
-    if any(isinstance(p, T.Opaque) and p.what == "ellipsis" for p in parts):
-        consumed -= 1
     ints = sum(1 for p in parts if isinstance(p, (T.Int, T.Bool)))
-    del consumed
     nd = x.ndim - ints + added
     if nd <= 0:
         scalars = {"f": T.FLOAT, None: T.FLOAT, "i": T.INT, "u": T.INT, "c": T.COMPLEX}

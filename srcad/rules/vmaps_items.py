@@ -465,16 +465,16 @@ def same_items(vz, op, rule):
 
 
 def summed(vz, op, rule):
-    """builtins.sum: of a list or tuple of batched values, the same sum (the start aligned);
-    of an array, its rows summed: np.sum over the axis after the batch axis."""
+    """builtins.sum (math.fsum): of a list or tuple of batched values, the same sum (the start
+    aligned); of an array, its rows summed: np.sum over the axis after the batch axis."""
     args = bound(rule, op)
     if args is None or not isinstance(op.outs[0].type, NUMERIC):
         return None
-    x, start = args["x"], args.get("start", Const(0))
+    x, start = args["x"] if "x" in args else args["seq"], args.get("start", Const(0))
     rank = vz.rank(op.outs[0])
     if isinstance(vz.type_of(x), (T.List, T.Tuple)):
         xs = vz.conform(x, True) if vz.form(x) else vz.v(x)
-        return _emit_like(vz, op, op.prim, [xs, vz.aligned(start, rank)], ())
+        return _emit_like(vz, op, "builtins.sum", [xs, vz.aligned(start, rank)], ())
     if isinstance(vz.type_of(x), T.Array) and not vz.form(start) and isinstance(start, Const) and \
             start.value == 0 and vz.rank(x) >= 1:
         return _emit_like(vz, op, "numpy.sum", [vz.v(x)], (("axis", Const(1)),))

@@ -202,4 +202,20 @@ class Funcs:
             self.bind(name, A(*shape), owned=True)
             calls = [(w, self.scope[name])]
         w, v = self.rng.choice(calls)
+        if self.rng.random() < 0.35:  # (a view of a bigger array: its rows or a slice change)
+            return lines + self._call_writer_on_view(ind, w, v.ty.shape)
         return lines + [f"{ind}{w}({v.name}, {self.fexpr(1)})"]
+
+    def _call_writer_on_view(self, ind: str, w: str, shape: tuple) -> list[str]:
+        """`z = ...` of a bigger shape, then `w0(z[1:4], e)` or `w0(z[1], e)`: the helper
+        changes z through the view (apply_bc(u[1:-1]))."""
+        row = self.rng.random() < 0.5
+        big = ((2,) + shape) if row else ((shape[0] + 2,) + shape[1:])
+        sources = self.leaves(A(*big))
+        made = f"{self.rng.choice(sources)} * 1.0" if sources and self.rng.random() < 0.5 \
+            else f"np.ones({big!r}) * {self.fexpr(1)}"
+        name = self.new_name("z")
+        view = f"{name}[1]" if row else f"{name}[1:{shape[0] + 1}]"
+        lines = [f"{ind}{name} = {made}", f"{ind}{w}({view}, {self.fexpr(1)})"]
+        self.bind(name, A(*big), owned=True)
+        return lines
