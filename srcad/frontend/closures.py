@@ -299,7 +299,7 @@ class ClosureLowering:
         """A check, when the code runs, that no array, list or dict is given for a parameter the
         user's function of a custom rule may change in place (generated code calls it as it is:
         frontend/param_writes.py)."""
-        if getattr(fn.fun, "__module__", "").split(".")[0] == "srcad":
+        if (getattr(fn.fun, "__module__", None) or "").split(".")[0] == "srcad":
             return
         what = f"{getattr(fn.fun, '__qualname__', 'the function')} (with its own derivative rules)"
         for k, (line, col) in written_parameters(fn.fun).items():

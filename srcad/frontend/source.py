@@ -18,6 +18,7 @@ import gast
 
 from ..errors import Diagnostic, SourceUnavailableError, StaleSourceError, UnsupportedSyntaxError
 from .contexts import unwrap_contexts
+from .outs import rewrite_outs
 from .planned import generated_file, undo_memory_planning
 from .staleness import def_matches, lambda_matches
 
@@ -232,6 +233,8 @@ def parse_function(fn) -> ParsedFunction:
     node = unwrap_contexts(node, fn)
     if generated_file(file):
         node = undo_memory_planning(node)
+    else:
+        node = rewrite_outs(node, fn)  # (np.exp(x, out=y): y[...] = np.exp(x))
     return ParsedFunction(fn, node, file, indent)
 
 

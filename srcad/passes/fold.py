@@ -65,10 +65,12 @@ def _identical(args, types) -> bool | None:
 
 
 def basic_key(t: T.Type) -> bool:
-    """Ints, slices, dict keys and tuples of them: each selected element once."""
+    """Ints, slices, None, `...`, dict keys and tuples of them: each selected element once (of an
+    array, a view of it, not a copy)."""
     if isinstance(t, T.Tuple):
         return all(basic_key(e) for e in t.elts)
-    return isinstance(t, (T.Int, T.Str)) or (isinstance(t, T.Opaque) and t.what == "slice")
+    return isinstance(t, (T.Int, T.Str, T.NoneT)) or (
+        isinstance(t, T.Opaque) and t.what in ("slice", "ellipsis"))
 
 
 def _fold_typed(prim: str, args: tuple[Atom, ...]):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..ir import types as T
 from ..ir.nodes import Apply, Block, For, If, Var, While, atom_type, iter_ops
+from ..passes.fold import basic_key
 from ..rules import registry
 
 
@@ -25,13 +26,6 @@ def defs_visible(block: Block) -> set:
         if isinstance(op, If):
             out |= defs_visible(op.then) | defs_visible(op.orelse)
     return out
-
-
-def basic_key(t: T.Type) -> bool:
-    """Is a subscript of this type basic indexing (a view, not a copy)?"""
-    if isinstance(t, T.Tuple):
-        return all(basic_key(e) for e in t.elts)
-    return isinstance(t, (T.Int, T.NoneT)) or (isinstance(t, T.Opaque) and t.what in ("slice", "ellipsis"))
 
 
 class Remat:

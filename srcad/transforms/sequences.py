@@ -7,8 +7,8 @@ from __future__ import annotations
 from ..errors import TypeSupportError, UnsafeMutationError, UnsupportedSyntaxError, diagnostic, where_text
 from ..ir import types as T
 from ..ir.nodes import Apply, Atom, Const, atom_type
+from ..passes.fold import basic_key
 from ..rules import registry
-from .remat import basic_key
 
 
 class SequenceOps:
