@@ -59,6 +59,19 @@ class CustomRule:
     def __call__(self, *args, **kwargs):
         return self.fun(*args, **kwargs)
 
+    def called(self, which: str):
+        """The function `which` ("fun", "fwd", "bwd", "jvp") as generated code calls it: the
+        user's on read-only views of its arrays (srcad/guarded.py), srcad's own as it is."""
+        fn = getattr(self, which)
+        if (getattr(self.fun, "__module__", None) or "").split(".")[0] == "srcad":
+            return fn
+        made = self.__dict__.setdefault("_guarded", {})
+        if made.get(which, (None,))[0] is not fn:
+            from .guarded import guarded
+            what = "a function with its own derivative rules" if which == "fun" else f"its {which} rule"
+            made[which] = (fn, guarded(fn, what, self.fun))
+        return made[which][1]
+
     def defvjp(self, fwd, bwd):
         """fwd(*args) -> (out, residuals); bwd(residuals, g) -> tuple, one entry per argument."""
         self.fwd, self.bwd = fwd, bwd

@@ -143,8 +143,6 @@ INTERNAL = {
     "srcad.written_back_item": "apply_bc(u[1:-1]), sgd(params['W'], g): test_views_written_back (views, "
                                "items of lists and dicts stored back; copies and stale references)",
     "srcad.check_reiterable": "zip(it, it), a loop over it in a loop over it: test_iteration_protocol",
-    "srcad.check_not_written": "checkpoint/custom_vjp of a function writing into its argument: "
-                               "test_custom_rules_writing (refused when called with an array)",
     "srcad.check_unshared": "x[k] += v on an item held twice: test_regressions_aliases (refused)",
     "srcad.diagonal_index": "np.fill_diagonal(y, v) on a local array: test_imports_and_contexts",
     "srcad.check_unpack": "a, b = v of the wrong length: test_one_shot",

@@ -63,7 +63,7 @@ def test_unknown_keyword_is_refused_not_ignored():
     (bad.view_then_write, (np.ones(3),), "y[0] = 5.0"),
     (bad.write_through_list, (np.ones(3),), "e[0] = 7.0"),
     (bad.write_after_store, (1.0,), "row[0] = x * i"),
-    (bad.hidden_copyto, (np.ones(3),), "np.copyto(y, x)"),
+    (bad.hidden_put, (np.ones(3),), "np.put(y, [0, 1, 2], x)"),
     (bad.appends_into_initial_state, (1.0,), "into the caller's list"),
     (bad.fresh_list_written_after_store, (1.0,), "history holds this very list"),
 ])

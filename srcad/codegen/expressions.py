@@ -197,7 +197,7 @@ class ExprEmitter:
         if p == "srcad.custom":
             custom = args[0].value.obj
             use_fwd = len(op.outs) > 1 and self.uses[op.outs[1]] > 0
-            fn = custom.fwd if use_fwd else custom.fun
+            fn = custom.called("fwd" if use_fwd else "fun")
             return _call(_name(self.ns.ref(fn, fn.__name__)), a[1:], kw)
         if p in ("srcad.list_concat", "srcad.list_repeat"):
             return gast.BinOp(left=a[0], op=gast.Add() if p.endswith("concat") else gast.Mult(), right=a[1])

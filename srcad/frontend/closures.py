@@ -44,7 +44,6 @@ from ..rules import registry
 from .definite import assigned_at_definitions
 from .expr import static_atom
 from .lifting import lift
-from .param_writes import written_parameters
 from .resolve import LocalFunction, local_names
 
 
@@ -289,24 +288,10 @@ class ClosureLowering:
             got = fn.validate({k: v.value if isinstance(v, Const) else RUNTIME for k, v in values.items()})
             if got is not None:
                 raise self.error(UnsupportedSyntaxError, node, *got)
-        self.check_not_written(fn, values, node)
         atoms = [self.emit("srcad.data_only", (v, Const(k)), node=node)  # (options: no derivative)
                  if k in fn.refuses and isinstance(v, Var) else v for k, v in values.items()]
         out, _ = self.emit("srcad.custom", [static_atom(fn)] + atoms, node=node, nouts=2)
         return out
-
-    def check_not_written(self, fn, values: dict, node) -> None:
-        """A check, when the code runs, that no array, list or dict is given for a parameter the
-        user's function of a custom rule may change in place (generated code calls it as it is:
-        frontend/param_writes.py)."""
-        if (getattr(fn.fun, "__module__", None) or "").split(".")[0] == "srcad":
-            return
-        what = f"{getattr(fn.fun, '__qualname__', 'the function')} (with its own derivative rules)"
-        for k, (line, col) in written_parameters(fn.fun).items():
-            if isinstance(values.get(k), Var):
-                where = f"{fn.fun.__code__.co_filename}:{line}:{col}"
-                self.emit("srcad.check_not_written", (values[k], Const(where), Const(what)), node=node,
-                          nouts=0)
 
     def function_value(self, a, fn, values: dict, node):
         obj = ext_object(a)

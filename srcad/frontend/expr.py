@@ -401,6 +401,7 @@ class ExprLowerer(Displays, TransformsInside):
             raise self.error(NoRuleError, node, problems[0], "call it without that argument")
 
     def call_static(self, fn, args, kw, node) -> Atom:
+        fn = getattr(fn, "__srcad_guarded__", fn)  # (a custom rule's function, generated code's call)
         if getattr(fn, "__srcad_resolve__", None) is not None:  # (per call shape: srcad/arity.py)
             (fn, args), kw = fn.__srcad_resolve__(tuple(self.no_stars(args, node)), dict(kw)), []
         if isinstance(fn, LocalFunction):  # a nested def or lambda: inlined by the subclass

@@ -8,7 +8,9 @@ to its dtype, as out= does), and the call's value is y itself:
     return np.tanh(h, out=h)        ->  h[...] = np.tanh(h); return h
     np.copyto(y, x)                 ->  y[...] = x
 
-The write is then checked as any write into y (transforms/safety.py): an argument gets a copy
+(out= naming a parameter, which may be None, becomes `if y is None: <the call without out=>
+else: <the above>`, decided by the parameter's type.) The write is then checked as any write
+into y (transforms/safety.py): an argument gets a copy
 of its own, another name of y read afterwards is refused. Only calls of NumPy's and SciPy's
 functions found by name (`np.exp`, `scipy.special.expit`) are rewritten; a call inside a
 larger expression, a method (`a.sum(out=y)`) or the user's own function keeps its `out=`
@@ -26,13 +28,16 @@ _LIBRARIES = ("numpy", "scipy")
 
 
 def rewrite_outs(node, fn):
-    """The function definition with the statements whose call has `out=` rewritten."""
-    return _Outs(getattr(fn, "__globals__", {})).visit(node)
+    """The function definition with the statements whose call has `out=` rewritten (not where
+    out= names a parameter, which may be None: `def f(x, out=None): return np.exp(x, out=out)`)."""
+    params = {a.id for n in gast.walk(node) if isinstance(n, (gast.FunctionDef, gast.Lambda))
+              for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs if isinstance(a, gast.Name)}
+    return _Outs(getattr(fn, "__globals__", {}), params).visit(node)
 
 
 class _Outs(gast.NodeTransformer):
-    def __init__(self, namespace: dict):
-        self.namespace, self.made = namespace, 0
+    def __init__(self, namespace: dict, params: set):
+        self.namespace, self.params, self.made = namespace, params, 0
 
     def _split(self, node, value, then):
         """[target[...] = call without out, then(target)], or None when value is no such call
@@ -49,7 +54,19 @@ class _Outs(gast.NodeTransformer):
         kept = [k for k in value.keywords if k.arg != "out"]
         call = gast.Call(func=value.func, args=value.args, keywords=kept)
         store = gast.Assign(targets=[_store(target)], value=call, type_comment=None)
-        return [_located(s, node) for s in made + [store] + then(target)]
+        written = made + [store] + then(target)
+        if isinstance(target, gast.Name) and target.id in self.params:  # (a parameter: None or not)
+            plain = self._without_out(node, call)
+            test = gast.Compare(left=_load(target), ops=[gast.Is()], comparators=[gast.Constant(None, None)])
+            written = [gast.If(test=test, body=[plain], orelse=written)]
+        return [_located(s, node) for s in written]
+
+    @staticmethod
+    def _without_out(node, call):
+        """node with its call's out= removed (out is None)."""
+        plain = copy.copy(node)
+        plain.value = call
+        return plain
 
     def visit_Expr(self, node):
         copied = self._copyto(node.value)

@@ -86,9 +86,6 @@ nondiff("srcad.diagonal_index", "a, val, where", out=ty.unknown, fn=rt.diagonal_
 # an iterable iterated again during an iteration of it: not an iterator (frontend/loops.py)
 nondiff("srcad.check_reiterable", "x, where", out=ty.none, fn=rt.check_reiterable, impure=True, nouts=0,
         raises="always", objects="any", vmap=vmi.length_checks)
-# an argument a function with its own rules changes in place (frontend/param_writes.py): refused
-nondiff("srcad.check_not_written", "x, where, what", out=ty.none, fn=rt.check_not_written, impure=True,
-        nouts=0, raises="always", objects="any", vmap=vmi.length_checks)
 nondiff("srcad.check_unshared", "xs, item, where", out=ty.none, fn=rt.check_unshared, impure=True, nouts=0,
         raises="always", objects="items", vmap=vmi.length_checks)
 nondiff("srcad.getattr", "*args", out=ty.unknown, opaque=True, objects="any")  # (p.w: a child)

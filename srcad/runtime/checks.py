@@ -13,8 +13,7 @@ from .cotangents import zeros_like
 
 __all__ = ["scalar_output", "known", "check_leaf", "assigned", "bound", "unbound", "require_scalar",
            "custom_cotangents", "check_length", "check_unpack", "check_unshared", "arg_cell", "arg_partial",
-           "data_only", "shape_error", "diagonal_index", "own_argument", "check_reiterable",
-           "check_not_written"]
+           "data_only", "shape_error", "diagonal_index", "own_argument", "check_reiterable"]
 
 
 def _error_at(kind, fallback, where, message, hint):
@@ -42,17 +41,6 @@ def check_unshared(container, item, where):
         raise _error_at("UnsafeMutationError", ValueError, where,
                         "this changes in place an object held more than once by the list or dict",
                         "give each slot its own object (a copy), or build the new value and assign it")
-
-
-def check_not_written(x, where, what):
-    """Raise where `what` (a function with its own derivative rules, which generated code calls
-    as it is) would change x, an array, list or dict, in place: the derivative code around the
-    call would not see the change (frontend/param_writes.py)."""
-    if isinstance(x, (np.ndarray, list, dict)):
-        raise _error_at("UnsafeMutationError", ValueError, where,
-                        f"{what} changes its argument in place here, which the derivative code around "
-                        "the call would not see", "change a copy inside it (u = u.copy()) and return the "
-                        "new value")
 
 
 def check_reiterable(x, where):

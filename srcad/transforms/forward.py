@@ -152,8 +152,8 @@ class Forward:
         primals = self.em.apply("srcad.tuple", tuple(self.v(a) for a in op.args[1:]), (), op.loc)
         tangents = self.em.apply("srcad.tuple", tuple(self.t_or_zero(a, op.loc) for a in op.args[1:]), (),
                                  op.loc)
-        pair = self.em.apply("srcad.call", (Const(Ext(custom.jvp.__name__, custom.jvp)), primals, tangents),
-                             (), op.loc)
+        jvp = custom.called("jvp")
+        pair = self.em.apply("srcad.call", (Const(Ext(jvp.__name__, jvp)), primals, tangents), (), op.loc)
         out = self.em.apply("operator.getitem", (pair, Const(0)), (), op.loc, op.outs[0].hint)
         self.val[op.outs[0]] = out
         self.tan[op.outs[0]] = self.em.apply("operator.getitem", (pair, Const(1)), (), op.loc,

@@ -228,7 +228,8 @@ class ApplyAdjoints:
                 "give it one with .defvjp(fwd, bwd) (a custom_jvp alone serves forward mode)")])
         loc = aloc(op.loc)
         res = self.primal(op.outs[1])
-        raw = self.em.apply("srcad.call", (Const(Ext(custom.bwd.__name__, custom.bwd)), res, g), (), loc)
+        bwd = custom.called("bwd")
+        raw = self.em.apply("srcad.call", (Const(Ext(bwd.__name__, bwd)), res, g), (), loc)
         args = self.em.apply("srcad.tuple", tuple(self.primal(a) for a in op.args[1:]), (), loc)
         cts = self.em.apply("srcad.custom_cotangents", (raw, args), (), loc)
         for p, a in pairs:

@@ -90,9 +90,9 @@ def hidden_add_at(x):
     return np.sum(x * x)
 
 
-def hidden_copyto(x):
+def hidden_put(x):
     y = np.zeros(3)
-    np.copyto(y, x)
+    np.put(y, [0, 1, 2], x)
     return np.sum(y * x)
 
 
