@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ArgumentError
+from .guarded import guarded
 
 #: what a validate function sees for an argument that is not a literal
 RUNTIME = type("RunTime", (), {"__repr__": lambda self: "a value computed at run time"})()
@@ -67,7 +68,6 @@ class CustomRule:
             return fn
         made = self.__dict__.setdefault("_guarded", {})
         if made.get(which, (None,))[0] is not fn:
-            from .guarded import guarded
             what = "a function with its own derivative rules" if which == "fun" else f"its {which} rule"
             made[which] = (fn, guarded(fn, what, self.fun))
         return made[which][1]

@@ -200,10 +200,29 @@ def matrix_block(x):
     return np.sum(np.tanh(A))
 
 
+def zero_d_view(x):
+    A = np.outer(x[:3], x[3:]) + 1.0
+    scale(A[1, 2, ...], 3.0)  # (a 0-d view: A changes)
+    return np.sum(A ** 2)
+
+
+def zero_d_array(x):
+    u = np.array(x[0] * 2.0)
+    u[...] *= 3.0
+    return float(u) * x[1]
+
+
+def ellipsis_item(x):
+    u = x * 1.0
+    u[2, ...] *= 3.0
+    u[..., 1] = x[0] * 2.0
+    return np.sum(u ** 2)
+
+
 X = np.array([0.3, 0.5, 0.9, 1.2, 0.7, 0.2])
-WORKING = [interior_bc, heat_steps, smoothed_window, read_before, row_of, column_of, dict_params,
-           list_layers, variable_bounds, two_views, scalar_item, nested_views, branch_view, while_view,
-           argument_view, matrix_block]
+WORKING = [zero_d_view, zero_d_array, ellipsis_item, interior_bc, heat_steps, smoothed_window, read_before,
+           row_of, column_of, dict_params, list_layers, variable_bounds, two_views, scalar_item, nested_views,
+           branch_view, while_view, argument_view, matrix_block]
 
 
 @pytest.mark.parametrize("f", WORKING, ids=lambda f: f.__name__)
@@ -229,8 +248,22 @@ def test_the_argument_is_not_changed():
     np.testing.assert_array_equal(x, X)
 
 
-@pytest.mark.parametrize("f", [stale_through_param, stale_view, returned_view, fancy_copy, list_slice_copy],
-                         ids=lambda f: f.__name__)
+def shared_slots(x):
+    v = x * 2.0
+    L = [v] * 2
+    scale(L[0], 3.0)  # (Python: both slots change)
+    return np.sum(L[1] * x)
+
+
+def overlapping_views(x):
+    a = x * 1.0
+    L = [a[:3], a[1:]]
+    L[0][1] = 3.0  # (Python: L[1][0] changes too)
+    return np.sum(L[1] * x[1:])
+
+
+@pytest.mark.parametrize("f", [stale_through_param, stale_view, returned_view, fancy_copy, list_slice_copy,
+                               shared_slots, overlapping_views], ids=lambda f: f.__name__)
 def test_stale_references_are_refused(f):
     """The container read inside the helper after the change, a view taken before and read
     after, the changed item returned and used: Python sees the change through each, srcad's

@@ -61,7 +61,9 @@ def _sum_type(sig):
 defrule("builtins.sum", "x, start=0", jvp={"x": "sum(t)", "start": "t"},
         vjp={"x": "srcad.sum_adjoint(g, x)", "start": "g"}, out=_sum_type, broadcasts=("start",),
         linear=("x", "start"), vmap=vmi.summed)
-defrule("builtins.float", "x", vjp="g", out=ty.scalar_float, linear=("x",),
+# (float of a 0-d or one-element array: the cotangent has its shape, setitem of the array needs it)
+defrule("builtins.float", "x", out=ty.scalar_float, linear=("x",),
+        vjp="np.reshape(np.asarray(g), np.shape(x)) if isinstance(x, np.ndarray) else g",
         raises="always", vmap=vm.numpy_twin("numpy.float64"), **FOLD)  # float("a"), float(10 ** 400)
 defrule("builtins.pow", "x, y", jvp=("t * (y * x ** (y - 1))", "t * (ans * srcad.log_or_zero(x))"),
         vjp=("g * (y * x ** (y - 1))", "g * (ans * srcad.log_or_zero(x))"), out=ty.arith("x", "y"),

@@ -242,6 +242,8 @@ def _array_index(x: T.Array, idx: T.Type, key) -> T.Type:
     added = sum(1 for p in parts if isinstance(p, T.NoneT))
     ints = sum(1 for p in parts if isinstance(p, (T.Int, T.Bool)))
     nd = x.ndim - ints + added
+    if nd == 0 and any(isinstance(p, T.Opaque) and p.what == "ellipsis" for p in parts):
+        return T.Array(0, kind)  # (A[1, 2, ...]: a 0-d view of A, not a number)
     if nd <= 0:
         scalars = {"f": T.FLOAT, None: T.FLOAT, "i": T.INT, "u": T.INT, "c": T.COMPLEX}
         return scalars.get(kind, T.BOOL)

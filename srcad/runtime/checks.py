@@ -85,8 +85,8 @@ def _count_held(container, item, seen: set) -> int:
     seen.add(id(container))
     found = 0
     for v in (container.values() if isinstance(container, dict) else container):
-        if v is item:
-            found += 1
+        if v is item or type(v) is np.ndarray and type(item) is np.ndarray and np.may_share_memory(v, item):
+            found += 1  # (the item, or an array overlapping it: [a[:3], a[1:]])
         elif isinstance(v, (list, tuple, dict)):
             found += _count_held(v, item, seen)
     return found

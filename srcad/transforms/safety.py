@@ -122,7 +122,7 @@ def check_unseen_changes(body: Block, outputs, varied: set, useful: set) -> None
                                           [problem])
 
 
-def _stored_back(fn: Function, live) -> dict:
+def _stored_back(fn: Function, live, aliases) -> dict:
     """{a version of an item changed in place: the container it came from} where the item's
     last version is stored back into the same slot of the same container: `xs[k] += v`
     (transforms/sequences.py item_update), or an inlined function changing the item it was
@@ -141,12 +141,40 @@ def _stored_back(fn: Function, live) -> dict:
             for a in b.yields:  # (carried on: used at some point after any change, as far as this knows)
                 users.setdefault(a, []).append(None)
     pos, out = positions(fn.body), {}
+    defs = {op.outs[0]: op for op in iter_ops(fn.body) if isinstance(op, Apply) and len(op.outs) == 1}
+    displays = {v: op for v, op in defs.items() if op.prim in ("srcad.list", "srcad.tuple", "srcad.dict")}
     for op in iter_ops(fn.body):
         if not (isinstance(op, Apply) and op.prim == "operator.setitem" and len(op.args) >= 3):
             continue
+        if _overlapping_items(displays.get(op.args[0]), defs):
+            continue  # ([a[:3], a[1:]]: a change through one item shows in another)
         for item in items.get(_key(op.args[:2]), ()):
             _store_back(fn, op, item, users, live, pos, out)
     return out
+
+
+def _overlapping_items(display, defs: dict) -> bool:
+    """Does a list, tuple or dict display hold two views of one array (`[a[:3], a[1:]]`: not
+    the same object, which srcad.check_unshared finds when the code runs, but sharing memory)?"""
+    if display is None:
+        return False
+    values = display.args[1::2] if display.prim == "srcad.dict" else display.args
+    roots = [_view_root(v, defs) for v in dict.fromkeys(v for v in values if isinstance(v, Var))]
+    return len(roots) != len(set(roots))  # (one object twice: the check when the code runs says so)
+
+
+def _view_root(v, defs: dict):
+    """The array v is a view of (through indexing and views such as reshape), or v itself."""
+    seen = set()
+    while v in defs and v not in seen:
+        seen.add(v)
+        op, rule = defs[v], registry.lookup(defs[v].prim)
+        base = op.args[0] if op.args else None
+        if not isinstance(base, Var) or not isinstance(atom_type(base), T.Array) or \
+                not (op.prim == "operator.getitem" or rule is not None and not rule.fresh):
+            break
+        v = op.args[0]
+    return v
 
 
 def _key(args) -> tuple:
@@ -157,8 +185,9 @@ def _store_back(fn: Function, op: Apply, item: Apply, users: dict, live, pos: di
     """_stored_back for the store `op` of a version of the getitem `item`."""
     versions, writes = _versions(fn, item.outs[0])
     def unseen(u) -> bool:  # (a use of the container that cannot see the item's changes)
-        if u is op or u is item or u is not None and u.prim == "srcad.zero_item" and u.outs[0] in op.args:
-            return True  # (the store, the item taken out, the zero of its shape for derivatives)
+        if u is op or u is item or u is not None and (u.prim == "srcad.zero_item" and u.outs[0] in op.args
+                                                      or u.prim == "srcad.check_unshared"):
+            return True  # (the store, the item taken out, the zero of its shape, the check of its slots)
         return u is not None and all(_before(pos[id(u)], pos[id(w)]) for w in writes)
     if op.args[2] not in versions or any(v in live.live_after[id(op)] for v in versions) or not all(
             unseen(u) for u in users.get(op.args[0], ())):
@@ -204,6 +233,13 @@ def _before(a: tuple, b: tuple) -> bool:
         if ia != ib:
             return ia < ib
     return False
+
+
+def _identity_check(op) -> bool:
+    """srcad.check_unshared reads which objects a container holds, never their values: a read
+    of an older version there is no stale read (the store back of an item changed by a helper
+    checks its slots after the change: sequences.py written_back_item)."""
+    return isinstance(op, Apply) and op.prim == "srcad.check_unshared"
 
 
 def _other_buffer(roots: dict, base: Var, m: Var) -> bool:
@@ -276,12 +312,12 @@ def check_mutations(fn: Function, trusted: bool = False) -> None:
     needed = needed_values(fn)  # (what only dead code reads is not "used afterwards")
     swaps, swapped = traded_places(fn)  # (double buffers: analysis/swaps.py)
     full = Aliases(fn, user=True, swapped=swapped)
-    live = liveness(fn, needed, lambda op: matters(op, needed))
+    live = liveness(fn, needed, lambda op: matters(op, needed) and not _identity_check(op))
     late = late_stores(loop_bodies(fn))
     relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late), swapped=swapped) \
         if late else full
     pos = positions(fn.body) if late else {}
-    problems, holders = [], _stored_back(fn, live)
+    problems, holders = [], _stored_back(fn, live, full)
     for op in updates:
         base = op.args[update_base(op)]
         aliases = relaxed if late and before_late_stores(op, base, late, relaxed, pos) else full

@@ -87,8 +87,11 @@ class SequenceOps:
         if not own or not isinstance(item, (T.Array, T.List, T.Dict)):
             self.env[op.outs[0]] = base
             return []
-        return self.apply_args(Apply(op.outs, "operator.setitem", (base, index, new), (), op.loc),
-                               (base, index, new), ())
+        where = Const(where_text(op.loc, "?"))  # (an item in two slots: Python's change shows in both)
+        shared = isinstance(t, (T.List, T.Dict))
+        check = [Apply((), "srcad.check_unshared", (base, old, where), (), op.loc)] if shared else []
+        return check + self.apply_args(Apply(op.outs, "operator.setitem", (base, index, new), (), op.loc),
+                                       (base, index, new), ())
 
     def dict_method(self, op: Apply, name: str, d, rest, kw) -> list | None:
         """`d.update(e)`, `d.update(k=v)` and `d.setdefault(k, v)` on a local dict whose keys
