@@ -219,8 +219,35 @@ def ellipsis_item(x):
     return np.sum(u ** 2)
 
 
+def bc_in_branch(x):
+    u = x * 2.0
+    if x[0] > 0.0:
+        apply_bc(u[1:-1])
+    return np.sum(u ** 2 * x)
+
+
+def bc_in_loop_branch(x):
+    u = np.sin(x)
+    for k in range(3):
+        if k % 2 == 0:
+            apply_bc(u[1:-1])
+        else:
+            scale(u[2:4], 1.5)
+        u = u + 0.1 * x
+    return np.sum(u * x)
+
+
+def stale_after_branch(x):
+    u = x * 2.0
+    w = u
+    if x[0] > 0.0:
+        apply_bc(u[1:-1])
+    return np.sum(w * x)  # (w is u: changed in Python)
+
+
 X = np.array([0.3, 0.5, 0.9, 1.2, 0.7, 0.2])
-WORKING = [zero_d_view, zero_d_array, ellipsis_item, interior_bc, heat_steps, smoothed_window, read_before,
+WORKING = [bc_in_branch, bc_in_loop_branch,
+           zero_d_view, zero_d_array, ellipsis_item, interior_bc, heat_steps, smoothed_window, read_before,
            row_of, column_of, dict_params, list_layers, variable_bounds, two_views, scalar_item, nested_views,
            branch_view, while_view, argument_view, matrix_block]
 
@@ -263,7 +290,8 @@ def overlapping_views(x):
 
 
 @pytest.mark.parametrize("f", [stale_through_param, stale_view, returned_view, fancy_copy, list_slice_copy,
-                               shared_slots, overlapping_views], ids=lambda f: f.__name__)
+                               shared_slots, overlapping_views, stale_after_branch],
+                         ids=lambda f: f.__name__)
 def test_stale_references_are_refused(f):
     """The container read inside the helper after the change, a view taken before and read
     after, the changed item returned and used: Python sees the change through each, srcad's

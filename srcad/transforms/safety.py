@@ -122,7 +122,7 @@ def check_unseen_changes(body: Block, outputs, varied: set, useful: set) -> None
                                           [problem])
 
 
-def _stored_back(fn: Function, live, aliases) -> dict:
+def _stored_back(fn: Function, live) -> dict:
     """{a version of an item changed in place: the container it came from} where the item's
     last version is stored back into the same slot of the same container: `xs[k] += v`
     (transforms/sequences.py item_update), or an inlined function changing the item it was
@@ -131,16 +131,16 @@ def _stored_back(fn: Function, live, aliases) -> dict:
     used after), if nothing reads the container between the item's first change and the store
     and no version of the item is read after it."""
     items: dict = {}  # (container, index) -> the getitems of it
-    users: dict = {}
+    users: dict = {}  # value -> (the operation using it, or None for a block's yield; its position)
+    pos, out = positions(fn.body), {}
     for op in iter_ops(fn.body):
         for a in op.operands():
-            users.setdefault(a, []).append(op)
+            users.setdefault(a, []).append((op, pos[id(op)]))
         if isinstance(op, Apply) and op.prim == "operator.getitem" and len(op.args) == 2:
             items.setdefault(_key(op.args), []).append(op)
         for b in (op.blocks() if not isinstance(op, Apply) else ()):
-            for a in b.yields:  # (carried on: used at some point after any change, as far as this knows)
-                users.setdefault(a, []).append(None)
-    pos, out = positions(fn.body), {}
+            for a in b.yields:  # (at the end of the block)
+                users.setdefault(a, []).append((None, pos[id(op)] + ((id(b), len(b.ops)),)))
     defs = {op.outs[0]: op for op in iter_ops(fn.body) if isinstance(op, Apply) and len(op.outs) == 1}
     displays = {v: op for v, op in defs.items() if op.prim in ("srcad.list", "srcad.tuple", "srcad.dict")}
     for op in iter_ops(fn.body):
@@ -184,11 +184,13 @@ def _key(args) -> tuple:
 def _store_back(fn: Function, op: Apply, item: Apply, users: dict, live, pos: dict, out: dict) -> None:
     """_stored_back for the store `op` of a version of the getitem `item`."""
     versions, writes = _versions(fn, item.outs[0])
-    def unseen(u) -> bool:  # (a use of the container that cannot see the item's changes)
-        if u is op or u is item or u is not None and (u.prim == "srcad.zero_item" and u.outs[0] in op.args
-                                                      or u.prim == "srcad.check_unshared"):
+    branches = {id(b): id(o) for o in iter_ops(fn.body) if isinstance(o, If) for b in (o.then, o.orelse)}
+    def unseen(use) -> bool:  # (a use of the container that cannot see the item's changes)
+        u, at = use
+        if u is op or u is item or isinstance(u, Apply) and (
+                u.prim == "srcad.zero_item" and u.outs[0] in op.args or u.prim == "srcad.check_unshared"):
             return True  # (the store, the item taken out, the zero of its shape, the check of its slots)
-        return u is not None and all(_before(pos[id(u)], pos[id(w)]) for w in writes)
+        return not any(_may_follow(at, pos[id(w)], branches) for w in writes)
     if op.args[2] not in versions or any(v in live.live_after[id(op)] for v in versions) or not all(
             unseen(u) for u in users.get(op.args[0], ())):
         return
@@ -224,14 +226,15 @@ def _versions(fn: Function, item: Var) -> tuple[set, list]:
     return versions, writes
 
 
-def _before(a: tuple, b: tuple) -> bool:
-    """Does the operation at position a run before the one at b, in every run (analysis/fresh.py
-    positions: not when one encloses the other, or they are in two branches of an if)?"""
+def _may_follow(a: tuple, b: tuple, branches: dict) -> bool:
+    """May what is at position a run after the operation at b (analysis/fresh.py positions)?
+    Not when it comes earlier in the same block, encloses b (a loop's or if's operands are read
+    before its blocks run) or is in the other branch of an if (`branches`: id(block) -> id(if))."""
     for (ba, ia), (bb, ib) in zip(a, b):
         if ba != bb:
-            return False
+            return branches.get(ba) is None or branches.get(ba) != branches.get(bb)
         if ia != ib:
-            return ia < ib
+            return ia > ib
     return False
 
 
@@ -317,7 +320,7 @@ def check_mutations(fn: Function, trusted: bool = False) -> None:
     relaxed = Aliases(fn, user=True, skip=frozenset(id(s) for s, *_ in late), swapped=swapped) \
         if late else full
     pos = positions(fn.body) if late else {}
-    problems, holders = [], _stored_back(fn, live, full)
+    problems, holders = [], _stored_back(fn, live)
     for op in updates:
         base = op.args[update_base(op)]
         aliases = relaxed if late and before_late_stores(op, base, late, relaxed, pos) else full
