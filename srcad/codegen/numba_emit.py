@@ -95,22 +95,16 @@ def math_result(r, *args):
     return r
 
 
-def finite_number(x):
-    """A result of the compiled code that is not finite (inf or NaN) raises: the call runs
-    again in CPython, whose result (or error) is the CPython target's."""
-    if x - x != 0.0:
-        raise ValueError("a result is not finite")
-
-
 def finite_array(x):
-    """finite_number for each element of an array."""
+    """An array result of the compiled code holding inf or NaN raises: the call runs again in
+    CPython, whose result (or error) is the CPython target's. (A number is checked inline.)"""
     for v in x.flat:
         if v - v != 0.0:
             raise ValueError("a result is not finite")
 
 
 #: the numba target's own helpers (generated code calls them; written out with it)
-OWN_HELPERS = (reserve_stack, store_into, add_into, known_number, math_result, finite_number, finite_array)
+OWN_HELPERS = (reserve_stack, store_into, add_into, known_number, math_result, finite_array)
 
 
 class _Families:
@@ -379,11 +373,14 @@ class NumbaEmitter(ScalarLoops, Contractions, CodeEmitter):
                     return None
                 out += got
             return out
-        helper = finite_number if isinstance(t, (T.Float, T.Complex)) else \
-            finite_array if isinstance(t, T.Array) and t.kind in ("f", "c") else None
-        if helper is None:
+        if isinstance(t, (T.Float, T.Complex)):  # (inline: a helper is one more function to compile)
+            test = gast.Compare(left=gast.BinOp(left=expr, op=gast.Sub(), right=expr), ops=[gast.NotEq()],
+                                comparators=[gast.Constant(value=0.0, kind=None)])
+            error = _call(_name("ValueError"), [gast.Constant(value="a result is not finite", kind=None)])
+            return [gast.If(test=test, body=[gast.Raise(exc=error, cause=None)], orelse=[])]
+        if not (isinstance(t, T.Array) and t.kind in ("f", "c")):
             return None
-        return [gast.Expr(value=_call(_name(self.ns.ref(helper, "_" + helper.__name__)), [expr]))]
+        return [gast.Expr(value=_call(_name(self.ns.ref(finite_array, "_finite_array")), [expr]))]
 
     def for_stmt(self, op: For) -> list:
         """The loop, after room for its trips in each stack its body pushes onto once per
