@@ -10,8 +10,8 @@ to its dtype, as out= does), and the call's value is y itself:
 
 (out= naming a parameter, which may be None, becomes `if y is None: <the call without out=>
 else: <the above>`, decided by the parameter's type.) The write is then checked as any write
-into y (transforms/safety.py): an argument gets a copy
-of its own, another name of y read afterwards is refused. Only calls of NumPy's and SciPy's
+into y (transforms/safety.py): an argument gets a copy of its own, another name of y read
+afterwards is refused. Only calls of NumPy's and SciPy's
 functions found by name (`np.exp`, `scipy.special.expit`) are rewritten; a call inside a
 larger expression, a method (`a.sum(out=y)`) or the user's own function keeps its `out=`
 (refused where it reaches a rule).
@@ -28,8 +28,8 @@ _LIBRARIES = ("numpy", "scipy")
 
 
 def rewrite_outs(node, fn):
-    """The function definition with the statements whose call has `out=` rewritten (not where
-    out= names a parameter, which may be None: `def f(x, out=None): return np.exp(x, out=out)`)."""
+    """The function definition with the statements whose call has `out=` rewritten (`params`:
+    the names of parameters, which may be None: `def f(x, out=None): return np.exp(x, out=out)`)."""
     params = {a.id for n in gast.walk(node) if isinstance(n, (gast.FunctionDef, gast.Lambda))
               for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs if isinstance(a, gast.Name)}
     return _Outs(getattr(fn, "__globals__", {}), params).visit(node)
