@@ -106,6 +106,7 @@ X = np.array([0.5, 1.0, 2.0])
 
 
 @pytest.mark.parametrize("f,transform", [(uses_tripled, srcad.grad), (uses_tripled, srcad.jacfwd),
+                                         (uses_tripled, srcad.hessian),  # (generated code transformed again)
                                          (uses_helper, srcad.grad), (uses_appends, srcad.grad),
                                          (uses_added_at, srcad.grad), (uses_added_at, srcad.jacfwd),
                                          (uses_nested, srcad.value_and_grad), (uses_nested, srcad.jacfwd)])
