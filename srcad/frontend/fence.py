@@ -11,6 +11,7 @@ import gast
 
 from ..errors import Diagnostic, UnsupportedSyntaxError
 from . import oneshot
+from .dict_views import stale_key_views
 from .resolve import own_nodes
 from .source import ParsedFunction
 
@@ -144,6 +145,11 @@ def problems(parsed: ParsedFunction, top_level: bool = True) -> list[Diagnostic]
                          "as a list, where Python's iterator would be found empty the second time)",
                          "consume it once, where it is made (for v in ...:, sum(...), list(...)), or "
                          "make a list of it first: xs = list(...)"))
+    for node in stale_key_views(top):
+        out.append(_diag(parsed, node, "d.keys() kept in a variable while the function changes d: Python's "
+                         "view shows keys added later, srcad's keys are those d has here",
+                         "iterate d (or d.keys()) where you use the keys, or take list(d.keys()) if "
+                         "the keys of this moment are meant"))
     seen, unique = set(), []
     for d in out:
         key = (d.line, d.col, d.message)
