@@ -237,6 +237,21 @@ def bc_in_loop_branch(x):
     return np.sum(u * x)
 
 
+def named_view(x):
+    u = x * 2.0
+    interior = u[1:-1]
+    apply_bc(interior)  # (a view given by name: u changes too)
+    return np.sum(u ** 2 * x)
+
+
+def named_view_read_after(x):
+    u = x * 2.0
+    interior = u[1:-1]
+    apply_bc(interior)
+    u[0] = 7.0
+    return np.sum(interior * x[1:-1]) + np.sum(u)
+
+
 def stale_after_branch(x):
     u = x * 2.0
     w = u
@@ -246,7 +261,7 @@ def stale_after_branch(x):
 
 
 X = np.array([0.3, 0.5, 0.9, 1.2, 0.7, 0.2])
-WORKING = [bc_in_branch, bc_in_loop_branch,
+WORKING = [bc_in_branch, bc_in_loop_branch, named_view,
            zero_d_view, zero_d_array, ellipsis_item, interior_bc, heat_steps, smoothed_window, read_before,
            row_of, column_of, dict_params, list_layers, variable_bounds, two_views, scalar_item, nested_views,
            branch_view, while_view, argument_view, matrix_block]
@@ -290,7 +305,7 @@ def overlapping_views(x):
 
 
 @pytest.mark.parametrize("f", [stale_through_param, stale_view, returned_view, fancy_copy, list_slice_copy,
-                               shared_slots, overlapping_views, stale_after_branch],
+                               shared_slots, overlapping_views, stale_after_branch, named_view_read_after],
                          ids=lambda f: f.__name__)
 def test_stale_references_are_refused(f):
     """The container read inside the helper after the change, a view taken before and read

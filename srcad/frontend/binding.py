@@ -68,12 +68,14 @@ class ArgumentBinding:
         for param, value in bound:
             if param in rebound or not isinstance(value, Var):
                 continue
-            out += [(param, value, name, param in augmented, None) for name in names
-                    if caller.b.read(caller.key(name)) is value]
-            made = caller.b.defining(value)  # (u[index] given: the caller lowered it just before)
-            out += [(param, value, name, param in augmented, (made.args[0], made.args[1])) for name in bases
-                    if made is not None and made.prim == "operator.getitem"
-                    and made.args[0] is caller.b.read(caller.key(name))]
+            given_names = [name for name in names if caller.b.read(caller.key(name)) is value]
+            out += [(param, value, name, param in augmented, None) for name in given_names]
+            made = caller.b.defining(value)  # (u[index] given, or w = u[index] earlier in the block)
+            if made is not None and made.prim == "operator.getitem":
+                views = bases | ({n for n in caller.scope.locals if n not in given_names}
+                                 if given_names else set())  # (w's container, for w given by name)
+                out += [(param, value, name, param in augmented, (made.args[0], made.args[1]))
+                        for name in views if made.args[0] is caller.b.read(caller.key(name))]
         return out
 
     def write_back(self, changed: list, caller, node) -> None:
