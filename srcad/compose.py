@@ -159,7 +159,8 @@ def _jacfwd(fun, argnums, batched: bool, kind: str, user, chunk_size=None, targe
         parts = []
         for i in nums:
             whole = chunk_size is None or chunk_size >= np.size(args[i])
-            got = batched_jacobian(fun, args, i, target) if batched and whole else None
+            empty = isinstance(args[i], np.ndarray) and args[i].size == 0  # (no direction: no columns)
+            got = batched_jacobian(fun, args, i, target) if batched and whole and not empty else None
             like = _gradient_like(fun, args)
             parts.append(got if got is not None else _columns(fun, args, i, kind, user, nums, like, target))
         return _nest(parts, as_tuple)

@@ -465,3 +465,64 @@ def test_math_fsum_in_batched_forward_mode():
     np.testing.assert_allclose(srcad.vmap(srcad.grad(fsums))(np.stack([x, 2 * x]))[1],
                                fd_grad_richardson(fsums, (2 * x,)), rtol=1e-8)
     np.testing.assert_allclose(srcad.hessian(fsums)(x), [[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 4.0]])
+
+
+MATMUL_SHAPES = [((3,), (4, 3, 2)), ((2, 3), (4, 3, 2)), ((4, 2, 3), (3, 2)), ((4, 2, 3), (3,)),
+                 ((2, 1, 2, 3), (4, 3, 2)), ((3,), (2, 4, 3, 2)), ((4, 2, 3), (4, 3, 2))]
+
+
+def tanh_product(x, y):
+    return np.tanh(x @ y)
+
+
+@pytest.mark.parametrize("xs,ys", MATMUL_SHAPES, ids=str)
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_jacfwd_of_a_matmul_with_a_stack(xs, ys, argnum):
+    """jacfwd's batched tangents met a stack of matrices in x @ y: the directions axis was
+    matmul'ed against the stack axis (a wrong Hessian of np.sum(np.tanh(X @ W) ** 2) for a
+    stacked X when the counts matched, else a crash; the adversarial pass of stop 38). Against
+    differences of a random projection of the output."""
+    rng = np.random.default_rng(3)
+    args = [rng.normal(size=xs), rng.normal(size=ys)]
+    jac = srcad.jacfwd(tanh_product, argnums=argnum)(*args)
+    w = rng.normal(size=np.shape(tanh_product(*args)))
+    expected = fd_grad_richardson(lambda *a: np.sum(w * tanh_product(*a)), tuple(args), argnum)
+    got = np.tensordot(w, jac, axes=w.ndim)
+    np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-9)
+
+
+def batched_loss(W, X):
+    return np.sum(np.tanh(X @ W) ** 2)
+
+
+def test_hessian_of_a_loss_over_a_stack():
+    rng = np.random.default_rng(0)
+    W, X = rng.normal(size=(3, 2)), rng.normal(size=(6, 2, 3))
+    H = srcad.hessian(batched_loss)(W, X).reshape(6, 6)
+
+    def hand_grad(W):  # d/dW of sum(tanh(XW)^2) = X^T (2 tanh(XW) sech^2(XW)), summed over the stack
+        return 2 * np.einsum("bnd,bnk->dk", X, np.tanh(X @ W) / np.cosh(X @ W) ** 2)
+
+    for i, e in enumerate(np.eye(6).reshape(6, 3, 2)):  # rows against differences of hand_grad
+        row = (hand_grad(W + 1e-5 * e) - hand_grad(W - 1e-5 * e)).ravel() / 2e-5
+        np.testing.assert_allclose(H[i], row, rtol=1e-5, atol=1e-6)
+
+
+def batched_transposes(X):
+    return np.sum(np.tanh(X @ X.transpose(0, -1, -2)))
+
+
+def test_jacfwd_of_a_transpose_with_negative_axes():
+    X = np.random.default_rng(1).normal(size=(2, 2, 3))
+    expected = fd_grad_richardson(batched_transposes, (X,))
+    np.testing.assert_allclose(srcad.jacfwd(batched_transposes)(X), expected, rtol=1e-7, atol=1e-9)
+
+
+def det_of(a):
+    return np.linalg.det(a) + np.sum(np.linalg.inv(a))
+
+
+def test_zero_size_matrices():
+    """np.linalg of 0x0 matrices: det is 1 (constant), inv is 0x0; grad and jacfwd crashed."""
+    z = np.zeros((0, 0))
+    assert srcad.grad(det_of)(z).shape == (0, 0) and srcad.jacfwd(det_of)(z).shape == (0, 0)

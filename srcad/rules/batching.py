@@ -63,16 +63,37 @@ def summed(bf, op, rule, p, a, t, bindings):
 
 
 def matmul(bf, op, rule, p, a, t, bindings):
-    """x @ y, np.dot: the batch axis rides along as a leading row axis where it can."""
+    """x @ y, np.dot: the batch axis rides along as a leading axis of the product. np.dot of
+    two matrices (or less): t @ y or x @ t directly; x @ y of any ranks: the tangent shaped so
+    its batch axis broadcasts as an axis of its own in front of the stacks ((B, 1, n, k) @ (S, k,
+    m) is (B, S, n, m)), then reshaped to the batch and the result's shape."""
     x, y = (bf.v(a) for a in op.args[:2])
+    xs, ys, out = bf.shape(op.args[0]), bf.shape(op.args[1]), bf.shape(op.outs[0])
+    if len(xs) > 2 or len(ys) > 2 or op.prim in ("operator.matmul", "numpy.matmul"):
+        if op.prim not in ("operator.matmul", "numpy.matmul") or not xs or not ys:
+            return None  # (np.dot of stacks, a number: the generic path)
+        return _stacked_matmul(bf, op, x, y, xs, ys, out, t, p in ("x", "a"))
     if p in ("x", "a"):
         return bf.em.apply(op.prim if op.prim != "numpy.ndarray.dot" else "numpy.dot", (t, y), (), op.loc)
-    if len(bf.shape(op.args[1])) == 1:
-        xt = bf.em.apply("srcad.T", (x,), (), op.loc) if len(bf.shape(op.args[0])) > 1 else x
+    if len(ys) == 1:
+        xt = bf.em.apply("srcad.T", (x,), (), op.loc) if len(xs) > 1 else x
         return bf.em.apply("operator.matmul", (t, xt), (), op.loc)
-    if op.prim in ("operator.matmul", "numpy.matmul"):
-        return bf.em.apply("operator.matmul", (x, t), (), op.loc)
     return None
+
+
+def _stacked_matmul(bf, op, x, y, xs, ys, out, t, first: bool):
+    """The tangent of x @ y in x (`first`) or y, for every direction at once (matmul)."""
+    B = bf.batch
+    if first:  # (a vector x is a row: (B, 1.., 1, k), its axis dropped after)
+        shape = (B,) + (1,) * max(len(ys) - 2, 0) + (1, xs[0]) if len(xs) == 1 else \
+            (B,) + (1,) * max(len(out) - len(xs), 0) + xs
+        left, right = bf.em.apply("numpy.reshape", (t, Const(shape)), (), op.loc), y
+    else:  # (a vector y is a column: (B, 1.., k, 1))
+        shape = (B,) + (1,) * max(len(xs) - 2, 0) + (ys[0], 1) if len(ys) == 1 else \
+            (B,) + (1,) * max(len(out) - len(ys), 0) + ys
+        left, right = x, bf.em.apply("numpy.reshape", (t, Const(shape)), (), op.loc)
+    product = bf.em.apply("operator.matmul", (left, right), (), op.loc)
+    return bf.em.apply("numpy.reshape", (product, Const((B,) + out)), (), op.loc)
 
 
 def transpose(bf, op, rule, p, a, t, bindings):
@@ -82,7 +103,9 @@ def transpose(bf, op, rule, p, a, t, bindings):
     if not isinstance(axes, Const):
         return None
     order = tuple(reversed(range(k))) if axes.value is None else axes.value
-    return bf.em.apply("numpy.transpose", (t, Const((0,) + tuple(a + 1 for a in order))), (), op.loc)
+    if not all(isinstance(a, int) and -k <= a < k for a in order):
+        return None
+    return bf.em.apply("numpy.transpose", (t, Const((0,) + tuple(a % k + 1 for a in order))), (), op.loc)
 
 
 def reversed_axes(bf, op, rule, p, a, t, bindings):

@@ -7,9 +7,13 @@ eigenvalues (singular values). Here every such reciprocal is "safe": 1 / d where
 - exact first derivatives of every function of the values alone (no division is needed:
   the vector terms are 0 times a finite number);
 - exact first derivatives of functions of the vectors that do not depend on the choice of
-  basis inside the eigenspace (singular subspace) of a repeated value: projectors onto it,
-  U @ Vh, ... For them the term that would divide by w_i - w_j is 0 / 0 with limit 0 (the
-  convention of TensorFlow's safe reciprocal). For the svd, the terms are split so that
+  basis inside the eigenspace (singular subspace) of a repeated value and that weigh its
+  vectors alike: projectors onto it, U @ Vh, ... For them the term that would divide by
+  w_i - w_j is 0 / 0 with limit 0 (the convention of TensorFlow's safe reciprocal). NOT for a
+  matrix function V diag(phi(w)) V^T with phi' not 0 on the repeated value (a logarithm or
+  square root through eigh at the identity): its limit is phi'(w), which a rule cannot see,
+  and the derivative inside the repeated group is wrong (JAX and autograd give NaN there;
+  docs/subset.md). scipy.linalg.logm and expm are exact there. For the svd, the terms are split so that
   only the part divided by s_i - s_j is taken as 0; the part divided by s_i + s_j is kept
   (it is finite), which makes U @ Vh (the polar factor, the gradient of the nuclear norm)
   exact to second order;

@@ -57,6 +57,8 @@ def adjugate(a):
     a = U diag(s) Vh, det(U) det(Vh) Vh^T diag(p) U^T where p_i is the product of the s_j
     other than s_i (no division, exact at singular matrices)."""
     a = np.asarray(a, dtype=float)
+    if a.shape[-1] == 0:
+        return np.zeros_like(a)  # (a 0x0 matrix: det is 1, a constant)
     try:
         inv = np.linalg.inv(a)
         norm = np.max(np.sum(np.abs(a), axis=-2), axis=-1) * np.max(np.sum(np.abs(inv), axis=-2), axis=-1)
