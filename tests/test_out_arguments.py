@@ -52,6 +52,14 @@ def tuple_out(x):
     return np.sum(y * x)
 
 
+def methods(x):
+    z = np.outer(x, x) - 0.5
+    z.clip(-0.2, 0.9, out=z)
+    s = np.zeros(4)
+    z.sum(axis=0, out=s)
+    return np.sum(s * x)
+
+
 def stale(x):
     y = x * 2.0
     v = y
@@ -62,7 +70,7 @@ def stale(x):
 X = np.array([0.5, -0.3, 0.8, 1.1])
 
 
-@pytest.mark.parametrize("f", [layer, into_a_slice, into_the_argument, returned, tuple_out],
+@pytest.mark.parametrize("f", [layer, into_a_slice, into_the_argument, returned, tuple_out, methods],
                          ids=lambda f: f.__name__)
 def test_value_gradient_and_forward_mode(f):
     check_on_copies(f, X, atol=1e-9)

@@ -12,9 +12,9 @@ to its dtype, as out= does), and the call's value is y itself:
 else: <the above>`, decided by the parameter's type.) The write is then checked as any write
 into y (transforms/safety.py): an argument gets a copy of its own, another name of y read
 afterwards is refused. Only calls of NumPy's and SciPy's
-functions found by name (`np.exp`, `scipy.special.expit`) are rewritten; a call inside a
-larger expression, a method (`a.sum(out=y)`) or the user's own function keeps its `out=`
-(refused where it reaches a rule).
+functions found by name (`np.exp`, `scipy.special.expit`) and NumPy's array methods with an
+out= (`z.clip(lo, hi, out=z)`, `a.sum(axis=0, out=y)`) are rewritten; a call inside a larger
+expression or the user's own function keeps its `out=` (refused where it reaches a rule).
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ import copy
 import gast
 
 _LIBRARIES = ("numpy", "scipy")
+#: NumPy array methods taking out= (`z.clip(lo, hi, out=z)`): rewritten whatever the receiver
+_METHODS = frozenset({"clip", "sum", "mean", "max", "min", "prod", "cumsum", "cumprod", "round", "dot",
+                      "std", "var", "take", "conj", "ptp", "trace"})
 
 
 def rewrite_outs(node, fn):
@@ -90,7 +93,8 @@ class _Outs(gast.NodeTransformer):
         return self._split(node, node.value, lambda t: [gast.Return(value=_load(t))]) or node
 
     def _target(self, value):
-        if not isinstance(value, gast.Call) or not self._library(value.func):
+        if not isinstance(value, gast.Call) or not (self._library(value.func) or isinstance(
+                value.func, gast.Attribute) and value.func.attr in _METHODS and _plain(value.func.value)):
             return None
         outs = [k.value for k in value.keywords if k.arg == "out"]
         if len(outs) != 1:
