@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..custom import RUNTIME
-from ..errors import RecursionNotSupportedError, UnsupportedSyntaxError, diagnostic
+from ..errors import RecursionNotSupportedError, UnsafeMutationError, UnsupportedSyntaxError, diagnostic
 from ..identifiers import identifier
 from ..ir.nodes import UNDEF, Apply, Block, Const, Ext, For, Function, If, Var, While, ext_object, iter_ops
 from ..rules import registry
@@ -268,6 +268,19 @@ class ClosureLowering:
             return self.call_value(fn.func, list(fn.args) + list(args), fixed + list(kw), node)
         self.check_recursion(fn, node)
         return self.inline_closure(fn, args, kw, node)
+
+    def call_guarded(self, fn, args, kw, node):
+        """A function with its own derivative rules, as srcad's generated code calls it (on
+        read-only views: srcad/guarded.py), in generated code transformed again (a Hessian):
+        inlined, and refused if it changes a variable it is given."""
+        names = [a.id for a in getattr(node, "args", []) if isinstance(a, gast.Name)]
+        before = [self.b.read(self.key(n)) for n in names]
+        out = self.call_static(fn, args, kw, node)
+        if any(self.b.read(self.key(n)) is not v for n, v in zip(names, before)):
+            raise self.error(UnsafeMutationError, node, f"{getattr(fn, '__qualname__', 'a function')}, a "
+                             "function with its own derivative rules, changes an argument in place",
+                             "change a copy inside it (u = u.copy()) and return the new value")
+        return out
 
     def call_custom(self, fn, args, kw, node):
         """A function with its own derivative rules (srcad/custom.py): outs are (result,

@@ -15,7 +15,7 @@ import gast
 import numpy as np
 
 from ..custom import CustomRule
-from ..errors import Diagnostic, NoRuleError, UnsafeMutationError, UnsupportedSyntaxError
+from ..errors import Diagnostic, NoRuleError, UnsupportedSyntaxError
 from ..identifiers import identifier
 from ..ir import types as T
 from ..ir.builder import Builder
@@ -399,19 +399,6 @@ class ExprLowerer(Displays, TransformsInside):
         """Refuse argument values a source implementation's derivative cannot honour (Rule.accepts)."""
         if problems := registry.call_problems(rule, args, kw):
             raise self.error(NoRuleError, node, problems[0], "call it without that argument")
-
-    def call_guarded(self, fn, args, kw, node) -> Atom:
-        """A function with its own derivative rules, as srcad's generated code calls it (on
-        read-only views: srcad/guarded.py), in generated code transformed again (a Hessian):
-        inlined, and refused if it changes a variable it is given."""
-        names = [a.id for a in getattr(node, "args", []) if isinstance(a, gast.Name)]
-        before = [self.b.read(self.key(n)) for n in names]
-        out = self.call_static(fn, args, kw, node)
-        if any(self.b.read(self.key(n)) is not v for n, v in zip(names, before)):
-            raise self.error(UnsafeMutationError, node, f"{getattr(fn, '__qualname__', 'a function')}, a "
-                             "function with its own derivative rules, changes an argument in place",
-                             "change a copy inside it (u = u.copy()) and return the new value")
-        return out
 
     def call_static(self, fn, args, kw, node) -> Atom:
         if getattr(fn, "__srcad_guarded__", None) is not None:  # (generated code's call of a custom rule's)
