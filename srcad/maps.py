@@ -57,15 +57,29 @@ def _axes(in_axes, n: int) -> tuple:
                         f"positional argument ({n} given), got {in_axes!r}")
 
 
+def _holds_arrays(a) -> bool:
+    """A tuple or list mapped as np.array of it would mix up its items' index with their own
+    axes: one holding anything but numbers (nested lists of numbers are an array's rows), or of
+    another class (a named tuple)."""
+    return isinstance(a, (tuple, list)) and not _numbers(a)
+
+
+def _numbers(a) -> bool:
+    if type(a) in (tuple, list):
+        return all(_numbers(v) for v in a)
+    return isinstance(a, (int, float, complex, np.number))
+
+
 def _batch_size(args, axes) -> int:
     sizes = {}
     for i, (a, ax) in enumerate(zip(args, axes)):
         if ax is None:
             continue
-        if isinstance(a, dict) or user_class(type(a)):
+        if isinstance(a, dict) or user_class(type(a)) or _holds_arrays(a):
             raise ArgumentError(f"vmap: argument {i} is a {type(a).__name__}, and vmap maps arrays (a list "
-                                "as np.array of it): map its arrays as arguments of their own, or give it "
-                                "in_axes None")
+                                "or tuple of numbers as np.array of it; of arrays it would map the items' "
+                                "index, where JAX maps each array's axis): map its arrays as arguments of "
+                                "their own, or give it in_axes None")
         shape = np.shape(a)
         if not -len(shape) <= ax < len(shape):
             raise ArgumentError(f"vmap: in_axes {ax} of argument {i} is out of range for its shape {shape}")

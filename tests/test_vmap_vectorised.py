@@ -457,3 +457,20 @@ def test_callable_objects_partials_and_numpy_functions():
     run(Scaled(2.0), (xs,), (0,))
     run(functools.partial(scale_mix, c=0.5), (xs,), (0,))
     run(np.tanh, (xs,), (0,))
+
+
+def tuple_mix(t, s):
+    return t[0] * s + t[1]
+
+
+def test_a_tuple_or_list_of_arrays_is_refused():
+    """vmap took a mapped tuple of arrays as np.array of it, mapping the items' index where
+    JAX maps each array's axis 0 (a value of shape (2,) for (3,); a named tuple crashed: the
+    adversarial pass of stop 38). Refused; a tuple given with in_axes None is fine."""
+    a, b = np.arange(3.0), np.ones(3)
+    with pytest.raises(srcad.ArgumentError, match="arguments of their own"):
+        srcad.vmap(tuple_mix, in_axes=(0, None))((a, b), 2.0)
+    with pytest.raises(srcad.ArgumentError, match="arguments of their own"):
+        srcad.vmap(tuple_mix, in_axes=(0, None))([a, b], 2.0)
+    got = srcad.vmap(tuple_mix, in_axes=(None, 0))((a, b), np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(got, np.stack([a * 1.0 + b, a * 2.0 + b]))
