@@ -13,8 +13,8 @@ eigenvalues (singular values). Here every such reciprocal is "safe": 1 / d where
   matrix function V diag(phi(w)) V^T with phi' not 0 on the repeated value (a logarithm or
   square root through eigh at the identity): its limit is phi'(w), which a rule cannot see,
   and the derivative inside the repeated group is wrong (JAX and autograd give NaN there;
-  docs/subset.md). scipy.linalg.logm and expm are exact there. For the svd, the terms are split so that
-  only the part divided by s_i - s_j is taken as 0; the part divided by s_i + s_j is kept
+  docs/subset.md). scipy.linalg.logm and expm are exact there. For the svd, the terms are
+  split so that only the part divided by s_i - s_j is taken as 0; the part divided by s_i + s_j is kept
   (it is finite), which makes U @ Vh (the polar factor, the gradient of the nuclear norm)
   exact to second order;
 - a convention, not a derivative, for functions that use one particular basis vector of a

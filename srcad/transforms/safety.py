@@ -143,13 +143,14 @@ def _stored_back(fn: Function, live) -> dict:
                 users.setdefault(a, []).append((None, pos[id(op)] + ((id(b), len(b.ops)),)))
     defs = {op.outs[0]: op for op in iter_ops(fn.body) if isinstance(op, Apply) and len(op.outs) == 1}
     displays = {v: op for v, op in defs.items() if op.prim in ("srcad.list", "srcad.tuple", "srcad.dict")}
+    branches = {id(b): id(o) for o in iter_ops(fn.body) if isinstance(o, If) for b in (o.then, o.orelse)}
     for op in iter_ops(fn.body):
         if not (isinstance(op, Apply) and op.prim == "operator.setitem" and len(op.args) >= 3):
             continue
         if _overlapping_items(displays.get(op.args[0]), defs):
             continue  # ([a[:3], a[1:]]: a change through one item shows in another)
         for item in items.get(_key(op.args[:2]), ()):
-            _store_back(fn, op, item, users, live, pos, out)
+            _store_back(fn, op, item, users, live, (pos, branches), out)
     return out
 
 
@@ -173,7 +174,7 @@ def _view_root(v, defs: dict):
         if not isinstance(base, Var) or not isinstance(atom_type(base), T.Array) or \
                 not (op.prim == "operator.getitem" or rule is not None and not rule.fresh):
             break
-        v = op.args[0]
+        v = base
     return v
 
 
@@ -181,15 +182,17 @@ def _key(args) -> tuple:
     return tuple(a if isinstance(a, Var) else repr(a) for a in args)
 
 
-def _store_back(fn: Function, op: Apply, item: Apply, users: dict, live, pos: dict, out: dict) -> None:
-    """_stored_back for the store `op` of a version of the getitem `item`."""
+def _store_back(fn: Function, op: Apply, item: Apply, users: dict, live, places: tuple, out: dict) -> None:
+    """_stored_back for the store `op` of a version of the getitem `item` (`places`: the
+    positions of the operations, and the if of each branch)."""
     versions, writes = _versions(fn, item.outs[0])
-    branches = {id(b): id(o) for o in iter_ops(fn.body) if isinstance(o, If) for b in (o.then, o.orelse)}
+    pos, branches = places
+
     def unseen(use) -> bool:  # (a use of the container that cannot see the item's changes)
         u, at = use
-        if u is op or u is item or isinstance(u, Apply) and (
-                u.prim == "srcad.zero_item" and u.outs[0] in op.args or u.prim == "srcad.check_unshared"):
-            return True  # (the store, the item taken out, the zero of its shape, the check of its slots)
+        if u is op or u is item or _identity_check(u) or isinstance(u, Apply) and (
+                u.prim == "srcad.zero_item" and u.outs[0] in op.args):
+            return True  # (the store, the item taken out, the check of its slots, the zero of its shape)
         return not any(_may_follow(at, pos[id(w)], branches) for w in writes)
     if op.args[2] not in versions or any(v in live.live_after[id(op)] for v in versions) or not all(
             unseen(u) for u in users.get(op.args[0], ())):

@@ -11,6 +11,12 @@ from ..passes.fold import basic_key
 from ..rules import registry
 
 
+def _unshared(container, item, loc) -> list:
+    """The check, when the code runs, that `container` holds the item changed in place in one
+    slot only (in two, Python's change shows in both)."""
+    return [Apply((), "srcad.check_unshared", (container, item, Const(where_text(loc, "?"))), (), loc)]
+
+
 class SequenceOps:
     """Needs `fresh` of Specializer."""
 
@@ -61,8 +67,7 @@ class SequenceOps:
         mutable = isinstance(atom_type(base), (T.List, T.Dict)) and \
             isinstance(atom_type(old), (T.Array, T.List))
         prim = inplace.value if mutable else inplace.value.replace(".i", ".", 1)
-        check = [Apply((), "srcad.check_unshared", (base, old, Const(where_text(op.loc, "?"))), (), op.loc)] \
-            if mutable else []  # (an item in two slots: Python's change shows in both)
+        check = _unshared(base, old, op.loc) if mutable else []
         return check + self.apply_args(Apply(op.outs, prim, (old, rhs), (), op.loc), (old, rhs), ())
 
     def written_back(self, op: Apply, args) -> list:
@@ -87,9 +92,7 @@ class SequenceOps:
         if not own or not isinstance(item, (T.Array, T.List, T.Dict)):
             self.env[op.outs[0]] = base
             return []
-        where = Const(where_text(op.loc, "?"))  # (an item in two slots: Python's change shows in both)
-        shared = isinstance(t, (T.List, T.Dict))
-        check = [Apply((), "srcad.check_unshared", (base, old, where), (), op.loc)] if shared else []
+        check = _unshared(base, old, op.loc) if isinstance(t, (T.List, T.Dict)) else []
         return check + self.apply_args(Apply(op.outs, "operator.setitem", (base, index, new), (), op.loc),
                                        (base, index, new), ())
 
